@@ -1,0 +1,51 @@
+SHELL := /bin/bash
+# ember: top-level commands. Each target installs what is missing and builds first, so each
+# works alone on a fresh machine.
+#   make demo            build and run the main job (examples/demo.cpp)
+#   make test            build and run every test (ctest)
+#   make bench           build and run the benchmarks side by side with PyTorch
+#   make test-sanitize   the tests under ASan + UBSan
+#   make debug           a Debug build with assertions
+
+JOBS ?= 2
+export CCACHE_BASEDIR := $(CURDIR)
+export OMP_NUM_THREADS ?= 2
+PY := /usr/bin/python3
+
+.PHONY: all deps deps-bench build demo test bench test-sanitize debug clean
+
+all: build
+
+deps:
+	@scripts/install-deps test
+
+deps-bench:
+	@scripts/install-deps bench
+
+build/release/build.ninja: | deps
+	cmake --preset release -DPython3_EXECUTABLE=$(PY)
+
+build: deps build/release/build.ninja
+	cmake --build build/release -j $(JOBS)
+
+demo: build
+	./build/release/demo
+
+test: build
+	cd build/release && ctest -j $(JOBS) --output-on-failure --timeout 600 2>&1 | tee ctest.log; \
+	  rc=$${PIPESTATUS[0]}; grep -E "tests passed|tests failed" ctest.log; exit $$rc
+
+bench: deps-bench build
+	$(PY) bench/side_by_side.py --build build/release
+
+test-sanitize: deps
+	cmake --preset asan -DPython3_EXECUTABLE=$(PY)
+	cmake --build build/asan -j $(JOBS)
+	cd build/asan && ASAN_OPTIONS=detect_leaks=0 ctest -j $(JOBS) --output-on-failure --timeout 1200
+
+debug: deps
+	cmake --preset debug -DPython3_EXECUTABLE=$(PY)
+	cmake --build build/debug -j $(JOBS)
+
+clean:
+	rm -rf build

@@ -1,0 +1,35 @@
+// torch_bench: the elementwise workloads of elementwise_workloads.h on libtorch (Debian's
+// libtorch-dev 1.13), from the same source text as ember_bench. Gives the PyTorch C++ column of
+// bench/side_by_side.py, in particular the C++ per-op overhead (add_1elem).
+
+#include <benchmark/benchmark.h>
+#include <torch/torch.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "elementwise_workloads.h"
+
+namespace {
+
+struct TorchBackend {
+  using Tensor = torch::Tensor;
+  static Tensor randn(const std::vector<int64_t>& sizes) {
+    return torch::randn(sizes, torch::dtype(torch::kFloat));
+  }
+  static void set_threads(int n) { at::set_num_threads(n); }
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::AddCustomContext("library", std::string("libtorch ") + TORCH_VERSION);
+  // Default grad mode (no InferenceMode guard), as a libtorch user and the Python column run.
+  ember_bench::register_elementwise<TorchBackend>();
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

@@ -1,0 +1,251 @@
+#pragma once
+/// Tensor: a cheap, reference-counted handle to a TensorImpl (see Note [Tensor invariants]).
+/// The API mirrors libtorch's `at::Tensor`.
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ember/generator.h"
+#include "ember/op_list.h"
+#include "ember/scalar.h"
+#include "ember/tensor_impl.h"
+#include "ember/tensor_options.h"
+
+namespace ember {
+
+class Tensor;
+namespace indexing {
+class TensorIndex;
+}
+
+/// Handle to a tensor. Copying a Tensor shares the data (like libtorch); use clone() to copy.
+class Tensor {
+ public:
+  Tensor() = default;
+  explicit Tensor(intrusive_ptr<TensorImpl> impl) : impl_(std::move(impl)) {}
+
+  // ---- metadata ----
+  bool defined() const { return bool(impl_); }
+  TensorImpl* unsafeGetTensorImpl() const { return impl_.get(); }
+  const intrusive_ptr<TensorImpl>& impl() const { return impl_; }
+  IntArrayRef sizes() const { return impl_->sizes(); }
+  IntArrayRef strides() const { return impl_->strides(); }
+  /// Size of dim `d` (negative counts from the end); IndexError when out of range.
+  int64_t size(int64_t d) const;
+  int64_t stride(int64_t d) const;
+  int64_t dim() const { return impl_->dim(); }
+  int64_t ndimension() const { return dim(); }
+  int64_t numel() const { return impl_->numel(); }
+  int64_t storage_offset() const { return impl_->storage_offset(); }
+  ScalarType scalar_type() const { return impl_->dtype(); }
+  ScalarType dtype() const { return impl_->dtype(); }
+  Device device() const { return impl_->device(); }
+  TensorOptions options() const { return TensorOptions().dtype(dtype()).device(device()); }
+  bool is_contiguous() const { return impl_->is_contiguous(); }
+  bool is_complex() const { return isComplexType(dtype()); }
+  bool is_floating_point() const { return isFloatingType(dtype()); }
+  bool is_signed() const { return isSignedType(dtype()); }
+  bool is_conj() const { return impl_->is_conj(); }
+  bool is_cpu() const { return device().is_cpu(); }
+  bool is_cuda() const { return device().is_cuda(); }
+  size_t element_size() const { return impl_->itemsize(); }
+  size_t itemsize() const { return impl_->itemsize(); }
+  size_t nbytes() const { return size_t(numel()) * itemsize(); }
+  const Storage& storage() const { return impl_->storage(); }
+  bool is_same(const Tensor& o) const { return impl_ == o.impl_; }
+  size_t use_count() const { return impl_.use_count(); }
+  /// Version counter shared with views; bumped by every in-place write.
+  uint32_t _version() const { return impl_->version(); }
+  bool is_alias_of(const Tensor& o) const { return storage().is_alias_of(o.storage()); }
+
+  /// Pointer to element 0. `T` must match the dtype (TypeError otherwise).
+  template <class T>
+  T* data_ptr() const;
+  void* data_ptr() const { return impl_->data(); }
+  /// The single element of a one-element tensor, converted to `T`.
+  template <class T>
+  T item() const {
+    return item().to<T>();
+  }
+  Scalar item() const;
+
+  // ---- autograd state (the engine arrives with autograd) ----
+  bool requires_grad() const;
+  Tensor& set_requires_grad(bool r);
+  Tensor& requires_grad_(bool r = true) { return set_requires_grad(r); }
+
+  // ---- conversion and copying ----
+  Tensor contiguous() const;
+  Tensor clone() const;
+  /// Copies `src` (broadcast to this shape, any dtype) into this tensor.
+  Tensor& copy_(const Tensor& src, bool non_blocking = false);
+  Tensor to(ScalarType dtype, bool non_blocking = false, bool copy = false) const;
+  Tensor to(Device device, bool non_blocking = false, bool copy = false) const;
+  Tensor to(Device device, ScalarType dtype, bool non_blocking = false, bool copy = false) const;
+  Tensor to(const TensorOptions& opts, bool non_blocking = false, bool copy = false) const;
+  Tensor to(const Tensor& other, bool non_blocking = false, bool copy = false) const;
+  Tensor cpu() const { return to(Device(kCPU)); }
+  Tensor cuda() const { return to(Device(kCUDA, 0)); }
+  Tensor type_as(const Tensor& o) const { return to(o.dtype()); }
+  Tensor& fill_(const Scalar& v);
+  Tensor& fill_(const Tensor& v);
+  Tensor& zero_() { return fill_(Scalar(0)); }
+
+  // ---- views (share storage; see views.cpp) ----
+  Tensor view(IntArrayRef sizes) const;
+  Tensor view_as(const Tensor& o) const { return view(o.sizes()); }
+  Tensor reshape(IntArrayRef sizes) const;
+  Tensor reshape_as(const Tensor& o) const { return reshape(o.sizes()); }
+  Tensor permute(IntArrayRef dims) const;
+  Tensor transpose(int64_t d0, int64_t d1) const;
+  Tensor swapaxes(int64_t d0, int64_t d1) const { return transpose(d0, d1); }
+  Tensor t() const;
+  Tensor& t_();
+  Tensor& transpose_(int64_t d0, int64_t d1);
+  Tensor mT() const;
+  Tensor expand(IntArrayRef sizes, bool implicit = false) const;
+  Tensor expand_as(const Tensor& o) const { return expand(o.sizes()); }
+  Tensor squeeze() const;
+  Tensor squeeze(int64_t d) const;
+  Tensor& squeeze_();
+  Tensor& squeeze_(int64_t d);
+  Tensor unsqueeze(int64_t d) const;
+  Tensor& unsqueeze_(int64_t d);
+  Tensor flatten(int64_t start_dim = 0, int64_t end_dim = -1) const;
+  Tensor unflatten(int64_t d, IntArrayRef sizes) const;
+  Tensor narrow(int64_t d, int64_t start, int64_t length) const;
+  Tensor slice(int64_t d = 0, std::optional<int64_t> start = std::nullopt,
+               std::optional<int64_t> end = std::nullopt, int64_t step = 1) const;
+  Tensor select(int64_t d, int64_t index) const;
+  Tensor operator[](int64_t index) const { return select(0, index); }
+  Tensor as_strided(IntArrayRef sizes, IntArrayRef strides,
+                    std::optional<int64_t> storage_offset = std::nullopt) const;
+  Tensor unfold(int64_t d, int64_t size, int64_t step) const;
+  Tensor diagonal(int64_t offset = 0, int64_t d1 = 0, int64_t d2 = 1) const;
+  Tensor movedim(IntArrayRef src, IntArrayRef dst) const;
+  Tensor movedim(int64_t src, int64_t dst) const;
+  Tensor moveaxis(int64_t src, int64_t dst) const { return movedim(src, dst); }
+  std::vector<Tensor> split(int64_t split_size, int64_t d = 0) const;
+  std::vector<Tensor> split(IntArrayRef split_sizes, int64_t d = 0) const;
+  std::vector<Tensor> split_with_sizes(IntArrayRef split_sizes, int64_t d = 0) const;
+  std::vector<Tensor> chunk(int64_t chunks, int64_t d = 0) const;
+  std::vector<Tensor> unbind(int64_t d = 0) const;
+  /// Basic indexing: ints, Slice, None, Ellipsis, bools (`x.index({Slice(1, None, 2), 0})`).
+  Tensor index(ArrayRef<indexing::TensorIndex> indices) const;
+  Tensor index(std::initializer_list<indexing::TensorIndex> indices) const;
+  /// Writes `v` into `this->index(indices)`.
+  Tensor& index_put_(ArrayRef<indexing::TensorIndex> indices, const Tensor& v);
+  Tensor& index_put_(ArrayRef<indexing::TensorIndex> indices, const Scalar& v);
+  Tensor& index_put_(std::initializer_list<indexing::TensorIndex> indices, const Tensor& v);
+  Tensor& index_put_(std::initializer_list<indexing::TensorIndex> indices, const Scalar& v);
+  /// A lazy conjugate (sets the conj bit on complex tensors; identity otherwise).
+  Tensor conj() const;
+  /// Materialises a lazy conjugate; returns self when the conj bit is not set.
+  Tensor resolve_conj() const;
+  Tensor conj_physical() const;
+  Tensor& conj_physical_();
+  /// Real/imaginary part as a view (complex input); real() of a real tensor is itself.
+  Tensor real() const;
+  Tensor imag() const;
+
+  // ---- elementwise ops (ops.h has the free-function forms) ----
+#define EMBER_DECL_UNARY_METHOD(op) \
+  Tensor op() const;                \
+  Tensor& op##_();
+  EMBER_UNARY_OPS(EMBER_DECL_UNARY_METHOD)
+#undef EMBER_DECL_UNARY_METHOD
+#define EMBER_DECL_PRED_METHOD(op) Tensor op() const;
+  EMBER_UNARY_PREDICATE_OPS(EMBER_DECL_PRED_METHOD)
+#undef EMBER_DECL_PRED_METHOD
+#define EMBER_DECL_BINARY_METHOD(op)         \
+  Tensor op(const Tensor& other) const;      \
+  Tensor op(const Scalar& other) const;      \
+  Tensor& op##_(const Tensor& other);        \
+  Tensor& op##_(const Scalar& other);
+  EMBER_BINARY_OPS(EMBER_DECL_BINARY_METHOD)
+  EMBER_COMPARISON_OPS(EMBER_DECL_BINARY_METHOD)
+#undef EMBER_DECL_BINARY_METHOD
+
+  Tensor add(const Tensor& other, const Scalar& alpha = 1) const;
+  Tensor add(const Scalar& other, const Scalar& alpha = 1) const;
+  Tensor& add_(const Tensor& other, const Scalar& alpha = 1);
+  Tensor& add_(const Scalar& other, const Scalar& alpha = 1);
+  Tensor sub(const Tensor& other, const Scalar& alpha = 1) const;
+  Tensor sub(const Scalar& other, const Scalar& alpha = 1) const;
+  Tensor& sub_(const Tensor& other, const Scalar& alpha = 1);
+  Tensor& sub_(const Scalar& other, const Scalar& alpha = 1);
+  /// rounding_mode: nullopt (true division), "trunc" or "floor".
+  Tensor div(const Tensor& other, std::optional<std::string_view> rounding_mode = std::nullopt) const;
+  Tensor div(const Scalar& other, std::optional<std::string_view> rounding_mode = std::nullopt) const;
+  Tensor& div_(const Tensor& other, std::optional<std::string_view> rounding_mode = std::nullopt);
+  Tensor& div_(const Scalar& other, std::optional<std::string_view> rounding_mode = std::nullopt);
+  Tensor round(int64_t decimals = 0) const;
+  Tensor& round_(int64_t decimals = 0);
+  Tensor clamp(const std::optional<Scalar>& min, const std::optional<Scalar>& max = std::nullopt) const;
+  Tensor clamp(const std::optional<Tensor>& min, const std::optional<Tensor>& max = std::nullopt) const;
+  Tensor& clamp_(const std::optional<Scalar>& min, const std::optional<Scalar>& max = std::nullopt);
+  Tensor& clamp_(const std::optional<Tensor>& min, const std::optional<Tensor>& max = std::nullopt);
+  Tensor clamp_min(const Scalar& min) const { return clamp(min, std::nullopt); }
+  Tensor clamp_max(const Scalar& max) const { return clamp(std::nullopt, max); }
+  Tensor clip(const std::optional<Scalar>& min, const std::optional<Scalar>& max = std::nullopt) const {
+    return clamp(min, max);
+  }
+  Tensor logit(std::optional<double> eps = std::nullopt) const;
+  Tensor& logit_(std::optional<double> eps = std::nullopt);
+  Tensor nan_to_num(std::optional<double> nan = std::nullopt, std::optional<double> posinf = std::nullopt,
+                    std::optional<double> neginf = std::nullopt) const;
+  Tensor& nan_to_num_(std::optional<double> nan = std::nullopt, std::optional<double> posinf = std::nullopt,
+                      std::optional<double> neginf = std::nullopt);
+  Tensor lerp(const Tensor& end, const Scalar& weight) const;
+  Tensor lerp(const Tensor& end, const Tensor& weight) const;
+  Tensor& lerp_(const Tensor& end, const Scalar& weight);
+  Tensor& lerp_(const Tensor& end, const Tensor& weight);
+  Tensor addcmul(const Tensor& t1, const Tensor& t2, const Scalar& value = 1) const;
+  Tensor& addcmul_(const Tensor& t1, const Tensor& t2, const Scalar& value = 1);
+  Tensor addcdiv(const Tensor& t1, const Tensor& t2, const Scalar& value = 1) const;
+  Tensor& addcdiv_(const Tensor& t1, const Tensor& t2, const Scalar& value = 1);
+  Tensor where(const Tensor& condition, const Tensor& other) const;
+  Tensor isclose(const Tensor& other, double rtol = 1e-05, double atol = 1e-08,
+                 bool equal_nan = false) const;
+  bool allclose(const Tensor& other, double rtol = 1e-05, double atol = 1e-08,
+                bool equal_nan = false) const;
+  /// Same shape and same values (NaN != NaN).
+  bool equal(const Tensor& other) const;
+
+  // ---- random fills ----
+  Tensor& uniform_(double from = 0, double to = 1, std::optional<Generator> gen = std::nullopt);
+  Tensor& normal_(double mean = 0, double std = 1, std::optional<Generator> gen = std::nullopt);
+  Tensor& exponential_(double lambd = 1, std::optional<Generator> gen = std::nullopt);
+  Tensor& bernoulli_(double p = 0.5, std::optional<Generator> gen = std::nullopt);
+  Tensor& bernoulli_(const Tensor& p, std::optional<Generator> gen = std::nullopt);
+  Tensor& random_(int64_t from, std::optional<int64_t> to, std::optional<Generator> gen = std::nullopt);
+  Tensor bernoulli(std::optional<Generator> gen = std::nullopt) const;
+
+  // ---- printing ----
+  std::string toString() const;
+  void print() const;
+
+  // ---- operators (assignment forms; the binary operators are free functions) ----
+  Tensor operator-() const { return neg(); }
+  Tensor operator~() const { return bitwise_not(); }
+  Tensor& operator+=(const Tensor& o) { return add_(o); }
+  Tensor& operator+=(const Scalar& o) { return add_(o); }
+  Tensor& operator-=(const Tensor& o) { return sub_(o); }
+  Tensor& operator-=(const Scalar& o) { return sub_(o); }
+  Tensor& operator*=(const Tensor& o) { return mul_(o); }
+  Tensor& operator*=(const Scalar& o) { return mul_(o); }
+  Tensor& operator/=(const Tensor& o) { return div_(o); }
+  Tensor& operator/=(const Scalar& o) { return div_(o); }
+  Tensor& operator&=(const Tensor& o) { return bitwise_and_(o); }
+  Tensor& operator|=(const Tensor& o) { return bitwise_or_(o); }
+  Tensor& operator^=(const Tensor& o) { return bitwise_xor_(o); }
+
+ private:
+  intrusive_ptr<TensorImpl> impl_;
+};
+
+std::ostream& operator<<(std::ostream& os, const Tensor& t);
+
+}  // namespace ember

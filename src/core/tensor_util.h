@@ -1,0 +1,25 @@
+#pragma once
+// Internal helpers shared by ops: dim wrapping and view construction.
+
+#include "ember/tensor.h"
+
+namespace ember {
+
+/// Wraps a possibly negative dim into [0, ndim); IndexError naming `op` when out of range.
+/// A 0-dim tensor accepts dims -1 and 0 (as PyTorch).
+int64_t wrap_dim(int64_t dim, int64_t ndim, const char* op);
+
+/// A view of `base` with new geometry: shares storage, version counter and conj bit.
+Tensor make_view(const Tensor& base, IntArrayRef sizes, IntArrayRef strides, int64_t offset);
+
+/// A view of `base`'s storage reinterpreted with another dtype (real/imag views).
+Tensor make_view_with_dtype(const Tensor& base, ScalarType dtype, IntArrayRef sizes,
+                            IntArrayRef strides, int64_t offset);
+
+/// A new uninitialised contiguous tensor on `device`.
+Tensor empty_tensor(IntArrayRef sizes, ScalarType dtype, Device device = Device(kCPU));
+
+/// Shape as "[2, 3]" for error messages.
+std::string shape_str(IntArrayRef sizes);
+
+}  // namespace ember

@@ -1,0 +1,239 @@
+#pragma once
+// Note [Elementwise inner loops]
+// One template serves every elementwise kernel. The engine hands it a 1-D run: output and
+// input pointers with byte strides. Two cases are chosen per run:
+//  - dense: the output is contiguous and each input is contiguous or a broadcast scalar
+//    (stride 0). Work goes in blocks of kBlock elements of the compute type: inputs of the
+//    compute type are read in place, others (half/bfloat16, broadcast scalars) are converted
+//    into a small stack buffer first; the block kernel is a plain contiguous loop that uses the
+//    functor's `vec()` (SLEEF/vector ops) for float/double when it has one, and is left to the
+//    compiler's auto-vectorizer otherwise.
+//  - strided: a scalar loop with byte strides.
+// Functors take and return the compute type `opmath_t<T>` (float for half/bfloat16), are
+// constructed from OpParams once per run, and are written once for all ISAs.
+
+#include <algorithm>
+#include <type_traits>
+#include <utility>
+
+#include "ember/dispatch_type.h"
+#include "kernels/cpu/kernel_registry.h"
+#include "kernels/cpu/vec.h"
+
+namespace ember::cpu::EMBER_CPU_CAP {
+
+template <class T>
+struct opmath {
+  using type = T;
+};
+template <>
+struct opmath<Half> {
+  using type = float;
+};
+template <>
+struct opmath<BFloat16> {
+  using type = float;
+};
+/// The type arithmetic on `T` is done in.
+template <class T>
+using opmath_t = typename opmath<T>::type;
+
+template <class T>
+struct real_of {
+  using type = T;
+};
+template <class T>
+struct real_of<complex<T>> {
+  using type = T;
+};
+
+// Output type selectors for registration.
+template <class T>
+using out_same = T;
+template <class T>
+using out_bool = bool;
+template <class T>
+using out_real = typename real_of<T>::type;
+
+template <class F, class C, class = void>
+struct has_vec1 : std::false_type {};
+template <class F, class C>
+struct has_vec1<F, C, std::void_t<decltype(std::declval<const F&>().vec(std::declval<Vec<C>>()))>>
+    : std::true_type {};
+template <class F, class C, class = void>
+struct has_vec2 : std::false_type {};
+template <class F, class C>
+struct has_vec2<F, C,
+                std::void_t<decltype(std::declval<const F&>().vec(std::declval<Vec<C>>(),
+                                                                  std::declval<Vec<C>>()))>>
+    : std::true_type {};
+template <class F, class C, class = void>
+struct has_vec3 : std::false_type {};
+template <class F, class C>
+struct has_vec3<F, C,
+                std::void_t<decltype(std::declval<const F&>().vec(
+                    std::declval<Vec<C>>(), std::declval<Vec<C>>(), std::declval<Vec<C>>()))>>
+    : std::true_type {};
+
+template <class F, class C, int N>
+constexpr bool functor_has_vec() {
+  if constexpr (!std::is_same_v<C, float> && !std::is_same_v<C, double>) return false;
+  else if constexpr (N == 1) return has_vec1<F, C>::value;
+  else if constexpr (N == 2) return has_vec2<F, C>::value;
+  else if constexpr (N == 3) return has_vec3<F, C>::value;
+  else return false;
+}
+
+constexpr int64_t kBlock = 256;
+
+template <class To, class From>
+inline To convert(From v) {
+  if constexpr (std::is_same_v<To, From>) {
+    return v;
+  } else if constexpr (std::is_same_v<To, bool>) {
+    if constexpr (std::is_same_v<From, complex<float>> || std::is_same_v<From, complex<double>>)
+      return v.real() != 0 || v.imag() != 0;
+    else
+      return static_cast<float>(v) != 0 || static_cast<double>(v) != 0;
+  } else if constexpr (std::is_same_v<To, complex<float>> || std::is_same_v<To, complex<double>>) {
+    using V = typename To::value_type;
+    if constexpr (std::is_same_v<From, complex<float>> || std::is_same_v<From, complex<double>>)
+      return To(V(v.real()), V(v.imag()));
+    else
+      return To(V(opmath_t<From>(v)), V(0));
+  } else if constexpr (std::is_same_v<From, complex<float>> ||
+                       std::is_same_v<From, complex<double>>) {
+    return convert<To>(v.real());
+  } else if constexpr (std::is_same_v<From, Half> || std::is_same_v<From, BFloat16>) {
+    return static_cast<To>(static_cast<float>(v));
+  } else if constexpr (std::is_same_v<To, Half> || std::is_same_v<To, BFloat16>) {
+    return To(static_cast<float>(v));
+  } else if constexpr (std::is_integral_v<To> && std::is_floating_point_v<From>) {
+    // Float -> integer of an out-of-range value is UB in C++; go through int64 as PyTorch's
+    // CPU kernels effectively do (wraps for in-range int64, saturates beyond).
+    if constexpr (sizeof(To) < 8) {
+      if (!(v >= From(-9.2233720368547758e18) && v < From(9.2233720368547758e18)))
+        return static_cast<To>(int64_t(0x8000000000000000ull));
+      return static_cast<To>(static_cast<int64_t>(v));
+    } else {
+      if (!(v >= From(-9.2233720368547758e18) && v < From(9.2233720368547758e18)))
+        return static_cast<To>(0x8000000000000000ull);
+      return static_cast<To>(v);
+    }
+  } else {
+    return static_cast<To>(v);
+  }
+}
+
+// Contiguous block kernel on compute-type pointers.
+template <int N, class OutC, class C, class F>
+inline void block_kernel(OutC* __restrict o, const C* const* in, int64_t n, const F& f) {
+  int64_t i = 0;
+  if constexpr (std::is_same_v<OutC, C> && functor_has_vec<F, C, N>()) {
+    constexpr int L = kLanes<C>;
+    using V = Vec<C>;
+    for (; i + L <= n; i += L) {
+      if constexpr (N == 1) vstore(o + i, f.vec(vload<V>(in[0] + i)));
+      else if constexpr (N == 2) vstore(o + i, f.vec(vload<V>(in[0] + i), vload<V>(in[1] + i)));
+      else vstore(o + i, f.vec(vload<V>(in[0] + i), vload<V>(in[1] + i), vload<V>(in[2] + i)));
+    }
+  }
+  if constexpr (N == 0) {
+    for (; i < n; ++i) o[i] = convert<OutC>(f());
+  } else if constexpr (N == 1) {
+    const C* __restrict a = in[0];
+    for (; i < n; ++i) o[i] = convert<OutC>(f(a[i]));
+  } else if constexpr (N == 2) {
+    const C* __restrict a = in[0];
+    const C* __restrict b = in[1];
+    for (; i < n; ++i) o[i] = convert<OutC>(f(a[i], b[i]));
+  } else {
+    const C* __restrict a = in[0];
+    const C* __restrict b = in[1];
+    const C* __restrict c = in[2];
+    for (; i < n; ++i) o[i] = convert<OutC>(f(a[i], b[i], c[i]));
+  }
+}
+
+template <class Out, class T, int N, class F, size_t... I>
+inline void strided_loop(char** data, const int64_t* s, int64_t n, const F& f,
+                         std::index_sequence<I...>) {
+  using C = opmath_t<T>;
+  char* o = data[0];
+  char* in[N > 0 ? N : 1] = {data[1 + I]...};
+  for (int64_t i = 0; i < n; ++i) {
+    *reinterpret_cast<Out*>(o) = convert<Out>(f(convert<C>(*reinterpret_cast<T*>(in[I]))...));
+    o += s[0];
+    ((in[I] += s[1 + I]), ...);
+  }
+}
+
+/// Runs functor `f` over a 1-D run (see Note [Elementwise inner loops]). All N inputs are `T`.
+template <class Out, class T, int N, class F>
+inline void elementwise_loop(char** data, const int64_t* s, int64_t n, const F& f) {
+  using C = opmath_t<T>;
+  using OutC = std::conditional_t<std::is_same_v<Out, Half> || std::is_same_v<Out, BFloat16>,
+                                  float, Out>;
+  bool dense = s[0] == int64_t(sizeof(Out));
+  for (int k = 0; k < N; ++k) dense = dense && (s[1 + k] == int64_t(sizeof(T)) || s[1 + k] == 0);
+  if (!dense) {
+    strided_loop<Out, T, N>(data, s, n, f, std::make_index_sequence<N>{});
+    return;
+  }
+  constexpr bool direct_in = std::is_same_v<C, T>;
+  constexpr bool direct_out = std::is_same_v<OutC, Out>;
+  C buf[N > 0 ? N : 1][direct_in ? 1 : kBlock];
+  C bcast[N > 0 ? N : 1][kBlock];
+  OutC obuf[direct_out ? 1 : kBlock];
+  const C* in[N > 0 ? N : 1] = {};
+  for (int k = 0; k < N; ++k)
+    if (s[1 + k] == 0) std::fill(bcast[k], bcast[k] + std::min(n, kBlock),
+                                 convert<C>(*reinterpret_cast<const T*>(data[1 + k])));
+  for (int64_t b = 0; b < n; b += kBlock) {
+    int64_t len = std::min(kBlock, n - b);
+    for (int k = 0; k < N; ++k) {
+      const T* src = reinterpret_cast<const T*>(data[1 + k]) + b;
+      if (s[1 + k] == 0) {
+        in[k] = bcast[k];
+      } else if constexpr (direct_in) {
+        in[k] = reinterpret_cast<const C*>(src);
+      } else {
+        for (int64_t i = 0; i < len; ++i) buf[k][i] = convert<C>(src[i]);
+        in[k] = buf[k];
+      }
+    }
+    Out* dst = reinterpret_cast<Out*>(data[0]) + b;
+    if constexpr (direct_out) {
+      block_kernel<N>(reinterpret_cast<OutC*>(dst), in, len, f);
+    } else {
+      block_kernel<N>(obuf, in, len, f);
+      for (int64_t i = 0; i < len; ++i) dst[i] = convert<Out>(obuf[i]);
+    }
+  }
+}
+
+/// The ElementwiseFn for functor template `F` on input type `T` with output `OutSel<T>`.
+template <template <class> class F, int N, class T, template <class> class OutSel>
+void kernel_fn(char** data, const int64_t* strides, int64_t n, const OpParams& p) {
+  F<opmath_t<T>> f(p);
+  elementwise_loop<OutSel<T>, T, N>(data, strides, n, f);
+}
+
+template <class... Ts>
+struct TypeList {};
+using IntTypes = TypeList<uint8_t, int8_t, int16_t, int32_t, int64_t>;
+using FloatTypes = TypeList<Half, BFloat16, float, double>;
+using ComplexTypes = TypeList<complex<float>, complex<double>>;
+using BoolType = TypeList<bool>;
+
+/// Registers `F` for (op, T) for every T in the given type lists.
+template <template <class> class F, int N, template <class> class OutSel = out_same,
+          class... Lists>
+void reg(KernelTable& t, OpId op, Lists... lists) {
+  auto one = [&]<class... Ts>(TypeList<Ts...>) {
+    (t.set(op, scalar_type_of<Ts>, &kernel_fn<F, N, Ts, OutSel>), ...);
+  };
+  (one(lists), ...);
+}
+
+}  // namespace ember::cpu::EMBER_CPU_CAP

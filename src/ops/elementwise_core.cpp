@@ -1,0 +1,283 @@
+#include "ops/elementwise_core.h"
+
+#include <algorithm>
+#include <numeric>
+
+#include "core/device_backend.h"
+#include "core/tensor_util.h"
+#include "ember/error.h"
+#include "ember/ops.h"
+#include "kernels/cpu/elementwise.h"
+
+namespace ember {
+
+namespace {
+std::array<DeviceBackend*, kMaxDeviceTypes>& backends() {
+  static std::array<DeviceBackend*, kMaxDeviceTypes> b{};
+  return b;
+}
+
+// torch.result_type's category combination: a higher-priority class wins unless a
+// lower-priority operand is of a higher category (then promotion within the category).
+ScalarType combine_categories(ScalarType higher, ScalarType lower) {
+  if (isComplexType(higher)) return higher;
+  if (isComplexType(lower)) {
+    if (isFloatingType(higher)) return toComplexType(higher);
+    return lower;
+  }
+  if (isFloatingType(higher)) return higher;
+  if (higher == kBool || isFloatingType(lower)) return promoteTypes(higher, lower);
+  if (higher != ScalarType::Undefined) return higher;
+  return lower;
+}
+}  // namespace
+
+void register_device_backend(DeviceType t, DeviceBackend* b) { backends()[int(t)] = b; }
+DeviceBackend* device_backend(DeviceType t) { return backends()[int(t)]; }
+
+Tensor wrap_scalar(const Scalar& s) {
+  Tensor t = empty_tensor({}, s.type());
+  switch (s.type()) {
+    case kBool: *t.data_ptr<bool>() = s.toBool(); break;
+    case kLong: *t.data_ptr<int64_t>() = s.toLong(); break;
+    case kDouble: *t.data_ptr<double>() = s.toDouble(); break;
+    default: *t.data_ptr<complex<double>>() = s.toComplexDouble(); break;
+  }
+  t.unsafeGetTensorImpl()->set_wrapped_number(true);
+  return t;
+}
+
+ScalarType result_type(ArrayRef<Tensor> tensors) {
+  ScalarType dim = ScalarType::Undefined, zero = dim, wrapped = dim;
+  for (const Tensor& t : tensors) {
+    ScalarType cur = t.dtype();
+    if (t.unsafeGetTensorImpl()->is_wrapped_number()) {
+      if (isComplexType(cur)) cur = get_default_complex_dtype();
+      else if (isFloatingType(cur)) cur = get_default_dtype();
+      wrapped = promoteTypes(wrapped, cur);
+    } else if (t.dim() > 0) {
+      dim = promoteTypes(dim, cur);
+    } else {
+      zero = promoteTypes(zero, cur);
+    }
+  }
+  return combine_categories(dim, combine_categories(zero, wrapped));
+}
+
+ScalarType result_type(const Tensor& a, const Tensor& b) { return result_type({a, b}); }
+ScalarType result_type(const Tensor& a, const Scalar& b) {
+  return result_type({a, wrap_scalar(b)});
+}
+ScalarType result_type(const Scalar& a, const Tensor& b) {
+  return result_type({wrap_scalar(a), b});
+}
+ScalarType result_type(const Scalar& a, const Scalar& b) {
+  return result_type({wrap_scalar(a), wrap_scalar(b)});
+}
+
+DimVector broadcast_shapes(IntArrayRef a, IntArrayRef b) {
+  size_t n = std::max(a.size(), b.size());
+  DimVector out(n);
+  for (size_t i = 0; i < n; ++i) {
+    int64_t da = i < n - a.size() ? 1 : a[i - (n - a.size())];
+    int64_t db = i < n - b.size() ? 1 : b[i - (n - b.size())];
+    EMBER_CHECK(da == db || da == 1 || db == 1, "[broadcast_shapes] shapes ", shape_str(a),
+                " and ", shape_str(b), " are not broadcastable: the size of tensor a (", da,
+                ") must match the size of tensor b (", db, ") at non-singleton dimension ", i);
+    out[i] = da == 1 ? db : da;
+  }
+  return out;
+}
+
+DimVector broadcast_all(ArrayRef<Tensor> tensors, const char* op) {
+  DimVector shape = tensors[0].sizes();
+  for (size_t k = 1; k < tensors.size(); ++k) {
+    IntArrayRef b = tensors[k].sizes();
+    if (b == shape.ref()) continue;
+    size_t n = std::max(shape.size(), b.size());
+    DimVector out(n);
+    for (size_t i = 0; i < n; ++i) {
+      int64_t da = i < n - shape.size() ? 1 : shape[i - (n - shape.size())];
+      int64_t db = i < n - b.size() ? 1 : b[i - (n - b.size())];
+      EMBER_CHECK(da == db || da == 1 || db == 1, "[", op, "] the size of tensor a (", da,
+                  ") must match the size of tensor b (", db, ") at non-singleton dimension ", i,
+                  " (shapes ", shape_str(shape), " and ", shape_str(b), ")");
+      out[i] = da == 1 ? db : da;
+    }
+    shape = std::move(out);
+  }
+  return shape;
+}
+
+void check_no_internal_overlap(const Tensor& t, const char* op) {
+  for (int64_t d = 0; d < t.dim(); ++d) {
+    EMBER_CHECK(!(t.stride(d) == 0 && t.size(d) > 1), "[", op,
+                "] unsupported operation: more than one element of the written-to tensor refers "
+                "to a single memory location (shape ", shape_str(t.sizes()), ", strides ",
+                shape_str(t.strides()), "). Please clone() the tensor before performing the "
+                "operation.");
+  }
+}
+
+void check_no_partial_overlap(const Tensor& out, const Tensor& in, const char* op) {
+  if (!out.is_alias_of(in) || out.numel() == 0 || in.numel() == 0) return;
+  if (out.data_ptr() == in.data_ptr() && out.sizes() == in.sizes() &&
+      out.strides() == in.strides() && out.dtype() == in.dtype())
+    return;  // full overlap: an in-place update reading each element before writing it
+  if (!out.is_contiguous() || !in.is_contiguous()) return;  // too hard to tell, as PyTorch
+  auto* a0 = static_cast<char*>(out.data_ptr());
+  auto* a1 = a0 + out.nbytes();
+  auto* b0 = static_cast<char*>(in.data_ptr());
+  auto* b1 = b0 + in.nbytes();
+  EMBER_CHECK(a1 <= b0 || b1 <= a0, "[", op,
+              "] unsupported operation: some elements of the input tensor and the written-to "
+              "tensor refer to a single memory location. Please clone() the tensor before "
+              "performing the operation.");
+}
+
+Tensor empty_like_layout(IntArrayRef sizes, ScalarType dtype, Device device, ArrayRef<Tensor> like) {
+  for (const Tensor& t : like) {
+    if (t.sizes() != sizes || t.is_contiguous() || t.numel() <= 1) continue;
+    // Order dims by decreasing stride; use that order if it describes a dense layout.
+    int64_t nd = t.dim();
+    DimVector perm(static_cast<size_t>(nd));
+    std::iota(perm.begin(), perm.end(), 0);
+    std::stable_sort(perm.begin(), perm.end(),
+                     [&](int64_t a, int64_t b) { return t.stride(a) > t.stride(b); });
+    int64_t expected = 1;
+    bool dense = true;
+    for (int64_t i = nd - 1; i >= 0 && dense; --i) {
+      int64_t d = perm[i];
+      if (t.size(d) == 1) continue;
+      dense = t.stride(d) == expected;
+      expected *= t.size(d);
+    }
+    if (!dense) continue;
+    DimVector psizes(static_cast<size_t>(nd));
+    for (int64_t i = 0; i < nd; ++i) psizes[i] = sizes[perm[i]];
+    DimVector pstrides = contiguous_strides(psizes);
+    DimVector strides(static_cast<size_t>(nd));
+    for (int64_t i = 0; i < nd; ++i) strides[perm[i]] = pstrides[i];
+    Tensor base = empty_tensor(psizes, dtype, device);
+    return make_view(base, sizes, strides, 0);
+  }
+  return empty_tensor(sizes, dtype, device);
+}
+
+namespace {
+
+const char* mode_suffix(OutMode m) { return m == OutMode::InPlace ? "_" : ""; }
+
+// Resizes an empty out= tensor to `sizes` (fresh storage), as PyTorch's resize_output.
+void resize_out(Tensor& out, IntArrayRef sizes) {
+  Tensor fresh = empty_tensor(sizes, out.dtype(), out.device());
+  TensorImpl* impl = out.unsafeGetTensorImpl();
+  impl->set_storage(fresh.storage());
+  impl->set_sizes_and_strides(sizes, fresh.strides(), 0);
+}
+
+void run_kernel(OpId op, const Tensor& out, ArrayRef<Tensor> inputs, const OpParams& params,
+                const char* name) {
+  const Tensor* ins[3] = {};
+  for (size_t k = 0; k < inputs.size(); ++k) ins[k] = &inputs[k];
+  ArrayRef<const Tensor*> in_ref(ins, inputs.size());
+  Device dev = out.device();
+  if (!dev.is_cpu()) {
+    DeviceBackend* b = device_backend(dev.type());
+    EMBER_CHECK(b, "[", name, "] no backend for device ", dev, " in this build");
+    bool ok = b->elementwise(op, out, in_ref, params);
+    EMBER_CHECK(ok, "[", name, "] not implemented for dtype ", out.dtype(), " on device ", dev);
+    return;
+  }
+  ScalarType t = inputs.empty() ? out.dtype() : inputs[0].dtype();
+  cpu::ElementwiseFn fn = cpu::kernels().get(op, t);
+  EMBER_CHECK(fn, "[", name, "] not implemented for dtype ", t);
+  if (out.numel() == 0) return;
+  cpu::run_plan(cpu::make_plan(out, in_ref), fn, params);
+}
+
+}  // namespace
+
+Tensor elementwise(OpId op, std::initializer_list<Tensor> inputs_il, const OpParams& params,
+                   OutMode mode, Tensor* out) {
+  const OpDef& def = op_def(op);
+  std::string name_buf = std::string(def.name) + mode_suffix(mode);
+  const char* name = name_buf.c_str();
+  EMBER_INTERNAL_ASSERT(int(inputs_il.size()) == def.arity, name);
+  Tensor inputs[3];
+  int n = 0;
+  for (const Tensor& t : inputs_il) {
+    EMBER_CHECK(t.defined(), "[", name, "] got an undefined tensor as input ", n);
+    inputs[n++] = t;
+  }
+  ArrayRef<Tensor> ins(inputs, size_t(n));
+  Device device = inputs[0].device();
+  for (int k = 1; k < n; ++k) {
+    // 0-dim CPU tensors (scalars) may mix with tensors on another device, as in PyTorch.
+    if (inputs[k].device() != device) {
+      bool k_scalar = inputs[k].dim() == 0 && inputs[k].is_cpu();
+      bool first_scalar = inputs[0].dim() == 0 && inputs[0].is_cpu();
+      EMBER_CHECK(k_scalar || first_scalar, "[", name, "] expected all tensors to be on the same "
+                  "device, but found at least two devices, ", device, " and ",
+                  inputs[k].device());
+      if (first_scalar && !k_scalar) device = inputs[k].device();
+    }
+  }
+
+  const ScalarType promoted = result_type(ins);
+  const ScalarType compute = compute_dtype(op, promoted);
+  const ScalarType res = result_dtype(op, compute);
+  DimVector shape = broadcast_all(ins, name);
+
+  Tensor target;
+  if (mode == OutMode::InPlace) {
+    target = inputs[0];
+    EMBER_CHECK(target.sizes() == shape.ref(), "[", name, "] output with shape ",
+                shape_str(target.sizes()), " doesn't match the broadcast shape ",
+                shape_str(shape));
+    EMBER_CHECK(canCast(res, target.dtype()), "[", name, "] result type ", res,
+                " can't be cast to the desired output type ", target.dtype());
+  } else if (mode == OutMode::Out) {
+    EMBER_INTERNAL_ASSERT(out != nullptr);
+    EMBER_CHECK(out->defined(), "[", name, "] out= tensor is undefined");
+    EMBER_CHECK(canCast(res, out->dtype()), "[", name, "] result type ", res,
+                " can't be cast to the desired output type ", out->dtype());
+    if (out->sizes() != shape.ref()) {
+      EMBER_CHECK(out->numel() == 0, "[", name, "] out= tensor has shape ",
+                  shape_str(out->sizes()), " but the result has shape ", shape_str(shape),
+                  "; pass an empty tensor or one of the result's shape");
+      resize_out(*out, shape);
+    }
+    target = *out;
+  }
+  if (target.defined()) {
+    EMBER_CHECK(!target.is_conj(), "[", name, "] writing into a conjugate view is not "
+                "supported; call resolve_conj() first");
+    check_no_internal_overlap(target, name);
+    for (int k = 0; k < n; ++k) check_no_partial_overlap(target, inputs[k], name);
+  }
+
+  // Tidy inputs: compute dtype, resolved conjugation, on the op's device.
+  for (int k = 0; k < n; ++k) {
+    Tensor& t = inputs[k];
+    if (t.dtype() != compute) t = t.to(compute);
+    if (t.is_conj()) t = t.resolve_conj();
+    if (t.device() != device) t = t.to(device);
+  }
+
+  Tensor result;
+  if (target.defined() && target.dtype() == res) {
+    result = target;
+  } else {
+    result = empty_like_layout(shape, res, device, ins);
+  }
+  run_kernel(op, result, ins, params, name);
+  if (target.defined()) {
+    if (!result.is_same(target)) target.copy_(result);
+    else target.unsafeGetTensorImpl()->bump_version();
+    return target;
+  }
+  return result;
+}
+
+}  // namespace ember

@@ -1,0 +1,43 @@
+#pragma once
+// The generic elementwise op path (DESIGN.md §2 "the op function makes inputs tidy"): type
+// promotion, broadcasting, output allocation and checks, then the device kernel. Every
+// elementwise public function is a thin call into `elementwise()`.
+
+#include <initializer_list>
+
+#include "ember/tensor.h"
+#include "ops/op_table.h"
+
+namespace ember {
+
+/// Where the result goes.
+enum class OutMode : uint8_t {
+  Functional,  ///< a new tensor
+  Out,         ///< an `out=` tensor (resized when empty)
+  InPlace,     ///< inputs[0]
+};
+
+/// Runs elementwise op `op` on `inputs`. For OutMode::Out, `out` is the destination.
+/// `name` overrides the op name in error messages (e.g. "add_" for in-place forms).
+Tensor elementwise(OpId op, std::initializer_list<Tensor> inputs, const OpParams& params = {},
+                   OutMode mode = OutMode::Functional, Tensor* out = nullptr);
+
+/// A 0-dim tensor holding `s` that promotes like a Python number (a "wrapped number").
+Tensor wrap_scalar(const Scalar& s);
+
+/// `torch.result_type` over tensors (0-dim and wrapped numbers promote weakly).
+ScalarType result_type(ArrayRef<Tensor> tensors);
+
+/// Broadcast shape of all `tensors`; RuntimeError naming `op` when incompatible.
+DimVector broadcast_all(ArrayRef<Tensor> tensors, const char* op);
+
+/// Error unless `t` can be written elementwise (no two elements share memory).
+void check_no_internal_overlap(const Tensor& t, const char* op);
+/// Error when `out` and `in` partly overlap in memory (full aliasing is allowed).
+void check_no_partial_overlap(const Tensor& out, const Tensor& in, const char* op);
+
+/// A new tensor of `sizes` whose memory layout follows `like` when `like` has those sizes and
+/// is dense (so transposed inputs give transposed, still contiguous-in-memory, outputs).
+Tensor empty_like_layout(IntArrayRef sizes, ScalarType dtype, Device device, ArrayRef<Tensor> like);
+
+}  // namespace ember

@@ -1,0 +1,114 @@
+// The public functions and Tensor methods of the elementwise op families in op_list.h, all
+// generated from the X-macro lists onto the generic path (ops/elementwise_core.h).
+#include "ember/ops.h"
+#include "ops/elementwise_core.h"
+
+namespace ember {
+
+#define EMBER_DEFINE_UNARY(op)                                                          \
+  Tensor op(const Tensor& x) { return elementwise(OpId::op, {x}); }                     \
+  Tensor& op##_(Tensor& x) {                                                            \
+    elementwise(OpId::op, {x}, {}, OutMode::InPlace);                                   \
+    return x;                                                                           \
+  }                                                                                     \
+  Tensor& op##_out(Tensor& out, const Tensor& x) {                                      \
+    elementwise(OpId::op, {x}, {}, OutMode::Out, &out);                                 \
+    return out;                                                                         \
+  }                                                                                     \
+  Tensor Tensor::op() const { return ember::op(*this); }                                \
+  Tensor& Tensor::op##_() {                                                             \
+    elementwise(OpId::op, {*this}, {}, OutMode::InPlace);                               \
+    return *this;                                                                       \
+  }
+EMBER_UNARY_OPS(EMBER_DEFINE_UNARY)
+#undef EMBER_DEFINE_UNARY
+
+#define EMBER_DEFINE_PRED(op)                                          \
+  Tensor op(const Tensor& x) { return elementwise(OpId::op, {x}); }    \
+  Tensor& op##_out(Tensor& out, const Tensor& x) {                     \
+    elementwise(OpId::op, {x}, {}, OutMode::Out, &out);                \
+    return out;                                                        \
+  }                                                                    \
+  Tensor Tensor::op() const { return ember::op(*this); }
+EMBER_UNARY_PREDICATE_OPS(EMBER_DEFINE_PRED)
+#undef EMBER_DEFINE_PRED
+
+#define EMBER_DEFINE_BINARY(op)                                                               \
+  Tensor op(const Tensor& a, const Tensor& b) { return elementwise(OpId::op, {a, b}); }       \
+  Tensor op(const Tensor& a, const Scalar& b) {                                               \
+    return elementwise(OpId::op, {a, wrap_scalar(b)});                                        \
+  }                                                                                           \
+  Tensor op(const Scalar& a, const Tensor& b) {                                               \
+    return elementwise(OpId::op, {wrap_scalar(a), b});                                        \
+  }                                                                                           \
+  Tensor& op##_out(Tensor& out, const Tensor& a, const Tensor& b) {                           \
+    elementwise(OpId::op, {a, b}, {}, OutMode::Out, &out);                                    \
+    return out;                                                                               \
+  }                                                                                           \
+  Tensor& op##_out(Tensor& out, const Tensor& a, const Scalar& b) {                           \
+    elementwise(OpId::op, {a, wrap_scalar(b)}, {}, OutMode::Out, &out);                       \
+    return out;                                                                               \
+  }                                                                                           \
+  Tensor Tensor::op(const Tensor& other) const { return ember::op(*this, other); }            \
+  Tensor Tensor::op(const Scalar& other) const { return ember::op(*this, other); }            \
+  Tensor& Tensor::op##_(const Tensor& other) {                                                \
+    elementwise(OpId::op, {*this, other}, {}, OutMode::InPlace);                              \
+    return *this;                                                                             \
+  }                                                                                           \
+  Tensor& Tensor::op##_(const Scalar& other) {                                                \
+    elementwise(OpId::op, {*this, wrap_scalar(other)}, {}, OutMode::InPlace);                 \
+    return *this;                                                                             \
+  }
+EMBER_BINARY_OPS(EMBER_DEFINE_BINARY)
+EMBER_COMPARISON_OPS(EMBER_DEFINE_BINARY)
+#undef EMBER_DEFINE_BINARY
+
+// ---- add / sub: a + alpha * b ----
+namespace {
+OpParams alpha_params(const Tensor& a, const Tensor& b, const Scalar& alpha, const char* op) {
+  ScalarType rt = result_type({a, b});
+  EMBER_CHECK(!(alpha.isFloatingPoint() && isIntegralType(rt, true)), "[", op,
+              "] for integral input tensors, argument alpha must not be a floating point number");
+  EMBER_CHECK(!(alpha.isComplex() && !isComplexType(rt)), "[", op,
+              "] for non-complex input tensors, argument alpha must not be a complex number");
+  OpParams p;
+  p.s[0] = alpha;
+  return p;
+}
+}  // namespace
+
+#define EMBER_DEFINE_ALPHA_OP(op)                                                              \
+  Tensor op(const Tensor& a, const Tensor& b, const Scalar& alpha) {                           \
+    return elementwise(OpId::op, {a, b}, alpha_params(a, b, alpha, #op));                      \
+  }                                                                                            \
+  Tensor op(const Tensor& a, const Scalar& b, const Scalar& alpha) {                           \
+    Tensor w = wrap_scalar(b);                                                                 \
+    return elementwise(OpId::op, {a, w}, alpha_params(a, w, alpha, #op));                      \
+  }                                                                                            \
+  Tensor& op##_out(Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alpha) {       \
+    elementwise(OpId::op, {a, b}, alpha_params(a, b, alpha, #op), OutMode::Out, &out);         \
+    return out;                                                                                \
+  }                                                                                            \
+  Tensor Tensor::op(const Tensor& other, const Scalar& alpha) const {                          \
+    return ember::op(*this, other, alpha);                                                     \
+  }                                                                                            \
+  Tensor Tensor::op(const Scalar& other, const Scalar& alpha) const {                          \
+    return ember::op(*this, other, alpha);                                                     \
+  }                                                                                            \
+  Tensor& Tensor::op##_(const Tensor& other, const Scalar& alpha) {                            \
+    elementwise(OpId::op, {*this, other}, alpha_params(*this, other, alpha, #op "_"),          \
+                OutMode::InPlace);                                                             \
+    return *this;                                                                              \
+  }                                                                                            \
+  Tensor& Tensor::op##_(const Scalar& other, const Scalar& alpha) {                            \
+    Tensor w = wrap_scalar(other);                                                             \
+    elementwise(OpId::op, {*this, w}, alpha_params(*this, w, alpha, #op "_"), OutMode::InPlace); \
+    return *this;                                                                              \
+  }
+EMBER_DEFINE_ALPHA_OP(add)
+EMBER_DEFINE_ALPHA_OP(sub)
+#undef EMBER_DEFINE_ALPHA_OP
+
+Tensor operator-(const Scalar& a, const Tensor& b) { return sub(wrap_scalar(a), b); }
+
+}  // namespace ember

@@ -1,0 +1,194 @@
+// Basic indexing (`x.index({...})`, `x.index_put_({...}, v)`) as Python's `x[...]` in
+// PyTorch 1.13: the result is always a view of `x`. Tensor (advanced) indices are not
+// supported yet.
+
+#include "ember/indexing.h"
+
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+#include "core/tensor_util.h"
+#include "ember/error.h"
+#include "ember/tensor.h"
+
+namespace ember {
+
+namespace indexing {
+
+TensorIndex::TensorIndex(const char* s) : kind_(Kind::Ellipsis) {
+  EMBER_CHECK(s != nullptr && std::strcmp(s, "...") == 0,
+              "[index] expected \"...\" to represent an ellipsis index, but got \"",
+              s ? s : "(null)", "\"");
+}
+
+}  // namespace indexing
+
+using indexing::TensorIndex;
+
+namespace {
+
+// Note [Boolean indices as views]
+// In PyTorch `x[True]` / `x[False]` are advanced indices: each inserts a size-1 dim indexed by
+// [0] (True) or [] (False), all such index tensors broadcast together, and the result is a
+// copy. The indexed dims collapse into one dim of size 1 (all True) or 0 (any False), placed
+// where the first one was when they are adjacent, else in front. The shape is the same as a
+// view, so ember returns a view: reads agree, and writes through `index_put_` land in `x` as
+// PyTorch's setitem does.
+
+/// Geometry of `self` after applying `indices` (all of which are basic).
+struct IndexedGeometry {
+  DimVector sizes;
+  DimVector strides;
+  int64_t offset;
+};
+
+IndexedGeometry apply_indices(const Tensor& self, ArrayRef<TensorIndex> indices) {
+  const int64_t ndim = self.dim();
+  int64_t specified = 0;
+  int64_t ellipses = 0;
+  bool has_integer = false;
+  for (const TensorIndex& ix : indices) {
+    if (ix.is_integer() || ix.is_slice() || ix.is_tensor()) ++specified;
+    if (ix.is_ellipsis()) ++ellipses;
+    has_integer = has_integer || ix.is_integer();
+  }
+  EMBER_CHECK_INDEX(ellipses <= 1, "[index] an index can only have a single ellipsis ('...')");
+  EMBER_CHECK_INDEX(!(ndim == 0 && has_integer),
+                    "[index] invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
+                    "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number");
+  EMBER_CHECK_INDEX(specified <= ndim, "[index] too many indices for tensor of dimension ", ndim,
+                    " (shape ", shape_str(self.sizes()), "): got ", specified);
+
+  IndexedGeometry g{self.sizes(), self.strides(), self.storage_offset()};
+  std::vector<int64_t> bool_dims;  // positions of the dims inserted by bool indices
+  bool all_true = true;
+  int64_t dim = 0;
+  auto insert_unit_dim = [&](int64_t d) {
+    int64_t stride = d >= int64_t(g.sizes.size()) ? 1 : g.sizes[d] * g.strides[d];
+    g.sizes.insert(size_t(d), 1);
+    g.strides.insert(size_t(d), stride);
+  };
+  for (const TensorIndex& ix : indices) {
+    switch (ix.kind()) {
+      case TensorIndex::Kind::Integer: {
+        const int64_t size = g.sizes[dim];
+        int64_t i = ix.integer();
+        EMBER_CHECK_INDEX(i >= -size && i < size, "[index] index ", i,
+                          " is out of bounds for dimension ", dim, " with size ", size, " (shape ",
+                          shape_str(self.sizes()), ")");
+        if (i < 0) i += size;
+        g.offset += i * g.strides[dim];
+        g.sizes.erase(size_t(dim));
+        g.strides.erase(size_t(dim));
+        break;
+      }
+      case TensorIndex::Kind::Slice: {
+        const auto& s = ix.slice();
+        const int64_t step = s.step().value_or(1);
+        EMBER_CHECK_VALUE(step > 0, "[index] step must be greater than zero, got ", step);
+        const int64_t len = g.sizes[dim];
+        int64_t start = s.start().value_or(0);
+        int64_t stop = s.stop().value_or(len);
+        if (start < 0) start += len;
+        if (stop < 0) stop += len;
+        start = std::clamp<int64_t>(start, 0, len);
+        stop = std::clamp<int64_t>(stop, start, len);
+        g.offset += start * g.strides[dim];
+        g.sizes[dim] = (stop - start + step - 1) / step;
+        g.strides[dim] *= step;
+        ++dim;
+        break;
+      }
+      case TensorIndex::Kind::None:
+        insert_unit_dim(dim);
+        ++dim;
+        break;
+      case TensorIndex::Kind::Ellipsis:
+        dim += ndim - specified;
+        break;
+      case TensorIndex::Kind::Boolean:
+        insert_unit_dim(dim);
+        bool_dims.push_back(dim);
+        all_true = all_true && ix.boolean();
+        ++dim;
+        break;
+      case TensorIndex::Kind::Tensor:
+        EMBER_THROW(NotImplementedError,
+                    "[index] advanced (tensor) indexing is not supported yet (index tensor of "
+                    "shape ",
+                    shape_str(ix.tensor().defined() ? ix.tensor().sizes() : IntArrayRef()), ")");
+    }
+  }
+
+  // Collapse the bool dims into one (Note [Boolean indices as views]).
+  if (!bool_dims.empty()) {
+    const bool adjacent = bool_dims.back() - bool_dims.front() == int64_t(bool_dims.size()) - 1;
+    const int64_t stride = g.strides[bool_dims.front()];
+    for (auto it = bool_dims.rbegin(); it != bool_dims.rend(); ++it) {
+      g.sizes.erase(size_t(*it));
+      g.strides.erase(size_t(*it));
+    }
+    const size_t pos = adjacent ? size_t(bool_dims.front()) : 0;
+    g.sizes.insert(pos, all_true ? 1 : 0);
+    g.strides.insert(pos, stride);
+  }
+  return g;
+}
+
+/// Writes `value` into `dst` as PyTorch's setitem: leading size-1 dims of the value are
+/// dropped, then it must broadcast to `dst`.
+void copy_to(Tensor& dst, const Tensor& value) {
+  if (dst.sizes().equals(value.sizes())) {
+    dst.copy_(value);
+    return;
+  }
+  if (value.dim() == 0 && value.is_cpu()) {
+    dst.fill_(value);
+    return;
+  }
+  size_t k = 0;
+  while (k < size_t(value.dim()) && value.sizes()[k] == 1) ++k;
+  IntArrayRef vs = value.sizes().slice(k);
+  bool ok = vs.size() <= size_t(dst.dim());
+  for (size_t i = 0; ok && i < vs.size(); ++i) {
+    int64_t ds = dst.sizes()[dst.dim() - vs.size() + i];
+    ok = vs[i] == ds || vs[i] == 1;
+  }
+  EMBER_CHECK(ok, "[index_put_] shape mismatch: value tensor of shape ", shape_str(value.sizes()),
+              " cannot be broadcast to indexing result of shape ", shape_str(dst.sizes()));
+  dst.copy_(make_view(value, vs, value.strides().slice(k), value.storage_offset()));
+}
+
+}  // namespace
+
+Tensor Tensor::index(ArrayRef<TensorIndex> indices) const {
+  IndexedGeometry g = apply_indices(*this, indices);
+  return make_view(*this, g.sizes, g.strides, g.offset);
+}
+
+Tensor Tensor::index(std::initializer_list<TensorIndex> indices) const {
+  return index(ArrayRef<TensorIndex>(indices));
+}
+
+Tensor& Tensor::index_put_(ArrayRef<TensorIndex> indices, const Tensor& v) {
+  EMBER_CHECK(v.defined(), "[index_put_] the value tensor is undefined");
+  Tensor dst = index(indices);
+  copy_to(dst, v);
+  return *this;
+}
+
+Tensor& Tensor::index_put_(ArrayRef<TensorIndex> indices, const Scalar& v) {
+  index(indices).fill_(v);
+  return *this;
+}
+
+Tensor& Tensor::index_put_(std::initializer_list<TensorIndex> indices, const Tensor& v) {
+  return index_put_(ArrayRef<TensorIndex>(indices), v);
+}
+
+Tensor& Tensor::index_put_(std::initializer_list<TensorIndex> indices, const Scalar& v) {
+  return index_put_(ArrayRef<TensorIndex>(indices), v);
+}
+
+}  // namespace ember

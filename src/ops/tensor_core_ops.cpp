@@ -1,0 +1,214 @@
+// Copies, dtype/device conversion, fill, conjugation and element access.
+#include <cstring>
+
+#include "core/device_backend.h"
+#include "core/tensor_util.h"
+#include "ember/dispatch_type.h"
+#include "ember/error.h"
+#include "ember/ops.h"
+#include "kernels/cpu/elementwise.h"
+#include "ops/elementwise_core.h"
+
+namespace ember {
+
+namespace {
+struct SimpleAutogradMeta final : AutogradMetaInterface {
+  bool requires_grad_ = false;
+  bool requires_grad() const override { return requires_grad_; }
+  void set_requires_grad(bool r) override { requires_grad_ = r; }
+};
+
+template <class T>
+Scalar maybe_conj(T v, bool) {
+  return Scalar(v);
+}
+template <class T>
+Scalar maybe_conj(complex<T> v, bool conj) {
+  return Scalar(conj ? std::conj(v) : v);
+}
+
+// A view of the stored values of a conjugate view, without the conj bit.
+Tensor raw_view(const Tensor& t) {
+  Tensor v = make_view(t, t.sizes(), t.strides(), t.storage_offset());
+  v.unsafeGetTensorImpl()->set_conj(false);
+  return v;
+}
+}  // namespace
+
+Tensor& Tensor::copy_(const Tensor& src_in, bool /*non_blocking*/) {
+  EMBER_CHECK(defined() && src_in.defined(), "[copy_] undefined tensor");
+  if (is_same(src_in)) return *this;
+  check_no_internal_overlap(*this, "copy_");
+  Tensor src = src_in;
+  if (src.sizes() != sizes()) {
+    DimVector shape = broadcast_shapes(sizes(), src.sizes());
+    EMBER_CHECK(shape.ref() == sizes(), "[copy_] the source of shape ", shape_str(src.sizes()),
+                " cannot be broadcast to the destination of shape ", shape_str(sizes()));
+    src = src.expand(sizes());
+  }
+  if (src.is_alias_of(*this)) {
+    bool identical = src.data_ptr() == data_ptr() && src.strides() == strides() &&
+                     src.dtype() == dtype() && src.is_conj() == is_conj();
+    if (identical) return *this;
+    src = src.clone();  // overlapping source: read it all before writing
+  }
+  // Stored values of dst must be the logical values of src, conjugated when dst is a conj view.
+  if (src.is_conj() && !is_conj()) src = src.resolve_conj();
+  else if (!src.is_conj() && is_conj()) src = src.conj_physical();
+  else if (src.is_conj()) src = raw_view(src);
+  Tensor dst = is_conj() ? raw_view(*this) : *this;
+  if (numel() > 0) {
+    if (dst.is_cpu() && src.is_cpu()) {
+      cpu::ElementwiseFn fn = cpu::kernels().get_cast(src.dtype(), dst.dtype());
+      EMBER_INTERNAL_ASSERT(fn, "no cast kernel");
+      const Tensor* ins[1] = {&src};
+      cpu::run_plan(cpu::make_plan(dst, ArrayRef<const Tensor*>(ins, 1)), fn, {});
+    } else {
+      Device other = dst.is_cpu() ? src.device() : dst.device();
+      DeviceBackend* b = device_backend(other.type());
+      EMBER_CHECK(b, "[copy_] no backend for device ", other, " in this build");
+      EMBER_CHECK(b->copy(dst, src), "[copy_] copy from ", src.device(), " (", src.dtype(),
+                  ") to ", dst.device(), " (", dst.dtype(), ") is not supported");
+    }
+  }
+  impl_->bump_version();
+  return *this;
+}
+
+Tensor& Tensor::fill_(const Scalar& v) {
+  EMBER_CHECK(defined(), "[fill_] undefined tensor");
+  check_no_internal_overlap(*this, "fill_");
+  EMBER_CHECK(!(v.isComplex() && !is_complex()), "[fill_] value ", v,
+              " cannot be converted to type ", dtype(), " without overflow");
+  OpParams p;
+  p.s[0] = is_conj() ? Scalar(std::conj(v.toComplexDouble())) : v;
+  if (numel() > 0) {
+    Tensor dst = is_conj() ? raw_view(*this) : *this;
+    if (is_cpu()) {
+      cpu::ElementwiseFn fn = cpu::kernels().get(OpId::fill, dtype());
+      EMBER_INTERNAL_ASSERT(fn, "no fill kernel");
+      cpu::run_plan(cpu::make_plan(dst, {}), fn, p);
+    } else {
+      DeviceBackend* b = device_backend(device().type());
+      EMBER_CHECK(b && b->elementwise(OpId::fill, dst, {}, p), "[fill_] not supported on ",
+                  device());
+    }
+  }
+  impl_->bump_version();
+  return *this;
+}
+
+Tensor& Tensor::fill_(const Tensor& v) {
+  EMBER_CHECK(v.defined() && v.dim() == 0, "[fill_] only supports 0-dimension value tensor but "
+              "got tensor with ", v.defined() ? v.dim() : 0, " dimensions");
+  return fill_(v.item());
+}
+
+Tensor Tensor::to(const TensorOptions& opts, bool non_blocking, bool copy) const {
+  ScalarType dt = opts.has_dtype() ? opts.dtype() : dtype();
+  Device dev = opts.has_device() ? opts.device() : device();
+  if (dev.type() == kCUDA && dev.index() < 0) dev = Device(kCUDA, 0);
+  if (dt == dtype() && dev == device() && !copy) return *this;
+  Tensor out = empty_like_layout(sizes(), dt, dev, {*this});
+  out.copy_(*this, non_blocking);
+  if (opts.requires_grad()) out.set_requires_grad(true);
+  return out;
+}
+Tensor Tensor::to(ScalarType dt, bool nb, bool copy) const {
+  return to(TensorOptions().dtype(dt), nb, copy);
+}
+Tensor Tensor::to(Device dev, bool nb, bool copy) const {
+  return to(TensorOptions().device(dev), nb, copy);
+}
+Tensor Tensor::to(Device dev, ScalarType dt, bool nb, bool copy) const {
+  return to(TensorOptions().device(dev).dtype(dt), nb, copy);
+}
+Tensor Tensor::to(const Tensor& other, bool nb, bool copy) const {
+  return to(other.options(), nb, copy);
+}
+
+Tensor Tensor::contiguous() const {
+  if (is_contiguous()) return *this;
+  Tensor out = empty_tensor(sizes(), dtype(), device());
+  out.copy_(*this);
+  return out;
+}
+
+Tensor Tensor::clone() const {
+  Tensor out = empty_like_layout(sizes(), dtype(), device(), {*this});
+  out.copy_(*this);
+  return out;
+}
+Tensor clone(const Tensor& x) { return x.clone(); }
+
+Tensor Tensor::conj() const {
+  if (!is_complex()) return *this;
+  Tensor v = make_view(*this, sizes(), strides(), storage_offset());
+  v.unsafeGetTensorImpl()->set_conj(!is_conj());
+  return v;
+}
+Tensor conj(const Tensor& x) { return x.conj(); }
+
+Tensor Tensor::resolve_conj() const {
+  if (!is_conj()) return *this;
+  return elementwise(OpId::conj_physical, {raw_view(*this)});
+}
+
+Tensor Tensor::conj_physical() const {
+  if (!is_complex()) return *this;
+  if (is_conj()) return raw_view(*this).clone();
+  return elementwise(OpId::conj_physical, {*this});
+}
+
+Tensor& Tensor::conj_physical_() {
+  if (!is_complex()) return *this;
+  if (is_conj()) {
+    impl_->set_conj(false);  // the stored values already are the conjugate's values
+    return *this;
+  }
+  elementwise(OpId::conj_physical, {*this}, {}, OutMode::InPlace);
+  return *this;
+}
+
+Scalar Tensor::item() const {
+  EMBER_CHECK(defined(), "[item] undefined tensor");
+  EMBER_CHECK(numel() == 1, "[item] a Tensor with ", numel(),
+              " elements cannot be converted to Scalar");
+  Tensor t = is_cpu() ? *this : to(Device(kCPU));
+  const void* p = t.data_ptr();
+  return EMBER_DISPATCH_ALL_TYPES(dtype(), "item", [&]() -> Scalar {
+    scalar_t v;
+    std::memcpy(&v, p, sizeof(v));
+    return maybe_conj(v, is_conj());
+  });
+}
+
+template <class T>
+T* Tensor::data_ptr() const {
+  EMBER_CHECK(defined(), "[data_ptr] undefined tensor");
+  EMBER_CHECK(dtype() == scalar_type_of<T>, "[data_ptr] expected scalar type ",
+              scalar_type_of<T>, " but found ", dtype());
+  return static_cast<T*>(impl_->data());
+}
+#define EMBER_INSTANTIATE_DATA_PTR(T, N) template T* Tensor::data_ptr<T>() const;
+EMBER_FORALL_SCALAR_TYPES(EMBER_INSTANTIATE_DATA_PTR)
+#undef EMBER_INSTANTIATE_DATA_PTR
+
+bool Tensor::requires_grad() const {
+  auto* m = impl_->autograd_meta();
+  return m && m->requires_grad();
+}
+
+Tensor& Tensor::set_requires_grad(bool r) {
+  EMBER_CHECK(!r || is_floating_point() || is_complex(),
+              "[requires_grad_] only Tensors of floating point and complex dtype can require "
+              "gradients (got ", dtype(), ")");
+  if (!impl_->autograd_meta()) {
+    if (!r) return *this;
+    impl_->set_autograd_meta(std::make_unique<SimpleAutogradMeta>());
+  }
+  impl_->autograd_meta()->set_requires_grad(r);
+  return *this;
+}
+
+}  // namespace ember
