@@ -10,6 +10,8 @@ using ember::indexing::Slice;
 
 namespace {
 void section(const char* title) { std::cout << "\n== " << title << " ==\n"; }
+// libtorch prints a 1-D tensor as a column; as a {1, n} row it reads better here.
+ember::Tensor row(const ember::Tensor& t) { return t.unsqueeze(0); }
 }  // namespace
 
 int main() {
@@ -26,7 +28,7 @@ int main() {
   // x[:, 1::2] and x[-1]: views too.
   std::cout << "x.index({Slice(), Slice(1, None, 2)})\n"
             << x.index({Slice(), Slice(1, None, 2)}) << "\n";
-  std::cout << "x[-1] = " << x[-1] << "\n";
+  std::cout << "x[-1] (a row of x)\n" << row(x[-1]) << "\n";
 
   section("broadcasting arithmetic");
   ember::Tensor col = ember::tensor({100.f, 200.f, 300.f}).view({3, 1});
@@ -35,10 +37,10 @@ int main() {
 
   section("activations");
   ember::Tensor z = ember::linspace(-3, 3, 7);
-  std::cout << "z          = " << z << "\n";
-  std::cout << "gelu(z)    = " << ember::gelu(z) << "\n";
-  std::cout << "sigmoid(z) = " << ember::sigmoid(z) << "\n";
-  std::cout << "relu(z)    = " << z.relu() << "\n";
+  std::cout << "z = linspace(-3, 3, 7)\n" << row(z) << "\n";
+  std::cout << "gelu(z)\n" << row(ember::gelu(z)) << "\n";
+  std::cout << "sigmoid(z)\n" << row(ember::sigmoid(z)) << "\n";
+  std::cout << "tanh(z).relu()\n" << row(z.tanh().relu()) << "\n";
 
   section("dtype promotion (torch.result_type rules)");
   ember::Tensor i = ember::arange(3);  // int64

@@ -18,8 +18,12 @@ class ArrayRef {
   constexpr ArrayRef() = default;
   constexpr ArrayRef(const T& one) : data_(&one), size_(1) {}  // NOLINT: implicit as libtorch
   constexpr ArrayRef(const T* data, size_t n) : data_(data), size_(n) {}
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Winit-list-lifetime"
+  /// Views the list's array: valid for the full-expression, as for a function argument.
   constexpr ArrayRef(std::initializer_list<T> il)  // NOLINT
       : data_(il.begin() == il.end() ? nullptr : il.begin()), size_(il.size()) {}
+#pragma GCC diagnostic pop
   template <class A>
   ArrayRef(const std::vector<T, A>& v) : data_(v.data()), size_(v.size()) {}  // NOLINT
   template <class C, class = decltype(std::declval<const C&>().data()),

@@ -32,8 +32,12 @@ Tensor bernoulli(const Tensor& x, double p, std::optional<Generator> gen = std::
 /// Samples indices from the rows of `probs` (1-D or 2-D, non-negative weights).
 Tensor multinomial(const Tensor& probs, int64_t num_samples, bool replacement = false,
                    std::optional<Generator> gen = std::nullopt);
-/// Normal with tensor or scalar mean/std.
+/// Normal with tensor or scalar mean/std. With tensors, the shape is the broadcast of mean and
+/// std and the dtype is that of the tensor argument (mean's when both are tensors); RuntimeError
+/// when an std is negative.
 Tensor normal(const Tensor& mean, const Tensor& std, std::optional<Generator> gen = std::nullopt);
+Tensor normal(const Tensor& mean, double std, std::optional<Generator> gen = std::nullopt);
+Tensor normal(double mean, const Tensor& std, std::optional<Generator> gen = std::nullopt);
 Tensor normal(double mean, double std, IntArrayRef sizes,
               std::optional<Generator> gen = std::nullopt, const TensorOptions& opts = {});
 

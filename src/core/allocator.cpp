@@ -157,6 +157,9 @@ void set_allocator(DeviceType t, Allocator* a) {
 }
 
 Storage Storage::allocate(size_t nbytes, Device device) {
+  // Allocators serve one device of their type for now (see Note [CUDA device index]).
+  EMBER_CHECK(device.is_cpu() || device.index() <= 0, "[allocate] only index 0 of device type ",
+              device_type_name(device.type()), " is supported so far, got ", device);
   Allocator* a = get_allocator(device.type());
   DataPtr p = a->allocate(nbytes);
   return Storage(make_intrusive<StorageImpl>(std::move(p), nbytes, a));

@@ -46,14 +46,11 @@ struct IndexedGeometry {
 IndexedGeometry apply_indices(const Tensor& self, ArrayRef<TensorIndex> indices) {
   const int64_t ndim = self.dim();
   int64_t specified = 0;
-  int64_t ellipses = 0;
   bool has_integer = false;
   for (const TensorIndex& ix : indices) {
     if (ix.is_integer() || ix.is_slice() || ix.is_tensor()) ++specified;
-    if (ix.is_ellipsis()) ++ellipses;
     has_integer = has_integer || ix.is_integer();
   }
-  EMBER_CHECK_INDEX(ellipses <= 1, "[index] an index can only have a single ellipsis ('...')");
   EMBER_CHECK_INDEX(!(ndim == 0 && has_integer),
                     "[index] invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
                     "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number");
@@ -64,7 +61,16 @@ IndexedGeometry apply_indices(const Tensor& self, ArrayRef<TensorIndex> indices)
   std::vector<int64_t> bool_dims;  // positions of the dims inserted by bool indices
   bool all_true = true;
   int64_t dim = 0;
+  // Every Ellipsis skips the unspecified dims (as PyTorch 1.13, which accepts several; then
+  // the later ones skip past the end and a following index is out of range).
+  auto check_dim = [&](int64_t d, int64_t extent) {
+    EMBER_CHECK_INDEX(d < extent, "[index] dimension ", d,
+                      " is out of range for an indexed "
+                      "tensor with ",
+                      g.sizes.size(), " dims (several Ellipsis in ", "the index?)");
+  };
   auto insert_unit_dim = [&](int64_t d) {
+    check_dim(d, int64_t(g.sizes.size()) + 1);
     int64_t stride = d >= int64_t(g.sizes.size()) ? 1 : g.sizes[d] * g.strides[d];
     g.sizes.insert(size_t(d), 1);
     g.strides.insert(size_t(d), stride);
@@ -72,6 +78,7 @@ IndexedGeometry apply_indices(const Tensor& self, ArrayRef<TensorIndex> indices)
   for (const TensorIndex& ix : indices) {
     switch (ix.kind()) {
       case TensorIndex::Kind::Integer: {
+        check_dim(dim, int64_t(g.sizes.size()));
         const int64_t size = g.sizes[dim];
         int64_t i = ix.integer();
         EMBER_CHECK_INDEX(i >= -size && i < size, "[index] index ", i,
@@ -84,6 +91,7 @@ IndexedGeometry apply_indices(const Tensor& self, ArrayRef<TensorIndex> indices)
         break;
       }
       case TensorIndex::Kind::Slice: {
+        check_dim(dim, int64_t(g.sizes.size()));
         const auto& s = ix.slice();
         const int64_t step = s.step().value_or(1);
         EMBER_CHECK_VALUE(step > 0, "[index] step must be greater than zero, got ", step);

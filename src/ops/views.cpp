@@ -221,10 +221,10 @@ Tensor Tensor::flatten(int64_t start_dim, int64_t end_dim) const {
 }
 
 Tensor Tensor::unflatten(int64_t d, IntArrayRef sizes_in) const {
+  EMBER_CHECK(!sizes_in.empty(), "[unflatten] sizes must be non-empty");
   EMBER_CHECK_INDEX(dim() > 0, "[unflatten] dimension specified as ", d,
                     " but tensor has no dimensions");
   d = wrap_dim(d, dim(), "unflatten");
-  EMBER_CHECK(!sizes_in.empty(), "[unflatten] sizes must be non-empty");
   DimVector inferred;
   try {
     inferred = infer_size(sizes_in, sizes()[d], "unflatten");
@@ -358,6 +358,7 @@ Tensor Tensor::expand(IntArrayRef sizes_in, bool /*implicit*/) const {
     g.sizes[i] = size;
     g.strides[i] = stride;
   }
+  // The element count is cached as int64: reject target shapes that overflow it.
   int64_t total = 1;
   for (int64_t s : g.sizes) total = checked_mul(total, s, "expand", g.sizes);
   return view_of(*this, g);

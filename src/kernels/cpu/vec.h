@@ -99,6 +99,10 @@ EMBER_VEC_SLEEF2(vatan2, atan2, u10)
 EMBER_VEC_SLEEF2(vpow, pow, u10)
 EMBER_VEC_SLEEF2(vhypot, hypot, u05)
 EMBER_VEC_SLEEF2(vfmod, fmod, )
+EMBER_VEC_SLEEF1(vfloor, floor, )
+EMBER_VEC_SLEEF1(vceil, ceil, )
+EMBER_VEC_SLEEF1(vtrunc, trunc, )
+EMBER_VEC_SLEEF1(vrint, rint, )
 #undef EMBER_VEC_SLEEF1
 #undef EMBER_VEC_SLEEF2
 

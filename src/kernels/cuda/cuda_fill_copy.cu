@@ -1,0 +1,63 @@
+// CUDA fill and copy kernels: fill by element size, strided same-dtype copies and casts between
+// all dtypes (the device half of copy_ / to(); see copy() in cuda_runtime.cu).
+#include <cstring>
+
+#include "kernels/cuda/cuda_common.cuh"
+#include "kernels/cuda/cuda_functors.cuh"
+
+namespace ember::cuda {
+namespace {
+
+template <class T>
+struct FillApply {
+  T* out;
+  FillOp<T> op;
+  __device__ void operator()(const int64_t (&off)[1]) const { out[off[0]] = op(); }
+};
+
+template <class To, class From>
+struct CastApply {
+  To* dst;
+  const From* src;
+  __device__ void operator()(const int64_t (&off)[2]) const {
+    dst[off[0]] = convert<To>(src[off[1]]);
+  }
+};
+
+}  // namespace
+
+bool launch_fill(ScalarType dt, void* out, const Geometry<1>& g, const unsigned char (&value)[16]) {
+  if (dt == ScalarType::ComplexHalf) return false;
+  // The value is converted on the host (Scalar::to), so the kernel only stores bits.
+  return dispatch_size(elementSize(dt), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    FillApply<T> f{static_cast<T*>(out), {}};
+    memcpy(&f.op.v, value, sizeof(T));
+    launch_elementwise(g, f, "fill");
+  });
+}
+
+bool launch_cast(ScalarType dst_dt, void* dst, ScalarType src_dt, const void* src,
+                 const Geometry<2>& g) {
+  if (dst_dt == ScalarType::ComplexHalf || src_dt == ScalarType::ComplexHalf) return false;
+  if (dst_dt == src_dt) {
+    // Same dtype: move bits, one kernel per element size.
+    return dispatch_size(elementSize(dst_dt), [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      launch_elementwise(g, CastApply<T, T>{static_cast<T*>(dst), static_cast<const T*>(src)},
+                         "copy");
+    });
+  }
+  return dispatch_dtype(dst_dt, [&](auto to_tag) {
+    using To = typename decltype(to_tag)::type;
+    dispatch_dtype(src_dt, [&](auto from_tag) {
+      using From = typename decltype(from_tag)::type;
+      if constexpr (!std::is_same_v<To, From>) {
+        launch_elementwise(
+            g, CastApply<To, From>{static_cast<To*>(dst), static_cast<const From*>(src)}, "cast");
+      }
+    });
+  });
+}
+
+}  // namespace ember::cuda

@@ -1,0 +1,370 @@
+// The CUDA runtime glue: device query, the caching allocator, and the DeviceBackend that turns
+// tensors into kernel geometry (Note [CUDA kernel interface]). Everything registers itself at
+// library load, and only when cudaGetDeviceCount reports a device: without a GPU (or with the
+// stub libcuda of CI) ember behaves as a CPU-only build and "cuda" tensors fail with the
+// allocator's "no allocator registered for device type 'cuda'" error.
+//
+// Note [CUDA device index]
+// Allocator::allocate() is not told the requested device, so every CUDA tensor lives on cuda:0:
+// the allocator allocates under a guard that selects device 0 and tags blocks cuda:0, and the
+// backend runs kernels on the device of the tensors it gets (always 0 today). Multi-GPU needs
+// the device passed to the allocator (Storage::allocate knows it).
+
+#include <array>
+#include <cstdint>
+#include <cstring>
+#include <mutex>
+#include <unordered_map>
+#include <vector>
+
+#include "core/device_backend.h"
+#include "core/tensor_util.h"
+#include "ember/allocator.h"
+#include "ember/dispatch_type.h"
+#include "ember/version.h"
+#include "kernels/cuda/cuda_common.cuh"
+
+namespace ember {
+
+namespace cuda {
+namespace {
+
+// cudaGetDeviceCount fails (no driver, stub libcuda, no device) without printing anything; any
+// failure means "no GPU". Cached: the answer cannot change within a process.
+int device_count_once() {
+  static const int n = [] {
+    int count = 0;
+    cudaError_t err = cudaGetDeviceCount(&count);
+    if (err != cudaSuccess) {
+      (void)cudaGetLastError();
+      return 0;
+    }
+    return count;
+  }();
+  return n;
+}
+
+// Selects `index` for the scope and restores the caller's device afterwards.
+class DeviceGuard {
+ public:
+  explicit DeviceGuard(int index) {
+    EMBER_CUDA_CHECK(cudaGetDevice(&prev_));
+    if (prev_ != index)
+      EMBER_CUDA_CHECK(cudaSetDevice(index));
+    else
+      prev_ = -1;
+  }
+  explicit DeviceGuard(Device d) : DeviceGuard(d.index() < 0 ? 0 : d.index()) {}
+  ~DeviceGuard() {
+    if (prev_ >= 0) (void)cudaSetDevice(prev_);
+  }
+  DeviceGuard(const DeviceGuard&) = delete;
+  DeviceGuard& operator=(const DeviceGuard&) = delete;
+
+ private:
+  int prev_ = -1;
+};
+
+// Note [CUDA caching allocator]
+// cudaMalloc/cudaFree are slow and cudaFree synchronizes the device, so freed blocks go to
+// per-size free lists and are reused. All work runs on the legacy default stream, so a block
+// reused by a later op is ordered after every kernel that used it before. Sizes round up to
+// buckets (512 B minimum, powers of two to 1 MiB, then multiples of 2 MiB). The cache is
+// unbounded; on cudaMalloc failure it is emptied and the allocation retried once.
+class CudaCachingAllocator final : public Allocator {
+ public:
+  DataPtr allocate(size_t nbytes) override {
+    const size_t size = bucket(nbytes);
+    void* p = nullptr;
+    {
+      std::lock_guard<std::mutex> g(mu_);
+      auto it = free_.find(size);
+      if (it != free_.end() && !it->second.empty()) {
+        p = it->second.back();
+        it->second.pop_back();
+        cached_ -= size;
+        allocated_ += size;
+      }
+    }
+    if (!p) {
+      DeviceGuard guard(0);
+      cudaError_t err = cudaMalloc(&p, size);
+      if (err == cudaErrorMemoryAllocation) {
+        (void)cudaGetLastError();
+        empty_cache();
+        err = cudaMalloc(&p, size);
+      }
+      if (err != cudaSuccess) {
+        (void)cudaGetLastError();
+        EMBER_THROW(Error, "[CUDA allocator] out of memory: tried to allocate ", nbytes,
+                    " bytes on cuda:0 with ", allocated_bytes(),
+                    " bytes already allocated by ember (", cudaGetErrorString(err), ")");
+      }
+      std::lock_guard<std::mutex> g(mu_);
+      allocated_ += size;
+    }
+    return DataPtr(p, reinterpret_cast<void*>(size), &CudaCachingAllocator::release,
+                   Device(kCUDA, 0));
+  }
+
+  void copy_data(void* dst, const void* src, size_t n) const override {
+    if (n) EMBER_CUDA_CHECK(cudaMemcpy(dst, src, n, cudaMemcpyDeviceToDevice));
+  }
+
+  void empty_cache() {
+    std::unordered_map<size_t, std::vector<void*>> blocks;
+    {
+      std::lock_guard<std::mutex> g(mu_);
+      blocks.swap(free_);
+      cached_ = 0;
+    }
+    DeviceGuard guard(0);
+    for (auto& [size, list] : blocks)
+      for (void* p : list) (void)cudaFree(p);
+  }
+
+  size_t allocated_bytes() {
+    std::lock_guard<std::mutex> g(mu_);
+    return allocated_;
+  }
+
+  static CudaCachingAllocator& get() {
+    // Leaked on purpose: tensors in static storage may be freed after main returns, and
+    // cudaFree after the runtime's own teardown would fail anyway.
+    static auto* a = new CudaCachingAllocator();
+    return *a;
+  }
+
+ private:
+  static size_t bucket(size_t n) {
+    constexpr size_t kMin = 512, kMiB = size_t(1) << 20;
+    if (n <= kMin) return kMin;
+    if (n <= kMiB) return size_t(1) << (64 - __builtin_clzll(n - 1));
+    return (n + 2 * kMiB - 1) / (2 * kMiB) * (2 * kMiB);
+  }
+
+  static void release(void* ctx, void* p) {
+    auto& self = get();
+    size_t size = reinterpret_cast<size_t>(ctx);
+    std::lock_guard<std::mutex> g(self.mu_);
+    self.allocated_ -= size;
+    self.cached_ += size;
+    self.free_[size].push_back(p);
+  }
+
+  std::mutex mu_;
+  std::unordered_map<size_t, std::vector<void*>> free_;
+  size_t cached_ = 0;
+  size_t allocated_ = 0;
+};
+
+// ---- tensors -> kernel geometry ----
+
+// Strides of `t` broadcast to `sizes` (right-aligned; 0 on broadcast dims).
+void broadcast_strides(const Tensor& t, IntArrayRef sizes, int64_t* out) {
+  const int64_t nd = int64_t(sizes.size()), td = t.dim();
+  for (int64_t d = 0; d < nd; ++d) {
+    int64_t j = d - (nd - td);
+    out[d] = (j < 0 || t.size(j) == 1) ? 0 : t.stride(j);
+  }
+}
+
+// Drops size-1 dims and merges adjacent dims that every operand walks as one, so contiguous
+// tensors of any rank become one dim. False when more than kMaxDims dims remain.
+template <int N>
+bool make_geometry(IntArrayRef sizes, const std::array<const Tensor*, N>& ops, Geometry<N>& g) {
+  g = Geometry<N>();
+  g.numel = 1;
+  for (int64_t s : sizes) g.numel *= s;
+  if (g.numel == 0) return true;
+  const size_t nd = sizes.size();
+  int64_t local[N * 16];  // no heap allocation for the usual ranks
+  std::vector<int64_t> heap(nd > 16 ? N * nd : 0);
+  int64_t* stp = nd > 16 ? heap.data() : local;
+  auto st = [&](int k, size_t d) { return stp[k * nd + d]; };
+  for (int k = 0; k < N; ++k) broadcast_strides(*ops[k], sizes, stp + k * nd);
+  for (size_t d = 0; d < nd; ++d) {
+    if (sizes[d] == 1) continue;
+    bool merge = g.ndim > 0;
+    for (int k = 0; k < N && merge; ++k) merge = g.strides[k][g.ndim - 1] == st(k, d) * sizes[d];
+    if (merge) {
+      g.sizes[g.ndim - 1] *= sizes[d];
+      for (int k = 0; k < N; ++k) g.strides[k][g.ndim - 1] = st(k, d);
+      continue;
+    }
+    if (g.ndim == kMaxDims) return false;
+    g.sizes[g.ndim] = sizes[d];
+    for (int k = 0; k < N; ++k) g.strides[k][g.ndim] = st(k, d);
+    ++g.ndim;
+  }
+  return true;
+}
+
+// Calls launch(data pointers, geometry) for operands `ops` (ops[0] is the output; the others
+// broadcast to its shape). A layout that does not coalesce into kMaxDims dims (rare: a
+// permuted tensor of rank > 8) is split along its leading dim, one launch per slice.
+template <int N, class F>
+void for_each_launch(const std::array<const Tensor*, N>& ops, const F& launch) {
+  Geometry<N> g;
+  if (make_geometry<N>(ops[0]->sizes(), ops, g)) {
+    std::array<void*, N> ptrs;
+    for (int k = 0; k < N; ++k) ptrs[k] = ops[k]->data_ptr();
+    launch(ptrs, g);
+    return;
+  }
+  std::array<Tensor, N> full;
+  for (int k = 0; k < N; ++k) full[k] = ops[k]->expand(ops[0]->sizes());
+  for (int64_t i = 0; i < full[0].size(0); ++i) {
+    std::array<Tensor, N> sub;
+    std::array<const Tensor*, N> sub_ptrs;
+    for (int k = 0; k < N; ++k) {
+      sub[k] = full[k].select(0, i);
+      sub_ptrs[k] = &sub[k];
+    }
+    for_each_launch<N>(sub_ptrs, launch);
+  }
+}
+
+// Kernels load whole elements: a dtype-reinterpreting view at an odd offset would fault and
+// poison the CUDA context, so refuse it with an error instead.
+void check_aligned(const Tensor& t, const char* op) {
+  auto addr = reinterpret_cast<uintptr_t>(t.data_ptr());
+  EMBER_CHECK(addr % t.itemsize() == 0, "[", op, "] the ", t.dtype(),
+              " data pointer of a cuda tensor is not aligned to its element size (storage offset ",
+              t.storage_offset(), "); such views are not supported on cuda");
+}
+
+// `v` converted to `dt` as the CPU fill does, as raw bytes.
+bool scalar_bytes(ScalarType dt, const Scalar& v, unsigned char (&out)[16]) {
+  if (dt == ScalarType::ComplexHalf || dt == ScalarType::Undefined) return false;
+  EMBER_DISPATCH_ALL_TYPES(dt, "fill", [&] {
+    scalar_t x = v.to<scalar_t>();
+    static_assert(sizeof(x) <= 16);
+    std::memcpy(out, &x, sizeof(x));
+  });
+  return true;
+}
+
+// dst = src (same shape, both on this device), any layouts and dtypes.
+void copy_on_device(const Tensor& dst, const Tensor& src) {
+  check_aligned(dst, "copy_");
+  check_aligned(src, "copy_");
+  if (dst.dtype() == src.dtype() && dst.is_contiguous() && src.is_contiguous()) {
+    EMBER_CUDA_CHECK(
+        cudaMemcpy(dst.data_ptr(), src.data_ptr(), dst.nbytes(), cudaMemcpyDeviceToDevice));
+    return;
+  }
+  EMBER_CHECK(dst.dtype() != ScalarType::ComplexHalf && src.dtype() != ScalarType::ComplexHalf,
+              "[copy_] copy from ", src.dtype(), " to ", dst.dtype(), " is not supported on cuda");
+  for_each_launch<2>({&dst, &src}, [&](const std::array<void*, 2>& p, const Geometry<2>& g) {
+    launch_cast(dst.dtype(), p[0], src.dtype(), p[1], g);
+  });
+}
+
+class CudaBackend final : public DeviceBackend {
+ public:
+  bool elementwise(OpId op, const Tensor& out, ArrayRef<const Tensor*> inputs,
+                   const OpParams& params) override {
+    if (!out.is_cuda()) return false;
+    for (const Tensor* t : inputs)
+      if (!t->is_cuda() || t->device() != out.device()) return false;
+    if (out.numel() == 0) return true;
+    DeviceGuard guard(out.device());
+    switch (op) {
+      case OpId::fill: {
+        unsigned char bytes[16] = {};
+        if (!inputs.empty() || !scalar_bytes(out.dtype(), params.s[0], bytes)) return false;
+        check_aligned(out, "fill_");
+        for_each_launch<1>({&out}, [&](const std::array<void*, 1>& p, const Geometry<1>& g) {
+          launch_fill(out.dtype(), p[0], g, bytes);
+        });
+        return true;
+      }
+      case OpId::add: {
+        if (inputs.size() != 2) return false;
+        const Tensor &a = *inputs[0], &b = *inputs[1];
+        const ScalarType dt = out.dtype();
+        if (a.dtype() != dt || b.dtype() != dt || dt == ScalarType::ComplexHalf) return false;
+        for (const Tensor* t : {&out, &a, &b}) check_aligned(*t, "add");
+        const Scalar& s = params.s[0];
+        ScalarArg alpha;
+        alpha.i = s.toLong();
+        alpha.d = s.toDouble();
+        alpha.im = s.toComplexDouble().imag();
+        alpha.b = s.toBool();
+        for_each_launch<3>({&out, &a, &b},
+                           [&](const std::array<void*, 3>& p, const Geometry<3>& g) {
+                             launch_add(dt, p[0], p[1], p[2], g, alpha);
+                           });
+        return true;
+      }
+      default:
+        return false;
+    }
+  }
+
+  bool copy(const Tensor& dst, const Tensor& src) override {
+    const bool dst_cuda = dst.is_cuda(), src_cuda = src.is_cuda();
+    if (!(dst_cuda || dst.is_cpu()) || !(src_cuda || src.is_cpu())) return false;
+    if (dst.dtype() == ScalarType::ComplexHalf || src.dtype() == ScalarType::ComplexHalf)
+      return false;
+    if (dst_cuda && src_cuda && dst.device() != src.device()) return false;
+    if (dst.numel() == 0) return true;
+    DeviceGuard guard(dst_cuda ? dst.device() : src.device());
+
+    if (dst_cuda && src_cuda) {
+      copy_on_device(dst, src);
+      return true;
+    }
+    if (dst_cuda) {
+      // Host to device: convert and pack on the CPU with ember's CPU kernels, upload one
+      // contiguous block, and scatter on the device when dst is strided.
+      Tensor s = src.dtype() == dst.dtype() ? src : src.to(dst.dtype());
+      s = s.contiguous();
+      Tensor d = dst.is_contiguous() ? dst : empty_tensor(dst.sizes(), dst.dtype(), dst.device());
+      EMBER_CUDA_CHECK(cudaMemcpy(d.data_ptr(), s.data_ptr(), d.nbytes(), cudaMemcpyHostToDevice));
+      if (!d.is_same(dst)) copy_on_device(dst, d);
+      return true;
+    }
+    // Device to host: pack on the device, download one block, and let the CPU kernels cast and
+    // scatter when dst differs in dtype or layout.
+    Tensor s = src;
+    if (!s.is_contiguous()) {
+      s = empty_tensor(src.sizes(), src.dtype(), src.device());
+      copy_on_device(s, src);
+    }
+    const bool direct = dst.is_contiguous() && dst.dtype() == s.dtype();
+    Tensor h = direct ? dst : empty_tensor(s.sizes(), s.dtype(), Device(kCPU));
+    EMBER_CUDA_CHECK(cudaMemcpy(h.data_ptr(), s.data_ptr(), s.nbytes(), cudaMemcpyDeviceToHost));
+    if (!direct) Tensor(dst).copy_(h);
+    return true;
+  }
+};
+
+// Registers the allocator and backend once, when a GPU is present; never throws. Called at
+// library load and by cuda_is_available() (whichever static initializer runs first).
+bool registered() {
+  static const bool ok = [] {
+    try {
+      if (device_count_once() <= 0) return false;
+      static CudaBackend backend;
+      set_allocator(kCUDA, &CudaCachingAllocator::get());
+      register_device_backend(kCUDA, &backend);
+      return true;
+    } catch (...) {
+      // Leave CUDA unregistered: the first cuda tensor then raises the allocator's error.
+      return false;
+    }
+  }();
+  return ok;
+}
+
+[[maybe_unused]] const bool g_register_cuda = registered();
+
+}  // namespace
+}  // namespace cuda
+
+bool cuda_is_available() { return cuda::registered(); }
+int cuda_device_count() { return cuda::registered() ? cuda::device_count_once() : 0; }
+
+}  // namespace ember
