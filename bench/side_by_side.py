@@ -353,7 +353,7 @@ def main():
               "GB/s median (best):")
         for nt, t in sorted(triad.items()):
             print(f"  {nt} thread(s): {t['median_gbs']:.1f} ({t['best_gbs']:.1f})")
-        print("add/mul at 16M as % of the triad median, same thread count:")
+        lines = []
         for name in ("add/16M/fresh", "add/16M/out", "mul/16M/fresh", "mul/16M/out"):
             for nt in THREADS:
                 key = f"{name}/nt:{nt}"
@@ -364,8 +364,15 @@ def main():
                 for lib, d in (("ember", ember_t), ("torch C++", torch_t), ("torch Py", py_t)):
                     t = median(d.get(key))
                     if t is not None:
-                        parts.append(f"{lib} {100 * bytes_of(key) / t / 1e9 / ref:.0f}%")
-                print(f"  {name:16s} nt:{nt}  " + ("  ".join(parts) if parts else "-"))
+                        parts.append(f"{lib} {100 * bytes_of(key) / t / 1e9 / ref:5.0f}%")
+                lines.append(f"  {name:16s} nt:{nt}  " + ("  ".join(parts) if parts else "-"))
+        if lines:
+            print("add/mul at 16M as % of the triad median, same thread count:")
+            print("\n".join(lines))
+    busy = max(load_start[0], load_end[0])
+    if busy > 0.5 * (os.cpu_count() or 1):
+        notes.append(f"the machine was busy (1-min load up to {busy:.2f} on {os.cpu_count()} "
+                     "CPUs): these numbers are noisy; rerun on an idle machine")
     for n in notes:
         print(f"note: {n}")
     print(f"total time {time.time() - t_start:.0f} s")

@@ -9,27 +9,38 @@
 
 namespace ember {
 
-/// Uniform on [0, 1).
+/// Uniform on [0, 1) (complex: real and imaginary parts each). Floating or complex dtypes only
+/// (RuntimeError otherwise); the default dtype unless `opts` gives one.
 Tensor rand(IntArrayRef sizes, std::optional<Generator> gen = std::nullopt,
             const TensorOptions& opts = {});
 Tensor rand(IntArrayRef sizes, const TensorOptions& opts);
-/// Standard normal.
+/// Standard normal (complex: each part has variance 1/2). Floating or complex dtypes only.
 Tensor randn(IntArrayRef sizes, std::optional<Generator> gen = std::nullopt,
              const TensorOptions& opts = {});
 Tensor randn(IntArrayRef sizes, const TensorOptions& opts);
-/// Integers uniform on [low, high); int64 unless `opts` says otherwise.
+/// Integers uniform on [low, high); int64 unless `opts` says otherwise. RuntimeError when
+/// low >= high or high - 1 does not fit the dtype.
 Tensor randint(int64_t low, int64_t high, IntArrayRef sizes,
                std::optional<Generator> gen = std::nullopt, const TensorOptions& opts = {});
+Tensor randint(int64_t low, int64_t high, IntArrayRef sizes, const TensorOptions& opts);
 Tensor randint(int64_t high, IntArrayRef sizes, const TensorOptions& opts = {});
-/// A random permutation of 0..n-1 (int64 by default).
+Tensor randint(int64_t high, IntArrayRef sizes, std::optional<Generator> gen,
+               const TensorOptions& opts = {});
+/// A random permutation of 0..n-1 (int64 by default), by Fisher-Yates on the generator.
 Tensor randperm(int64_t n, std::optional<Generator> gen = std::nullopt,
                 const TensorOptions& opts = {});
+Tensor randperm(int64_t n, const TensorOptions& opts);
+/// rand / randn with the shape, dtype, device and layout of `t` unless `opts` says otherwise.
 Tensor rand_like(const Tensor& t, const TensorOptions& opts = {});
 Tensor randn_like(const Tensor& t, const TensorOptions& opts = {});
-/// 1 with probability p (elementwise), as `torch.bernoulli(p)`.
+/// 1 with probability p (elementwise), as `torch.bernoulli(p)`: p floating, values in [0, 1];
+/// the result has p's dtype. The second form draws with a scalar p in x's shape and dtype.
 Tensor bernoulli(const Tensor& p, std::optional<Generator> gen = std::nullopt);
 Tensor bernoulli(const Tensor& x, double p, std::optional<Generator> gen = std::nullopt);
-/// Samples indices from the rows of `probs` (1-D or 2-D, non-negative weights).
+/// Samples int64 indices from the rows of `probs` (1-D or 2-D, finite non-negative weights, a
+/// positive sum per row). Without replacement the samples of a row are distinct and come in
+/// draw order; RuntimeError on bad weights, num_samples <= 0, or more samples than categories
+/// without replacement (as PyTorch 1.13).
 Tensor multinomial(const Tensor& probs, int64_t num_samples, bool replacement = false,
                    std::optional<Generator> gen = std::nullopt);
 /// Normal with tensor or scalar mean/std. With tensors, the shape is the broadcast of mean and

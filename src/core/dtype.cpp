@@ -41,6 +41,7 @@ std::ostream& operator<<(std::ostream& os, ScalarType t) { return os << toString
 ScalarType toComplexType(ScalarType t) {
   switch (t) {
     case kHalf: return kComplexHalf;
+    case kBFloat16:  // bfloat16 has float32's range; there is no complex bfloat16
     case kFloat: return kComplexFloat;
     case kDouble: return kComplexDouble;
     case kComplexHalf:
@@ -71,7 +72,6 @@ ScalarType promoteTypes(ScalarType a, ScalarType b) {
     ScalarType rb = isComplexType(b) ? toRealValueType(b) : b;
     ScalarType r = promoteTypes(ra, rb);
     if (!isFloatingType(r)) r = isComplexType(a) ? toRealValueType(a) : toRealValueType(b);
-    if (r == kBFloat16) r = kFloat;  // there is no complex bfloat16
     return toComplexType(r);
   }
   if (isFloatingType(a) && isFloatingType(b)) {

@@ -43,23 +43,37 @@ void check_scalar_fits(const Scalar& s, ScalarType t, const char* op) {
   auto fits_float = [](double v, double max) { return !std::isfinite(v) || std::abs(v) <= max; };
   const double fmax = double(std::numeric_limits<float>::max());
   switch (t) {
-    case kByte: ok = ok && fits_int<uint8_t>(s); break;
-    case kChar: ok = ok && fits_int<int8_t>(s); break;
-    case kShort: ok = ok && fits_int<int16_t>(s); break;
-    case kInt: ok = ok && fits_int<int32_t>(s); break;
-    case kLong: ok = ok && fits_int<int64_t>(s); break;
-    case kHalf: ok = ok && fits_float(s.toDouble(), 65504.0); break;
+    case kByte:
+      ok = ok && fits_int<uint8_t>(s);
+      break;
+    case kChar:
+      ok = ok && fits_int<int8_t>(s);
+      break;
+    case kShort:
+      ok = ok && fits_int<int16_t>(s);
+      break;
+    case kInt:
+      ok = ok && fits_int<int32_t>(s);
+      break;
+    case kLong:
+      ok = ok && fits_int<int64_t>(s);
+      break;
+    case kHalf:
+      ok = ok && fits_float(s.toDouble(), 65504.0);
+      break;
     case kBFloat16:
-    case kFloat: ok = ok && fits_float(s.toDouble(), fmax); break;
+    case kFloat:
+      ok = ok && fits_float(s.toDouble(), fmax);
+      break;
     case kComplexFloat: {
       auto z = s.toComplexDouble();
       ok = ok && fits_float(z.real(), fmax) && fits_float(z.imag(), fmax);
       break;
     }
-    default: break;
+    default:
+      break;
   }
-  EMBER_CHECK(ok, "[", op, "] value ", s, " cannot be converted to type ", t,
-              " without overflow");
+  EMBER_CHECK(ok, "[", op, "] value ", s, " cannot be converted to type ", t, " without overflow");
 }
 
 bool scalar_is_nan(const Scalar& s) {
@@ -87,8 +101,8 @@ OpId div_op(const std::optional<std::string_view>& mode, const char* name) {
   if (*mode == "trunc") return OpId::div_trunc;
   if (*mode == "floor") return OpId::div_floor;
   EMBER_THROW(ValueError, "[", name,
-              "] expected rounding_mode to be one of None, 'trunc', or 'floor' but found '",
-              *mode, "'");
+              "] expected rounding_mode to be one of None, 'trunc', or 'floor' but found '", *mode,
+              "'");
 }
 }  // namespace
 
@@ -121,6 +135,43 @@ Tensor operator/(const Scalar& a, const Tensor& b) {
   return elementwise(OpId::true_divide, {wrap_scalar(a), b});
 }
 
+// ---- pow with a scalar exponent ----
+
+// Note [pow with a scalar exponent]
+// PyTorch's pow.Tensor_Scalar differs from pow with a tensor exponent: an integral base with a
+// negative integral exponent is an error (a tensor exponent gives 0, 1 or -1 instead); exponent
+// 0 gives ones (even for NaN), 1 a copy; and for float/double/bfloat16/complex, 0.5, -0.5 and -1
+// run sqrt, rsqrt and reciprocal, which differ from pow at -inf and -0 (sqrt(-inf) is NaN,
+// pow(-inf, 0.5) is inf). The generated pow(Tensor, Scalar) forms should route here.
+Tensor pow_tensor_scalar(const Tensor& base, const Scalar& exp, OutMode mode, Tensor* out) {
+  const char* name = mode == OutMode::InPlace ? "pow_" : "pow";
+  EMBER_CHECK(base.defined(), "[", name, "] got an undefined tensor");
+  EMBER_CHECK(!(isIntegralType(base.dtype(), true) && exp.isIntegral(true) && exp.toLong() < 0),
+              "[", name, "] Integers to negative integer powers are not allowed.");
+  Tensor w = wrap_scalar(exp);
+  const ScalarType rt = result_type({base, w});
+  auto equals = [&](double v) {  // c10::Scalar::equal: a bool never equals a number
+    if (exp.isComplex()) return exp.toComplexDouble() == complex<double>(v, 0);
+    if (exp.isFloatingPoint()) return exp.toDouble() == v;
+    return exp.isIntegral(false) && double(exp.toLong()) == v;
+  };
+  const bool fast = rt == kFloat || rt == kDouble || rt == kBFloat16 || isComplexType(rt);
+  if (fast && (mode != OutMode::InPlace || rt == base.dtype())) {
+    OpId op = equals(0.5)    ? OpId::sqrt
+              : equals(-0.5) ? OpId::rsqrt
+              : equals(-1.0) ? OpId::reciprocal
+                             : OpId::pow;
+    if (op != OpId::pow)
+      return elementwise(op, {base.dtype() == rt ? base : base.to(rt)}, {}, mode, out);
+  }
+  Tensor r = elementwise(OpId::pow, {base, w}, {}, mode, out);
+  if (equals(0.0))
+    r.fill_(1);
+  else if (equals(1.0))
+    r.copy_(base);
+  return r;
+}
+
 // ---- clamp ----
 
 namespace {
@@ -148,6 +199,9 @@ Tensor clamp_scalar_impl(const Tensor& x, const std::optional<Scalar>& min,
   EMBER_CHECK(!isComplexType(rt), "[", name, "] clamp is not supported for complex types");
   EMBER_CHECK(mode != OutMode::InPlace || rt == x.dtype(), "[", name, "] result type ", rt,
               " can't be cast to the desired output type ", x.dtype());
+  // PyTorch's scalar clamp builds a unary op on x.to(result type): out= must have that dtype.
+  EMBER_CHECK(mode != OutMode::Out || !out->defined() || out->dtype() == rt, "[clamp] Found dtype ",
+              out->dtype(), " but expected ", rt);
   OpParams p;
   if (min) {
     check_scalar_fits(*min, rt, name);
@@ -216,8 +270,8 @@ namespace {
 // PyTorch's lerp does not promote: end (and a tensor weight) must have start's dtype.
 void check_lerp_dtype(const Tensor& start, const Tensor& t, const char* what, const char* name) {
   EMBER_CHECK(start.defined() && t.defined(), "[", name, "] got an undefined tensor");
-  EMBER_CHECK(start.dtype() == t.dtype(), "[", name, "] expected dtype ", start.dtype(),
-              " for `", what, "` but got dtype ", t.dtype());
+  EMBER_CHECK(start.dtype() == t.dtype(), "[", name, "] expected dtype ", start.dtype(), " for `",
+              what, "` but got dtype ", t.dtype());
 }
 Tensor lerp_impl(const Tensor& start, const Tensor& end, const Scalar& weight, OutMode mode) {
   const char* name = mode == OutMode::InPlace ? "lerp_" : "lerp";
@@ -262,13 +316,12 @@ namespace {
 Tensor addc_impl(OpId op, const Tensor& self, const Tensor& t1, const Tensor& t2,
                  const Scalar& value, OutMode mode) {
   const bool is_div = op == OpId::addcdiv;
-  std::string name = std::string(is_div ? "addcdiv" : "addcmul") +
-                     (mode == OutMode::InPlace ? "_" : "");
+  std::string name =
+      std::string(is_div ? "addcdiv" : "addcmul") + (mode == OutMode::InPlace ? "_" : "");
   EMBER_CHECK(self.defined() && t1.defined() && t2.defined(), "[", name,
               "] got an undefined tensor");
   if (is_div) {
-    EMBER_CHECK(!(isIntegralType(t1.dtype(), true) && isIntegralType(t2.dtype(), true)), "[",
-                name,
+    EMBER_CHECK(!(isIntegralType(t1.dtype(), true) && isIntegralType(t2.dtype(), true)), "[", name,
                 "] Integer division with addcdiv is no longer supported, and in a future release "
                 "addcdiv will perform a true division of tensor1 and tensor2. The historic "
                 "addcdiv behavior can be implemented as (input + value * torch.trunc(tensor1 / "
@@ -307,12 +360,12 @@ Tensor& Tensor::addcdiv_(const Tensor& t1, const Tensor& t2, const Scalar& value
 // ---- where ----
 
 Tensor where(const Tensor& condition, const Tensor& a, const Tensor& b) {
-  EMBER_CHECK(condition.defined() && a.defined() && b.defined(),
-              "[where] got an undefined tensor");
+  EMBER_CHECK(condition.defined() && a.defined() && b.defined(), "[where] got an undefined tensor");
   // PyTorch 1.13 still accepts uint8 conditions (deprecated, with a warning).
   EMBER_CHECK(condition.dtype() == kBool || condition.dtype() == kByte,
               "[where] where expected condition to be a boolean tensor, but got a tensor with "
-              "dtype ", condition.dtype());
+              "dtype ",
+              condition.dtype());
   const Tensor ins[3] = {condition, a, b};
   // The device: that of the first operand that is not a 0-dim CPU tensor (those mix freely).
   Device device(kCPU);
@@ -325,9 +378,11 @@ Tensor where(const Tensor& condition, const Tensor& a, const Tensor& b) {
   for (const Tensor& t : ins) {
     EMBER_CHECK(t.device() == device || (t.dim() == 0 && t.is_cpu()),
                 "[where] expected all tensors to be on the same device, but found at least two "
-                "devices, ", device, " and ", t.device());
+                "devices, ",
+                device, " and ", t.device());
   }
   const ScalarType rt = result_type({a, b});
+  EMBER_CHECK(rt != kComplexHalf, "[where] not implemented for dtype ", rt);  // reserved dtype
   DimVector shape = broadcast_all(ArrayRef<Tensor>(ins, 3), "where");
   auto tidy = [&](const Tensor& t, ScalarType dt) {
     Tensor r = t.dtype() == dt ? t : t.to(dt);
@@ -385,8 +440,10 @@ bool allclose(const Tensor& a, const Tensor& b, double rtol, double atol, bool e
 }
 bool equal(const Tensor& a, const Tensor& b) {
   EMBER_CHECK(a.defined() && b.defined(), "[equal] got an undefined tensor");
-  EMBER_CHECK(a.device() == b.device(), "[equal] expected all tensors to be on the same device, "
-              "but found at least two devices, ", a.device(), " and ", b.device());
+  EMBER_CHECK(a.device() == b.device(),
+              "[equal] expected all tensors to be on the same device, "
+              "but found at least two devices, ",
+              a.device(), " and ", b.device());
   if (a.sizes() != b.sizes()) return false;
   return all_true(eq(a, b));
 }

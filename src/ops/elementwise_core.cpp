@@ -166,7 +166,14 @@ Tensor empty_like_layout(IntArrayRef sizes, ScalarType dtype, Device device, Arr
 
 namespace {
 
-const char* mode_suffix(OutMode m) { return m == OutMode::InPlace ? "_" : ""; }
+// An op's name in messages: "add", or "add_" for the in-place form (formatted only on error).
+struct OpName {
+  const char* base;
+  bool inplace;
+};
+std::ostream& operator<<(std::ostream& os, const OpName& n) {
+  return os << n.base << (n.inplace ? "_" : "");
+}
 
 // Resizes an empty out= tensor to `sizes` (fresh storage), as PyTorch's resize_output.
 void resize_out(Tensor& out, IntArrayRef sizes) {
@@ -177,7 +184,7 @@ void resize_out(Tensor& out, IntArrayRef sizes) {
 }
 
 void run_kernel(OpId op, const Tensor& out, ArrayRef<Tensor> inputs, const OpParams& params,
-                const char* name) {
+                const OpName& name) {
   const Tensor* ins[3] = {};
   for (size_t k = 0; k < inputs.size(); ++k) ins[k] = &inputs[k];
   ArrayRef<const Tensor*> in_ref(ins, inputs.size());
@@ -201,9 +208,8 @@ void run_kernel(OpId op, const Tensor& out, ArrayRef<Tensor> inputs, const OpPar
 Tensor elementwise(OpId op, std::initializer_list<Tensor> inputs_il, const OpParams& params,
                    OutMode mode, Tensor* out) {
   const OpDef& def = op_def(op);
-  std::string name_buf = std::string(def.name) + mode_suffix(mode);
-  const char* name = name_buf.c_str();
-  EMBER_INTERNAL_ASSERT(int(inputs_il.size()) == def.arity, name);
+  const OpName name{def.name, mode == OutMode::InPlace};
+  EMBER_INTERNAL_ASSERT(int(inputs_il.size()) == def.arity, def.name);
   Tensor inputs[3];
   int n = 0;
   for (const Tensor& t : inputs_il) {
@@ -227,7 +233,10 @@ Tensor elementwise(OpId op, std::initializer_list<Tensor> inputs_il, const OpPar
   const ScalarType promoted = result_type(ins);
   const ScalarType compute = compute_dtype(op, promoted);
   const ScalarType res = result_dtype(op, compute);
-  DimVector shape = broadcast_all(ins, name);
+  EMBER_CHECK(compute != kComplexHalf, "[", name,
+                "] complex32 (ComplexHalf) computation is not supported yet; convert the inputs "
+                "to complex64 first");
+  DimVector shape = broadcast_all(ins, def.name);
 
   Tensor target;
   if (mode == OutMode::InPlace) {
@@ -242,6 +251,11 @@ Tensor elementwise(OpId op, std::initializer_list<Tensor> inputs_il, const OpPar
     EMBER_CHECK(out->defined(), "[", name, "] out= tensor is undefined");
     EMBER_CHECK(canCast(res, out->dtype()), "[", name, "] result type ", res,
                 " can't be cast to the desired output type ", out->dtype());
+    // Unary ops that keep their dtype write only into an out= of exactly that dtype (PyTorch's
+    // unary TensorIterator checks all operands have the same dtype).
+    bool strict = strict_out_dtype(op);
+    EMBER_CHECK(!strict || out->dtype() == res, "[", name, "] Found dtype ", out->dtype(),
+                " but expected ", res, " for the out= tensor");
     if (out->sizes() != shape.ref()) {
       EMBER_CHECK(out->numel() == 0, "[", name, "] out= tensor has shape ",
                   shape_str(out->sizes()), " but the result has shape ", shape_str(shape),
@@ -250,11 +264,14 @@ Tensor elementwise(OpId op, std::initializer_list<Tensor> inputs_il, const OpPar
     }
     target = *out;
   }
+  EMBER_CHECK(!(mode == OutMode::InPlace && def.rule == DtypeRule::ComplexToReal &&
+                isComplexType(target.dtype())),
+              "[", name, "] In-place ", def.name, " is not supported for complex tensors.");
   if (target.defined()) {
     EMBER_CHECK(!target.is_conj(), "[", name, "] writing into a conjugate view is not "
                 "supported; call resolve_conj() first");
-    check_no_internal_overlap(target, name);
-    for (int k = 0; k < n; ++k) check_no_partial_overlap(target, inputs[k], name);
+    check_no_internal_overlap(target, def.name);
+    for (int k = 0; k < n; ++k) check_no_partial_overlap(target, inputs[k], def.name);
   }
 
   // Tidy inputs: compute dtype, resolved conjugation, on the op's device.

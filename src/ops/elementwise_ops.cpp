@@ -66,13 +66,16 @@ EMBER_COMPARISON_OPS(EMBER_DEFINE_BINARY)
 // ---- add / sub: a + alpha * b ----
 namespace {
 OpParams alpha_params(const Tensor& a, const Tensor& b, const Scalar& alpha, const char* op) {
+  OpParams p;
+  p.s[0] = alpha;
+  if (alpha.isIntegral(false)) return p;  // an integer alpha suits every dtype
   ScalarType rt = result_type({a, b});
+  EMBER_CHECK(!(alpha.isBoolean() && rt != kBool), "[", op,
+              "] Boolean alpha only supported for Boolean results.");
   EMBER_CHECK(!(alpha.isFloatingPoint() && isIntegralType(rt, true)), "[", op,
               "] for integral input tensors, argument alpha must not be a floating point number");
   EMBER_CHECK(!(alpha.isComplex() && !isComplexType(rt)), "[", op,
               "] for non-complex input tensors, argument alpha must not be a complex number");
-  OpParams p;
-  p.s[0] = alpha;
   return p;
 }
 }  // namespace

@@ -92,6 +92,26 @@ const OpDef& op_def(OpId op) {
   return kOps[static_cast<int>(op)];
 }
 
+bool strict_out_dtype(OpId op) {
+  switch (op) {
+    case OpId::neg:
+    case OpId::abs:
+    case OpId::sign:
+    case OpId::sgn:
+    case OpId::square:
+    case OpId::floor:
+    case OpId::ceil:
+    case OpId::trunc:
+    case OpId::frac:
+    case OpId::bitwise_not:
+    case OpId::isposinf:
+    case OpId::isneginf:
+    case OpId::signbit:
+    case OpId::round_decimals: return true;
+    default: return false;
+  }
+}
+
 ScalarType compute_dtype(OpId op, ScalarType promoted) {
   switch (op_def(op).rule) {
     case R::IntToFloat:

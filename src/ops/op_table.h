@@ -55,6 +55,10 @@ struct OpParams {
   Scalar s[4];
 };
 
+/// Whether an out= tensor must have exactly the result dtype (PyTorch's structured unary ops
+/// check that all operands share one dtype; most other ops cast into out=).
+bool strict_out_dtype(OpId op);
+
 /// Compute dtype for `op` given the promoted input dtype.
 ScalarType compute_dtype(OpId op, ScalarType promoted);
 /// Result dtype for `op` given its compute dtype.

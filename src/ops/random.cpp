@@ -469,7 +469,8 @@ void bernoulli_kernel(T* p, int64_t n, const P& prob, Generator& gen) {
   });
 }
 
-// Integers from + [0, range); range == 0 means the full 2^64.
+// Integers from + [0, range); range == 0 means the full 2^64. A word maps to [0, range) by
+// multiply-shift (floor(w * range / 2^bits)): no division, the same tiny bias as a modulo.
 template <class T>
 void random_kernel(T* p, int64_t n, int64_t from, uint64_t range, Generator& gen) {
   auto put = [&](int64_t i, uint64_t v) {
@@ -481,13 +482,13 @@ void random_kernel(T* p, int64_t n, int64_t from, uint64_t range, Generator& gen
   };
   if (range != 0 && range <= (uint64_t(1) << 32)) {
     for_blocks<4>(n, gen, [&](const uint32_t* w, int64_t e0, int64_t cnt) {
-      for (int64_t i = 0; i < cnt; ++i) put(e0 + i, uint64_t(w[i]) % range);
+      for (int64_t i = 0; i < cnt; ++i) put(e0 + i, (uint64_t(w[i]) * range) >> 32);
     });
   } else {
     for_blocks<2>(n, gen, [&](const uint32_t* w, int64_t e0, int64_t cnt) {
       for (int64_t i = 0; i < cnt; ++i) {
         uint64_t v = w64(w[2 * i], w[2 * i + 1]);
-        put(e0 + i, range ? v % range : v);
+        put(e0 + i, range ? uint64_t((unsigned __int128)v * range >> 64) : v);
       }
     });
   }
@@ -754,8 +755,15 @@ Tensor randint(int64_t low, int64_t high, IntArrayRef sizes, std::optional<Gener
   t.random_(low, high, std::move(gen));
   return with_grad(t, opts);
 }
+Tensor randint(int64_t low, int64_t high, IntArrayRef sizes, const TensorOptions& opts) {
+  return randint(low, high, sizes, std::nullopt, opts);
+}
 Tensor randint(int64_t high, IntArrayRef sizes, const TensorOptions& opts) {
   return randint(0, high, sizes, std::nullopt, opts);
+}
+Tensor randint(int64_t high, IntArrayRef sizes, std::optional<Generator> gen,
+               const TensorOptions& opts) {
+  return randint(0, high, sizes, std::move(gen), opts);
 }
 
 Tensor randperm(int64_t n, std::optional<Generator> gen, const TensorOptions& opts) {
@@ -787,7 +795,7 @@ Tensor randperm(int64_t n, std::optional<Generator> gen, const TensorOptions& op
       for (int64_t k = 2 * b; k < std::min(nswaps, 2 * (b + nb)); ++k) {
         const uint32_t* w = words.data() + 2 * (k - 2 * b);
         int64_t i = n - 1 - k;
-        int64_t j = int64_t(w64(w[0], w[1]) % uint64_t(i + 1));
+        int64_t j = int64_t((unsigned __int128)w64(w[0], w[1]) * uint64_t(i + 1) >> 64);
         std::swap(perm[size_t(i)], perm[size_t(j)]);
       }
     }
@@ -800,6 +808,8 @@ Tensor randperm(int64_t n, std::optional<Generator> gen, const TensorOptions& op
   if (!dev.is_cpu()) t = t.to(dev);
   return with_grad(t, opts);
 }
+
+Tensor randperm(int64_t n, const TensorOptions& opts) { return randperm(n, std::nullopt, opts); }
 
 Tensor rand_like(const Tensor& t, const TensorOptions& opts) {
   Tensor r = empty_like(t, without_grad(opts));

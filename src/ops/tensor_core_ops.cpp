@@ -57,6 +57,9 @@ Tensor& Tensor::copy_(const Tensor& src_in, bool /*non_blocking*/) {
   else if (!src.is_conj() && is_conj()) src = src.conj_physical();
   else if (src.is_conj()) src = raw_view(src);
   Tensor dst = is_conj() ? raw_view(*this) : *this;
+  EMBER_CHECK_T(NotImplementedError, src.dtype() != kComplexHalf && dtype() != kComplexHalf,
+                "[copy_] complex32 (ComplexHalf) copies are not supported yet (", src.dtype(),
+                " -> ", dtype(), ")");
   if (numel() > 0) {
     if (dst.is_cpu() && src.is_cpu()) {
       cpu::ElementwiseFn fn = cpu::kernels().get_cast(src.dtype(), dst.dtype());

@@ -79,27 +79,61 @@ T read_as(const uint8_t* p) {
   return v;
 }
 
-double half_at(const uint8_t* p) {
-  return float(Half(read_as<uint16_t>(p), Half::from_bits_t{}));
-}
+double half_at(const uint8_t* p) { return float(Half(read_as<uint16_t>(p), Half::from_bits_t{})); }
 
 Elem load(const uint8_t* p, ScalarType t) {
   Elem e;
   switch (t) {
-    case kBool: e.integral = true; e.i = *p; break;  // raw byte: a bool must be 0 or 1
-    case kByte: e.integral = true; e.i = read_as<uint8_t>(p); break;
-    case kChar: e.integral = true; e.i = read_as<int8_t>(p); break;
-    case kShort: e.integral = true; e.i = read_as<int16_t>(p); break;
-    case kInt: e.integral = true; e.i = read_as<int32_t>(p); break;
-    case kLong: e.integral = true; e.i = read_as<int64_t>(p); break;
-    case kHalf: e.re = half_at(p); break;
-    case kBFloat16: e.re = float(BFloat16(read_as<uint16_t>(p), BFloat16::from_bits_t{})); break;
-    case kFloat: e.re = read_as<float>(p); break;
-    case kDouble: e.re = read_as<double>(p); break;
-    case kComplexHalf: e.re = half_at(p); e.im = half_at(p + 2); break;
-    case kComplexFloat: e.re = read_as<float>(p); e.im = read_as<float>(p + 4); break;
-    case kComplexDouble: e.re = read_as<double>(p); e.im = read_as<double>(p + 8); break;
-    default: throw FixtureError("load: unsupported dtype");
+    case kBool:
+      e.integral = true;
+      e.i = *p;
+      break;  // raw byte: a bool must be 0 or 1
+    case kByte:
+      e.integral = true;
+      e.i = read_as<uint8_t>(p);
+      break;
+    case kChar:
+      e.integral = true;
+      e.i = read_as<int8_t>(p);
+      break;
+    case kShort:
+      e.integral = true;
+      e.i = read_as<int16_t>(p);
+      break;
+    case kInt:
+      e.integral = true;
+      e.i = read_as<int32_t>(p);
+      break;
+    case kLong:
+      e.integral = true;
+      e.i = read_as<int64_t>(p);
+      break;
+    case kHalf:
+      e.re = half_at(p);
+      break;
+    case kBFloat16:
+      e.re = float(BFloat16(read_as<uint16_t>(p), BFloat16::from_bits_t{}));
+      break;
+    case kFloat:
+      e.re = read_as<float>(p);
+      break;
+    case kDouble:
+      e.re = read_as<double>(p);
+      break;
+    case kComplexHalf:
+      e.re = half_at(p);
+      e.im = half_at(p + 2);
+      break;
+    case kComplexFloat:
+      e.re = read_as<float>(p);
+      e.im = read_as<float>(p + 4);
+      break;
+    case kComplexDouble:
+      e.re = read_as<double>(p);
+      e.im = read_as<double>(p + 8);
+      break;
+    default:
+      throw FixtureError("load: unsupported dtype");
   }
   return e;
 }
@@ -155,11 +189,18 @@ std::string index_str(int64_t flat, const std::vector<int64_t>& sizes) {
 std::string scalar_str(const Scalar& s) {
   std::ostringstream os;
   switch (s.type()) {
-    case kBool: os << (s.toBool() ? "True" : "False"); break;
-    case kLong: os << s.toLong(); break;
-    case kDouble: os << s.toDouble(); break;
-    default: os << s.toComplexDouble().real() << (s.toComplexDouble().imag() < 0 ? "" : "+")
-                << s.toComplexDouble().imag() << "j";
+    case kBool:
+      os << (s.toBool() ? "True" : "False");
+      break;
+    case kLong:
+      os << s.toLong();
+      break;
+    case kDouble:
+      os << s.toDouble();
+      break;
+    default:
+      os << s.toComplexDouble().real() << (s.toComplexDouble().imag() < 0 ? "" : "+")
+         << s.toComplexDouble().imag() << "j";
   }
   return os.str();
 }
@@ -167,6 +208,7 @@ std::string scalar_str(const Scalar& s) {
 }  // namespace
 
 std::string oracle_dir() {
+  if (const char* env = std::getenv("EMBER_ORACLE_DIR")) return env;  // a fixture elsewhere
 #ifdef EMBER_ORACLE_DIR
   return EMBER_ORACLE_DIR;
 #else
@@ -175,12 +217,19 @@ std::string oracle_dir() {
 }
 
 ScalarType dtype_from_name(std::string_view n) {
-  static const std::pair<const char*, ScalarType> table[] = {
-      {"bool", kBool},          {"uint8", kByte},       {"int8", kChar},
-      {"int16", kShort},        {"int32", kInt},        {"int64", kLong},
-      {"float16", kHalf},       {"bfloat16", kBFloat16}, {"float32", kFloat},
-      {"float64", kDouble},     {"complex32", kComplexHalf}, {"complex64", kComplexFloat},
-      {"complex128", kComplexDouble}};
+  static const std::pair<const char*, ScalarType> table[] = {{"bool", kBool},
+                                                             {"uint8", kByte},
+                                                             {"int8", kChar},
+                                                             {"int16", kShort},
+                                                             {"int32", kInt},
+                                                             {"int64", kLong},
+                                                             {"float16", kHalf},
+                                                             {"bfloat16", kBFloat16},
+                                                             {"float32", kFloat},
+                                                             {"float64", kDouble},
+                                                             {"complex32", kComplexHalf},
+                                                             {"complex64", kComplexFloat},
+                                                             {"complex128", kComplexDouble}};
   for (auto& [name, t] : table) {
     if (n == name) return t;
   }
@@ -197,7 +246,8 @@ std::vector<uint8_t> hex_decode(std::string_view hex) {
     throw FixtureError(std::string("bad hex digit '") + c + "'");
   };
   std::vector<uint8_t> out(hex.size() / 2);
-  for (size_t i = 0; i < out.size(); ++i) out[i] = uint8_t(nib(hex[2 * i]) << 4 | nib(hex[2 * i + 1]));
+  for (size_t i = 0; i < out.size(); ++i)
+    out[i] = uint8_t(nib(hex[2 * i]) << 4 | nib(hex[2 * i + 1]));
   return out;
 }
 
@@ -207,24 +257,30 @@ std::string TensorRec::describe() const {
 
 std::string ArgRec::describe() const {
   switch (kind) {
-    case 'T': return t.describe();
-    case 'S': return "Scalar(" + scalar_str(s) + ")";
-    case 'N': return "nullopt";
+    case 'T':
+      return t.describe();
+    case 'S':
+      return "Scalar(" + scalar_str(s) + ")";
+    case 'N':
+      return "nullopt";
     case 'D': {
       std::ostringstream os;
       os << d;
       return os.str();
     }
-    case 'I': return std::to_string(i);
-    case 'B': return b ? "true" : "false";
-    case 'Z': return "\"" + str + "\"";
+    case 'I':
+      return std::to_string(i);
+    case 'B':
+      return b ? "true" : "false";
+    case 'Z':
+      return "\"" + str + "\"";
   }
   return "?";
 }
 
 std::string CaseRec::describe() const {
-  std::string s = op + " " + variant + " " + label + " (fixture line " + std::to_string(line) +
-                  "): args (";
+  std::string s =
+      op + " " + variant + " " + label + " (fixture line " + std::to_string(line) + "): args (";
   for (size_t i = 0; i < args.size(); ++i) s += (i ? ", " : "") + args[i].describe();
   return s + ")";
 }
@@ -233,7 +289,8 @@ const std::map<std::string, std::vector<CaseRec>>& elementwise_cases() {
   static const std::map<std::string, std::vector<CaseRec>> cases = [] {
     std::string path = oracle_dir() + "/elementwise.txt";
     std::ifstream in(path);
-    if (!in) throw FixtureError("cannot open " + path + " (built by tests/oracle/gen_elementwise.py)");
+    if (!in)
+      throw FixtureError("cannot open " + path + " (built by tests/oracle/gen_elementwise.py)");
     std::map<std::string, std::vector<CaseRec>> out;
     std::string line;
     int lineno = 0;
@@ -302,7 +359,9 @@ const std::map<std::string, std::vector<CaseRec>>& elementwise_cases() {
             cur->args.push_back(std::move(a));
             break;
           }
-          case 'N': cur->args.push_back(ArgRec{}); break;
+          case 'N':
+            cur->args.push_back(ArgRec{});
+            break;
           case 'D': {
             need(2);
             ArgRec a;
@@ -363,10 +422,12 @@ const std::map<std::string, std::vector<CaseRec>>& elementwise_cases() {
             break;
           }
           case 'E':
-            if (cur->exc.empty() == !cur->result.has_value()) fail("case needs exactly one of R, X");
+            if (cur->exc.empty() == !cur->result.has_value())
+              fail("case needs exactly one of R, X");
             cur = nullptr;
             break;
-          default: fail(std::string("unknown record '") + tag + "'");
+          default:
+            fail(std::string("unknown record '") + tag + "'");
         }
       } catch (const FixtureError& e) {
         if (std::string(e.what()).find(path) == 0) throw;
@@ -465,12 +526,18 @@ std::string compare(const Tensor& got, const ResultRec& exp, double rtol, double
 
 const char* kind_name(ErrorKind k) {
   switch (k) {
-    case ErrorKind::Runtime: return "RuntimeError";
-    case ErrorKind::Value: return "ValueError";
-    case ErrorKind::Index: return "IndexError";
-    case ErrorKind::Type: return "TypeError";
-    case ErrorKind::NotImplemented: return "NotImplementedError";
-    case ErrorKind::Internal: return "InternalError";
+    case ErrorKind::Runtime:
+      return "RuntimeError";
+    case ErrorKind::Value:
+      return "ValueError";
+    case ErrorKind::Index:
+      return "IndexError";
+    case ErrorKind::Type:
+      return "TypeError";
+    case ErrorKind::NotImplemented:
+      return "NotImplementedError";
+    case ErrorKind::Internal:
+      return "InternalError";
   }
   return "?";
 }

@@ -26,7 +26,8 @@ class FixtureError : public std::logic_error {
   using std::logic_error::logic_error;
 };
 
-/// Directory of the generated fixtures (the EMBER_ORACLE_DIR compile definition).
+/// Directory of the generated fixtures: $EMBER_ORACLE_DIR, else the EMBER_ORACLE_DIR compile
+/// definition (the build's oracle/ folder).
 std::string oracle_dir();
 
 /// Torch's dtype names ("float32", "complex32", ...) to ember's; FixtureError when unknown.

@@ -133,8 +133,8 @@ TEST(BinaryDiv, RoundingModes) {
 }
 
 TEST(BinaryDiv, FloorDivideFloatMatchesPython) {
-  std::vector<double> a = {5, -5, 5, -5, 1, -1, 0, 0, 7.5, -7.5}, b = {3, 3, -3, -3, 0, 0, 0, -3,
-                                                                       2, 2};
+  std::vector<double> a = {5, -5, 5, -5, 1, -1, 0, 0, 7.5, -7.5},
+                      b = {3, 3, -3, -3, 0, 0, 0, -3, 2, 2};
   std::vector<double> want = {1, -2, -2, 1, kInf, -kInf, kNaN, -0.0, 3, -4};
   expect_same(dv(floor_divide(F(a), F(b))), want, "float");
   expect_same(dv(div(F(a, kDouble), F(b, kDouble), "floor")), want, "double");
@@ -188,6 +188,18 @@ TEST(BinaryDiv, RemainderAndFmodSigns) {
   expect_same(dv(fmod(F({5, -5, 5, -5}), F({3, 3, -3, -3}))), {2, -2, 2, -2});
   expect_same(dv(remainder(F({-7.5, 7.5}), F({2, -2}))), {0.5, -0.5});
   expect_same(dv(fmod(F({1, kInf}), F({0, 2}))), {kNaN, kNaN});
+}
+
+// Debian's SLEEF vector fmod returns NaN when |a / b| is huge; the kernels must not.
+TEST(BinaryDiv, FmodHugeRatioVectorPath) {
+  std::vector<double> a(37, 1e30), b(37, 1e-30), want(37, double(std::fmod(1e30f, 1e-30f)));
+  expect_same(dv(fmod(F(a), F(b))), want, "float fmod");
+  expect_same(dv(remainder(F(a), F(b))), want, "float remainder");
+  std::vector<double> a2(37, 3.0), b2(37, 1e-310), want2(37, std::fmod(3.0, 1e-310));
+  expect_same(dv(fmod(F(a2, kDouble), F(b2, kDouble))), want2, "double fmod");
+  std::vector<double> a3(37, 0.5), b3(37, 7.346839692639297e-40);  // a bfloat16 subnormal
+  expect_same(dv(fmod(F(a3, kBFloat16), F(b3, kBFloat16))), std::vector<double>(37, 0.0), "bf16");
+  EXPECT_FALSE(std::isnan(dv(floor_divide(F(a), F(b)))[0]));
 }
 
 // Float kernels have a vector body and a scalar tail / strided loop: both must agree.
@@ -358,8 +370,7 @@ TEST(BinaryArith, IntegerOverflowWraps) {
   const int64_t mx = std::numeric_limits<int64_t>::max();
   EXPECT_EQ(iv(add(I({mx}), I({1}))), (I64{std::numeric_limits<int64_t>::min()}));
   EXPECT_EQ(iv(mul(I({mx}), I({2}))), (I64{-2}));
-  EXPECT_EQ(iv(addcmul(I({1}, kShort), I({300}, kShort), I({300}, kShort))),
-            (I64{int16_t(90001)}));
+  EXPECT_EQ(iv(addcmul(I({1}, kShort), I({300}, kShort), I({300}, kShort))), (I64{int16_t(90001)}));
 }
 
 // ---- clamp ----
@@ -388,8 +399,8 @@ TEST(BinaryClamp, Errors) {
   EXPECT_THROW(clamp(F({1}), std::optional<Tensor>(), std::optional<Tensor>()), Error);
   EXPECT_THROW(clamp(Z({{1, 0}}), 0, 1), Error);
   EXPECT_THROW(clamp(I({1, 2, 3}, kByte), -1, 300), Error);  // 300 overflows uint8
-  EXPECT_THROW(clamp(B({1}), true, false), Error);            // no bool kernel (PyTorch too)
-  EXPECT_THROW(clamp(F({1}, kHalf), 0, 1), Error);            // no half kernel (PyTorch too)
+  EXPECT_THROW(clamp(B({1}), true, false), Error);           // no bool kernel (PyTorch too)
+  EXPECT_THROW(clamp(F({1}, kHalf), 0, 1), Error);           // no half kernel (PyTorch too)
   Tensor x = I({1, 5, 9});
   EXPECT_THROW(x.clamp_(2.5, 7), Error);  // float result into an int64 tensor
   EXPECT_EQ(iv(x), (I64{1, 5, 9}));
@@ -423,6 +434,11 @@ TEST(BinaryTernary, Lerp) {
   // weight == 1 gives end exactly (the second formula).
   expect_same(dv(lerp(F({0.1}), F({0.7}), 1.0)), dv(F({0.7})));
   expect_same(dv(lerp(F({1}), F({3, 5})[0].unsqueeze(0), -1.0)), {-1});
+  // Real weights below 0.5 (negative ones included) take start + w * (end - start).
+  expect_same(dv(lerp(F({0.5}), F({kInf}), -1.0)), {-kInf});
+  expect_same(dv(lerp(F(std::vector<double>(37, 0.5)), F(std::vector<double>(37, kInf)),
+                      F(std::vector<double>(37, -1.0)))),
+              std::vector<double>(37, -kInf));
   Tensor s = F({0, 0});
   s.lerp_(F({2, 4}), 0.5);
   expect_same(dv(s), {1, 2});

@@ -86,6 +86,8 @@ TEST(Factory, ZerosOnesFull) {
   Tensor z = zeros({2}, TensorOptions(kFloat).requires_grad(true));
   EXPECT_TRUE(z.requires_grad());
   EXPECT_FALSE(zeros({2}).requires_grad());
+  // torch: "Only Tensors of floating point and complex dtype can require gradients".
+  expect_runtime_error([] { empty({2}, TensorOptions(kLong).requires_grad(true)); });
 }
 
 TEST(Factory, FullInfersDtypeFromValue) {

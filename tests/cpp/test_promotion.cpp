@@ -123,9 +123,8 @@ TEST_P(PromotionOracle, Matches) {
       got = std::string("exception: ") + e.what();
     }
     if (got != r.expected && ++failed <= 24) {
-      ADD_FAILURE() << describe_mode(mode) << " with a=" << r.a << " b=" << r.b << ": got "
-                    << got << ", torch says " << r.expected << " (promotion.txt line " << r.line
-                    << ")";
+      ADD_FAILURE() << describe_mode(mode) << " with a=" << r.a << " b=" << r.b << ": got " << got
+                    << ", torch says " << r.expected << " (promotion.txt line " << r.line << ")";
     }
   }
   EXPECT_GT(n, 0) << "no records for mode " << mode;

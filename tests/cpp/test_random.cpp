@@ -291,6 +291,9 @@ TEST(Random, ExponentialBernoulliRandint) {
   EXPECT_EQ(rm.max, 4.0);
   EXPECT_NEAR(rm.mean, 0.5, 0.01);
   EXPECT_EQ(randint(10, {4}, kInt).dtype(), kInt);
+  EXPECT_EQ(randint(0, 10, {4}, kShort).dtype(), kShort);  // libtorch's (low, high, size, opts)
+  EXPECT_LT(moments(randint(3, {100}, g)).max, 3.0);
+  EXPECT_EQ(randperm(4, kInt).dtype(), kInt);
   Moments big =
       moments(randint(0, int64_t(1) << 40, {100000}, g).to(kDouble) / double(int64_t(1) << 40));
   EXPECT_NEAR(big.mean, 0.5, 0.01);
@@ -477,7 +480,8 @@ TEST(Random, DtypeAndArgumentErrors) {
   expect_runtime_error([] { zeros({2}, kBool).random_(0, 3); });
   expect_runtime_error([] { zeros({2}, kComplexFloat).random_(0, 5); });
   expect_runtime_error([] { randint(5, 3, {2}); });
-  // Empty tensors are fine, even with bad-looking arguments that PyTorch still rejects first.
+  // Empty tensors draw nothing (arguments are still checked, as PyTorch).
+  expect_runtime_error([] { empty({0}).uniform_(1, 0); });
   EXPECT_EQ(rand({0}).numel(), 0);
   EXPECT_EQ(empty({0}).normal_().numel(), 0);
 }

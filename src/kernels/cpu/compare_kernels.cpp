@@ -16,16 +16,18 @@ inline constexpr bool is_cplx<complex<T>> = true;
 
 template <class C>
 inline bool truthy(C v) {
-  if constexpr (is_cplx<C>) return v.real() != 0 || v.imag() != 0;
-  else return v != C(0);
+  if constexpr (is_cplx<C>)
+    return v.real() != 0 || v.imag() != 0;
+  else
+    return v != C(0);
 }
 
 // ---- comparisons (bool output) ----
-#define EMBER_CMP_FUNCTOR(Name, expr)                      \
-  template <class C>                                       \
-  struct Name {                                            \
-    explicit Name(const OpParams&) {}                      \
-    bool operator()(C a, C b) const { return expr; }       \
+#define EMBER_CMP_FUNCTOR(Name, expr)                \
+  template <class C>                                 \
+  struct Name {                                      \
+    explicit Name(const OpParams&) {}                \
+    bool operator()(C a, C b) const { return expr; } \
   };
 EMBER_CMP_FUNCTOR(Eq, a == b)
 EMBER_CMP_FUNCTOR(Ne, a != b)
@@ -74,8 +76,10 @@ struct RightShift {
   C operator()(C a, C b) const {
     constexpr C kMax = C(sizeof(C) * 8 - (std::is_signed_v<C> ? 1 : 0));
     if (std::make_signed_t<C>(b) < 0 || b >= kMax) {
-      if constexpr (std::is_signed_v<C>) return C(a >> kMax);
-      else return 0;
+      if constexpr (std::is_signed_v<C>)
+        return C(a >> kMax);
+      else
+        return 0;
     }
     return C(a >> b);
   }
@@ -126,9 +130,12 @@ template <class C>
 struct Fmin {
   explicit Fmin(const OpParams&) {}
   C operator()(C a, C b) const {
-    if constexpr (std::is_same_v<C, bool>) return a && b;
-    else if constexpr (std::is_integral_v<C>) return b < a ? b : a;
-    else return std::fmin(a, b);
+    if constexpr (std::is_same_v<C, bool>)
+      return a && b;
+    else if constexpr (std::is_integral_v<C>)
+      return b < a ? b : a;
+    else
+      return std::fmin(a, b);
   }
   Vec<C> vec(Vec<C> a, Vec<C> b) const { return (b != b) ? a : (a < b ? a : b); }
 };
@@ -136,9 +143,12 @@ template <class C>
 struct Fmax {
   explicit Fmax(const OpParams&) {}
   C operator()(C a, C b) const {
-    if constexpr (std::is_same_v<C, bool>) return a || b;
-    else if constexpr (std::is_integral_v<C>) return a < b ? b : a;
-    else return std::fmax(a, b);
+    if constexpr (std::is_same_v<C, bool>)
+      return a || b;
+    else if constexpr (std::is_integral_v<C>)
+      return a < b ? b : a;
+    else
+      return std::fmax(a, b);
   }
   Vec<C> vec(Vec<C> a, Vec<C> b) const { return (b != b) ? a : (a > b ? a : b); }
 };
@@ -245,8 +255,8 @@ using IsCloseHalf = IsCloseT<C, Half>;
 template <class C>
 using IsCloseBF16 = IsCloseT<C, BFloat16>;
 
-using RealTypes = TypeList<bool, uint8_t, int8_t, int16_t, int32_t, int64_t, Half, BFloat16, float,
-                           double>;
+using RealTypes =
+    TypeList<bool, uint8_t, int8_t, int16_t, int32_t, int64_t, Half, BFloat16, float, double>;
 using ClampTypes = TypeList<uint8_t, int8_t, int16_t, int32_t, int64_t, BFloat16, float, double>;
 
 }  // namespace

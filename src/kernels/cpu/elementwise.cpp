@@ -16,6 +16,26 @@ ElementwisePlan make_plan(const Tensor& out, ArrayRef<const Tensor*> inputs) {
   const int64_t nd = out.dim();
   p.numel = out.numel();
 
+  // Fast path: contiguous operands of out's shape and one-element operands make one 1-D run.
+  if (out.is_contiguous()) {
+    bool flat = true;
+    for (size_t k = 0; k < inputs.size() && flat; ++k) {
+      const Tensor& t = *inputs[k];
+      flat = t.numel() == 1 || (t.is_contiguous() && t.sizes() == out.sizes());
+    }
+    if (flat) {
+      p.shape.assign(1, p.numel);
+      p.strides[0].assign(1, int64_t(out.itemsize()));
+      p.data[0] = static_cast<char*>(out.data_ptr());
+      for (int k = 1; k < nt; ++k) {
+        const Tensor& t = *inputs[k - 1];
+        p.strides[k].assign(1, t.numel() == 1 ? 0 : int64_t(t.itemsize()));
+        p.data[k] = static_cast<char*>(t.data_ptr());
+      }
+      return p;
+    }
+  }
+
   // Byte strides of every operand in out's dims (slowest first), broadcast inputs get 0.
   std::array<DimVector, ElementwisePlan::kMaxOperands> st;
   const Tensor* ops[ElementwisePlan::kMaxOperands] = {&out};
@@ -25,8 +45,8 @@ ElementwisePlan make_plan(const Tensor& out, ArrayRef<const Tensor*> inputs) {
     st[k].assign(size_t(nd), 0);
     int64_t isz = int64_t(t.itemsize());
     int64_t off = nd - t.dim();
-    for (int64_t d = 0; d < t.dim(); ++d)
-      st[k][off + d] = t.size(d) == 1 ? 0 : t.stride(d) * isz;
+    IntArrayRef ts = t.sizes(), tst = t.strides();
+    for (int64_t d = 0; d < t.dim(); ++d) st[k][off + d] = ts[d] == 1 ? 0 : tst[d] * isz;
     p.data[k] = static_cast<char*>(t.data_ptr());
   }
 
@@ -51,7 +71,7 @@ ElementwisePlan make_plan(const Tensor& out, ArrayRef<const Tensor*> inputs) {
   for (int k = 0; k < nt; ++k) p.strides[k].clear();
   for (int64_t i = 0; i < nd; ++i) {
     int64_t d = perm[i];
-    int64_t size = out.size(d);
+    int64_t size = out.sizes()[d];
     if (size == 1) continue;
     if (!p.shape.empty()) {
       // Merge with the previous (faster) dim when every operand steps through it evenly.

@@ -176,7 +176,8 @@ inline void elementwise_loop(char** data, const int64_t* s, int64_t n, const F& 
                                   float, Out>;
   bool dense = s[0] == int64_t(sizeof(Out));
   for (int k = 0; k < N; ++k) dense = dense && (s[1 + k] == int64_t(sizeof(T)) || s[1 + k] == 0);
-  if (!dense) {
+  // Short runs (per-op overhead matters most there) skip the block buffers.
+  if (!dense || n < 16) {
     strided_loop<Out, T, N>(data, s, n, f, std::make_index_sequence<N>{});
     return;
   }
