@@ -55,7 +55,7 @@ Tensor& sub_out(Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alp
 inline Tensor subtract(const Tensor& a, const Tensor& b, const Scalar& alpha = 1) {
   return sub(a, b, alpha);
 }
-/// True division, or rounded with rounding_mode "trunc" / "floor" (ValueError otherwise).
+/// True division, or rounded with rounding_mode "trunc" / "floor" (RuntimeError otherwise).
 Tensor div(const Tensor& a, const Tensor& b,
            std::optional<std::string_view> rounding_mode = std::nullopt);
 Tensor div(const Tensor& a, const Scalar& b,

@@ -100,7 +100,7 @@ OpId div_op(const std::optional<std::string_view>& mode, const char* name) {
   if (!mode) return OpId::true_divide;
   if (*mode == "trunc") return OpId::div_trunc;
   if (*mode == "floor") return OpId::div_floor;
-  EMBER_THROW(ValueError, "[", name,
+  EMBER_THROW(Error, "[", name,
               "] expected rounding_mode to be one of None, 'trunc', or 'floor' but found '", *mode,
               "'");
 }

@@ -246,6 +246,9 @@ Tensor elementwise(OpId op, std::initializer_list<Tensor> inputs_il, const OpPar
                 shape_str(shape));
     EMBER_CHECK(canCast(res, target.dtype()), "[", name, "] result type ", res,
                 " can't be cast to the desired output type ", target.dtype());
+    EMBER_CHECK(def.rule != DtypeRule::Double || target.dtype() == res, "[", name,
+                "] the base given to ", name, " has dtype ", target.dtype(),
+                " but the operation's result requires dtype ", res);
   } else if (mode == OutMode::Out) {
     EMBER_INTERNAL_ASSERT(out != nullptr);
     EMBER_CHECK(out->defined(), "[", name, "] out= tensor is undefined");
@@ -253,7 +256,8 @@ Tensor elementwise(OpId op, std::initializer_list<Tensor> inputs_il, const OpPar
                 " can't be cast to the desired output type ", out->dtype());
     // Unary ops that keep their dtype write only into an out= of exactly that dtype (PyTorch's
     // unary TensorIterator checks all operands have the same dtype).
-    bool strict = strict_out_dtype(op);
+    bool strict = strict_out_dtype(op) &&
+                  !(def.rule == DtypeRule::ComplexToReal && isComplexType(compute));
     EMBER_CHECK(!strict || out->dtype() == res, "[", name, "] Found dtype ", out->dtype(),
                 " but expected ", res, " for the out= tensor");
     if (out->sizes() != shape.ref()) {

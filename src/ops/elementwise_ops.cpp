@@ -33,11 +33,28 @@ EMBER_UNARY_OPS(EMBER_DEFINE_UNARY)
 EMBER_UNARY_PREDICATE_OPS(EMBER_DEFINE_PRED)
 #undef EMBER_DEFINE_PRED
 
+namespace {
+// Tensor-scalar forms: pow has scalar-exponent special cases; the rest wrap the scalar.
+Tensor binary_scalar(OpId op, const Tensor& a, const Scalar& b, OutMode mode = OutMode::Functional,
+                     Tensor* out = nullptr) {
+  if (op == OpId::pow) return pow_tensor_scalar(a, b, mode, out);
+  if (op == OpId::float_power) {
+    // float_power(x, s) is pow in float64/complex128, with pow's scalar special cases.
+    ScalarType dt = (a.is_complex() || b.isComplex()) ? kComplexDouble : kDouble;
+    const char* name = mode == OutMode::InPlace ? "float_power_" : "float_power";
+    Tensor t = mode == OutMode::Out ? *out : a;
+    EMBER_CHECK(mode == OutMode::Functional || t.dtype() == dt, "[", name, "] the ",
+                mode == OutMode::Out ? "output" : "base", " given to ", name, " has dtype ",
+                t.dtype(), " but the operation's result requires dtype ", dt);
+    return pow_tensor_scalar(mode == OutMode::InPlace ? a : a.to(dt), b, mode, out);
+  }
+  return elementwise(op, {a, wrap_scalar(b)}, {}, mode, out);
+}
+}  // namespace
+
 #define EMBER_DEFINE_BINARY(op)                                                               \
   Tensor op(const Tensor& a, const Tensor& b) { return elementwise(OpId::op, {a, b}); }       \
-  Tensor op(const Tensor& a, const Scalar& b) {                                               \
-    return elementwise(OpId::op, {a, wrap_scalar(b)});                                        \
-  }                                                                                           \
+  Tensor op(const Tensor& a, const Scalar& b) { return binary_scalar(OpId::op, a, b); }      \
   Tensor op(const Scalar& a, const Tensor& b) {                                               \
     return elementwise(OpId::op, {wrap_scalar(a), b});                                        \
   }                                                                                           \
@@ -46,7 +63,7 @@ EMBER_UNARY_PREDICATE_OPS(EMBER_DEFINE_PRED)
     return out;                                                                               \
   }                                                                                           \
   Tensor& op##_out(Tensor& out, const Tensor& a, const Scalar& b) {                           \
-    elementwise(OpId::op, {a, wrap_scalar(b)}, {}, OutMode::Out, &out);                       \
+    binary_scalar(OpId::op, a, b, OutMode::Out, &out);                                        \
     return out;                                                                               \
   }                                                                                           \
   Tensor Tensor::op(const Tensor& other) const { return ember::op(*this, other); }            \
@@ -56,7 +73,7 @@ EMBER_UNARY_PREDICATE_OPS(EMBER_DEFINE_PRED)
     return *this;                                                                             \
   }                                                                                           \
   Tensor& Tensor::op##_(const Scalar& other) {                                                \
-    elementwise(OpId::op, {*this, wrap_scalar(other)}, {}, OutMode::InPlace);                 \
+    binary_scalar(OpId::op, *this, other, OutMode::InPlace);                                  \
     return *this;                                                                             \
   }
 EMBER_BINARY_OPS(EMBER_DEFINE_BINARY)
@@ -68,6 +85,9 @@ namespace {
 OpParams alpha_params(const Tensor& a, const Tensor& b, const Scalar& alpha, const char* op) {
   OpParams p;
   p.s[0] = alpha;
+  EMBER_CHECK(!(std::string_view(op).starts_with("sub") && (a.dtype() == kBool || b.dtype() == kBool)), "[", op,
+              "] Subtraction, the `-` operator, with a bool tensor is not supported. If you are "
+              "trying to invert a mask, use the `~` or `logical_not()` operator instead.");
   if (alpha.isIntegral(false)) return p;  // an integer alpha suits every dtype
   ScalarType rt = result_type({a, b});
   EMBER_CHECK(!(alpha.isBoolean() && rt != kBool), "[", op,

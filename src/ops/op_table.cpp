@@ -13,7 +13,7 @@ const OpDef kOps[] = {
     EMBER_ROW(neg, 1, R::Keep) EMBER_ROW(abs, 1, R::ComplexToReal) EMBER_ROW(sign, 1, R::Keep)
     EMBER_ROW(sgn, 1, R::Keep) EMBER_ROW(reciprocal, 1, R::IntToFloat)
     EMBER_ROW(sqrt, 1, R::IntToFloat) EMBER_ROW(rsqrt, 1, R::IntToFloat)
-    EMBER_ROW(square, 1, R::Keep) EMBER_ROW(exp, 1, R::IntToFloat)
+    EMBER_ROW(square, 1, R::BoolToLong) EMBER_ROW(exp, 1, R::IntToFloat)
     EMBER_ROW(exp2, 1, R::IntToFloat) EMBER_ROW(expm1, 1, R::IntToFloat)
     EMBER_ROW(log, 1, R::IntToFloat) EMBER_ROW(log2, 1, R::IntToFloat)
     EMBER_ROW(log10, 1, R::IntToFloat) EMBER_ROW(log1p, 1, R::IntToFloat)
@@ -107,7 +107,8 @@ bool strict_out_dtype(OpId op) {
     case OpId::isposinf:
     case OpId::isneginf:
     case OpId::signbit:
-    case OpId::round_decimals: return true;
+    case OpId::round_decimals:
+    case OpId::float_power: return true;
     default: return false;
   }
 }
@@ -117,6 +118,7 @@ ScalarType compute_dtype(OpId op, ScalarType promoted) {
     case R::IntToFloat:
       return isIntegralType(promoted, true) ? get_default_dtype() : promoted;
     case R::Double: return isComplexType(promoted) ? kComplexDouble : kDouble;
+    case R::BoolToLong: return promoted == kBool ? kLong : promoted;
     case R::Keep:
     case R::Predicate:
     case R::ComplexToReal: return promoted;
@@ -130,7 +132,8 @@ ScalarType result_dtype(OpId op, ScalarType compute) {
     case R::ComplexToReal: return toRealValueType(compute);
     case R::Keep:
     case R::IntToFloat:
-    case R::Double: return compute;
+    case R::Double:
+    case R::BoolToLong: return compute;
   }
   return compute;
 }

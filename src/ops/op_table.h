@@ -38,6 +38,7 @@ enum class DtypeRule : uint8_t {
   Predicate,      ///< compute in the promoted dtype, result bool
   ComplexToReal,  ///< result is the real value type (abs of complex)
   Double,         ///< compute in float64 / complex128 (float_power)
+  BoolToLong,     ///< as Keep, but bool computes in int64 (ops defined as pow(x, 2): square)
 };
 
 struct OpDef {

@@ -14,11 +14,11 @@
 
 #include <gtest/gtest.h>
 
-#include <algorithm>
 #include <cstdlib>
 #include <iostream>
 #include <map>
-#include <set>
+#include <optional>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -388,7 +388,13 @@ bool writes_first_arg(const std::string& variant) {
 
 /// Runs one case; returns "" on success, else "<category>: <details>". FixtureError escapes.
 std::string run_case(const CaseRec& c, OpFn fn) {
-  Args a(c);
+  std::optional<Args> made;
+  try {
+    made.emplace(c);  // ember::empty + memcpy, then t() / slice() / expand()
+  } catch (const ember::Error& e) {
+    return std::string("building the inputs failed: ") + e.what();
+  }
+  Args& a = *made;
   std::vector<std::vector<uint8_t>> inputs_before;
   for (size_t i = 0; i < a.size(); ++i) {
     inputs_before.push_back(a.isT(i) ? ember::oracle::gather_bytes(a.base(i))
@@ -467,6 +473,8 @@ TEST_P(OracleOps, Matches) {
       err = run_case(c, fn);
     } catch (const FixtureError& e) {
       err = std::string("harness: ") + e.what();
+    } catch (const std::exception& e) {
+      err = std::string("exception while checking the result: ") + e.what();
     }
     if (err.empty()) continue;
     ++failed;

@@ -441,9 +441,10 @@ TEST(UnaryHalf, BFloat16ComputesInFloatAndRounds) {
   expect_same(dv(sigmoid(y)), {0.73046875, 0.26953125, 0.62109375});
   expect_same(dv(silu(y)), {0.73046875, -0.26953125, 0.310546875});
   expect_same(dv(gelu(y)), {0.83984375, -0.158203125, 0.345703125});
-  // PyTorch 1.13 rounds to bfloat16 between steps and gets 0.84375 for tanh-gelu(1); one
-  // rounding of the float result gives the nearer 0.83984375 (gelu_tanh(1) = 0.841192).
-  expect_same(dv(gelu(y, "tanh")), {0.83984375, -0.158203125, 0.345703125});
+  // PyTorch 1.13 rounds to bfloat16 between steps and gets {0.84375, -0.158203125, ...}; one
+  // rounding of the float result gives the nearest bfloat16 values of gelu_tanh(1) = 0.841192
+  // and gelu_tanh(-1) = -0.158808.
+  expect_same(dv(gelu(y, "tanh")), {0.83984375, -0.1591796875, 0.345703125});
   expect_same(dv(nan_to_num(F({kNaN, kInf, -kInf}, kBFloat16))),
               {0, 3.3895313892515355e+38, -3.3895313892515355e+38});
   EXPECT_THROW(mish(y), Error);  // no bfloat16 mish kernel in PyTorch 1.13
@@ -644,18 +645,19 @@ TEST(UnaryActivation, ValuesOnSpecialInputs) {
 
 TEST(UnaryActivation, GeluBothForms) {
   Tensor x = F(kAct);
-  // Reference values in float64 from PyTorch (its float32 erf form loses the tail: gelu(-7)
-  // is -8.96e-12, not 0).
-  const std::vector<double> erf_form = {kNaN, kInf, kNaN, 0, -0.0, 0.841344746068543,
-                                        -0.15865525393145702, 0.34573123063700656,
+  // Reference values in float64 from 0.5 x erfc(-x / sqrt(2)) and x sigmoid(2y): PyTorch's
+  // own formulas cancel for x < 0 (its float64 gelu(-7) is -8.958667e-12, its float32 0; the
+  // answer is -8.958688e-12).
+  const std::vector<double> erf_form = {kNaN, kInf, kNaN, 0, -0.0, 0.8413447460685429,
+                                        -0.15865525393145707, 0.34573123063700656,
                                         -0.15426876936299344, 2.4844758366855597,
-                                        -0.015524163314440398, 6.999999999991041,
-                                        -8.958667141456544e-12, 25};
+                                        -0.015524163314440348, 6.999999999991041,
+                                        -8.958687807200846e-12, 25};
   const std::vector<double> tanh_form = {kNaN, kInf, kNaN, 0, -0.0, 0.8411919906082768,
-                                         -0.1588080093917233, 0.34571400982514394,
-                                         -0.15428599017485606, 2.484915733910001,
-                                         -0.015084266089998577, 6.999999999999997,
-                                         -2.3314683517128287e-15, 25};
+                                         -0.15880800939172326, 0.34571400982514394,
+                                         -0.15428599017485609, 2.484915733910001,
+                                         -0.01508426608999857, 6.999999999999998,
+                                         -2.315442262072538e-15, 25};
   for (bool s : {false, true}) {
     Tensor in = s ? strided(x) : x;
     expect_close(dv(gelu(in)), erf_form, 1e-6, 1e-30, "gelu float");
@@ -663,7 +665,8 @@ TEST(UnaryActivation, GeluBothForms) {
     // gelu_tanh(-7) = -2.3e-15 is ill-conditioned in float (exp(35.7) of a rounded argument).
     expect_close(dv(gelu(in, "tanh")), tanh_form, 1e-6, 1e-12, "gelu tanh float");
     Tensor d = s ? strided(F(kAct, kDouble)) : F(kAct, kDouble);
-    expect_close(dv(gelu(d)), erf_form, 1e-14, 1e-300, "gelu double");
+    // (The float64 erf form uses PyTorch's formula, which cancels in the tail: absolute error.)
+    expect_close(dv(gelu(d)), erf_form, 1e-14, 1e-16, "gelu double");
     expect_close(dv(gelu(d, "tanh")), tanh_form, 1e-14, 1e-300, "gelu tanh double");
   }
   // The float erf form is relatively accurate (a few ULP) over the whole normal range, the
@@ -782,9 +785,12 @@ TEST(UnaryRound, HalfToEvenAndDecimals) {
   Tensor y = F({2.7});
   y.round_();
   expect_same(dv(y), {3});
-  Tensor out = empty_tensor({0}, kDouble);
+  Tensor out = empty_tensor({0}, kFloat);
   round_out(out, F({1.25, 1.35}), 1);
-  expect_same(dv(out), {1.2000000476837158, 1.399999976158142});  // computed in float
+  expect_same(dv(out), {1.2000000476837158, 1.399999976158142});
+  Tensor od = empty_tensor({2}, kDouble);
+  EXPECT_THROW(round_out(od, F({1.25, 1.35}), 1), Error);  // round's out= dtype must match
+  EXPECT_THROW(round_out(od, F({1.25, 1.35})), Error);
   expect_same(dv(F({12.5}).round(-1)), {10});
 }
 

@@ -177,6 +177,21 @@ struct RoundDecimals {
   }
 };
 
+// PyTorch 1.13 rounds bfloat16 with decimals in bfloat16 arithmetic: x * 10^d is rounded to
+// bfloat16 before rint (2.671875 * 100 -> 268, so round(2.675, 2) is 2.6875 there). Matching
+// that needs the intermediate rounding, hence a separate scalar functor for bfloat16.
+template <class C>
+struct RoundDecimalsBf16 {
+  RoundDecimals<C> r;
+  explicit RoundDecimalsBf16(const OpParams& p) : r(p) { r.scale = bf16(r.scale); }
+  static C bf16(C v) { return C(BFloat16(v)); }
+  C operator()(C x) const {
+    if (r.mode == 0) return std::nearbyint(x);
+    if (r.mode > 0) return std::nearbyint(bf16(x * r.scale)) / r.scale;
+    return std::nearbyint(bf16(x / r.scale)) * r.scale;
+  }
+};
+
 // logit (params: eps, negative for none): log(x / (1 - x)) after clamping to [eps, 1 - eps].
 template <class C>
 struct Logit {
@@ -327,7 +342,8 @@ void register_activation_kernels(KernelTable& t) {
   reg<Tanhshrink, 1>(t, O::tanhshrink, BF16Float{}, ComplexTypes{});
   reg<Logsigmoid, 1>(t, O::logsigmoid, BF16Float{});
 
-  reg<RoundDecimals, 1>(t, O::round_decimals, IntTypes{}, BF16Float{});
+  reg<RoundDecimals, 1>(t, O::round_decimals, IntTypes{}, FloatOnly{});
+  reg<RoundDecimalsBf16, 1>(t, O::round_decimals, TypeList<BFloat16>{});
   reg<Logit, 1>(t, O::logit, BF16Float{});
   reg<NanToNum, 1>(t, O::nan_to_num, BoolType{}, IntTypes{}, FloatTypes{});
   reg<LeakyRelu, 1>(t, O::leaky_relu, BF16Float{});

@@ -112,22 +112,77 @@ EMBER_STD_UNARY(Exp2, exp2, vexp2)
 EMBER_STD_UNARY(Expm1, expm1, vexpm1)
 EMBER_STD_UNARY(Log, log, vlog)
 EMBER_STD_UNARY(Log10, log10, vlog10)
-EMBER_STD_UNARY(Log1p, log1p, vlog1p)
 EMBER_STD_UNARY(Sin, sin, vsin)
 EMBER_STD_UNARY(Cos, cos, vcos)
 EMBER_STD_UNARY(Tan, tan, vtan)
 EMBER_STD_UNARY(Asin, asin, vasin)
 EMBER_STD_UNARY(Acos, acos, vacos)
 EMBER_STD_UNARY(Atan, atan, vatan)
-EMBER_STD_UNARY(Sinh, sinh, vsinh)
-EMBER_STD_UNARY(Cosh, cosh, vcosh)
 EMBER_STD_UNARY(Tanh, tanh, vtanh)
-EMBER_STD_UNARY(Asinh, asinh, vasinh)
-EMBER_STD_UNARY(Acosh, acosh, vacosh)
 EMBER_STD_UNARY(Atanh, atanh, vatanh)
 EMBER_STD_UNARY(Erf, erf, verf)
 EMBER_STD_UNARY(Erfc, erfc, verfc)
 #undef EMBER_STD_UNARY
+
+// SLEEF overflows inside log1p, asinh and acosh for huge arguments (float asinh(2e19) is inf)
+// and inside sinh/cosh just below the overflow threshold (float sinh(89) is inf, the answer
+// 2.2e38). Those lanes take the closed forms: log1p(x) = log(x), asinh(x) = log(2x),
+// sinh(x) = e * (e / 2) with e = exp(x / 2).
+template <class C>
+constexpr C kHugeArg = std::is_same_v<C, float> ? 1e18f : 1e150;  // far above 1 / sqrt(eps)
+template <class C>
+constexpr C kExpMax = std::is_same_v<C, float> ? 88 : 709;  // exp(x) is finite up to here
+template <class C>
+constexpr C kLn2 = C(0.69314718055994530942);
+
+template <class C>
+struct Log1p {
+  explicit Log1p(const OpParams&) {}
+  C operator()(C x) const { return std::log1p(x); }
+  Vec<C> vec(Vec<C> x) const { return vselect(x > kHugeArg<C>, vlog(x), vlog1p(x)); }
+};
+
+template <class C>
+struct Asinh {
+  explicit Asinh(const OpParams&) {}
+  C operator()(C x) const { return std::asinh(x); }
+  Vec<C> vec(Vec<C> x) const {
+    Vec<C> a = math::vabs(x);
+    Vec<C> big = vlog(a) + kLn2<C>;
+    return vselect(a > kHugeArg<C>, vselect(x < C(0), -big, big), vasinh(x));
+  }
+};
+
+template <class C>
+struct Acosh {
+  explicit Acosh(const OpParams&) {}
+  C operator()(C x) const { return std::acosh(x); }
+  Vec<C> vec(Vec<C> x) const {
+    return vselect(x > kHugeArg<C>, vlog(x) + kLn2<C>, vacosh(x));
+  }
+};
+
+template <class C>
+struct Sinh {
+  explicit Sinh(const OpParams&) {}
+  C operator()(C x) const { return std::sinh(x); }
+  Vec<C> vec(Vec<C> x) const {
+    Vec<C> a = math::vabs(x);
+    Vec<C> e = vexp(a * C(0.5));
+    Vec<C> big = e * (e * C(0.5));
+    return vselect(a > kExpMax<C>, vselect(x < C(0), -big, big), vsinh(x));
+  }
+};
+
+template <class C>
+struct Cosh {
+  explicit Cosh(const OpParams&) {}
+  C operator()(C x) const { return std::cosh(x); }
+  Vec<C> vec(Vec<C> x) const {
+    Vec<C> e = vexp(math::vabs(x) * C(0.5));
+    return vselect(math::vabs(x) > kExpMax<C>, e * (e * C(0.5)), vcosh(x));
+  }
+};
 
 template <class C>
 struct Log2 {
