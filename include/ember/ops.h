@@ -110,7 +110,7 @@ Tensor& elu_(Tensor& x, const Scalar& alpha = 1, const Scalar& scale = 1,
              const Scalar& input_scale = 1);
 Tensor celu(const Tensor& x, const Scalar& alpha = 1);
 Tensor& celu_(Tensor& x, const Scalar& alpha = 1);
-/// approximate: "none" (erf form) or "tanh"; ValueError otherwise.
+/// approximate: "none" (erf form) or "tanh"; RuntimeError otherwise (as PyTorch).
 Tensor gelu(const Tensor& x, std::string_view approximate = "none");
 Tensor& gelu_(Tensor& x, std::string_view approximate = "none");
 Tensor softplus(const Tensor& x, const Scalar& beta = 1, const Scalar& threshold = 20);

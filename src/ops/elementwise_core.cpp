@@ -232,6 +232,8 @@ Tensor elementwise(OpId op, std::initializer_list<Tensor> inputs_il, const OpPar
 
   const ScalarType promoted = result_type(ins);
   const ScalarType compute = compute_dtype(op, promoted);
+  EMBER_CHECK(compute != ScalarType::Undefined, "[", name, "] not implemented for dtype ",
+              promoted);
   const ScalarType res = result_dtype(op, compute);
   EMBER_CHECK(compute != kComplexHalf, "[", name,
                 "] complex32 (ComplexHalf) computation is not supported yet; convert the inputs "

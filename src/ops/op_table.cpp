@@ -29,9 +29,9 @@ const OpDef kOps[] = {
     EMBER_ROW(frac, 1, R::Keep) EMBER_ROW(bitwise_not, 1, R::Keep)
     EMBER_ROW(logical_not, 1, R::Predicate) EMBER_ROW(relu, 1, R::Keep)
     EMBER_ROW(relu6, 1, R::Keep) EMBER_ROW(selu, 1, R::Keep) EMBER_ROW(silu, 1, R::Keep)
-    EMBER_ROW(mish, 1, R::Keep) EMBER_ROW(softsign, 1, R::IntToFloat)
+    EMBER_ROW(mish, 1, R::Keep) EMBER_ROW(softsign, 1, R::IntToFloatNoBool)
     EMBER_ROW(hardsigmoid, 1, R::Keep) EMBER_ROW(hardswish, 1, R::Keep)
-    EMBER_ROW(tanhshrink, 1, R::IntToFloat) EMBER_ROW(logsigmoid, 1, R::Keep)
+    EMBER_ROW(tanhshrink, 1, R::IntToFloatNoBool) EMBER_ROW(logsigmoid, 1, R::Keep)
     // predicates: EMBER_UNARY_PREDICATE_OPS
     EMBER_ROW(isnan, 1, R::Predicate) EMBER_ROW(isinf, 1, R::Predicate)
     EMBER_ROW(isfinite, 1, R::Predicate) EMBER_ROW(isposinf, 1, R::Predicate)
@@ -108,7 +108,8 @@ bool strict_out_dtype(OpId op) {
     case OpId::isneginf:
     case OpId::signbit:
     case OpId::round_decimals:
-    case OpId::float_power: return true;
+    case OpId::float_power:
+    case OpId::logsigmoid: return true;
     default: return false;
   }
 }
@@ -117,6 +118,9 @@ ScalarType compute_dtype(OpId op, ScalarType promoted) {
   switch (op_def(op).rule) {
     case R::IntToFloat:
       return isIntegralType(promoted, true) ? get_default_dtype() : promoted;
+    case R::IntToFloatNoBool:
+      if (promoted == kBool) return ScalarType::Undefined;  // the op layer reports it
+      return isIntegralType(promoted, false) ? get_default_dtype() : promoted;
     case R::Double: return isComplexType(promoted) ? kComplexDouble : kDouble;
     case R::BoolToLong: return promoted == kBool ? kLong : promoted;
     case R::Keep:
@@ -132,6 +136,7 @@ ScalarType result_dtype(OpId op, ScalarType compute) {
     case R::ComplexToReal: return toRealValueType(compute);
     case R::Keep:
     case R::IntToFloat:
+    case R::IntToFloatNoBool:
     case R::Double:
     case R::BoolToLong: return compute;
   }

@@ -39,6 +39,7 @@ enum class DtypeRule : uint8_t {
   ComplexToReal,  ///< result is the real value type (abs of complex)
   Double,         ///< compute in float64 / complex128 (float_power)
   BoolToLong,     ///< as Keep, but bool computes in int64 (ops defined as pow(x, 2): square)
+  IntToFloatNoBool,  ///< as IntToFloat, but bool inputs are not supported (softsign, ...)
 };
 
 struct OpDef {

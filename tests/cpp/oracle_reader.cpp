@@ -285,160 +285,209 @@ std::string CaseRec::describe() const {
   return s + ")";
 }
 
-const std::map<std::string, std::vector<CaseRec>>& elementwise_cases() {
-  static const std::map<std::string, std::vector<CaseRec>> cases = [] {
+namespace {
+
+/// The cases of one op's fixture file.
+std::vector<CaseRec> parse_cases(const std::string& path, const std::string& op) {
+  std::ifstream in(path);
+  if (!in) {
+    throw FixtureError("cannot open " + path + " (built by tests/oracle/gen_elementwise.py)");
+  }
+  std::vector<CaseRec> out;
+  std::string line;
+  int lineno = 0;
+  CaseRec* cur = nullptr;
+  bool versioned = false;
+  auto fail = [&](const std::string& why) {
+    throw FixtureError(path + ":" + std::to_string(lineno) + ": " + why);
+  };
+  while (std::getline(in, line)) {
+    ++lineno;
+    if (line.empty()) continue;
+    std::string_view l(line);
+    char tag = l[0];
+    std::vector<std::string_view> f = split(l, ' ');
+    auto need = [&](size_t n) {
+      if (f.size() < n) fail("too few fields");
+    };
+    try {
+      if (tag == 'V') {
+        need(2);
+        if (f[1] != "1") fail("unsupported fixture version");
+        versioned = true;
+        continue;
+      }
+      if (tag == 'C') {
+        need(4);
+        if (cur) fail("case not closed");
+        if (f[1] != op) fail("a case of another op");
+        out.emplace_back();
+        cur = &out.back();
+        cur->op = f[1];
+        cur->variant = f[2];
+        cur->label = f[3];
+        cur->line = lineno;
+        continue;
+      }
+      if (!cur) fail("record outside a case");
+      switch (tag) {
+        case 'T': {
+          need(5);
+          ArgRec a;
+          a.kind = 'T';
+          a.t.dtype = dtype_from_name(f[1]);
+          a.t.base = parse_sizes(f[2]);
+          a.t.views = f[3];
+          a.t.hex = f[4];
+          cur->args.push_back(std::move(a));
+          break;
+        }
+        case 'S': {
+          need(3);
+          ArgRec a;
+          a.kind = 'S';
+          if (f[1] == "b") {
+            a.s = Scalar(parse_int(f[2]) != 0);
+          } else if (f[1] == "i") {
+            a.s = Scalar(parse_int(f[2]));
+          } else if (f[1] == "f") {
+            a.s = Scalar(parse_double(f[2]));
+          } else if (f[1] == "c") {
+            need(4);
+            a.s = Scalar(complex<double>(parse_double(f[2]), parse_double(f[3])));
+          } else {
+            fail("bad scalar kind");
+          }
+          cur->args.push_back(std::move(a));
+          break;
+        }
+        case 'N':
+          cur->args.push_back(ArgRec{});
+          break;
+        case 'D': {
+          need(2);
+          ArgRec a;
+          a.kind = 'D';
+          a.d = parse_double(f[1]);
+          cur->args.push_back(std::move(a));
+          break;
+        }
+        case 'I': {
+          need(2);
+          ArgRec a;
+          a.kind = 'I';
+          a.i = parse_int(f[1]);
+          cur->args.push_back(std::move(a));
+          break;
+        }
+        case 'B': {
+          need(2);
+          ArgRec a;
+          a.kind = 'B';
+          a.b = parse_int(f[1]) != 0;
+          cur->args.push_back(std::move(a));
+          break;
+        }
+        case 'Z': {
+          need(2);
+          ArgRec a;
+          a.kind = 'Z';
+          a.str = f[1];
+          cur->args.push_back(std::move(a));
+          break;
+        }
+        case 'R':
+        case 'W': {
+          need(4);
+          ResultRec r;
+          r.dtype = dtype_from_name(f[1]);
+          r.sizes = parse_sizes(f[2]);
+          r.hex = f[3];
+          if (hex_decode(r.hex).size() != size_t(numel_of(r.sizes)) * elementSize(r.dtype)) {
+            fail("result bytes do not match dtype and sizes");
+          }
+          (tag == 'R' ? cur->result : cur->base_after) = std::move(r);
+          break;
+        }
+        case 'X': {
+          need(2);
+          cur->exc = f[1];
+          size_t p = l.find(' ', 2);
+          cur->exc_msg = p == std::string_view::npos ? "" : std::string(l.substr(p + 1));
+          break;
+        }
+        case 'K': {
+          need(4);
+          cur->rtol = parse_double(f[1]);
+          cur->atol = parse_double(f[2]);
+          cur->signed_zero = f[3].find('z') != std::string_view::npos;
+          break;
+        }
+        case 'E':
+          if (cur->exc.empty() == !cur->result.has_value()) fail("case needs exactly one of R, X");
+          cur = nullptr;
+          break;
+        default:
+          fail(std::string("unknown record '") + tag + "'");
+      }
+    } catch (const FixtureError& e) {
+      if (std::string(e.what()).find(path) == 0) throw;
+      fail(e.what());
+    }
+  }
+  if (cur) fail("unterminated case at end of file");
+  if (!versioned) throw FixtureError(path + ": no version record");
+  return out;
+}
+
+}  // namespace
+
+const std::map<std::string, int>& elementwise_index() {
+  static const std::map<std::string, int> index = [] {
     std::string path = oracle_dir() + "/elementwise.txt";
     std::ifstream in(path);
-    if (!in)
+    if (!in) {
       throw FixtureError("cannot open " + path + " (built by tests/oracle/gen_elementwise.py)");
-    std::map<std::string, std::vector<CaseRec>> out;
+    }
+    std::map<std::string, int> out;
     std::string line;
-    int lineno = 0;
-    CaseRec* cur = nullptr;
     bool versioned = false;
-    auto fail = [&](const std::string& why) {
-      throw FixtureError(path + ":" + std::to_string(lineno) + ": " + why);
-    };
     while (std::getline(in, line)) {
-      ++lineno;
-      if (line.empty()) continue;
-      std::string_view l(line);
-      char tag = l[0];
-      std::vector<std::string_view> f = split(l, ' ');
-      auto need = [&](size_t n) {
-        if (f.size() < n) fail("too few fields");
-      };
-      try {
-        if (tag == 'V') {
-          need(2);
-          if (f[1] != "1") fail("unsupported fixture version");
-          versioned = true;
-          continue;
-        }
-        if (tag == 'C') {
-          need(4);
-          if (cur) fail("case not closed");
-          auto& v = out[std::string(f[1])];
-          v.emplace_back();
-          cur = &v.back();
-          cur->op = f[1];
-          cur->variant = f[2];
-          cur->label = f[3];
-          cur->line = lineno;
-          continue;
-        }
-        if (!cur) fail("record outside a case");
-        switch (tag) {
-          case 'T': {
-            need(5);
-            ArgRec a;
-            a.kind = 'T';
-            a.t.dtype = dtype_from_name(f[1]);
-            a.t.base = parse_sizes(f[2]);
-            a.t.views = f[3];
-            a.t.hex = f[4];
-            cur->args.push_back(std::move(a));
-            break;
-          }
-          case 'S': {
-            need(3);
-            ArgRec a;
-            a.kind = 'S';
-            if (f[1] == "b") {
-              a.s = Scalar(parse_int(f[2]) != 0);
-            } else if (f[1] == "i") {
-              a.s = Scalar(parse_int(f[2]));
-            } else if (f[1] == "f") {
-              a.s = Scalar(parse_double(f[2]));
-            } else if (f[1] == "c") {
-              need(4);
-              a.s = Scalar(complex<double>(parse_double(f[2]), parse_double(f[3])));
-            } else {
-              fail("bad scalar kind");
-            }
-            cur->args.push_back(std::move(a));
-            break;
-          }
-          case 'N':
-            cur->args.push_back(ArgRec{});
-            break;
-          case 'D': {
-            need(2);
-            ArgRec a;
-            a.kind = 'D';
-            a.d = parse_double(f[1]);
-            cur->args.push_back(std::move(a));
-            break;
-          }
-          case 'I': {
-            need(2);
-            ArgRec a;
-            a.kind = 'I';
-            a.i = parse_int(f[1]);
-            cur->args.push_back(std::move(a));
-            break;
-          }
-          case 'B': {
-            need(2);
-            ArgRec a;
-            a.kind = 'B';
-            a.b = parse_int(f[1]) != 0;
-            cur->args.push_back(std::move(a));
-            break;
-          }
-          case 'Z': {
-            need(2);
-            ArgRec a;
-            a.kind = 'Z';
-            a.str = f[1];
-            cur->args.push_back(std::move(a));
-            break;
-          }
-          case 'R':
-          case 'W': {
-            need(4);
-            ResultRec r;
-            r.dtype = dtype_from_name(f[1]);
-            r.sizes = parse_sizes(f[2]);
-            r.hex = f[3];
-            if (hex_decode(r.hex).size() != size_t(numel_of(r.sizes)) * elementSize(r.dtype)) {
-              fail("result bytes do not match dtype and sizes");
-            }
-            (tag == 'R' ? cur->result : cur->base_after) = std::move(r);
-            break;
-          }
-          case 'X': {
-            need(2);
-            cur->exc = f[1];
-            size_t p = l.find(' ', 2);
-            cur->exc_msg = p == std::string_view::npos ? "" : std::string(l.substr(p + 1));
-            break;
-          }
-          case 'K': {
-            need(4);
-            cur->rtol = parse_double(f[1]);
-            cur->atol = parse_double(f[2]);
-            cur->signed_zero = f[3].find('z') != std::string_view::npos;
-            break;
-          }
-          case 'E':
-            if (cur->exc.empty() == !cur->result.has_value())
-              fail("case needs exactly one of R, X");
-            cur = nullptr;
-            break;
-          default:
-            fail(std::string("unknown record '") + tag + "'");
-        }
-      } catch (const FixtureError& e) {
-        if (std::string(e.what()).find(path) == 0) throw;
-        fail(e.what());
+      std::istringstream ls(line);
+      std::string tag, name;
+      int n = -1;
+      ls >> tag;
+      if (tag == "V") {
+        ls >> n;
+        if (n != 1) throw FixtureError(path + ": unsupported fixture version");
+        versioned = true;
+      } else if (tag == "O") {
+        ls >> name >> n;
+        if (name.empty() || n < 0) throw FixtureError(path + ": bad index line '" + line + "'");
+        out[name] = n;
+      } else if (!tag.empty()) {
+        throw FixtureError(path + ": bad index line '" + line + "'");
       }
     }
-    if (cur) fail("unterminated case at end of file");
     if (!versioned) throw FixtureError(path + ": no version record");
     return out;
   }();
-  return cases;
+  return index;
+}
+
+const std::vector<CaseRec>& elementwise_cases(const std::string& op) {
+  static std::map<std::string, std::vector<CaseRec>> cache;
+  auto it = cache.find(op);
+  if (it != cache.end()) return it->second;
+  const auto& index = elementwise_index();
+  auto entry = index.find(op);
+  if (entry == index.end()) throw FixtureError("the oracle index lists no op '" + op + "'");
+  std::vector<CaseRec> cases = parse_cases(oracle_dir() + "/elementwise/" + op + ".txt", op);
+  if (int(cases.size()) != entry->second) {
+    throw FixtureError("elementwise/" + op + ".txt has " + std::to_string(cases.size()) +
+                       " cases, the index says " + std::to_string(entry->second));
+  }
+  return cache.emplace(op, std::move(cases)).first->second;
 }
 
 Tensor materialize(const TensorRec& rec, Tensor* base_out) {

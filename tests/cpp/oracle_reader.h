@@ -75,9 +75,11 @@ struct CaseRec {
   std::string describe() const;
 };
 
-/// All cases of the elementwise fixture, by op name, in file order. FixtureError when the file
-/// is missing or malformed. Parsed once; later calls return the same object.
-const std::map<std::string, std::vector<CaseRec>>& elementwise_cases();
+/// The elementwise fixture's index: op name -> number of cases (<dir>/elementwise.txt).
+const std::map<std::string, int>& elementwise_index();
+/// The cases of one op (<dir>/elementwise/<op>.txt), in file order; FixtureError when the file is
+/// missing, malformed or disagrees with the index. Parsed once per op.
+const std::vector<CaseRec>& elementwise_cases(const std::string& op);
 
 /// A fresh ember tensor for `rec`: `base` gets the contiguous base (empty + memcpy), the
 /// returned tensor is the view the recipe makes of it.

@@ -104,16 +104,19 @@ void check_both(const Fn& f, const Tensor& x, const std::vector<double>& want, S
     Tensor r = f(s ? strided(x) : x);
     std::string w = what + (s ? " (strided)" : " (contiguous)");
     EXPECT_EQ(r.dtype(), dt) << w;
-    if (rtol == 0) expect_same(dv(r), want, w);
-    else expect_close(dv(r), want, rtol, 1e-30, w);
+    if (rtol == 0)
+      expect_same(dv(r), want, w);
+    else
+      expect_close(dv(r), want, rtol, 1e-30, w);
   }
 }
 
 // Float32 inputs shared by the tables below (PyTorch printed the expected values).
-const std::vector<double> kSpecial = {kNaN, kInf, -kInf, 0, -0.0, kDen, -kDen, 1, -1, 0.5, -0.5,
-                                      2.5, -2.5, 100, -100, 3.3999999521443642e+38};
-const std::vector<double> kAct = {kNaN, kInf, -kInf, 0, -0.0, 1, -1, 0.5, -0.5, 2.5, -2.5, 7, -7,
-                                  25};
+const std::vector<double> kSpecial = {
+    kNaN, kInf, -kInf, 0,   -0.0, kDen, -kDen, 1,
+    -1,   0.5,  -0.5,  2.5, -2.5, 100,  -100,  3.3999999521443642e+38};
+const std::vector<double> kAct = {kNaN, kInf, -kInf, 0,    -0.0, 1,  -1,
+                                  0.5,  -0.5, 2.5,   -2.5, 7,    -7, 25};
 
 struct Case {
   const char* name;
@@ -129,34 +132,47 @@ TEST(UnaryFloat, ExactOpsOnSpecialValues) {
   const double r25 = 0.4000000059604645, r100 = 0.009999999776482582;
   const double big = 3.3999999521443642e+38;
   const std::vector<Case> cases = {
-      {"neg", [](const Tensor& x) { return neg(x); },
+      {"neg",
+       [](const Tensor& x) { return neg(x); },
        {kNaN, -kInf, kInf, -0.0, 0, -kDen, kDen, -1, 1, -0.5, 0.5, -2.5, 2.5, -100, 100, -big}},
-      {"abs", [](const Tensor& x) { return abs(x); },
+      {"abs",
+       [](const Tensor& x) { return abs(x); },
        {kNaN, kInf, kInf, 0, 0, kDen, kDen, 1, 1, 0.5, 0.5, 2.5, 2.5, 100, 100, big}},
-      {"sign", [](const Tensor& x) { return sign(x); },
+      {"sign",
+       [](const Tensor& x) { return sign(x); },
        {0, 1, -1, 0, 0, 1, -1, 1, -1, 1, -1, 1, -1, 1, -1, 1}},
-      {"sgn", [](const Tensor& x) { return sgn(x); },
+      {"sgn",
+       [](const Tensor& x) { return sgn(x); },
        {0, 1, -1, 0, 0, 1, -1, 1, -1, 1, -1, 1, -1, 1, -1, 1}},
-      {"reciprocal", [](const Tensor& x) { return reciprocal(x); },
+      {"reciprocal",
+       [](const Tensor& x) { return reciprocal(x); },
        {kNaN, 0, -0.0, kInf, -kInf, kInf, -kInf, 1, -1, 2, -2, r25, -r25, r100, -r100,
         2.9411769389805726e-39}},
-      {"sqrt", [](const Tensor& x) { return sqrt(x); },
+      {"sqrt",
+       [](const Tensor& x) { return sqrt(x); },
        {kNaN, kInf, kNaN, 0, -0.0, 3.743392066509216e-23, kNaN, 1, kNaN, 0.7071067690849304, kNaN,
         1.5811388492584229, kNaN, 10, kNaN, 1.8439089273756975e+19}},
-      {"rsqrt", [](const Tensor& x) { return rsqrt(x); },
-       {kNaN, 0, kNaN, kInf, -kInf, 2.671373844909537e+22, kNaN, 1, kNaN, 1.4142135381698608,
-        kNaN, 0.6324555277824402, kNaN, 0.10000000149011612, kNaN, 5.423261052187608e-20}},
-      {"square", [](const Tensor& x) { return square(x); },
+      {"rsqrt",
+       [](const Tensor& x) { return rsqrt(x); },
+       {kNaN, 0, kNaN, kInf, -kInf, 2.671373844909537e+22, kNaN, 1, kNaN, 1.4142135381698608, kNaN,
+        0.6324555277824402, kNaN, 0.10000000149011612, kNaN, 5.423261052187608e-20}},
+      {"square",
+       [](const Tensor& x) { return square(x); },
        {kNaN, kInf, kInf, 0, 0, 0, 0, 1, 1, 0.25, 0.25, 6.25, 6.25, 10000, 10000, kInf}},
-      {"floor", [](const Tensor& x) { return floor(x); },
+      {"floor",
+       [](const Tensor& x) { return floor(x); },
        {kNaN, kInf, -kInf, 0, -0.0, 0, -1, 1, -1, 0, -1, 2, -3, 100, -100, big}},
-      {"ceil", [](const Tensor& x) { return ceil(x); },
+      {"ceil",
+       [](const Tensor& x) { return ceil(x); },
        {kNaN, kInf, -kInf, 0, -0.0, 1, -0.0, 1, -1, 1, -0.0, 3, -2, 100, -100, big}},
-      {"trunc", [](const Tensor& x) { return trunc(x); },
+      {"trunc",
+       [](const Tensor& x) { return trunc(x); },
        {kNaN, kInf, -kInf, 0, -0.0, 0, -0.0, 1, -1, 0, -0.0, 2, -2, 100, -100, big}},
-      {"frac", [](const Tensor& x) { return frac(x); },
+      {"frac",
+       [](const Tensor& x) { return frac(x); },
        {kNaN, kNaN, kNaN, 0, 0, kDen, -kDen, 0, 0, 0.5, -0.5, 0.5, -0.5, 0, 0, 0}},
-      {"round", [](const Tensor& x) { return round(x); },
+      {"round",
+       [](const Tensor& x) { return round(x); },
        {kNaN, kInf, -kInf, 0, -0.0, 0, -0.0, 1, -1, 0, -0.0, 2, -2, 100, -100, big}},
   };
   Tensor x = F(kSpecial);
@@ -165,87 +181,110 @@ TEST(UnaryFloat, ExactOpsOnSpecialValues) {
 
 TEST(UnaryFloat, TranscendentalsOnSpecialValues) {
   const std::vector<Case> cases = {
-      {"exp", [](const Tensor& x) { return exp(x); },
+      {"exp",
+       [](const Tensor& x) { return exp(x); },
        {kNaN, kInf, 0, 1, 1, 1, 1, 2.7182817459106445, 0.3678794503211975, 1.6487212181091309,
         0.6065306663513184, 12.182494163513184, 0.08208499848842621, kInf, 3.783505853677006e-44,
         kInf}},
-      {"exp2", [](const Tensor& x) { return exp2(x); },
+      {"exp2",
+       [](const Tensor& x) { return exp2(x); },
        {kNaN, kInf, 0, 1, 1, 1, 1, 2, 0.5, 1.4142135381698608, 0.7071067690849304,
         5.656854152679443, 0.1767766922712326, 1.2676506002282294e+30, 7.888609052210118e-31,
         kInf}},
-      {"expm1", [](const Tensor& x) { return expm1(x); },
+      {"expm1",
+       [](const Tensor& x) { return expm1(x); },
        {kNaN, kInf, -1, 0, -0.0, kDen, -kDen, 1.718281865119934, -0.6321205496788025,
-        0.6487212777137756, -0.39346933364868164, 11.182494163513184, -0.9179149866104126, kInf,
-        -1, kInf}},
-      {"log", [](const Tensor& x) { return log(x); },
+        0.6487212777137756, -0.39346933364868164, 11.182494163513184, -0.9179149866104126, kInf, -1,
+        kInf}},
+      {"log",
+       [](const Tensor& x) { return log(x); },
        {kNaN, kInf, kNaN, -kInf, -kInf, -103.2789306640625, kNaN, 0, kNaN, -0.6931471824645996,
         kNaN, 0.9162907600402832, kNaN, 4.605170249938965, kNaN, 88.72200775146484}},
-      {"log2", [](const Tensor& x) { return log2(x); },
+      {"log2",
+       [](const Tensor& x) { return log2(x); },
        {kNaN, kInf, kNaN, -kInf, -kInf, -149, kNaN, 0, kNaN, -1, kNaN, 1.3219281435012817, kNaN,
         6.643856048583984, kNaN, 127.9988021850586}},
-      {"log10", [](const Tensor& x) { return log10(x); },
+      {"log10",
+       [](const Tensor& x) { return log10(x); },
        {kNaN, kInf, kNaN, -kInf, -kInf, -44.85346984863281, kNaN, 0, kNaN, -0.3010300099849701,
         kNaN, 0.3979400098323822, kNaN, 2, kNaN, 38.53147888183594}},
       // log1p(3.4e38) is inf in PyTorch 1.13 (its vector log1p overflows 1 + x); 88.72 is right.
-      {"log1p", [](const Tensor& x) { return log1p(x); },
+      {"log1p",
+       [](const Tensor& x) { return log1p(x); },
        {kNaN, kInf, kNaN, 0, -0.0, kDen, -kDen, 0.6931471824645996, -kInf, 0.40546509623527527,
         -0.6931471824645996, 1.2527629137039185, kNaN, 4.6151204109191895, kNaN,
         88.72200775146484}},
-      {"sin", [](const Tensor& x) { return sin(x); },
+      {"sin",
+       [](const Tensor& x) { return sin(x); },
        {kNaN, kNaN, kNaN, 0, -0.0, kDen, -kDen, 0.8414709568023682, -0.8414709568023682,
         0.4794255495071411, -0.4794255495071411, 0.5984721183776855, -0.5984721183776855,
         -0.5063656568527222, 0.5063656568527222, -0.24408487975597382}},
-      {"cos", [](const Tensor& x) { return cos(x); },
+      {"cos",
+       [](const Tensor& x) { return cos(x); },
        {kNaN, kNaN, kNaN, 1, 1, 1, 1, 0.5403023362159729, 0.5403023362159729, 0.8775825500488281,
         0.8775825500488281, -0.8011435866355896, -0.8011435866355896, 0.8623188734054565,
         0.8623188734054565, 0.9697538614273071}},
-      {"tan", [](const Tensor& x) { return tan(x); },
+      {"tan",
+       [](const Tensor& x) { return tan(x); },
        {kNaN, kNaN, kNaN, 0, -0.0, kDen, -kDen, 1.5574077367782593, -1.5574077367782593,
         0.5463024973869324, -0.5463024973869324, -0.7470223307609558, 0.7470223307609558,
         -0.587213933467865, 0.587213933467865, -0.25169774889945984}},
-      {"asin", [](const Tensor& x) { return asin(x); },
+      {"asin",
+       [](const Tensor& x) { return asin(x); },
        {kNaN, kNaN, kNaN, 0, -0.0, kDen, -kDen, 1.5707963705062866, -1.5707963705062866,
         0.5235987901687622, -0.5235987901687622, kNaN, kNaN, kNaN, kNaN, kNaN}},
-      {"acos", [](const Tensor& x) { return acos(x); },
+      {"acos",
+       [](const Tensor& x) { return acos(x); },
        {kNaN, kNaN, kNaN, 1.5707963705062866, 1.5707963705062866, 1.5707963705062866,
         1.5707963705062866, 0, 3.1415927410125732, 1.0471975803375244, 2.094395160675049, kNaN,
         kNaN, kNaN, kNaN, kNaN}},
-      {"atan", [](const Tensor& x) { return atan(x); },
+      {"atan",
+       [](const Tensor& x) { return atan(x); },
        {kNaN, 1.5707963705062866, -1.5707963705062866, 0, -0.0, kDen, -kDen, 0.7853981256484985,
         -0.7853981256484985, 0.46364760398864746, -0.46364760398864746, 1.1902899742126465,
         -1.1902899742126465, 1.5607966184616089, -1.5607966184616089, 1.5707963705062866}},
-      {"sinh", [](const Tensor& x) { return sinh(x); },
+      {"sinh",
+       [](const Tensor& x) { return sinh(x); },
        {kNaN, kInf, -kInf, 0, -0.0, kDen, -kDen, 1.175201177597046, -1.175201177597046,
-        0.5210952758789062, -0.5210952758789062, 6.050204277038574, -6.050204277038574, kInf,
-        -kInf, kInf}},
-      {"cosh", [](const Tensor& x) { return cosh(x); },
+        0.5210952758789062, -0.5210952758789062, 6.050204277038574, -6.050204277038574, kInf, -kInf,
+        kInf}},
+      {"cosh",
+       [](const Tensor& x) { return cosh(x); },
        {kNaN, kInf, kInf, 1, 1, 1, 1, 1.5430806875228882, 1.5430806875228882, 1.1276259422302246,
         1.1276259422302246, 6.132289409637451, 6.132289409637451, kInf, kInf, kInf}},
-      {"tanh", [](const Tensor& x) { return tanh(x); },
+      {"tanh",
+       [](const Tensor& x) { return tanh(x); },
        {kNaN, 1, -1, 0, -0.0, kDen, -kDen, 0.7615941762924194, -0.7615941762924194,
         0.46211716532707214, -0.46211716532707214, 0.9866142868995667, -0.9866142868995667, 1, -1,
         1}},
-      {"asinh", [](const Tensor& x) { return asinh(x); },
+      {"asinh",
+       [](const Tensor& x) { return asinh(x); },
        {kNaN, kInf, -kInf, 0, -0.0, kDen, -kDen, 0.8813735842704773, -0.8813735842704773,
         0.4812118411064148, -0.4812118411064148, 1.6472312211990356, -1.6472312211990356,
         5.298342227935791, -5.298342227935791, 89.41515350341797}},
-      {"acosh", [](const Tensor& x) { return acosh(x); },
+      {"acosh",
+       [](const Tensor& x) { return acosh(x); },
        {kNaN, kInf, kNaN, kNaN, kNaN, kNaN, kNaN, 0, kNaN, kNaN, kNaN, 1.566799283027649, kNaN,
         5.29829216003418, kNaN, 89.41515350341797}},
-      {"atanh", [](const Tensor& x) { return atanh(x); },
+      {"atanh",
+       [](const Tensor& x) { return atanh(x); },
        {kNaN, kNaN, kNaN, 0, -0.0, kDen, -kDen, kInf, -kInf, 0.5493061542510986,
         -0.5493061542510986, kNaN, kNaN, kNaN, kNaN, kNaN}},
-      {"sigmoid", [](const Tensor& x) { return sigmoid(x); },
+      {"sigmoid",
+       [](const Tensor& x) { return sigmoid(x); },
        {kNaN, 1, 0, 0.5, 0.5, 0.5, 0.5, 0.7310585975646973, 0.2689414322376251, 0.622459352016449,
         0.3775406777858734, 0.9241418242454529, 0.07585817575454712, 1, 0, 1}},
-      {"erf", [](const Tensor& x) { return erf(x); },
+      {"erf",
+       [](const Tensor& x) { return erf(x); },
        {kNaN, 1, -1, 0, -0.0, kDen, -kDen, 0.8427007794380188, -0.8427007794380188,
         0.5204998850822449, -0.5204998850822449, 0.9995930194854736, -0.9995930194854736, 1, -1,
         1}},
-      {"erfc", [](const Tensor& x) { return erfc(x); },
+      {"erfc",
+       [](const Tensor& x) { return erfc(x); },
        {kNaN, 0, 2, 1, 1, 1, 1, 0.15729920566082, 1.8427008390426636, 0.4795001149177551,
         1.5204999446868896, 0.00040695202187635005, 1.9995930194854736, 0, 2, 0}},
-      {"erfinv", [](const Tensor& x) { return erfinv(x); },
+      {"erfinv",
+       [](const Tensor& x) { return erfinv(x); },
        {kNaN, kNaN, kNaN, 0, -0.0, kDen, -kDen, kInf, -kInf, 0.4769362807273865,
         -0.4769362807273865, kNaN, kNaN, kNaN, kNaN, kNaN}},
   };
@@ -341,19 +380,19 @@ TEST(UnaryInt, WrapAroundAndKeepDtype) {
   EXPECT_EQ(iv(abs(i64)), (I64{mn, int64_t(1) << 62, 5}));
   EXPECT_EQ(iv(neg(i64)), (I64{mn, -(int64_t(1) << 62), 5}));
   EXPECT_EQ(iv(square(i64)), (I64{0, 0, 25}));
-  EXPECT_EQ(iv(bitwise_not(i64)), (I64{std::numeric_limits<int64_t>::max(), -(int64_t(1) << 62) - 1, 4}));
+  EXPECT_EQ(iv(bitwise_not(i64)),
+            (I64{std::numeric_limits<int64_t>::max(), -(int64_t(1) << 62) - 1, 4}));
   Tensor i32 = I({INT32_MIN, -7, 46341}, kInt);
   EXPECT_EQ(iv(abs(i32)), (I64{INT32_MIN, 7, 46341}));
   EXPECT_EQ(iv(square(i32)), (I64{0, 49, -2147479015}));
   // Rounding ops are the identity on integers and keep the dtype.
   for (ScalarType dt : {kByte, kChar, kShort, kInt, kLong}) {
     Tensor x = I({0, 1, 5, 100}, dt);
-    for (const Fn& f : std::vector<Fn>{[](const Tensor& t) { return floor(t); },
-                                       [](const Tensor& t) { return ceil(t); },
-                                       [](const Tensor& t) { return trunc(t); },
-                                       [](const Tensor& t) { return round(t); },
-                                       [](const Tensor& t) { return relu(t); },
-                                       [](const Tensor& t) { return nan_to_num(t); }}) {
+    for (const Fn& f : std::vector<Fn>{
+             [](const Tensor& t) { return floor(t); }, [](const Tensor& t) { return ceil(t); },
+             [](const Tensor& t) { return trunc(t); }, [](const Tensor& t) { return round(t); },
+             [](const Tensor& t) { return relu(t); },
+             [](const Tensor& t) { return nan_to_num(t); }}) {
       Tensor r = f(x);
       EXPECT_EQ(r.dtype(), dt);
       EXPECT_EQ(iv(r), (I64{0, 1, 5, 100}));
@@ -487,11 +526,12 @@ TEST(UnaryComplex, ValuesAndResultDtypes) {
   const std::vector<C> cs = {
       {"tanh", [](const Tensor& t) { return tanh(t); }, {1.0839233273386946, 0.2717525853195118}},
       {"silu", [](const Tensor& t) { return silu(t); }, {0.5800933429757364, 0.9839897982917621}},
-      {"tanhshrink", [](const Tensor& t) { return tanhshrink(t); },
+      {"tanhshrink",
+       [](const Tensor& t) { return tanhshrink(t); },
        {-0.08392332733869456, 0.7282474146804883}},
-      {"asinh", [](const Tensor& t) { return asinh(t); },
-       {1.0612750619050357, 0.6662394324925153}},
-      {"softsign", [](const Tensor& t) { return softsign(t); },
+      {"asinh", [](const Tensor& t) { return asinh(t); }, {1.0612750619050357, 0.6662394324925153}},
+      {"softsign",
+       [](const Tensor& t) { return softsign(t); },
        {0.4142135623730951, 0.4142135623730951}},
   };
   for (const C& c : cs) {
@@ -554,80 +594,105 @@ TEST(UnaryPredicates, FloatIntAndBool) {
 
 TEST(UnaryActivation, ValuesOnSpecialInputs) {
   const std::vector<Case> exact = {
-      {"relu", [](const Tensor& x) { return relu(x); },
+      {"relu",
+       [](const Tensor& x) { return relu(x); },
        {kNaN, kInf, 0, 0, -0.0, 1, 0, 0.5, 0, 2.5, 0, 7, 0, 25}},
-      {"relu6", [](const Tensor& x) { return relu6(x); },
+      {"relu6",
+       [](const Tensor& x) { return relu6(x); },
        {kNaN, 6, 0, 0, -0.0, 1, 0, 0.5, 0, 2.5, 0, 6, 0, 6}},
-      {"hardtanh", [](const Tensor& x) { return hardtanh(x); },
+      {"hardtanh",
+       [](const Tensor& x) { return hardtanh(x); },
        {kNaN, 1, -1, 0, -0.0, 1, -1, 0.5, -0.5, 1, -1, 1, -1, 1}},
-      {"hardtanh(-2, 3)", [](const Tensor& x) { return hardtanh(x, -2, 3); },
+      {"hardtanh(-2, 3)",
+       [](const Tensor& x) { return hardtanh(x, -2, 3); },
        {kNaN, 3, -2, 0, -0.0, 1, -1, 0.5, -0.5, 2.5, -2, 3, -2, 3}},
       // min > max: clamp semantics, max wins.
-      {"hardtanh(2, 1)", [](const Tensor& x) { return hardtanh(x, 2, 1); },
+      {"hardtanh(2, 1)",
+       [](const Tensor& x) { return hardtanh(x, 2, 1); },
        {kNaN, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1}},
-      {"leaky_relu", [](const Tensor& x) { return leaky_relu(x); },
+      {"leaky_relu",
+       [](const Tensor& x) { return leaky_relu(x); },
        {kNaN, kInf, -kInf, 0, -0.0, 1, -0.009999999776482582, 0.5, -0.004999999888241291, 2.5,
         -0.02499999850988388, 7, -0.07000000029802322, 25}},
-      {"leaky_relu(0.2)", [](const Tensor& x) { return leaky_relu(x, 0.2); },
-       {kNaN, kInf, -kInf, 0, -0.0, 1, -0.20000000298023224, 0.5, -0.10000000149011612, 2.5,
-        -0.5, 7, -1.399999976158142, 25}},
-      {"hardshrink", [](const Tensor& x) { return hardshrink(x); },
+      {"leaky_relu(0.2)",
+       [](const Tensor& x) { return leaky_relu(x, 0.2); },
+       {kNaN, kInf, -kInf, 0, -0.0, 1, -0.20000000298023224, 0.5, -0.10000000149011612, 2.5, -0.5,
+        7, -1.399999976158142, 25}},
+      {"hardshrink",
+       [](const Tensor& x) { return hardshrink(x); },
        {kNaN, kInf, -kInf, 0, 0, 1, -1, 0, 0, 2.5, -2.5, 7, -7, 25}},
-      {"hardshrink(1)", [](const Tensor& x) { return hardshrink(x, 1); },
+      {"hardshrink(1)",
+       [](const Tensor& x) { return hardshrink(x, 1); },
        {kNaN, kInf, -kInf, 0, 0, 0, 0, 0, 0, 2.5, -2.5, 7, -7, 25}},
       // NaN gives 0 in PyTorch 1.13's softshrink.
-      {"softshrink", [](const Tensor& x) { return softshrink(x); },
+      {"softshrink",
+       [](const Tensor& x) { return softshrink(x); },
        {0, kInf, -kInf, 0, 0, 0.5, -0.5, 0, 0, 2, -2, 6.5, -6.5, 24.5}},
-      {"softshrink(1)", [](const Tensor& x) { return softshrink(x, 1); },
+      {"softshrink(1)",
+       [](const Tensor& x) { return softshrink(x, 1); },
        {0, kInf, -kInf, 0, 0, 0, 0, 0, 0, 1.5, -1.5, 6, -6, 24}},
-      {"threshold(0.5, -7)", [](const Tensor& x) { return threshold(x, 0.5, -7); },
+      {"threshold(0.5, -7)",
+       [](const Tensor& x) { return threshold(x, 0.5, -7); },
        {kNaN, kInf, -7, -7, -7, 1, -7, -7, -7, 2.5, -7, 7, -7, 25}},
-      {"hardsigmoid", [](const Tensor& x) { return hardsigmoid(x); },
+      {"hardsigmoid",
+       [](const Tensor& x) { return hardsigmoid(x); },
        {kNaN, 1, 0, 0.5, 0.5, 0.6666666865348816, 0.3333333432674408, 0.5833333134651184,
         0.4166666567325592, 0.9166666865348816, 0.0833333358168602, 1, 0, 1}},
-      {"hardswish", [](const Tensor& x) { return hardswish(x); },
+      {"hardswish",
+       [](const Tensor& x) { return hardswish(x); },
        {kNaN, kInf, kNaN, 0, -0.0, 0.6666666865348816, -0.3333333432674408, 0.2916666567325592,
         -0.2083333283662796, 2.2916667461395264, -0.2083333283662796, 7, -0.0, 25}},
   };
   const std::vector<Case> close = {
       // elu family: PyTorch 1.13 computes exp(x) - 1, ember expm1 (same to 1e-7 absolute).
-      {"elu", [](const Tensor& x) { return elu(x); },
+      {"elu",
+       [](const Tensor& x) { return elu(x); },
        {kNaN, kInf, -1, 0, 0, 1, -0.6321205496788025, 0.5, -0.39346933364868164, 2.5,
         -0.9179149866104126, 7, -0.9990881085395813, 25}},
-      {"elu(0.5, 2, 1.5)", [](const Tensor& x) { return elu(x, 0.5, 2, 1.5); },
+      {"elu(0.5, 2, 1.5)",
+       [](const Tensor& x) { return elu(x, 0.5, 2, 1.5); },
        {kNaN, kInf, -1, 0, 0, 2, -0.7768698334693909, 1, -0.5276334285736084, 5,
         -0.9764822721481323, 14, -0.9999724626541138, 50}},
-      {"selu", [](const Tensor& x) { return selu(x); },
+      {"selu",
+       [](const Tensor& x) { return selu(x); },
        {kNaN, kInf, -1.7580993175506592, 0, 0, 1.0507010221481323, -1.1113307476043701,
         0.5253505110740662, -0.6917581558227539, 2.6267526149749756, -1.613785743713379,
         7.354907035827637, -1.7564960718154907, 26.26752471923828}},
-      {"celu(2)", [](const Tensor& x) { return celu(x, 2); },
+      {"celu(2)",
+       [](const Tensor& x) { return celu(x, 2); },
        {kNaN, kInf, -2, 0, 0, 1, -0.7869386672973633, 0.5, -0.44239842891693115, 2.5,
         -1.4269903898239136, 7, -1.9396052360534668, 25}},
-      {"softplus", [](const Tensor& x) { return softplus(x); },
-       {kNaN, kInf, 0, 0.6931471824645996, 0.6931471824645996, 1.31326162815094,
-        0.3132616877555847, 0.9740769863128662, 0.4740769863128662, 2.578889846801758,
-        0.07888973504304886, 7.000911712646484, 0.000911466486286372, 25}},
-      {"softplus(2, 3)", [](const Tensor& x) { return softplus(x, 2, 3); },
+      {"softplus",
+       [](const Tensor& x) { return softplus(x); },
+       {kNaN, kInf, 0, 0.6931471824645996, 0.6931471824645996, 1.31326162815094, 0.3132616877555847,
+        0.9740769863128662, 0.4740769863128662, 2.578889846801758, 0.07888973504304886,
+        7.000911712646484, 0.000911466486286372, 25}},
+      {"softplus(2, 3)",
+       [](const Tensor& x) { return softplus(x, 2, 3); },
        {kNaN, kInf, 0, 0.3465735912322998, 0.3465735912322998, 1.0634640455245972,
         0.06346400082111359, 0.65663081407547, 0.15663084387779236, 2.5, 0.003357674228027463, 7,
         4.1576419107514084e-07, 25}},
-      {"silu", [](const Tensor& x) { return silu(x); },
+      {"silu",
+       [](const Tensor& x) { return silu(x); },
        {kNaN, kInf, kNaN, 0, -0.0, 0.7310585975646973, -0.2689414322376251, 0.3112296760082245,
         -0.1887703388929367, 2.310354471206665, -0.189645454287529, 6.993622779846191,
         -0.006377358455210924, 25}},
-      {"mish", [](const Tensor& x) { return mish(x); },
+      {"mish",
+       [](const Tensor& x) { return mish(x); },
        {kNaN, kInf, kNaN, 0, -0.0, 0.8650983572006226, -0.3034014403820038, 0.37524524331092834,
         -0.22074376046657562, 2.4713923931121826, -0.19681619107723236, 6.999988555908203,
         -0.006380263715982437, 25}},
-      {"softsign", [](const Tensor& x) { return softsign(x); },
+      {"softsign",
+       [](const Tensor& x) { return softsign(x); },
        {kNaN, kNaN, kNaN, 0, -0.0, 0.5, -0.5, 0.3333333432674408, -0.3333333432674408,
         0.7142857313156128, -0.7142857313156128, 0.875, -0.875, 0.9615384340286255}},
-      {"tanhshrink", [](const Tensor& x) { return tanhshrink(x); },
-       {kNaN, kInf, -kInf, 0, 0, 0.23840582370758057, -0.23840582370758057,
-        0.037882834672927856, -0.037882834672927856, 1.5133857727050781, -1.5133857727050781,
-        6.000001907348633, -6.000001907348633, 24}},
-      {"logsigmoid", [](const Tensor& x) { return logsigmoid(x); },
+      {"tanhshrink",
+       [](const Tensor& x) { return tanhshrink(x); },
+       {kNaN, kInf, -kInf, 0, 0, 0.23840582370758057, -0.23840582370758057, 0.037882834672927856,
+        -0.037882834672927856, 1.5133857727050781, -1.5133857727050781, 6.000001907348633,
+        -6.000001907348633, 24}},
+      {"logsigmoid",
+       [](const Tensor& x) { return logsigmoid(x); },
        {kNaN, 0, -kInf, -0.6931471824645996, -0.6931471824645996, -0.3132616877555847,
         -1.3132617473602295, -0.4740769863128662, -0.9740769863128662, -0.07888973504304886,
         -2.578889846801758, -0.000911466486286372, -7.000911235809326, -1.3887943746404563e-11}},
@@ -648,16 +713,34 @@ TEST(UnaryActivation, GeluBothForms) {
   // Reference values in float64 from 0.5 x erfc(-x / sqrt(2)) and x sigmoid(2y): PyTorch's
   // own formulas cancel for x < 0 (its float64 gelu(-7) is -8.958667e-12, its float32 0; the
   // answer is -8.958688e-12).
-  const std::vector<double> erf_form = {kNaN, kInf, kNaN, 0, -0.0, 0.8413447460685429,
-                                        -0.15865525393145707, 0.34573123063700656,
-                                        -0.15426876936299344, 2.4844758366855597,
-                                        -0.015524163314440348, 6.999999999991041,
-                                        -8.958687807200846e-12, 25};
-  const std::vector<double> tanh_form = {kNaN, kInf, kNaN, 0, -0.0, 0.8411919906082768,
-                                         -0.15880800939172326, 0.34571400982514394,
-                                         -0.15428599017485609, 2.484915733910001,
-                                         -0.01508426608999857, 6.999999999999998,
-                                         -2.315442262072538e-15, 25};
+  const std::vector<double> erf_form = {kNaN,
+                                        kInf,
+                                        kNaN,
+                                        0,
+                                        -0.0,
+                                        0.8413447460685429,
+                                        -0.15865525393145707,
+                                        0.34573123063700656,
+                                        -0.15426876936299344,
+                                        2.4844758366855597,
+                                        -0.015524163314440348,
+                                        6.999999999991041,
+                                        -8.958687807200846e-12,
+                                        25};
+  const std::vector<double> tanh_form = {kNaN,
+                                         kInf,
+                                         kNaN,
+                                         0,
+                                         -0.0,
+                                         0.8411919906082768,
+                                         -0.15880800939172326,
+                                         0.34571400982514394,
+                                         -0.15428599017485609,
+                                         2.484915733910001,
+                                         -0.01508426608999857,
+                                         6.999999999999998,
+                                         -2.315442262072538e-15,
+                                         25};
   for (bool s : {false, true}) {
     Tensor in = s ? strided(x) : x;
     expect_close(dv(gelu(in)), erf_form, 1e-6, 1e-30, "gelu float");
@@ -680,10 +763,16 @@ TEST(UnaryActivation, GeluBothForms) {
       EXPECT_NEAR(g[i], want, 1e-6 * std::abs(want)) << v << (s ? " strided" : "");
     }
   }
-  EXPECT_THROW(gelu(x, "foo"), ValueError);
-  EXPECT_THROW(gelu(x, "Tanh"), ValueError);
+  // PyTorch raises RuntimeError for an unknown approximation.
+  try {
+    gelu(x, "foo");
+    ADD_FAILURE() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::Runtime);
+  }
+  EXPECT_THROW(gelu(x, "Tanh"), Error);
   Tensor y = F({1, -1});
-  EXPECT_THROW(gelu_(y, ""), ValueError);
+  EXPECT_THROW(gelu_(y, ""), Error);
   EXPECT_THROW(gelu(I({1})), Error);
   Tensor z = F({1, -1});
   gelu_(z, "tanh");
@@ -755,20 +844,52 @@ TEST(UnaryActivation, ArgumentErrorsAndInPlace) {
   expect_same(dv(s), {0.5});
 }
 
+TEST(UnaryActivation, ParametersAreRangeChecked) {
+  // Note [Checked parameter conversion] in activation_ops.cpp: PyTorch's checked_convert.
+  Tensor u = I({1, 2}, kByte), c = I({1, 2}, kChar), f = F({1, -1});
+  EXPECT_THROW(threshold(u, 0.5, -1.0), Error);     // -1.0 does not fit uint8
+  EXPECT_EQ(iv(threshold(u, 0, -1)), (I64{1, 2}));  // integer -1 wraps (255), as in C
+  EXPECT_EQ(iv(threshold(u, 1, -1)), (I64{255, 2}));
+  EXPECT_THROW(threshold(u, -0.5, 5.0), Error);
+  EXPECT_THROW(threshold(c, 127.9, 0.0), Error);
+  EXPECT_THROW(threshold(c, kNaN, 0.0), Error);
+  EXPECT_THROW(threshold(f, 1e300, 0.0), Error);
+  EXPECT_EQ(dv(threshold(F({1}, kDouble), 1e300, 0.0))[0], 0);
+  expect_same(dv(threshold(f, kNaN, 0.0)), {1, -1});
+  // hardtanh truncates integer bounds through int64 first.
+  EXPECT_EQ(iv(hardtanh(u, -0.5, 1.0)), (I64{1, 1}));
+  EXPECT_EQ(iv(hardtanh(c, -128.5, 1.0)), (I64{1, 1}));
+  EXPECT_THROW(hardtanh(c, -200.0, 2.0), Error);
+  EXPECT_THROW(hardtanh(u, 0.0, 300.0), Error);
+  EXPECT_THROW(hardtanh(u, -1, 2), Error);
+  EXPECT_THROW(hardtanh(f, -1e300, 1e300), Error);
+  // Float activations check against float (also for bfloat16), not for float64.
+  EXPECT_THROW(leaky_relu(f, 1e300), Error);
+  EXPECT_THROW(leaky_relu(F({1}, kBFloat16), 1e39), Error);
+  EXPECT_NO_THROW(leaky_relu(F({1}, kDouble), 1e300));
+  EXPECT_THROW(elu(f, 1e300), Error);
+  EXPECT_NO_THROW(elu(f, kInf));
+  EXPECT_NO_THROW(celu(f, 1e-320));
+  EXPECT_THROW(softplus(f, 1e300), Error);
+  EXPECT_THROW(hardshrink(f, 1e300), Error);
+  EXPECT_THROW(softshrink(f, 1e300), Error);
+  EXPECT_THROW(logit(f, 1e300), Error);
+  EXPECT_NO_THROW(nan_to_num(f, 1e300));
+}
+
 // ---- round, logit, nan_to_num ----
 
 TEST(UnaryRound, HalfToEvenAndDecimals) {
   expect_same(dv(round(F({0.5, 1.5, 2.5, -0.5, -2.5, 3.5}))), {0, 2, 2, -0.0, -2, 4});
   expect_same(dv(round(strided(F({0.5, 1.5, 2.5, -0.5})))), {0, 2, 2, -0.0});
-  expect_same(dv(round(F({0.125, 1.005, 2.675}), 2)),
-              {0.11999999731779099, 1, 2.680000066757202});
+  expect_same(dv(round(F({0.125, 1.005, 2.675}), 2)), {0.11999999731779099, 1, 2.680000066757202});
   expect_same(dv(round(F({1.5, 2.5, -0.5, 0.125, 1234.5678}, kDouble), 2)),
               {1.5, 2.5, -0.5, 0.12, 1234.57});
   // Negative decimals divide first: round(x / 10) * 10.
   expect_same(dv(round(F({15, 25, -35, 1234.5678, 1e300}, kDouble), -1)),
               {20, 20, -40, 1230, 1e300});
-  expect_same(dv(round(F({0.125, 1.005, 2.675}, kBFloat16), 2)),
-              {0.1201171875, 1.0078125, 2.6875});
+  // bfloat16 rounds x * 10^d to bfloat16 before rint, as PyTorch 1.13 (2.671875 * 100 -> 268).
+  expect_same(dv(round(F({0.125, 1.005, 2.675}, kBFloat16), 2)), {0.1201171875, 1.0078125, 2.6875});
   // 10^400 is inf: PyTorch's formula gives NaN.
   expect_same(dv(round(F({1, 2}), 400)), {kNaN, kNaN});
   expect_same(dv(round(F({1, 2}, kDouble), -400)), {kNaN, kNaN});
@@ -800,11 +921,11 @@ TEST(UnaryLogit, WithAndWithoutEps) {
                {-kInf, -2.1972246170043945, -1.0986123085021973, 0, 1.0986123085021973,
                 2.1972243785858154, kInf, kNaN, kNaN, kNaN},
                2.5e-7, 1e-7, "logit");
-  expect_close(dv(logit(strided(x), 0.2)),
-               {-1.3862943649291992, -1.3862943649291992, -1.0986123085021973, 0,
-                1.0986123085021973, 1.3862944841384888, 1.3862944841384888, -1.3862943649291992,
-                1.3862944841384888, kNaN},
-               2.5e-7, 1e-7, "logit eps");
+  expect_close(
+      dv(logit(strided(x), 0.2)),
+      {-1.3862943649291992, -1.3862943649291992, -1.0986123085021973, 0, 1.0986123085021973,
+       1.3862944841384888, 1.3862944841384888, -1.3862943649291992, 1.3862944841384888, kNaN},
+      2.5e-7, 1e-7, "logit eps");
   // eps = 0 clamps to [0, 1].
   expect_close(dv(x.logit(0.0)),
                {-kInf, -2.1972246170043945, -1.0986123085021973, 0, 1.0986123085021973,
@@ -817,6 +938,8 @@ TEST(UnaryLogit, WithAndWithoutEps) {
   Tensor iy = I({0, 1});
   EXPECT_THROW(iy.logit_(), Error);  // Float result can't be written into Long
   EXPECT_THROW(logit(F({0.5}, kHalf)), Error);
+  // bfloat16 takes its bounds in bfloat16: 1 - 1e-6 is 1, so 1 maps to inf (as PyTorch).
+  expect_same(dv(logit(F({1, 0.5}, kBFloat16), 1e-6)), {kInf, 0});
 }
 
 TEST(UnaryNanToNum, DefaultsFollowTheDtype) {
@@ -836,6 +959,11 @@ TEST(UnaryNanToNum, DefaultsFollowTheDtype) {
   EXPECT_TRUE(x.nan_to_num_(-1.0).is_same(x));
   expect_same(dv(x), {-1, 2});
   expect_same(dv(F({kInf}).nan_to_num(std::nullopt, 5.0)), {5});
+  // Integer in-place is a no-op, so an expanded (self-overlapping) tensor is fine, as PyTorch.
+  Tensor e = I({1, 2}, kByte).expand({3, 2});
+  EXPECT_NO_THROW(e.nan_to_num_());
+  Tensor ef = F({1, 2}).expand({3, 2});
+  EXPECT_THROW(ef.nan_to_num_(), Error);
 }
 
 // ---- out= and in-place through the generic path ----

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Elementwise-op oracle: writes <out>/elementwise.txt from Debian's PyTorch 1.13 + NumPy.
+"""Elementwise-op oracle: writes <out>/elementwise/<op>.txt from Debian's PyTorch 1.13 + NumPy.
 
 One declarative table (OPS, below) lists every elementwise op of include/ember/op_list.h plus the
 parameterised ones of ops.h. For each op it generates cases over the 12 dtypes and the layouts
@@ -11,6 +11,9 @@ Run with /usr/bin/python3 (the interpreter that has torch): gen_elementwise.py -
 
 Fixture format (text, one record per line, fields separated by one space)
 -------------------------------------------------------------------------
+<out>/elementwise.txt is the index, written last: "V 1", then "O <op> <number of cases>" per op.
+<out>/elementwise/<op>.txt holds that op's cases:
+
   V 1                               format version
   C <op> <variant> <label>          begins a case (label: form:dtype:layout, for messages);
                                     variant is one of
@@ -1033,6 +1036,15 @@ def seed_for(*parts):
     return zlib.crc32("|".join(str(p) for p in parts).encode())
 
 
+def computes_in_complex32(args):
+    """Whether torch promotes these operands to complex32 (float16 with a complex scalar)."""
+    tensors = [a for a in args if torch.is_tensor(a)]
+    scalars = [a for a in args if isinstance(a, complex)]
+    if any(t.dtype == torch.complex32 for t in tensors):
+        return True
+    return any(torch.result_type(t, s) == torch.complex32 for t in tensors for s in scalars)
+
+
 def evaluate(op, case):
     """Runs the case in torch; fills case.result / case.base_after or case.exc."""
     rng = np.random.RandomState(seed_for(op.name, case.variant, case.label))
@@ -1050,6 +1062,11 @@ def evaluate(op, case):
             r = run_out(op, args)
         else:
             raise ValueError(case.variant)
+        if r.dtype == torch.complex32 or (
+                r.dtype not in (torch.complex64, torch.complex128) and computes_in_complex32(args)):
+            # ember reserves complex32 (ComplexHalf) but has no kernels for it yet: it must
+            # raise a RuntimeError rather than compute in another dtype.
+            raise PolicyError("complex32 (ComplexHalf) computation is not supported yet")
         # the dtype the op computes in, for the tolerance
         fn_args = case.args[1:] if case.variant == "out" else case.args
         fn_args = [a.torch_view()[1] if isinstance(a, TArg) else unwrap(a) for a in fn_args]
@@ -1330,28 +1347,37 @@ def main():
     if args.only:
         names = [n for n in names if n in set(args.only.split(","))]
 
+    # One file per op (each test instance reads only its own), then the index, written last:
+    # it is the build's output, and lists the ops the C++ side must know.
+    folder = os.path.join(args.out, "elementwise")
+    os.makedirs(folder, exist_ok=True)
+    total = size = 0
+    index = ["V 1"]
+    if args.jobs > 1:
+        import multiprocessing
+        pool = multiprocessing.get_context("fork").Pool(args.jobs)
+        results = pool.imap(op_records, names)  # in table order
+    else:
+        pool, results = None, map(op_records, names)
+    for name, lines, n, nexc in results:
+        path = os.path.join(folder, name + ".txt")
+        with open(path + ".tmp", "w") as f:
+            f.write("V 1\n" + "\n".join(lines) + "\n")
+        os.replace(path + ".tmp", path)
+        size += os.path.getsize(path)
+        total += n
+        index.append(f"O {name} {n}")
+        if args.verbose:
+            print(f"  {name}: {n} cases ({nexc} expect an exception)", file=sys.stderr)
+    if pool is not None:
+        pool.close()
+        pool.join()
     path = os.path.join(args.out, "elementwise.txt")
-    tmp = path + ".tmp"
-    total = 0
-    with open(tmp, "w") as f:
-        f.write("V 1\n")
-        if args.jobs > 1:
-            import multiprocessing
-            pool = multiprocessing.get_context("fork").Pool(args.jobs)
-            results = pool.imap(op_records, names)  # in table order
-        else:
-            pool, results = None, map(op_records, names)
-        for name, lines, n, nexc in results:
-            f.write("\n".join(lines) + "\n")
-            total += n
-            if args.verbose:
-                print(f"  {name}: {n} cases ({nexc} expect an exception)", file=sys.stderr)
-        if pool is not None:
-            pool.close()
-            pool.join()
-    os.replace(tmp, path)
-    print(f"gen_elementwise: {len(names)} ops, {total} cases -> {path} "
-          f"({os.path.getsize(path) / 1e6:.1f} MB)", file=sys.stderr)
+    with open(path + ".tmp", "w") as f:
+        f.write("\n".join(index) + "\n")
+    os.replace(path + ".tmp", path)
+    print(f"gen_elementwise: {len(names)} ops, {total} cases -> {folder}/ ({size / 1e6:.1f} MB)",
+          file=sys.stderr)
 
 
 if __name__ == "__main__":

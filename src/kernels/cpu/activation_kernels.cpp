@@ -21,8 +21,10 @@ template <class C>
 struct Relu {
   explicit Relu(const OpParams&) {}
   C operator()(C x) const {
-    if constexpr (std::is_unsigned_v<C>) return x;
-    else return x < C(0) ? C(0) : x;
+    if constexpr (std::is_unsigned_v<C>)
+      return x;
+    else
+      return x < C(0) ? C(0) : x;
   }
   Vec<C> vec(Vec<C> x) const { return vselect(x < C(0), splat(C(0)), x); }
 };
@@ -58,14 +60,15 @@ struct Elu {
       : negcoef(alpha * scale), poscoef(scale), negipt(input_scale) {}
   template <class V>
   V f(V x) const {
-    if constexpr (std::is_same_v<C, float>) return math::expm1_f32(x);
-    else if constexpr (std::is_same_v<V, C>) return std::expm1(x);
-    else return vexpm1(x);
+    if constexpr (std::is_same_v<C, float>)
+      return math::expm1_f32(x);
+    else if constexpr (std::is_same_v<V, C>)
+      return std::expm1(x);
+    else
+      return vexpm1(x);
   }
   C operator()(C x) const { return x <= C(0) ? f(x * negipt) * negcoef : x * poscoef; }
-  Vec<C> vec(Vec<C> x) const {
-    return vselect(x <= C(0), f(x * negipt) * negcoef, x * poscoef);
-  }
+  Vec<C> vec(Vec<C> x) const { return vselect(x <= C(0), f(x * negipt) * negcoef, x * poscoef); }
 };
 
 template <class C>
@@ -92,8 +95,10 @@ template <class C>
 struct Softsign {
   explicit Softsign(const OpParams&) {}
   C operator()(C x) const {
-    if constexpr (kIsComplex<C>) return x / (typename C::value_type(1) + std::abs(x));
-    else return x / (C(1) + std::abs(x));
+    if constexpr (kIsComplex<C>)
+      return x / (typename C::value_type(1) + std::abs(x));
+    else
+      return x / (C(1) + std::abs(x));
   }
   Vec<C> vec(Vec<C> x) const { return x / (C(1) + math::vabs(x)); }
 };
@@ -140,9 +145,7 @@ struct Tanhshrink {
 template <class C>
 struct Logsigmoid {
   explicit Logsigmoid(const OpParams&) {}
-  C operator()(C x) const {
-    return (x < C(0) ? x : C(0)) - std::log1p(std::exp(-std::abs(x)));
-  }
+  C operator()(C x) const { return (x < C(0) ? x : C(0)) - std::log1p(std::exp(-std::abs(x))); }
   Vec<C> vec(Vec<C> x) const {
     return vselect(x < C(0), x, splat(C(0))) - vlog1p(vexp(-math::vabs(x)));
   }
@@ -213,6 +216,16 @@ struct Logit {
   }
 };
 
+// PyTorch 1.13 takes logit's bounds in bfloat16 for bfloat16 tensors: 1 - 1e-6 rounds to 1,
+// so eps=1e-6 maps 1 to inf there, not to log(1e6).
+template <class C>
+struct LogitBf16 : Logit<C> {
+  explicit LogitBf16(const OpParams& p) : Logit<C>(p) {
+    this->lo = C(BFloat16(this->lo));
+    this->hi = C(BFloat16(C(1) - this->lo));
+  }
+};
+
 // nan_to_num (params: nan, posinf, neginf, already resolved to the dtype's limits by the op);
 // the identity on bool and integers.
 template <class C>
@@ -250,19 +263,23 @@ struct LeakyRelu {
   Vec<C> vec(Vec<C> x) const { return vselect(x > C(0), x, x * slope); }
 };
 
-// gelu, erf form: x / 2 * (1 + erf(x / sqrt(2))); float (and half/bfloat16) use the fused
+// gelu, erf form: x / 2 * (1 + erf(x / sqrt(2))); float (and bfloat16) use the fused
 // formula of math::gelu_erf_f32, 3x faster than SLEEF's erf and accurate where 1 + erf cancels.
 template <class C>
 struct Gelu {
   explicit Gelu(const OpParams&) {}
   static constexpr C kAlpha = C(0.70710678118654752440);  // 1 / sqrt(2)
   C operator()(C x) const {
-    if constexpr (std::is_same_v<C, float>) return math::gelu_erf_f32(x);
-    else return x * C(0.5) * (C(1) + std::erf(x * kAlpha));
+    if constexpr (std::is_same_v<C, float>)
+      return math::gelu_erf_f32(x);
+    else
+      return x * C(0.5) * (C(1) + std::erf(x * kAlpha));
   }
   Vec<C> vec(Vec<C> x) const {
-    if constexpr (std::is_same_v<C, float>) return math::gelu_erf_f32(x);
-    else return x * C(0.5) * (C(1) + verf(x * kAlpha));
+    if constexpr (std::is_same_v<C, float>)
+      return math::gelu_erf_f32(x);
+    else
+      return x * C(0.5) * (C(1) + verf(x * kAlpha));
   }
 };
 
@@ -274,9 +291,7 @@ struct GeluTanh {
   explicit GeluTanh(const OpParams&) {}
   static constexpr C kMinus2Beta = C(-2 * 0.79788456080286535588);  // -2 sqrt(2 / pi)
   static constexpr C kKappa = C(0.044715);
-  C operator()(C x) const {
-    return x / (C(1) + std::exp(kMinus2Beta * (x + kKappa * x * x * x)));
-  }
+  C operator()(C x) const { return x / (C(1) + std::exp(kMinus2Beta * (x + kKappa * x * x * x))); }
   Vec<C> vec(Vec<C> x) const { return x / (C(1) + vexp(kMinus2Beta * (x + kKappa * x * x * x))); }
 };
 
@@ -344,7 +359,8 @@ void register_activation_kernels(KernelTable& t) {
 
   reg<RoundDecimals, 1>(t, O::round_decimals, IntTypes{}, FloatOnly{});
   reg<RoundDecimalsBf16, 1>(t, O::round_decimals, TypeList<BFloat16>{});
-  reg<Logit, 1>(t, O::logit, BF16Float{});
+  reg<Logit, 1>(t, O::logit, FloatOnly{});
+  reg<LogitBf16, 1>(t, O::logit, TypeList<BFloat16>{});
   reg<NanToNum, 1>(t, O::nan_to_num, BoolType{}, IntTypes{}, FloatTypes{});
   reg<LeakyRelu, 1>(t, O::leaky_relu, BF16Float{});
   reg<Elu, 1>(t, O::elu, BF16Float{});

@@ -58,10 +58,14 @@ inline vdouble vsqrt(vdouble x) {
 template <int kRoundMode, class V>
 inline V vround_mode(V x) {
 #if EMBER_VEC_BYTES == 16
-  if constexpr (kRoundMode == 0) return vrint(x);
-  else if constexpr (kRoundMode == 1) return vfloor(x);
-  else if constexpr (kRoundMode == 2) return vceil(x);
-  else return vtrunc(x);
+  if constexpr (kRoundMode == 0)
+    return vrint(x);
+  else if constexpr (kRoundMode == 1)
+    return vfloor(x);
+  else if constexpr (kRoundMode == 2)
+    return vceil(x);
+  else
+    return vtrunc(x);
 #else
   constexpr int imm = kRoundMode | 8;  // | _MM_FROUND_NO_EXC
   if constexpr (std::is_same_v<V, vfloat>) {
@@ -80,13 +84,21 @@ inline V vround_mode(V x) {
 #endif
 }
 template <class V>
-inline V vrint_(V x) { return vround_mode<0>(x); }
+inline V vrint_(V x) {
+  return vround_mode<0>(x);
+}
 template <class V>
-inline V vfloor_(V x) { return vround_mode<1>(x); }
+inline V vfloor_(V x) {
+  return vround_mode<1>(x);
+}
 template <class V>
-inline V vceil_(V x) { return vround_mode<2>(x); }
+inline V vceil_(V x) {
+  return vround_mode<2>(x);
+}
 template <class V>
-inline V vtrunc_(V x) { return vround_mode<3>(x); }
+inline V vtrunc_(V x) {
+  return vround_mode<3>(x);
+}
 
 /// |x| by clearing the sign bit (so |-0.0| = +0.0 and NaN payloads survive, as std::fabs).
 inline vfloat vabs(vfloat x) { return (vfloat)((vint32)x & 0x7fffffff); }
@@ -201,7 +213,7 @@ inline double erfinv(double y, int newton) {
   double a = std::fabs(y);
   if (!(a <= 1.0)) return std::numeric_limits<double>::quiet_NaN();
   if (a == 1.0) return std::copysign(std::numeric_limits<double>::infinity(), y);
-  constexpr double kHalfSqrtPi = 0.88622692545275801365;  // sqrt(pi) / 2
+  constexpr double kHalfSqrtPi = 0.88622692545275801365;                          // sqrt(pi) / 2
   if (a < 1e-9) return y * kHalfSqrtPi * (1.0 + 0.26179938779914943654 * y * y);  // pi/12
   const double w0 = -std::log((1.0 - a) * (1.0 + a));
   double w = w0, p;
@@ -248,8 +260,10 @@ inline double erfinv(double y, int newton) {
 /// result is correctly rounded up to double rounding.
 template <class C>
 inline C erfinv(C y) {
-  if constexpr (std::is_same_v<C, float>) return static_cast<float>(erfinv(double(y), 1));
-  else return erfinv(y, 2);
+  if constexpr (std::is_same_v<C, float>)
+    return static_cast<float>(erfinv(double(y), 1));
+  else
+    return erfinv(y, 2);
 }
 
 /// 1 / z with PyTorch's convention that 1 / 0 is NaN (not C's complex infinity).

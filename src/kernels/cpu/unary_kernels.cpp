@@ -24,8 +24,10 @@ template <class C>
 struct Neg {
   explicit Neg(const OpParams&) {}
   C operator()(C x) const {
-    if constexpr (std::is_integral_v<C>) return C(U<C>(0) - U<C>(x));
-    else return -x;
+    if constexpr (std::is_integral_v<C>)
+      return C(U<C>(0) - U<C>(x));
+    else
+      return -x;
   }
   Vec<C> vec(Vec<C> x) const { return -x; }
 };
@@ -34,9 +36,12 @@ template <class C>
 struct Abs {
   explicit Abs(const OpParams&) {}
   auto operator()(C x) const {
-    if constexpr (std::is_unsigned_v<C>) return x;
-    else if constexpr (std::is_integral_v<C>) return x < 0 ? C(U<C>(0) - U<C>(x)) : x;
-    else return std::abs(x);  // complex: the real modulus (hypot, no overflow)
+    if constexpr (std::is_unsigned_v<C>)
+      return x;
+    else if constexpr (std::is_integral_v<C>)
+      return x < 0 ? C(U<C>(0) - U<C>(x)) : x;
+    else
+      return std::abs(x);  // complex: the real modulus (hypot, no overflow)
   }
   Vec<C> vec(Vec<C> x) const { return math::vabs(x); }
 };
@@ -58,7 +63,8 @@ struct Sign {
     }
   }
   Vec<C> vec(Vec<C> x) const {
-    return vselect(x > C(0), splat(C(1)), splat(C(0))) - vselect(x < C(0), splat(C(1)), splat(C(0)));
+    return vselect(x > C(0), splat(C(1)), splat(C(0))) -
+           vselect(x < C(0), splat(C(1)), splat(C(0)));
   }
 };
 
@@ -66,8 +72,10 @@ template <class C>
 struct Reciprocal {
   explicit Reciprocal(const OpParams&) {}
   C operator()(C x) const {
-    if constexpr (kIsComplex<C>) return math::reciprocal(x);
-    else return C(1) / x;
+    if constexpr (kIsComplex<C>)
+      return math::reciprocal(x);
+    else
+      return C(1) / x;
   }
   Vec<C> vec(Vec<C> x) const { return C(1) / x; }
 };
@@ -83,8 +91,10 @@ template <class C>
 struct Rsqrt {
   explicit Rsqrt(const OpParams&) {}
   C operator()(C x) const {
-    if constexpr (kIsComplex<C>) return math::reciprocal(std::sqrt(x));
-    else return C(1) / std::sqrt(x);
+    if constexpr (kIsComplex<C>)
+      return math::reciprocal(std::sqrt(x));
+    else
+      return C(1) / std::sqrt(x);
   }
   Vec<C> vec(Vec<C> x) const { return C(1) / math::vsqrt(x); }
 };
@@ -93,19 +103,21 @@ template <class C>
 struct Square {
   explicit Square(const OpParams&) {}
   C operator()(C x) const {
-    if constexpr (std::is_integral_v<C>) return C(U<C>(x) * U<C>(x));
-    else return x * x;
+    if constexpr (std::is_integral_v<C>)
+      return C(U<C>(x) * U<C>(x));
+    else
+      return x * x;
   }
   Vec<C> vec(Vec<C> x) const { return x * x; }
 };
 
 // Functions with a std:: scalar form (complex overloads included) and a SLEEF vector form.
-#define EMBER_STD_UNARY(Name, fn, vfn)                      \
-  template <class C>                                        \
-  struct Name {                                             \
-    explicit Name(const OpParams&) {}                       \
-    C operator()(C x) const { return std::fn(x); }          \
-    Vec<C> vec(Vec<C> x) const { return vfn(x); }           \
+#define EMBER_STD_UNARY(Name, fn, vfn)             \
+  template <class C>                               \
+  struct Name {                                    \
+    explicit Name(const OpParams&) {}              \
+    C operator()(C x) const { return std::fn(x); } \
+    Vec<C> vec(Vec<C> x) const { return vfn(x); }  \
   };
 EMBER_STD_UNARY(Exp, exp, vexp)
 EMBER_STD_UNARY(Exp2, exp2, vexp2)
@@ -126,8 +138,8 @@ EMBER_STD_UNARY(Erfc, erfc, verfc)
 
 // SLEEF overflows inside log1p, asinh and acosh for huge arguments (float asinh(2e19) is inf)
 // and inside sinh/cosh just below the overflow threshold (float sinh(89) is inf, the answer
-// 2.2e38). Those lanes take the closed forms: log1p(x) = log(x), asinh(x) = log(2x),
-// sinh(x) = e * (e / 2) with e = exp(x / 2).
+// 2.2e38). Those lanes take closed forms: asinh(x) = log(2x), sinh(x) = e * (e / 2) with
+// e = exp(x / 2), and a rescaled log1p.
 template <class C>
 constexpr C kHugeArg = std::is_same_v<C, float> ? 1e18f : 1e150;  // far above 1 / sqrt(eps)
 template <class C>
@@ -135,11 +147,18 @@ constexpr C kExpMax = std::is_same_v<C, float> ? 88 : 709;  // exp(x) is finite 
 template <class C>
 constexpr C kLn2 = C(0.69314718055994530942);
 
+// log1p of huge x is log1p(x 2^-k) + k ln2 (1 + x 2^-k is still x 2^-k), one SLEEF call.
 template <class C>
 struct Log1p {
   explicit Log1p(const OpParams&) {}
+  static constexpr C kBig = std::is_same_v<C, float> ? 1e30f : 1e300;
+  static constexpr C kScale = std::is_same_v<C, float> ? 0x1p-64f : 0x1p-512;
+  static constexpr C kShift = std::is_same_v<C, float> ? 64 * kLn2<C> : 512 * kLn2<C>;
   C operator()(C x) const { return std::log1p(x); }
-  Vec<C> vec(Vec<C> x) const { return vselect(x > kHugeArg<C>, vlog(x), vlog1p(x)); }
+  Vec<C> vec(Vec<C> x) const {
+    auto big = x > kBig;
+    return vlog1p(vselect(big, x * kScale, x)) + vselect(big, splat(kShift), splat(C(0)));
+  }
 };
 
 template <class C>
@@ -157,9 +176,7 @@ template <class C>
 struct Acosh {
   explicit Acosh(const OpParams&) {}
   C operator()(C x) const { return std::acosh(x); }
-  Vec<C> vec(Vec<C> x) const {
-    return vselect(x > kHugeArg<C>, vlog(x) + kLn2<C>, vacosh(x));
-  }
+  Vec<C> vec(Vec<C> x) const { return vselect(x > kHugeArg<C>, vlog(x) + kLn2<C>, vacosh(x)); }
 };
 
 template <class C>
@@ -188,8 +205,10 @@ template <class C>
 struct Log2 {
   explicit Log2(const OpParams&) {}
   C operator()(C x) const {
-    if constexpr (kIsComplex<C>) return std::log(x) / std::log(typename C::value_type(2));
-    else return std::log2(x);
+    if constexpr (kIsComplex<C>)
+      return std::log(x) / std::log(typename C::value_type(2));
+    else
+      return std::log2(x);
   }
   Vec<C> vec(Vec<C> x) const { return vlog2(x); }
 };
@@ -208,15 +227,17 @@ struct Erfinv {
 };
 
 // floor/ceil/trunc are the identity on integers (PyTorch keeps the dtype).
-#define EMBER_ROUNDING_UNARY(Name, fn, vfn)                 \
-  template <class C>                                        \
-  struct Name {                                             \
-    explicit Name(const OpParams&) {}                       \
-    C operator()(C x) const {                               \
-      if constexpr (std::is_integral_v<C>) return x;        \
-      else return std::fn(x);                               \
-    }                                                       \
-    Vec<C> vec(Vec<C> x) const { return vfn(x); }           \
+#define EMBER_ROUNDING_UNARY(Name, fn, vfn)       \
+  template <class C>                              \
+  struct Name {                                   \
+    explicit Name(const OpParams&) {}             \
+    C operator()(C x) const {                     \
+      if constexpr (std::is_integral_v<C>)        \
+        return x;                                 \
+      else                                        \
+        return std::fn(x);                        \
+    }                                             \
+    Vec<C> vec(Vec<C> x) const { return vfn(x); } \
   };
 EMBER_ROUNDING_UNARY(Floor, floor, math::vfloor_)
 EMBER_ROUNDING_UNARY(Ceil, ceil, math::vceil_)
@@ -235,8 +256,10 @@ template <class C>
 struct BitwiseNot {
   explicit BitwiseNot(const OpParams&) {}
   C operator()(C x) const {
-    if constexpr (std::is_same_v<C, bool>) return !x;
-    else return C(~x);
+    if constexpr (std::is_same_v<C, bool>)
+      return !x;
+    else
+      return C(~x);
   }
 };
 
@@ -251,9 +274,12 @@ template <class C>
 struct IsNan {
   explicit IsNan(const OpParams&) {}
   bool operator()(C x) const {
-    if constexpr (kIsComplex<C>) return std::isnan(x.real()) || std::isnan(x.imag());
-    else if constexpr (std::is_integral_v<C>) return false;
-    else return std::isnan(x);
+    if constexpr (kIsComplex<C>)
+      return std::isnan(x.real()) || std::isnan(x.imag());
+    else if constexpr (std::is_integral_v<C>)
+      return false;
+    else
+      return std::isnan(x);
   }
 };
 
@@ -261,9 +287,12 @@ template <class C>
 struct IsInf {
   explicit IsInf(const OpParams&) {}
   bool operator()(C x) const {
-    if constexpr (kIsComplex<C>) return std::isinf(x.real()) || std::isinf(x.imag());
-    else if constexpr (std::is_integral_v<C>) return false;
-    else return std::isinf(x);
+    if constexpr (kIsComplex<C>)
+      return std::isinf(x.real()) || std::isinf(x.imag());
+    else if constexpr (std::is_integral_v<C>)
+      return false;
+    else
+      return std::isinf(x);
   }
 };
 
@@ -271,9 +300,12 @@ template <class C>
 struct IsFinite {
   explicit IsFinite(const OpParams&) {}
   bool operator()(C x) const {
-    if constexpr (kIsComplex<C>) return std::isfinite(x.real()) && std::isfinite(x.imag());
-    else if constexpr (std::is_integral_v<C>) return true;
-    else return std::isfinite(x);
+    if constexpr (kIsComplex<C>)
+      return std::isfinite(x.real()) && std::isfinite(x.imag());
+    else if constexpr (std::is_integral_v<C>)
+      return true;
+    else
+      return std::isfinite(x);
   }
 };
 
@@ -281,8 +313,10 @@ template <class C>
 struct IsPosInf {
   explicit IsPosInf(const OpParams&) {}
   bool operator()(C x) const {
-    if constexpr (std::is_integral_v<C>) return false;
-    else return x == std::numeric_limits<C>::infinity();
+    if constexpr (std::is_integral_v<C>)
+      return false;
+    else
+      return x == std::numeric_limits<C>::infinity();
   }
 };
 
@@ -290,8 +324,10 @@ template <class C>
 struct IsNegInf {
   explicit IsNegInf(const OpParams&) {}
   bool operator()(C x) const {
-    if constexpr (std::is_integral_v<C>) return false;
-    else return x == -std::numeric_limits<C>::infinity();
+    if constexpr (std::is_integral_v<C>)
+      return false;
+    else
+      return x == -std::numeric_limits<C>::infinity();
   }
 };
 
@@ -299,8 +335,10 @@ template <class C>
 struct IsReal {
   explicit IsReal(const OpParams&) {}
   bool operator()(C x) const {
-    if constexpr (kIsComplex<C>) return x.imag() == 0;
-    else return true;
+    if constexpr (kIsComplex<C>)
+      return x.imag() == 0;
+    else
+      return true;
   }
 };
 
@@ -308,14 +346,17 @@ template <class C>
 struct SignBit {
   explicit SignBit(const OpParams&) {}
   bool operator()(C x) const {
-    if constexpr (std::is_unsigned_v<C>) return false;  // bool and uint8 included
-    else if constexpr (std::is_integral_v<C>) return x < 0;
-    else return std::signbit(x);
+    if constexpr (std::is_unsigned_v<C>)
+      return false;  // bool and uint8 included
+    else if constexpr (std::is_integral_v<C>)
+      return x < 0;
+    else
+      return std::signbit(x);
   }
 };
 
 // Dtype lists beyond loops.h's, named after what PyTorch 1.13 dispatches on CPU.
-using BF16Float = TypeList<BFloat16, float, double>;    // most floating ops: no float16 on CPU
+using BF16Float = TypeList<BFloat16, float, double>;  // most floating ops: no float16 on CPU
 using ComplexT = ComplexTypes;
 using AllTypes = TypeList<bool, uint8_t, int8_t, int16_t, int32_t, int64_t, Half, BFloat16, float,
                           double, complex<float>, complex<double>>;
