@@ -29,6 +29,7 @@ int main(int argc, char** argv) {
   benchmark::AddCustomContext("cpu_capability", ember::cpu_capability());
   ember_bench::register_elementwise<EmberBackend>();
   benchmark::RunSpecifiedBenchmarks();
+  ember_bench::release_inputs();
   benchmark::Shutdown();
   return 0;
 }

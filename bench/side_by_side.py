@@ -352,7 +352,13 @@ def main():
         print("STREAM triad a[i] = b[i] + s*c[i], float32, 16M elements (3 x 64 MiB), "
               "GB/s median (best):")
         for nt, t in sorted(triad.items()):
-            print(f"  {nt} thread(s): {t['median_gbs']:.1f} ({t['best_gbs']:.1f})")
+            ft = ""
+            if "first_touch_us_per_page" in t:
+                ft = (f"; first touch of fresh pages {t['first_touch_us_per_page']:.2f} us per "
+                      f"4 KiB page ({t['first_touch_gbs']:.1f} GB/s)")
+            print(f"  {nt} thread(s): {t['median_gbs']:.1f} ({t['best_gbs']:.1f}){ft}")
+        print("  (an op whose output is freshly mapped memory pays the first touch: that bounds "
+              "'fresh' rows without a caching allocator)")
         lines = []
         for name in ("add/16M/fresh", "add/16M/out", "mul/16M/fresh", "mul/16M/out"):
             for nt in THREADS:
@@ -369,10 +375,10 @@ def main():
         if lines:
             print("add/mul at 16M as % of the triad median, same thread count:")
             print("\n".join(lines))
-    busy = max(load_start[0], load_end[0])
-    if busy > 0.5 * (os.cpu_count() or 1):
-        notes.append(f"the machine was busy (1-min load up to {busy:.2f} on {os.cpu_count()} "
-                     "CPUs): these numbers are noisy; rerun on an idle machine")
+    # The end load includes this run's own threads; only the start load says "someone else".
+    if load_start[0] > 0.5 * (os.cpu_count() or 1):
+        notes.append(f"the machine was busy at the start (1-min load {load_start[0]:.2f} on "
+                     f"{os.cpu_count()} CPUs): these numbers are noisy; rerun on an idle machine")
     for n in notes:
         print(f"note: {n}")
     print(f"total time {time.time() - t_start:.0f} s")

@@ -30,6 +30,7 @@ int main(int argc, char** argv) {
   // Default grad mode (no InferenceMode guard), as a libtorch user and the Python column run.
   ember_bench::register_elementwise<TorchBackend>();
   benchmark::RunSpecifiedBenchmarks();
+  ember_bench::release_inputs();
   benchmark::Shutdown();
   return 0;
 }
