@@ -12,47 +12,15 @@
 #include <vector>
 
 #include "core/tensor_util.h"
+#include "elementwise_test_util.h"
 #include "ember/ember.h"
 
 using namespace ember;
+using namespace ember_test;
 
 namespace {
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
-const double kNaN = std::nan("");
 
-/// A 1-D tensor of `dt` from doubles (through a float64 tensor and a cast).
-Tensor F(std::vector<double> v, ScalarType dt = kFloat) {
-  Tensor t = empty_tensor({int64_t(v.size())}, kDouble);
-  std::copy(v.begin(), v.end(), t.data_ptr<double>());
-  return dt == kDouble ? t : t.to(dt);
-}
-/// A 1-D tensor of `dt` from int64 values (the cast wraps, e.g. 255 -> int8 -1).
-Tensor I(std::vector<int64_t> v, ScalarType dt = kLong) {
-  Tensor t = empty_tensor({int64_t(v.size())}, kLong);
-  std::copy(v.begin(), v.end(), t.data_ptr<int64_t>());
-  return dt == kLong ? t : t.to(dt);
-}
-Tensor B(std::vector<int64_t> v) { return I(std::move(v), kBool); }
-Tensor Z(std::vector<std::complex<double>> v, ScalarType dt = kComplexFloat) {
-  Tensor t = empty_tensor({int64_t(v.size())}, kComplexDouble);
-  std::copy(v.begin(), v.end(), t.data_ptr<complex<double>>());
-  return dt == kComplexDouble ? t : t.to(dt);
-}
-
-std::vector<double> dv(const Tensor& t) {
-  Tensor c = t.to(kDouble).contiguous();
-  return std::vector<double>(c.data_ptr<double>(), c.data_ptr<double>() + c.numel());
-}
-std::vector<int64_t> iv(const Tensor& t) {
-  Tensor c = t.to(kLong).contiguous();
-  return std::vector<int64_t>(c.data_ptr<int64_t>(), c.data_ptr<int64_t>() + c.numel());
-}
-std::vector<std::complex<double>> cv(const Tensor& t) {
-  Tensor c = t.to(kComplexDouble).contiguous();
-  auto* p = c.data_ptr<complex<double>>();
-  return std::vector<std::complex<double>>(p, p + c.numel());
-}
 
 /// Exact comparison that also matches NaN with NaN and tells -0 from +0.
 void expect_same(const std::vector<double>& got, const std::vector<double>& want,

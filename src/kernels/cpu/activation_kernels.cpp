@@ -11,11 +11,6 @@ namespace {
 
 using math::kIsComplex;
 
-template <class C>
-Vec<C> splat(C v) {
-  return vbroadcast<Vec<C>>(v);
-}
-
 // relu keeps -0.0 and NaN (x < 0 is false for both), as PyTorch's clamp_min.
 template <class C>
 struct Relu {

@@ -10,11 +10,6 @@ namespace {
 
 using math::kIsComplex;
 
-template <class C>
-Vec<C> splat(C v) {
-  return vbroadcast<Vec<C>>(v);
-}
-
 // Integer neg/abs/square wrap modulo 2^n as PyTorch's do; signed overflow is UB in C++, so go
 // through the unsigned type.
 template <class C>

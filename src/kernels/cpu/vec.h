@@ -60,6 +60,11 @@ template <class V, class T>
 inline V vbroadcast(T x) {
   return V{} + x;
 }
+/// A vector of the ISA's width with every lane equal to `v`.
+template <class C>
+inline Vec<C> splat(C v) {
+  return vbroadcast<Vec<C>>(v);
+}
 /// Lane-wise select: mask lanes are all-ones (true) or zero, as produced by vector compares.
 template <class V, class M>
 inline V vselect(M mask, V a, V b) {
