@@ -2,7 +2,11 @@
 // Helpers shared by the unary and binary op tests: small tensors from literal values and their
 // values back as vectors (through float64 / int64 / complex128 casts).
 
+#include <gtest/gtest.h>
+
+#include <cmath>
 #include <complex>
+#include <string>
 #include <limits>
 #include <vector>
 
@@ -47,6 +51,20 @@ inline std::vector<std::complex<double>> cv(const Tensor& t) {
   Tensor c = t.to(kComplexDouble).contiguous();
   auto* p = c.data_ptr<complex<double>>();
   return std::vector<std::complex<double>>(p, p + c.numel());
+}
+
+/// Exact comparison that also matches NaN with NaN and tells -0 from +0.
+inline void expect_same(const std::vector<double>& got, const std::vector<double>& want,
+                        const std::string& what = "") {
+  ASSERT_EQ(got.size(), want.size()) << what;
+  for (size_t i = 0; i < got.size(); ++i) {
+    if (std::isnan(want[i])) {
+      EXPECT_TRUE(std::isnan(got[i])) << what << " at " << i << ": got " << got[i];
+    } else {
+      EXPECT_EQ(got[i], want[i]) << what << " at " << i;
+      EXPECT_EQ(std::signbit(got[i]), std::signbit(want[i])) << what << " sign at " << i;
+    }
+  }
 }
 
 }  // namespace ember_test

@@ -22,19 +22,6 @@ namespace {
 
 
 
-/// Exact comparison that also matches NaN with NaN and tells -0 from +0.
-void expect_same(const std::vector<double>& got, const std::vector<double>& want,
-                 const char* what = "") {
-  ASSERT_EQ(got.size(), want.size()) << what;
-  for (size_t i = 0; i < got.size(); ++i) {
-    if (std::isnan(want[i])) {
-      EXPECT_TRUE(std::isnan(got[i])) << what << " at " << i << ": got " << got[i];
-    } else {
-      EXPECT_EQ(got[i], want[i]) << what << " at " << i;
-      EXPECT_EQ(std::signbit(got[i]), std::signbit(want[i])) << what << " sign at " << i;
-    }
-  }
-}
 void expect_near(const std::vector<double>& got, const std::vector<double>& want, double rel) {
   ASSERT_EQ(got.size(), want.size());
   for (size_t i = 0; i < got.size(); ++i) {

@@ -36,19 +36,6 @@ Tensor strided(const Tensor& t) {
   return v;
 }
 
-/// Exact comparison that matches NaN with NaN and tells -0 from +0.
-void expect_same(const std::vector<double>& got, const std::vector<double>& want,
-                 const std::string& what = "") {
-  ASSERT_EQ(got.size(), want.size()) << what;
-  for (size_t i = 0; i < got.size(); ++i) {
-    if (std::isnan(want[i])) {
-      EXPECT_TRUE(std::isnan(got[i])) << what << " at " << i << ": got " << got[i];
-    } else {
-      EXPECT_EQ(got[i], want[i]) << what << " at " << i;
-      EXPECT_EQ(std::signbit(got[i]), std::signbit(want[i])) << what << " sign at " << i;
-    }
-  }
-}
 /// |got - want| <= atol + rtol |want|; NaN and infinities must match exactly.
 void expect_close(const std::vector<double>& got, const std::vector<double>& want, double rtol,
                   double atol, const std::string& what = "") {

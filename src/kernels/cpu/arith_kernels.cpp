@@ -8,14 +8,13 @@
 
 #include "ember/error.h"
 #include "kernels/cpu/loops.h"
+#include "kernels/cpu/math_functors.h"
 
 namespace ember::cpu::EMBER_CPU_CAP {
 namespace {
 
 template <class T>
-inline constexpr bool is_cplx = false;
-template <class T>
-inline constexpr bool is_cplx<complex<T>> = true;
+inline constexpr bool is_cplx = math::kIsComplex<T>;
 template <class T>
 inline constexpr bool is_sint = std::is_integral_v<T>&& std::is_signed_v<T>;
 

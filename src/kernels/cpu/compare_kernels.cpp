@@ -5,14 +5,13 @@
 #include <limits>
 
 #include "kernels/cpu/loops.h"
+#include "kernels/cpu/math_functors.h"
 
 namespace ember::cpu::EMBER_CPU_CAP {
 namespace {
 
 template <class T>
-inline constexpr bool is_cplx = false;
-template <class T>
-inline constexpr bool is_cplx<complex<T>> = true;
+inline constexpr bool is_cplx = math::kIsComplex<T>;
 
 template <class C>
 inline bool truthy(C v) {
