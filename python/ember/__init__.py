@@ -1,0 +1,159 @@
+"""ember: tensors with PyTorch's Python API on a C++ core.
+
+`import ember as torch` runs ordinary PyTorch code in the supported subset.
+"""
+
+from ember import _C
+from ember._C import *  # noqa: F401,F403  (functions, Tensor, dtypes, device, Size, Generator)
+from ember._C import Tensor, Size, dtype, device, Generator, finfo, iinfo  # noqa: F401
+
+__version__ = _C.__version__
+
+
+class layout:
+    """Memory layout of a tensor; ember tensors are strided."""
+
+    def __init__(self, name):
+        self._name = name
+
+    def __repr__(self):
+        return "ember." + self._name
+
+
+class memory_format:
+    """Memory format hint accepted by clone/contiguous/empty_like (ember keeps strides dense)."""
+
+    def __init__(self, name):
+        self._name = name
+
+    def __repr__(self):
+        return "ember." + self._name
+
+
+strided = layout("strided")
+contiguous_format = memory_format("contiguous_format")
+preserve_format = memory_format("preserve_format")
+channels_last = memory_format("channels_last")
+
+
+def set_printoptions(precision=None, threshold=None, edgeitems=None, linewidth=None,
+                     profile=None, sci_mode=None):
+    """Sets how tensors print (as torch.set_printoptions)."""
+    from ember import _tensor_str
+    _tensor_str.set_printoptions(precision, threshold, edgeitems, linewidth, profile, sci_mode)
+
+
+# ---- PyTorch's alias names ----
+
+_ALIASES = {
+    "multiply": "mul", "divide": "div", "subtract": "sub", "negative": "neg",
+    "absolute": "abs", "arccos": "acos", "arcsin": "asin", "arctan": "atan",
+    "arccosh": "acosh", "arcsinh": "asinh", "arctanh": "atanh", "arctan2": "atan2",
+    "greater": "gt", "greater_equal": "ge", "less": "lt", "less_equal": "le",
+    "not_equal": "ne", "fix": "trunc",
+}
+for _alias, _name in _ALIASES.items():
+    globals()[_alias] = getattr(_C, _name)
+    setattr(Tensor, _alias, getattr(Tensor, _name))
+    if hasattr(Tensor, _name + "_"):
+        setattr(Tensor, _alias + "_", getattr(Tensor, _name + "_"))
+Tensor.clip_ = Tensor.clamp_
+del _alias, _name
+
+
+# ---- functions that are Tensor methods in the core ----
+
+def _function_of(name):
+    method = getattr(Tensor, name)
+
+    def fn(input, *args, **kwargs):
+        return method(input, *args, **kwargs)
+
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = f"ember.{name}(input, ...) is input.{name}(...)"
+    return fn
+
+
+for _name in ("reshape", "permute", "transpose", "swapaxes", "swapdims", "t", "squeeze",
+              "unsqueeze", "flatten", "unflatten", "narrow", "select", "as_strided", "diagonal",
+              "movedim", "moveaxis", "split", "chunk", "unbind", "conj", "resolve_conj",
+              "resolve_neg", "conj_physical", "clone", "is_conj", "ravel", "split_with_sizes"):
+    globals()[_name] = _function_of(_name)
+del _name
+
+
+def real(input):
+    """The real part (a view for complex input)."""
+    return input.real
+
+
+def imag(input):
+    """The imaginary part of a complex tensor (a view)."""
+    return input.imag
+
+
+def positive(input):
+    """Returns input (error for bool, as PyTorch)."""
+    return +input
+
+
+# ---- Tensor methods written in Python ----
+
+def _new_factory(factory):
+    def method(self, *size, dtype=None, device=None, requires_grad=False, **kwargs):
+        return factory(*size, dtype=self.dtype if dtype is None else dtype,
+                       device=self.device if device is None else device,
+                       requires_grad=requires_grad, **kwargs)
+    return method
+
+
+Tensor.new_zeros = _new_factory(zeros)  # noqa: F405
+Tensor.new_ones = _new_factory(ones)  # noqa: F405
+Tensor.new_empty = _new_factory(empty)  # noqa: F405
+
+
+def _new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False):
+    return full(size, fill_value, dtype=self.dtype if dtype is None else dtype,  # noqa: F405
+                device=self.device if device is None else device, requires_grad=requires_grad)
+
+
+def _new_tensor(self, data, *, dtype=None, device=None, requires_grad=False):
+    return tensor(data, dtype=self.dtype if dtype is None else dtype,  # noqa: F405
+                  device=self.device if device is None else device, requires_grad=requires_grad)
+
+
+Tensor.new_full = _new_full
+Tensor.new_tensor = _new_tensor
+
+_LEGACY_NAMES = {
+    float32: "FloatTensor", float64: "DoubleTensor", float16: "HalfTensor",  # noqa: F405
+    bfloat16: "BFloat16Tensor", int64: "LongTensor", int32: "IntTensor",  # noqa: F405
+    int16: "ShortTensor", int8: "CharTensor", uint8: "ByteTensor",  # noqa: F405
+    bool: "BoolTensor", complex64: "ComplexFloatTensor",  # noqa: F405
+    complex128: "ComplexDoubleTensor",  # noqa: F405
+}
+
+
+def _type(self, dtype=None, non_blocking=False, **kwargs):
+    """With no dtype, the legacy type name ('ember.FloatTensor'); else a converted tensor."""
+    if dtype is None:
+        return "ember." + _LEGACY_NAMES[self.dtype]
+    if isinstance(dtype, str):
+        for dt, name in _LEGACY_NAMES.items():
+            if dtype.endswith(name):
+                return self.to(dt, non_blocking=non_blocking)
+        raise ValueError(f"invalid type: '{dtype}'")
+    return self.to(dtype, non_blocking=non_blocking)
+
+
+Tensor.type = _type
+
+
+def _array_wrap(self, array, context=None, return_scalar=False):
+    # NumPy ufuncs applied to a tensor give a tensor back, as PyTorch.
+    return from_numpy(array) if array.ndim else tensor(array)  # noqa: F405
+
+
+Tensor.__array_wrap__ = _array_wrap
+
+from ember import cuda, nn, special  # noqa: E402,F401

@@ -1,0 +1,98 @@
+"""ember.nn.functional: activations with torch.nn.functional's signatures."""
+
+from ember import _C
+
+_nn = _C._nn
+
+
+def _unary(name):
+    fn = getattr(_C, name)
+    method = getattr(_C.Tensor, name + "_", None)
+
+    def activation(input, inplace=False):
+        if inplace:
+            return method(input)
+        return fn(input)
+
+    activation.__name__ = activation.__qualname__ = name
+    return activation
+
+
+relu = _unary("relu")
+relu6 = _unary("relu6")
+selu = _unary("selu")
+silu = _unary("silu")
+mish = _unary("mish")
+hardsigmoid = _unary("hardsigmoid")
+hardswish = _unary("hardswish")
+
+
+def softsign(input):
+    return _C.softsign(input)
+
+
+def tanhshrink(input):
+    return _C.tanhshrink(input)
+
+
+def logsigmoid(input):
+    return _C.logsigmoid(input)
+
+
+def sigmoid(input):
+    return _C.sigmoid(input)
+
+
+def tanh(input):
+    return _C.tanh(input)
+
+
+def leaky_relu(input, negative_slope=0.01, inplace=False):
+    if inplace:
+        _nn.leaky_relu_(input, negative_slope)
+        return input
+    return _nn.leaky_relu(input, negative_slope)
+
+
+def elu(input, alpha=1.0, inplace=False):
+    if inplace:
+        _nn.elu_(input, alpha, 1.0, 1.0)
+        return input
+    return _nn.elu(input, alpha, 1.0, 1.0)
+
+
+def celu(input, alpha=1.0, inplace=False):
+    if inplace:
+        _nn.celu_(input, alpha)
+        return input
+    return _nn.celu(input, alpha)
+
+
+def gelu(input, approximate="none"):
+    return _nn.gelu(input, approximate)
+
+
+def softplus(input, beta=1, threshold=20):
+    return _nn.softplus(input, beta, threshold)
+
+
+def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
+    if inplace:
+        _nn.hardtanh_(input, min_val, max_val)
+        return input
+    return _nn.hardtanh(input, min_val, max_val)
+
+
+def hardshrink(input, lambd=0.5):
+    return _nn.hardshrink(input, lambd)
+
+
+def softshrink(input, lambd=0.5):
+    return _nn.softshrink(input, lambd)
+
+
+def threshold(input, threshold, value, inplace=False):
+    if inplace:
+        _nn.threshold_(input, threshold, value)
+        return input
+    return _nn.threshold(input, threshold, value)

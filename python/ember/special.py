@@ -1,0 +1,14 @@
+"""ember.special: special functions (as torch.special)."""
+
+from ember import _C
+
+expit = _C.sigmoid
+erf = _C.erf
+erfc = _C.erfc
+erfinv = _C.erfinv
+exp2 = _C.exp2
+expm1 = _C.expm1
+log1p = _C.log1p
+logit = _C.logit
+xlogy = _C.xlogy
+round = _C.round

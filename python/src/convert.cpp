@@ -1,0 +1,328 @@
+// Conversions between Python objects and ember values, the keyword parser and error mapping.
+#include <cstring>
+
+#include "pyember.h"
+
+namespace ember::python {
+
+PyTypeObject* tensor_type = nullptr;
+
+// ---- errors ----
+
+void set_python_error() {
+  try {
+    throw;
+  } catch (const ember::Error& e) {
+    PyObject* type = PyExc_RuntimeError;
+    switch (e.kind()) {
+      case ErrorKind::Value: type = PyExc_ValueError; break;
+      case ErrorKind::Index: type = PyExc_IndexError; break;
+      case ErrorKind::Type: type = PyExc_TypeError; break;
+      case ErrorKind::NotImplemented: type = PyExc_NotImplementedError; break;
+      case ErrorKind::Runtime:
+      case ErrorKind::Internal: type = PyExc_RuntimeError; break;
+    }
+    PyErr_SetString(type, e.what());
+  } catch (const py::builtin_exception& e) {
+    e.set_error();
+  } catch (const py::error_already_set& e) {
+    py::error_already_set(e).restore();
+  } catch (const std::bad_alloc&) {
+    PyErr_SetString(PyExc_MemoryError, "ember: out of memory");
+  } catch (const std::exception& e) {
+    PyErr_SetString(PyExc_RuntimeError, e.what());
+  } catch (...) {
+    PyErr_SetString(PyExc_RuntimeError, "ember: unknown C++ exception");
+  }
+}
+
+void type_error(const std::string& msg) { throw ember::TypeError(msg); }
+
+// ---- Params ----
+
+Params::Params(const char* fn, std::initializer_list<const char*> names) : fn_(fn) {
+  n_positional_ = -1;
+  for (const char* n : names) {
+    if (std::strcmp(n, "*") == 0) {
+      n_positional_ = int(names_.size());
+      continue;
+    }
+    names_.push_back(n);
+  }
+  if (n_positional_ < 0) n_positional_ = int(names_.size());
+}
+
+void Params::parse(PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames, PyObject** out,
+                   int required) const {
+  const int n = int(names_.size());
+  if (nargs > n_positional_) {
+    type_error(detail::str_cat(fn_, "() takes ", n_positional_, " positional argument",
+                               n_positional_ == 1 ? "" : "s", " but ", nargs, " were given"));
+  }
+  for (int i = 0; i < n; ++i) out[i] = i < nargs ? args[i] : nullptr;
+  if (kwnames) {
+    const Py_ssize_t nk = PyTuple_GET_SIZE(kwnames);
+    for (Py_ssize_t k = 0; k < nk; ++k) {
+      PyObject* key = PyTuple_GET_ITEM(kwnames, k);
+      const char* kname = PyUnicode_AsUTF8(key);
+      if (!kname) throw PythonErrorSet{};
+      int found = -1;
+      for (int i = 0; i < n; ++i) {
+        if (std::strcmp(kname, names_[i]) == 0) {
+          found = i;
+          break;
+        }
+      }
+      if (found < 0) {
+        type_error(detail::str_cat(fn_, "() got an unexpected keyword argument '", kname, "'"));
+      }
+      if (out[found]) {
+        type_error(detail::str_cat(fn_, "() got multiple values for argument '", kname, "'"));
+      }
+      out[found] = args[nargs + k];
+    }
+  }
+  for (int i = 0; i < required; ++i) {
+    if (!out[i]) {
+      type_error(detail::str_cat(fn_, "() missing required argument '", names_[i], "' (pos ",
+                                 i + 1, ")"));
+    }
+  }
+}
+
+// ---- tensors ----
+
+Tensor& unwrap(PyObject* o) {
+  auto* inst = reinterpret_cast<py::detail::instance*>(o);
+  return *static_cast<Tensor*>(inst->get_value_and_holder().value_ptr());
+}
+
+PyObject* wrap(Tensor t) {
+  if (!t.defined()) Py_RETURN_NONE;
+  return py::cast(std::move(t), py::return_value_policy::move).release().ptr();
+}
+
+static std::string py_type_name(PyObject* o) { return Py_TYPE(o)->tp_name; }
+
+const Tensor& to_tensor(PyObject* o, const char* fn, const char* arg) {
+  if (o && is_tensor(o)) return unwrap(o);
+  type_error(detail::str_cat(fn, "(): argument '", arg, "' must be Tensor, not ",
+                             o ? py_type_name(o) : std::string("None")));
+}
+
+// ---- scalars ----
+
+static bool is_numpy_object(PyObject* o) {
+  return std::strncmp(Py_TYPE(o)->tp_name, "numpy.", 6) == 0;
+}
+
+static bool is_numpy_zero_dim(PyObject* o) {
+  if (std::strcmp(Py_TYPE(o)->tp_name, "numpy.ndarray") != 0) return false;
+  py::object nd = py::reinterpret_steal<py::object>(PyObject_GetAttrString(o, "ndim"));
+  if (!nd) {
+    PyErr_Clear();
+    return false;
+  }
+  return PyLong_AsLong(nd.ptr()) == 0;
+}
+
+bool is_scalar(PyObject* o) {
+  if (PyBool_Check(o) || PyLong_Check(o) || PyFloat_Check(o) || PyComplex_Check(o)) return true;
+  if (is_numpy_object(o)) {
+    if (is_numpy_zero_dim(o)) return true;
+    // NumPy scalar types: numpy.int64, numpy.float32, numpy.bool_, numpy.complex64, ...
+    return std::strcmp(Py_TYPE(o)->tp_name, "numpy.ndarray") != 0 &&
+           PyObject_HasAttrString(o, "dtype");
+  }
+  return false;
+}
+
+static Scalar long_to_scalar(PyObject* o) {
+  int overflow = 0;
+  long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
+  if (overflow != 0) throw ember::Error("Overflow when unpacking long");
+  if (v == -1 && PyErr_Occurred()) throw PythonErrorSet{};
+  return Scalar(int64_t(v));
+}
+
+Scalar to_scalar(PyObject* o, const char* fn, const char* arg) {
+  if (PyBool_Check(o)) return Scalar(o == Py_True);
+  if (PyLong_Check(o)) return long_to_scalar(o);
+  if (PyFloat_Check(o)) return Scalar(PyFloat_AS_DOUBLE(o));
+  if (PyComplex_Check(o)) {
+    Py_complex c = PyComplex_AsCComplex(o);
+    return Scalar(complex<double>(c.real, c.imag));
+  }
+  if (is_tensor(o)) {
+    const Tensor& t = unwrap(o);
+    if (t.numel() == 1 && t.dim() == 0) return t.item();
+  } else if (is_scalar(o)) {
+    // NumPy scalars and 0-d arrays: .item() gives the matching Python number.
+    py::object item = py::reinterpret_steal<py::object>(PyObject_CallMethod(o, "item", nullptr));
+    if (!item) throw PythonErrorSet{};
+    return to_scalar(item.ptr(), fn, arg);
+  }
+  type_error(detail::str_cat(fn, "(): argument '", arg, "' must be Number, not ", py_type_name(o)));
+}
+
+PyObject* scalar_to_py(const Scalar& s) {
+  switch (s.type()) {
+    case kBool: return PyBool_FromLong(s.toBool());
+    case kLong: return PyLong_FromLongLong(s.toLong());
+    case kComplexDouble: {
+      auto z = s.toComplexDouble();
+      return PyComplex_FromDoubles(z.real(), z.imag());
+    }
+    default: return PyFloat_FromDouble(s.toDouble());
+  }
+}
+
+Tensor tensor_from_numpy_arg(PyObject* o);  // interop.cpp
+
+bool to_tensor_or_scalar(PyObject* o, TensorOrScalar& out) {
+  if (is_tensor(o)) {
+    out.tensor = &unwrap(o);
+    return true;
+  }
+  if (PyBool_Check(o)) {
+    out.scalar = Scalar(o == Py_True);
+    return true;
+  }
+  if (PyLong_Check(o)) {
+    out.scalar = long_to_scalar(o);
+    return true;
+  }
+  if (PyFloat_Check(o)) {
+    out.scalar = Scalar(PyFloat_AS_DOUBLE(o));
+    return true;
+  }
+  if (PyComplex_Check(o)) {
+    out.scalar = to_scalar(o);
+    return true;
+  }
+  if (is_numpy_object(o)) {
+    if (std::strcmp(Py_TYPE(o)->tp_name, "numpy.ndarray") == 0) return false;  // caller converts
+    if (is_scalar(o)) {
+      out.scalar = to_scalar(o);
+      return true;
+    }
+  }
+  return false;
+}
+
+// ---- ints and other plain arguments ----
+
+int64_t to_int(PyObject* o, const char* fn, const char* arg) {
+  if (PyLong_Check(o)) return long_to_scalar(o).toLong();
+  if (!PyFloat_Check(o) && !PyComplex_Check(o) && PyIndex_Check(o)) {
+    py::object idx = py::reinterpret_steal<py::object>(PyNumber_Index(o));
+    if (idx) return long_to_scalar(idx.ptr()).toLong();
+    PyErr_Clear();
+  }
+  type_error(detail::str_cat(fn, "(): argument '", arg, "' must be int, not ", py_type_name(o)));
+}
+
+double to_double(PyObject* o, const char* fn, const char* arg) {
+  if (PyFloat_Check(o)) return PyFloat_AS_DOUBLE(o);
+  if (PyLong_Check(o) || (!PyComplex_Check(o) && is_scalar(o)) ||
+      (is_tensor(o) && unwrap(o).dim() == 0)) {
+    Scalar s = to_scalar(o, fn, arg);
+    if (!s.isComplex()) return s.toDouble();
+  }
+  type_error(detail::str_cat(fn, "(): argument '", arg, "' must be float, not ", py_type_name(o)));
+}
+
+bool to_bool(PyObject* o, const char* fn, const char* arg) {
+  if (PyBool_Check(o)) return o == Py_True;
+  if (is_numpy_object(o) && std::strcmp(Py_TYPE(o)->tp_name, "numpy.bool_") == 0) {
+    return PyObject_IsTrue(o) == 1;
+  }
+  type_error(detail::str_cat(fn, "(): argument '", arg, "' must be bool, not ", py_type_name(o)));
+}
+
+std::string to_string(PyObject* o, const char* fn, const char* arg) {
+  if (PyUnicode_Check(o)) {
+    Py_ssize_t n = 0;
+    const char* s = PyUnicode_AsUTF8AndSize(o, &n);
+    if (!s) throw PythonErrorSet{};
+    return std::string(s, size_t(n));
+  }
+  type_error(detail::str_cat(fn, "(): argument '", arg, "' must be str, not ", py_type_name(o)));
+}
+
+DimVector to_int_list(PyObject* o, const char* fn, const char* arg) {
+  DimVector out;
+  if (PyTuple_Check(o) || PyList_Check(o)) {
+    const Py_ssize_t n = PySequence_Fast_GET_SIZE(o);
+    PyObject** items = PySequence_Fast_ITEMS(o);
+    out.resize(size_t(n));
+    for (Py_ssize_t i = 0; i < n; ++i) {
+      PyObject* it = items[i];
+      if (PyLong_Check(it)) {
+        out[size_t(i)] = long_to_scalar(it).toLong();
+      } else if (!PyFloat_Check(it) && PyIndex_Check(it)) {
+        out[size_t(i)] = to_int(it, fn, arg);
+      } else {
+        type_error(detail::str_cat(fn, "(): argument '", arg,
+                                   "' must be tuple of ints, but found element of type ",
+                                   py_type_name(it), " at pos ", i));
+      }
+    }
+    return out;
+  }
+  if (PyLong_Check(o) || (!PyFloat_Check(o) && PyIndex_Check(o))) {
+    out.push_back(to_int(o, fn, arg));
+    return out;
+  }
+  type_error(detail::str_cat(fn, "(): argument '", arg, "' must be tuple of ints, not ",
+                             py_type_name(o)));
+}
+
+DimVector sizes_from_args(PyObject* const* args, Py_ssize_t nargs, const char* fn) {
+  if (nargs == 1 && (PyTuple_Check(args[0]) || PyList_Check(args[0]))) {
+    return to_int_list(args[0], fn, "size");
+  }
+  DimVector out(size_t(nargs), 0);
+  for (Py_ssize_t i = 0; i < nargs; ++i) out[size_t(i)] = to_int(args[i], fn, "size");
+  return out;
+}
+
+std::optional<Generator> to_generator(PyObject* o, const char* fn) {
+  if (!o || o == Py_None) return std::nullopt;
+  try {
+    return py::cast<Generator>(py::handle(o));
+  } catch (const py::cast_error&) {
+    type_error(detail::str_cat(fn, "(): argument 'generator' must be Generator, not ",
+                               py_type_name(o)));
+  }
+}
+
+// ---- registration ----
+
+void add_method(PyMethodDef* def) {
+  PyObject* descr = PyDescr_NewMethod(tensor_type, def);
+  if (!descr || PyObject_SetAttrString(reinterpret_cast<PyObject*>(tensor_type), def->ml_name,
+                                       descr) != 0) {
+    Py_XDECREF(descr);
+    throw py::error_already_set();
+  }
+  Py_DECREF(descr);
+}
+
+void add_function(py::module_& m, PyMethodDef* def) {
+  py::object name = py::str(m.attr("__name__"));
+  PyObject* fn = PyCFunction_NewEx(def, nullptr, name.ptr());
+  if (!fn || PyModule_AddObject(m.ptr(), def->ml_name, fn) != 0) {
+    Py_XDECREF(fn);
+    throw py::error_already_set();
+  }
+}
+
+PyMethodDef* new_method_def(const char* name, FastFn fn, const char* doc) {
+  // Leaked on purpose: method definitions must outlive every function object made from them.
+  auto* def = new PyMethodDef{name, reinterpret_cast<PyCFunction>(reinterpret_cast<void*>(fn)),
+                              METH_FASTCALL | METH_KEYWORDS, doc};
+  return def;
+}
+
+}  // namespace ember::python

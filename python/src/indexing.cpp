@@ -1,0 +1,121 @@
+// Tensor.__getitem__ / __setitem__: Python index expressions to ember::indexing::TensorIndex.
+#include "ember/indexing.h"
+#include "pyember.h"
+
+namespace ember::python {
+
+Tensor tensor_from_numpy_arg(PyObject* o);  // interop.cpp
+bool is_ndarray(PyObject* o);               // interop.cpp
+
+namespace {
+
+using indexing::Slice;
+using indexing::TensorIndex;
+
+/// ember.tensor, for list indices (looked up on first use).
+py::object tensor_fn() {
+  static PyObject* fn = py::object(py::module_::import("ember._C").attr("tensor")).release().ptr();
+  return py::reinterpret_borrow<py::object>(fn);
+}
+
+TensorIndex to_index(PyObject* o) {
+  if (o == Py_None) return TensorIndex(indexing::None);
+  if (o == Py_Ellipsis) return TensorIndex(indexing::Ellipsis);
+  if (PyBool_Check(o)) return TensorIndex(o == Py_True);
+  if (PyLong_Check(o)) return TensorIndex(to_int(o, "index", "index"));
+  if (PySlice_Check(o)) {
+    Py_ssize_t start, stop, step;
+    if (PySlice_Unpack(o, &start, &stop, &step) != 0) throw PythonErrorSet{};
+    EMBER_CHECK_VALUE(step > 0, "step must be greater than zero");
+    auto* s = reinterpret_cast<PySliceObject*>(o);
+    std::optional<int64_t> b, e;
+    if (s->start != Py_None) b = int64_t(start);
+    if (s->stop != Py_None) e = int64_t(stop);
+    return TensorIndex(Slice(b, e, int64_t(step)));
+  }
+  if (is_tensor(o)) {
+    const Tensor& t = unwrap(o);
+    // 0-dim integer / bool tensors index like Python ints / bools.
+    if (t.dim() == 0 && t.dtype() == kBool) return TensorIndex(t.item().toBool());
+    if (t.dim() == 0 && isIntegralType(t.dtype(), false)) return TensorIndex(t.item().toLong());
+    return TensorIndex(t);
+  }
+  if (is_ndarray(o)) return TensorIndex(tensor_from_numpy_arg(o));
+  if (PyList_Check(o)) {
+    py::object t = tensor_fn()(py::handle(o));
+    return TensorIndex(unwrap(t.ptr()));
+  }
+  if (PyIndex_Check(o) && !PyFloat_Check(o)) return TensorIndex(to_int(o, "index", "index"));
+  throw ember::IndexError(detail::str_cat(
+      "only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are valid "
+      "indices (got ", Py_TYPE(o)->tp_name, ")"));
+}
+
+std::vector<TensorIndex> to_indices(PyObject* idx) {
+  std::vector<TensorIndex> out;
+  if (PyTuple_Check(idx)) {
+    const Py_ssize_t n = PyTuple_GET_SIZE(idx);
+    out.reserve(size_t(n));
+    for (Py_ssize_t i = 0; i < n; ++i) out.push_back(to_index(PyTuple_GET_ITEM(idx, i)));
+  } else {
+    out.push_back(to_index(idx));
+  }
+  return out;
+}
+
+[[noreturn]] void zero_dim_index() {
+  throw ember::IndexError(
+      "invalid index of a 0-dim tensor. Use `tensor.item()` in Python or `tensor.item<T>()` in "
+      "C++ to convert a 0-dim tensor to a number");
+}
+
+PyObject* getitem(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  EMBER_PY_BEGIN
+  if (nargs != 1 || kwnames) type_error("__getitem__ takes exactly one argument");
+  const Tensor& t = unwrap(self);
+  PyObject* idx = args[0];
+  if (PyLong_Check(idx) && !PyBool_Check(idx)) {  // the common `x[i]`
+    if (t.dim() == 0) zero_dim_index();
+    return wrap(t.select(0, to_int(idx, "index", "index")));
+  }
+  if (t.dim() == 0 && (PyLong_Check(idx) || PySlice_Check(idx))) zero_dim_index();
+  std::vector<TensorIndex> ind = to_indices(idx);
+  return wrap(t.index(ArrayRef<TensorIndex>(ind.data(), ind.size())));
+  EMBER_PY_END
+}
+
+PyObject* setitem(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  EMBER_PY_BEGIN
+  if (nargs != 2 || kwnames) type_error("__setitem__ takes exactly two arguments");
+  Tensor& t = unwrap(self);
+  std::vector<TensorIndex> ind = to_indices(args[0]);
+  ArrayRef<TensorIndex> ref(ind.data(), ind.size());
+  PyObject* v = args[1];
+  if (is_tensor(v)) {
+    t.index_put_(ref, unwrap(v));
+  } else if (is_ndarray(v)) {
+    t.index_put_(ref, tensor_from_numpy_arg(v));
+  } else if (is_scalar(v)) {
+    t.index_put_(ref, to_scalar(v));
+  } else {
+    type_error(detail::str_cat("can't assign a ", Py_TYPE(v)->tp_name, " to a ",
+                               dtype_name(t.dtype()), " tensor"));
+  }
+  Py_RETURN_NONE;
+  EMBER_PY_END
+}
+
+}  // namespace
+
+void init_indexing(py::module_& m) {
+  static PyMethodDef defs[] = {
+      {"__getitem__", reinterpret_cast<PyCFunction>(reinterpret_cast<void*>(getitem)),
+       METH_FASTCALL | METH_KEYWORDS, nullptr},
+      {"__setitem__", reinterpret_cast<PyCFunction>(reinterpret_cast<void*>(setitem)),
+       METH_FASTCALL | METH_KEYWORDS, nullptr},
+  };
+  for (PyMethodDef& d : defs) add_method(&d);
+  (void)m;
+}
+
+}  // namespace ember::python

@@ -1,0 +1,26 @@
+// The `ember._C` extension module: registers each area of the binding.
+#include "pyember.h"
+
+PYBIND11_MODULE(_C, m) {
+  using namespace ember::python;
+  m.doc() = "ember's C++ core";
+  // pybind11-level errors (from ordinary definitions) map like the fast path's.
+  py::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p) std::rethrow_exception(p);
+    } catch (const ember::python::PythonErrorSet&) {
+    } catch (const ember::Error&) {
+      set_python_error();
+    }
+  });
+  init_types(m);
+  init_tensor(m);
+  init_indexing(m);
+  init_elementwise(m);
+  init_factory(m);
+  init_interop(m);
+  m.attr("__version__") = ember::kVersion;
+  m.attr("_cpu_capability") = ember::cpu_capability();
+  m.def("_cuda_is_available", [] { return ember::cuda_is_available(); });
+  m.def("_cuda_device_count", [] { return ember::cuda_device_count(); });
+}
