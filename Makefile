@@ -4,6 +4,7 @@ SHELL := /bin/bash
 #   make demo            build and run the main job (examples/demo.cpp)
 #   make test            build and run every test (ctest)
 #   make bench           build and run the benchmarks side by side with PyTorch
+#   make conformance     the OpInfo conformance report (PyTorch's op database run through ember)
 #   make test-sanitize   the tests under ASan + UBSan
 #   make debug           a Debug build with assertions
 
@@ -12,7 +13,7 @@ export CCACHE_BASEDIR := $(CURDIR)
 export OMP_NUM_THREADS ?= 2
 PY := /usr/bin/python3
 
-.PHONY: all deps deps-bench build demo test bench test-sanitize debug clean
+.PHONY: all deps deps-bench build demo test bench conformance test-sanitize debug clean
 
 all: build
 
@@ -37,6 +38,9 @@ test: build
 
 bench: deps-bench build
 	$(PY) bench/side_by_side.py --build build/release
+
+conformance: build
+	PYTHONPATH=build/release/python $(PY) tests/conformance/run.py --report
 
 test-sanitize: deps
 	cmake --preset asan -DPython3_EXECUTABLE=$(PY)

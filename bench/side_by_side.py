@@ -3,8 +3,9 @@
 
 Runs build/<dir>/bench/ember_bench and torch_bench (Google Benchmark, JSON output, fixed
 intra-op thread counts, several repetitions), times the same workloads from Python with
-`import torch` + timeit, measures the STREAM triad bandwidth with bench/stream_triad, and prints
-one table of medians. Missing pieces (no torch_bench, no Python torch) are reported and skipped.
+`import torch` and `import ember` + timeit, measures the STREAM triad bandwidth with
+bench/stream_triad, and prints one table of medians; then the Python per-call overhead table
+(bench/py_overhead.py). Missing pieces (no torch_bench, no Python torch) are reported and skipped.
 
     /usr/bin/python3 bench/side_by_side.py --build build/release [--quick] [--json out.json]
 
@@ -106,7 +107,7 @@ def build_targets(build, log):
     if not os.path.isfile(os.path.join(build, "CMakeCache.txt")):
         log(f"note: {build} is not a CMake build directory; not building")
         return
-    for target in ("ember_bench", "stream_triad", "torch_bench"):
+    for target in ("ember_bench", "stream_triad", "torch_bench", "_C"):
         p = subprocess.run(["cmake", "--build", build, "--target", target, "-j",
                             os.environ.get("JOBS", "2")], capture_output=True, text=True)
         if p.returncode != 0:
@@ -254,7 +255,8 @@ def main():
                     help="seconds per repetition (default 0.1)")
     ap.add_argument("--filter", default="", help="regex on workload names, e.g. 'add/16M'")
     ap.add_argument("--quick", action="store_true", help="1 round, 1 repetition, 0.05 s")
-    ap.add_argument("--no-python", action="store_true", help="skip the PyTorch-from-Python column")
+    ap.add_argument("--no-python", action="store_true",
+                    help="skip the from-Python columns and the per-call overhead table")
     ap.add_argument("--timeout", type=int, default=1800, help="seconds per benchmark binary")
     ap.add_argument("--json", default="", help="also write all results to this file")
     ap.add_argument("--no-build", action="store_true",
@@ -285,10 +287,18 @@ def main():
             torch = _torch
         except Exception as e:  # noqa: BLE001 -- any import failure means "no column"
             notes.append(f"PyTorch for Python not importable ({e}); that column is empty")
+    ember_py = None
+    if not args.no_python:
+        sys.path.insert(0, os.path.join(args.build, "python"))
+        try:
+            import ember as _ember
+            ember_py = _ember
+        except Exception as e:  # noqa: BLE001 -- no binding built: no column
+            notes.append(f"ember for Python not importable ({e}); that column is empty")
     for n in notes:
         log(f"note: {n}")
 
-    ember_t, torch_t, py_t = {}, {}, {}
+    ember_t, torch_t, py_t, epy_t = {}, {}, {}, {}
     ctx_ember, ctx_torch = {}, {}
     for r in range(args.rounds):
         log(f"round {r + 1}/{args.rounds}")
@@ -304,6 +314,10 @@ def main():
             log("  python: torch + timeit")
             for k, v in run_python(torch, args, log).items():
                 py_t.setdefault(k, []).extend(v)
+        if ember_py is not None:
+            log("  python: ember + timeit")
+            for k, v in run_python(ember_py, args, log).items():
+                epy_t.setdefault(k, []).extend(v)
     triad = run_triad(triad_bin, log) if triad_bin else {}
     if not triad_bin:
         notes.append("stream_triad not built; no triad reference")
@@ -324,9 +338,11 @@ def main():
     print(f"load average (1/5/15 min): start {load_start[0]:.2f} {load_start[1]:.2f} "
           f"{load_start[2]:.2f}, end {load_end[0]:.2f} {load_end[1]:.2f} {load_end[2]:.2f}")
     print("GB/s = (bytes read + written) / time / 1e9; add_1elem rows are time per op. "
-          "Ratios are PyTorch time / ember time (> 1: ember faster).")
-    header = ("workload", "nt", "ember", "torch C++", "torch Py", "ember/C++", "ember/Py")
-    widths = (32, 3, 11, 11, 11, 10, 9)
+          "Ratios are PyTorch time / ember time (> 1: ember faster); Py/Py compares both "
+          "libraries called from Python.")
+    header = ("workload", "nt", "ember", "torch C++", "torch Py", "ember Py", "ember/C++",
+              "ember/Py", "Py/Py")
+    widths = (32, 3, 11, 11, 11, 11, 10, 9, 7)
     line = "  ".join(h.ljust(w) if i == 0 else h.rjust(w) for i, (h, w) in
                      enumerate(zip(header, widths)))
     print(line)
@@ -339,10 +355,11 @@ def main():
             if pat and not pat.search(key):
                 continue
             te, tc, tp = median(ember_t.get(key)), median(torch_t.get(key)), median(py_t.get(key))
+            tep = median(epy_t.get(key))
             rows.append({"workload": name, "threads": nt, "bytes": bytes_of(key),
-                         "ember_s": te, "torch_cpp_s": tc, "torch_py_s": tp})
+                         "ember_s": te, "torch_cpp_s": tc, "torch_py_s": tp, "ember_py_s": tep})
             cells = (name, str(nt), fmt_cell(key, te), fmt_cell(key, tc), fmt_cell(key, tp),
-                     fmt_ratio(tc, te), fmt_ratio(tp, te))
+                     fmt_cell(key, tep), fmt_ratio(tc, te), fmt_ratio(tp, te), fmt_ratio(tp, tep))
             print("  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in
                             enumerate(zip(cells, widths))))
 
@@ -381,6 +398,12 @@ def main():
                      f"{os.cpu_count()} CPUs): these numbers are noisy; rerun on an idle machine")
     for n in notes:
         print(f"note: {n}")
+    overhead = []
+    if ember_py is not None and not args.filter:
+        import py_overhead
+        print()
+        overhead = py_overhead.run(args.reps, args.min_time)
+        py_overhead.print_table(overhead)
     print(f"total time {time.time() - t_start:.0f} s")
 
     if args.json:
@@ -388,8 +411,9 @@ def main():
             json.dump({"load_start": load_start, "load_end": load_end, "cpu": cpu,
                        "ember_context": ctx_ember, "torch_context": ctx_torch,
                        "rounds": args.rounds, "reps": args.reps, "min_time": args.min_time,
-                       "rows": rows, "triad": triad, "notes": notes,
-                       "raw": {"ember": ember_t, "torch_cpp": torch_t, "torch_py": py_t}},
+                       "rows": rows, "triad": triad, "notes": notes, "py_overhead": overhead,
+                       "raw": {"ember": ember_t, "torch_cpp": torch_t, "torch_py": py_t,
+                               "ember_py": epy_t}},
                       f, indent=1)
     return 0
 

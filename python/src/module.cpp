@@ -15,6 +15,7 @@ PYBIND11_MODULE(_C, m) {
   });
   init_types(m);
   init_tensor(m);
+  init_fast_properties();
   init_indexing(m);
   init_elementwise(m);
   init_factory(m);
