@@ -1,0 +1,157 @@
+"""The mapping table: how each op_db entry is called in ember, and what ember is held to.
+
+Keys are OpInfo names; `name[variant]` targets one variant (variant_test_name), a bare name
+covers all variants of that name. An op with no entry is called the way torch spells it:
+`torch.nn.functional.gelu` becomes `ember.nn.functional.gelu`, and a name torch has only on
+tensors (`contiguous`, `T`) becomes the same method or property of the ember tensor.
+
+Op fields:
+  supported  dtypes whose forward results must match torch on every sample. This is the
+             regression gate: `run.py --check` fails when one of them does not fully pass.
+  call       how ember spells the op, when torch's spelling is not it:
+               "linalg.det"  a function under the ember module
+               ".contiguous" a Tensor method, called unbound as Tensor.contiguous(input, ...)
+               "@mT"         a property of the input tensor
+  adapt      f(fn, input, *args, **kwargs) calling the resolved `fn` with a sample's arguments,
+             for OpInfos that wrap the op in a lambda with another argument order.
+  unmapped   the reason the op has no ember counterpart (it is then not run).
+  compare    "values" (default) or "meta": shapes and dtypes only, for random or
+             uninitialised results.
+  grad, fwd_ad, vmap
+             dtypes held to gradient, forward-AD and vmap checks (not run yet; they are
+             checked only where the OpInfo says the op supports them).
+"""
+
+from dataclasses import dataclass, replace
+
+F32 = frozenset({"float32"})
+F64 = frozenset({"float64"})
+FLOAT = F32 | F64
+NONE = frozenset()
+
+
+@dataclass(frozen=True)
+class Op:
+    supported: frozenset = NONE
+    call: str = None
+    adapt: object = None
+    unmapped: str = ""
+    compare: str = "values"
+    grad: frozenset = NONE
+    fwd_ad: frozenset = NONE
+    vmap: frozenset = NONE
+
+
+def op(supported=NONE, **fields):
+    return Op(frozenset(supported), **fields)
+
+
+def meta(supported=NONE, **fields):
+    """A random or uninitialised result: compare shapes and dtypes only."""
+    return Op(frozenset(supported), compare="meta", **fields)
+
+
+def unmapped(reason):
+    return Op(unmapped=reason)
+
+
+def _slice(f, x, dim=0, start=None, end=None, step=1):
+    # aten::slice has no Python function in torch either; indexing is its public spelling.
+    return f(x, (slice(None),) * dim + (slice(start, end, step),))
+
+
+def _swap01(f, a, b, *args, **kwargs):
+    return f(b, a, *args, **kwargs)
+
+
+TABLE = {
+    # ---- OpInfos that wrap the op in a lambda ----
+    "slice": op(call=".__getitem__", adapt=_slice),
+    "polygamma": op(adapt=_swap01),
+    "special.polygamma": op(adapt=_swap01),
+    "einsum": op(adapt=_swap01),
+    "where": op(adapt=lambda f, x, condition, other: f(condition, x, other)),
+    "zero_": op(call=".zero_", adapt=lambda f, x: f(x.clone())),
+    "resize_": op(call=".resize_", adapt=lambda f, x, shape: f(x.clone(), shape)),
+    "resize_as_": op(call=".resize_as_", adapt=lambda f, x, other: f(x.clone(), other)),
+    "nn.functional.embedding": op(adapt=_swap01),
+    "nn.functional.embedding_bag": op(adapt=_swap01),
+    "linalg.lstsq[grad_oriented]": op(adapt=lambda f, a, b, driver: f(a, b, driver=driver)[0]),
+    "linalg.pinv[singular]": op(adapt=lambda f, a, b: f(a @ b.mT)),
+    # ---- random or uninitialised results ----
+    "uniform": meta(call=".uniform_"),
+    "bernoulli": meta(),
+    "multinomial": meta(),
+    "normal": meta(),
+    "normal[number_mean]": meta(adapt=_swap01),
+    "randn": meta(),
+    "randn_like": meta(),
+    "rand_like": meta(),
+    "randint_like": meta(),
+    "empty": meta(),
+    "empty_like": meta(),
+    "new_empty": meta(),
+    "new_empty_strided": meta(),
+    "nn.functional.dropout": meta(),
+    "nn.functional.dropout2d": meta(),
+    "nn.functional.dropout3d": meta(),
+    "nn.functional.feature_alpha_dropout[with_train]": meta(),
+    "nn.functional.rrelu": meta(),
+    "nn.functional.fractional_max_pool2d": meta(),
+    "nn.functional.fractional_max_pool3d": meta(),
+    "nn.functional._scaled_dot_product_attention": meta(),
+    "svd_lowrank": meta(adapt=lambda f, a, b, **kw: f(a @ b.mT, **kw)),
+    "pca_lowrank": meta(adapt=lambda f, a, b, **kw: f(a @ b.mT, **kw)),
+    # ---- no ember counterpart ----
+    "sparse.sampled_addmm": unmapped("sparse tensors"),
+    "to_sparse": unmapped("sparse tensors"),
+}
+
+
+def supported(dtypes, names):
+    """Adds dtypes to the `supported` set of each whitespace-separated key in names."""
+    for key in names.split():
+        entry = TABLE.get(key, Op())
+        TABLE[key] = replace(entry, supported=entry.supported | dtypes)
+
+
+# ---- the regression gate: ops that pass every sample ----
+# A bare name covers every variant: mark `name[variant]` alone when only some variants pass.
+supported(FLOAT, """
+    abs acos acosh asin asinh atan atanh ceil cos cosh erf erfc erfinv exp exp2 expm1 floor frac
+    log log10 log1p log2 neg positive reciprocal round rsqrt sgn sigmoid sign sin sinh sqrt
+    square tan tanh trunc nan_to_num logit conj conj_physical resolve_conj resolve_neg real
+    isfinite isinf isposinf isneginf isreal isnan signbit
+""")  # unary elementwise
+supported(FLOAT, """
+    add sub mul div true_divide floor_divide remainder fmod pow float_power atan2 copysign
+    nextafter hypot xlogy maximum minimum fmax fmin clamp clamp_max clamp_min lerp addcmul addcdiv
+    where __radd__ __rmul__ __rmod__ __rpow__ __rsub__
+    eq ne lt le gt ge isclose allclose equal logical_and logical_or logical_xor logical_not
+""")  # binary, ternary and comparison elementwise
+supported(FLOAT, """
+    nn.functional.relu nn.functional.relu6 nn.functional.hardswish nn.functional.leaky_relu
+    nn.functional.elu nn.functional.celu nn.functional.selu nn.functional.silu
+    nn.functional.hardsigmoid nn.functional.logsigmoid nn.functional.mish nn.functional.softsign
+    nn.functional.tanhshrink nn.functional.threshold nn.functional.softshrink
+    nn.functional.hardshrink nn.functional.hardtanh nn.functional.gelu nn.functional.softplus
+""")  # activations
+supported(FLOAT, """
+    chunk contiguous clone expand expand_as diagonal narrow permute split split_with_sizes select
+    slice ravel reshape reshape_as view view_as flatten unflatten unbind unfold movedim unsqueeze
+    transpose t T H squeeze as_strided
+    to bfloat16 bool byte char double float half int long short
+""")  # views, copies and conversions
+supported(FLOAT, """
+    arange linspace logspace zeros ones eye empty zeros_like ones_like full_like empty_like
+    new_zeros new_ones new_full new_empty zero_
+    uniform randn randn_like rand_like multinomial normal normal[number_mean] bernoulli
+""")  # factories and random
+supported(F32, "broadcast_shapes")  # the OpInfo runs it for float32 only
+
+
+def lookup(name, variant):
+    """The entry for an OpInfo (variant first, then the bare name), or the default Op()."""
+    if variant and f"{name}[{variant}]" in TABLE:
+        return TABLE[f"{name}[{variant}]"]
+    return TABLE.get(name, Op())

@@ -1,0 +1,357 @@
+#!/usr/bin/env python3
+"""OpInfo conformance: PyTorch 1.13's op_db samples run through ember, compared with torch.
+
+Every op_db entry is called through the mapping table (ember_ops.py) on each of its CPU
+samples, and the results are compared with torch's: same dtypes, shapes and values within the
+OpInfo's tolerances (torch's defaults where it has none); where torch raises, ember must raise
+an exception of the same kind. See README.md.
+"""
+
+import argparse
+import faulthandler
+import functools
+import os
+import sys
+import textwrap
+import time
+import types
+import unittest
+import warnings
+
+import torch
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import ember_ops  # noqa: E402
+from backends import default_call, make_backend, torch_name  # noqa: E402
+
+DTYPES = {"float32": torch.float32, "float64": torch.float64}
+
+SUMMARY_HELP = """\
+summary lines:
+  DTYPE: N/OPS ops, M/K samples pass
+    OPS  the op_db entries selected (all 621 without --ops)
+    N    those that are mapped, support DTYPE on CPU and pass every sample
+    K    the samples of the mapped ops (the backend has a callable for them) that support
+         DTYPE; an op whose sample generation fails adds none
+    M    the samples among K that pass
+"""
+
+
+def load_op_db():
+    """torch's op_db, importable without expecttest (a test-only package Debian lacks)."""
+    stub = types.ModuleType("expecttest")
+    stub.TestCase, stub.ACCEPT = unittest.TestCase, False
+    sys.modules.setdefault("expecttest", stub)
+    # common_utils parses sys.argv for its own flags at import.
+    argv, sys.argv = sys.argv, sys.argv[:1]
+    try:
+        from torch.testing._internal.common_device_type import onlyCUDA
+        from torch.testing._internal.common_methods_invocations import op_db
+    finally:
+        sys.argv = argv
+    return op_db, onlyCUDA
+
+
+def op_key(op):
+    return f"{op.name}[{op.variant_test_name}]" if op.variant_test_name else op.name
+
+
+def cpu_dtypes(op, only_cuda):
+    if only_cuda in op.decorators:
+        return set()
+    return set(op.supported_dtypes("cpu"))
+
+
+def tolerances(op, dtype):
+    """(rtol, atol) loosened by the OpInfo's CPU tolerance overrides for dtype, or (None, None)
+    for torch's defaults. The overrides of all its tests are merged: they describe how far
+    correct implementations of this op may differ."""
+    rtol, atol = torch.testing._comparison.default_tolerances(dtype)
+    found = False
+    for info in op.decorators:
+        if getattr(info, "device_type", None) not in (None, "cpu"):
+            continue
+        if getattr(info, "dtypes", None) is not None and dtype not in info.dtypes:
+            continue
+        for dec in getattr(info, "decorators", ()):
+            overrides = getattr(dec, "d", None)
+            if not isinstance(overrides, dict) or dtype not in overrides:
+                continue
+            prec = overrides[dtype]
+            if hasattr(prec, "atol"):  # toleranceOverride
+                atol, rtol = max(atol, prec.atol), max(rtol, prec.rtol)
+            else:  # precisionOverride: an atol
+                atol = max(atol, prec)
+            found = True
+    return (rtol, atol) if found else (None, None)
+
+
+class Mismatch(Exception):
+    pass
+
+
+def compare(backend, actual, expected, tol, meta, where="output"):
+    """Raises Mismatch (or assert_close's AssertionError) when actual differs from expected."""
+    if isinstance(expected, torch.Tensor):
+        if not backend.is_tensor(actual):
+            raise Mismatch(f"{where}: expected a tensor, got {type(actual).__name__}")
+        got, want = backend.dtype_name(actual), torch_name(expected.dtype)
+        if got != want:
+            raise Mismatch(f"{where}: dtype {got}, expected {want}")
+        if tuple(actual.shape) != tuple(expected.shape):
+            raise Mismatch(f"{where}: shape {tuple(actual.shape)}, expected "
+                           f"{tuple(expected.shape)}")
+        if meta:
+            return
+        rtol, atol = tol
+        torch.testing.assert_close(backend.to_torch(actual), expected, rtol=rtol, atol=atol,
+                                   equal_nan=True, check_device=False, check_stride=False,
+                                   msg=lambda m: f"{where}: {m}")
+    elif isinstance(expected, (tuple, list)):
+        if isinstance(actual, (str, bytes)) or not hasattr(actual, "__len__"):
+            raise Mismatch(f"{where}: expected a sequence, got {type(actual).__name__}")
+        if len(actual) != len(expected):
+            raise Mismatch(f"{where}: {len(actual)} elements, expected {len(expected)}")
+        for i, (a, e) in enumerate(zip(actual, expected)):
+            compare(backend, a, e, tol, meta, f"{where}[{i}]")
+    elif isinstance(expected, torch.dtype):
+        if torch_name(actual) != torch_name(expected):
+            raise Mismatch(f"{where}: {actual}, expected {expected}")
+    elif isinstance(expected, (bool, int, float, complex)):
+        if isinstance(expected, bool) != isinstance(actual, bool) or backend.is_tensor(actual):
+            raise Mismatch(f"{where}: {type(actual).__name__} {actual!r}, expected "
+                           f"{type(expected).__name__} {expected!r}")
+        if not meta:
+            torch.testing.assert_close(actual, expected, equal_nan=True,
+                                       msg=lambda m: f"{where}: {m}")
+    elif expected is None:
+        if actual is not None:
+            raise Mismatch(f"{where}: {type(actual).__name__}, expected None")
+    elif actual != expected:
+        raise Mismatch(f"{where}: {actual!r}, expected {expected!r}")
+
+
+def error_kind(exc):
+    """The builtin exception class exc belongs to (torch's LinAlgError is a RuntimeError)."""
+    return next(c for c in type(exc).__mro__ if c.__module__ == "builtins")
+
+
+def describe(exc):
+    text = " ".join(str(exc).split())
+    return f"{type(exc).__name__}: {text}" if not isinstance(exc, Mismatch) else text
+
+
+def run_sample(backend, op, fn, sample, tol, meta):
+    """None when the sample passes, else the failure message."""
+    try:
+        b_input = backend.convert(sample.input)
+        b_args = backend.convert(sample.args)
+        b_kwargs = backend.convert(sample.kwargs)
+    except Exception as e:
+        return f"converting the inputs: {describe(e)}"
+    try:
+        expected, t_error = op(sample.input, *sample.args, **sample.kwargs), None
+    except Exception as e:
+        t_error = e
+    try:
+        actual, b_error = fn(b_input, *b_args, **b_kwargs), None
+    except Exception as e:
+        b_error = e
+    if t_error is not None:
+        kind = error_kind(t_error)
+        if isinstance(b_error, kind):
+            return None
+        got = describe(b_error) if b_error is not None else "no error"
+        return f"torch raises {kind.__name__} ({describe(t_error)}), got {got}"
+    if b_error is not None:
+        return describe(b_error)
+    try:
+        compare(backend, actual, expected, tol, meta)
+    except Exception as e:
+        return describe(e)
+    return None
+
+
+class Result:
+    """One op at one dtype: status, samples passed/total, first failure message."""
+
+    def __init__(self, status, passed=0, total=0, message=""):
+        self.status, self.passed, self.total, self.message = status, passed, total, message
+
+
+def run_op(backend, op, entry, dtype, only_cuda, inputs, max_samples, log=None):
+    if dtype not in cpu_dtypes(op, only_cuda):
+        return Result("unsupported")
+    if entry.unmapped:
+        return Result("unmapped", message=entry.unmapped)
+    spec = entry.call if entry.call is not None else default_call(op)
+    if spec is None:
+        return Result("unmapped", message="no default spelling: add a call to the table")
+    fn = backend.resolve(spec)
+    if fn is None:
+        return Result("unmapped", message=f"{backend.name} has no {spec}")
+    if entry.adapt is not None:
+        fn = functools.partial(entry.adapt, fn)
+    try:
+        make = op.reference_inputs if inputs == "reference" else op.sample_inputs
+        samples = list(make("cpu", dtype, requires_grad=False))
+    except Exception as e:
+        return Result("error", message=f"sample generation: {describe(e)}")
+    if max_samples:
+        samples = samples[:max_samples]
+    tol = tolerances(op, dtype)
+    res = Result("pass", total=len(samples))
+    for i, sample in enumerate(samples):
+        msg = run_sample(backend, op, fn, sample, tol, entry.compare == "meta")
+        if msg is None:
+            res.passed += 1
+            continue
+        if not res.message:
+            res.message = f"sample {i}: {msg}"
+        if log:
+            log(f"  {torch_name(dtype)} sample {i}: {msg}\n    {sample.summary()}")
+    if res.passed < res.total:
+        res.status = "fail"
+    return res
+
+
+def missing_spellings(backend, op):
+    """The op's other torch spellings (OpInfo aliases, Tensor methods) the backend lacks."""
+    names = []
+    if op.method_variant is not None and "." not in op.name:
+        names.append("Tensor." + op.name)
+    for alias in op.aliases:
+        names.append(alias.name)
+        if alias.method_variant is not None:
+            names.append("Tensor." + alias.name)
+    return [n for n in names if backend.resolve("." + n[7:] if n.startswith("Tensor.") else n)
+            is None]
+
+
+def shorten(text, width):
+    return text if len(text) <= width else text[: width - 3] + "..."
+
+
+def print_report(rows, dtypes):
+    head = f"{'op':<46}" + "".join(f"{d:<22}" for d in dtypes) + "first failure"
+    print(head)
+    print("-" * len(head))
+    for key, results in rows:
+        cells = ""
+        for d in dtypes:
+            r = results[d]
+            counts = f"{r.passed}/{r.total}" if r.status in ("pass", "fail") else ""
+            cells += f"{r.status:<12}{counts:<10}"
+        msg = next((results[d].message for d in dtypes if results[d].message), "")
+        print(f"{key:<46}{cells}{shorten(msg, 110)}")
+    print()
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=SUMMARY_HELP)
+    mode = parser.add_mutually_exclusive_group()
+    mode.add_argument("--check", action="store_true",
+                      help="summary, and exit 1 when an op marked supported fails (default)")
+    mode.add_argument("--report", action="store_true",
+                      help="the per-op table, then what --check prints")
+    parser.add_argument("--ops", help="comma-separated op names or name[variant] keys")
+    parser.add_argument("--dtypes", default="float32,float64",
+                        help="comma-separated, from float32,float64 (default both)")
+    parser.add_argument("--inputs", choices=("sample", "reference"), default="sample",
+                        help="the OpInfo's sample_inputs (default), or its larger "
+                        "reference_inputs (extremal values, noncontiguous and broadcast cases)")
+    parser.add_argument("--max-samples", type=int, default=0, help="samples per op and dtype")
+    parser.add_argument("--backend", choices=("ember", "torch"), default="ember",
+                        help="torch stands in for ember to validate the harness itself")
+    parser.add_argument("--verbose", action="store_true",
+                        help="name each op as it starts, print every failing sample in full")
+    args = parser.parse_args(argv)
+
+    warnings.simplefilter("ignore")  # op_db samples trigger torch's deprecation chatter
+    faulthandler.enable()  # a crash in the binding still names the op being run
+    torch.set_num_threads(1)
+    dtypes = args.dtypes.split(",")
+    for d in dtypes:
+        if d not in DTYPES:
+            parser.error(f"unknown dtype {d}")
+    op_db, only_cuda = load_op_db()
+    known = {op.name for op in op_db} | {op_key(op) for op in op_db}
+    stale = [f"  {key}: no such op_db entry" for key in ember_ops.TABLE if key not in known]
+    if args.ops:
+        wanted = set(args.ops.split(","))
+        op_db = [op for op in op_db if op.name in wanted or op_key(op) in wanted]
+        if not op_db:
+            parser.error("--ops matches no op_db entry")
+    try:
+        backend = make_backend(args.backend)
+    except ImportError as e:
+        print(f"cannot import {args.backend} ({e}); is PYTHONPATH=build/release/python set and "
+              "the binding built?", file=sys.stderr)
+        return 2
+
+    log = (lambda text: print(text, file=sys.stderr, flush=True)) if args.verbose else None
+    start = time.time()
+    rows = []
+    for op in op_db:
+        key = op_key(op)
+        entry = ember_ops.lookup(op.name, op.variant_test_name)
+        if log:
+            log(key)
+        results = {}
+        for d in dtypes:
+            results[d] = run_op(backend, op, entry, DTYPES[d], only_cuda, args.inputs,
+                                args.max_samples, log)
+        rows.append((key, results))
+    elapsed = time.time() - start
+
+    if args.report:
+        print_report(rows, dtypes)
+        missing = []
+        for op, (key, results) in zip(op_db, rows):
+            if any(r.status in ("pass", "fail") for r in results.values()):
+                missing += [f"{n} ({key})" for n in missing_spellings(backend, op)]
+        if missing:
+            print(f"other spellings of run ops that {args.backend} lacks ({len(missing)}):")
+            print(textwrap.fill(", ".join(missing), 100, initial_indent="  ",
+                                subsequent_indent="  ", break_on_hyphens=False) + "\n")
+
+    regressions, unmarked = [], []
+    for op, (key, results) in zip(op_db, rows):
+        entry = ember_ops.lookup(op.name, op.variant_test_name)
+        passing = []
+        for d in dtypes:
+            r = results[d]
+            # An OpInfo without CPU support for d (a variant under a bare name) has nothing to
+            # hold ember to.
+            if d in entry.supported and r.status not in ("pass", "unsupported"):
+                regressions.append(f"  {key} ({d}): {r.status}: {shorten(r.message, 160)}")
+            elif d not in entry.supported and r.status == "pass":
+                passing.append(d)
+        if passing and args.backend == "ember":
+            unmarked.append(key if len(passing) == len(dtypes) else f"{key} ({passing[0]})")
+        for d in entry.supported - set(DTYPES):
+            stale.append(f"  {key}: unknown dtype {d}")
+
+    if unmarked:
+        print(f"passing but not marked supported in ember_ops.py ({len(unmarked)}):")
+        print(textwrap.fill(", ".join(unmarked), 100, initial_indent="  ",
+                            subsequent_indent="  ", break_on_hyphens=False))
+    if regressions or stale:
+        print(f"REGRESSIONS: ops marked supported that do not pass ({len(regressions)}), "
+              f"table errors ({len(stale)}):")
+        print("\n".join(regressions + stale))
+    print(f"backend {args.backend}, {elapsed:.1f} s")
+    for d in dtypes:
+        rs = [results[d] for _, results in rows]
+        n = sum(r.status == "pass" for r in rs)
+        m = sum(r.passed for r in rs)
+        k = sum(r.total for r in rs)
+        print(f"{d}: {n}/{len(rows)} ops, {m}/{k} samples pass")
+    return 1 if regressions or stale else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
