@@ -21,7 +21,7 @@ class layout:
 
 
 class memory_format:
-    """Memory format hint accepted by clone/contiguous/empty_like (ember keeps strides dense)."""
+    """Memory layout of a dense tensor: contiguous (row-major), channels-last, or preserved."""
 
     def __init__(self, name):
         self._name = name
@@ -34,6 +34,7 @@ strided = layout("strided")
 contiguous_format = memory_format("contiguous_format")
 preserve_format = memory_format("preserve_format")
 channels_last = memory_format("channels_last")
+channels_last_3d = memory_format("channels_last_3d")
 
 
 def set_printoptions(precision=None, threshold=None, edgeitems=None, linewidth=None,

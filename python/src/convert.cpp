@@ -1,6 +1,7 @@
 // Conversions between Python objects and ember values, the keyword parser and error mapping.
 #include <cstring>
 
+#include "core/tensor_util.h"
 #include "pyember.h"
 
 namespace ember::python {
@@ -15,12 +16,22 @@ void set_python_error() {
   } catch (const ember::Error& e) {
     PyObject* type = PyExc_RuntimeError;
     switch (e.kind()) {
-      case ErrorKind::Value: type = PyExc_ValueError; break;
-      case ErrorKind::Index: type = PyExc_IndexError; break;
-      case ErrorKind::Type: type = PyExc_TypeError; break;
-      case ErrorKind::NotImplemented: type = PyExc_NotImplementedError; break;
+      case ErrorKind::Value:
+        type = PyExc_ValueError;
+        break;
+      case ErrorKind::Index:
+        type = PyExc_IndexError;
+        break;
+      case ErrorKind::Type:
+        type = PyExc_TypeError;
+        break;
+      case ErrorKind::NotImplemented:
+        type = PyExc_NotImplementedError;
+        break;
       case ErrorKind::Runtime:
-      case ErrorKind::Internal: type = PyExc_RuntimeError; break;
+      case ErrorKind::Internal:
+        type = PyExc_RuntimeError;
+        break;
     }
     PyErr_SetString(type, e.what());
   } catch (const py::builtin_exception& e) {
@@ -84,8 +95,8 @@ void Params::parse(PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames, P
   }
   for (int i = 0; i < required; ++i) {
     if (!out[i]) {
-      type_error(detail::str_cat(fn_, "() missing required argument '", names_[i], "' (pos ",
-                                 i + 1, ")"));
+      type_error(
+          detail::str_cat(fn_, "() missing required argument '", names_[i], "' (pos ", i + 1, ")"));
     }
   }
 }
@@ -108,6 +119,24 @@ const Tensor& to_tensor(PyObject* o, const char* fn, const char* arg) {
   if (o && is_tensor(o)) return unwrap(o);
   type_error(detail::str_cat(fn, "(): argument '", arg, "' must be Tensor, not ",
                              o ? py_type_name(o) : std::string("None")));
+}
+
+void write_out(Tensor& out, const Tensor& result, const char* op) {
+  EMBER_CHECK(canCast(result.dtype(), out.dtype()), "[", op, "] result type ",
+              toString(result.dtype()), " can't be cast to the desired output type ",
+              toString(out.dtype()));
+  EMBER_CHECK(out.device() == result.device(), "[", op, "] expected out= on ",
+              result.device().str(), ", got ", out.device().str());
+  if (out.sizes() != result.sizes()) {
+    // As the elementwise ops' out=: only an empty tensor is resized.
+    EMBER_CHECK(out.numel() == 0, "[", op, "] out= tensor has shape ", shape_str(out.sizes()),
+                " but the result has shape ", shape_str(result.sizes()),
+                "; pass an empty tensor or one of the result's shape");
+    Tensor fresh = empty(result.sizes(), out.options());
+    out.unsafeGetTensorImpl()->set_storage(fresh.storage());
+    out.unsafeGetTensorImpl()->set_sizes_and_strides(result.sizes(), fresh.strides(), 0);
+  }
+  out.copy_(result);
 }
 
 // ---- scalars ----
@@ -167,13 +196,16 @@ Scalar to_scalar(PyObject* o, const char* fn, const char* arg) {
 
 PyObject* scalar_to_py(const Scalar& s) {
   switch (s.type()) {
-    case kBool: return PyBool_FromLong(s.toBool());
-    case kLong: return PyLong_FromLongLong(s.toLong());
+    case kBool:
+      return PyBool_FromLong(s.toBool());
+    case kLong:
+      return PyLong_FromLongLong(s.toLong());
     case kComplexDouble: {
       auto z = s.toComplexDouble();
       return PyComplex_FromDoubles(z.real(), z.imag());
     }
-    default: return PyFloat_FromDouble(s.toDouble());
+    default:
+      return PyFloat_FromDouble(s.toDouble());
   }
 }
 
@@ -274,8 +306,8 @@ DimVector to_int_list(PyObject* o, const char* fn, const char* arg) {
     out.push_back(to_int(o, fn, arg));
     return out;
   }
-  type_error(detail::str_cat(fn, "(): argument '", arg, "' must be tuple of ints, not ",
-                             py_type_name(o)));
+  type_error(
+      detail::str_cat(fn, "(): argument '", arg, "' must be tuple of ints, not ", py_type_name(o)));
 }
 
 DimVector sizes_from_args(PyObject* const* args, Py_ssize_t nargs, const char* fn) {
@@ -287,13 +319,105 @@ DimVector sizes_from_args(PyObject* const* args, Py_ssize_t nargs, const char* f
   return out;
 }
 
+MemoryFormat to_memory_format(PyObject* o, const char* fn) {
+  if (!o || o == Py_None) return MemoryFormat::Preserve;
+  if (std::strcmp(Py_TYPE(o)->tp_name, "memory_format") == 0) {
+    const std::string name =
+        py::cast<std::string>(py::reinterpret_borrow<py::object>(o).attr("_name"));
+    if (name == "preserve_format") return MemoryFormat::Preserve;
+    if (name == "contiguous_format") return MemoryFormat::Contiguous;
+    if (name == "channels_last") return MemoryFormat::ChannelsLast;
+    if (name == "channels_last_3d") return MemoryFormat::ChannelsLast3d;
+  }
+  type_error(detail::str_cat(fn, "(): argument 'memory_format' must be ember.memory_format, not ",
+                             py_type_name(o)));
+}
+
+namespace {
+
+/// Dims from the fastest-varying to the slowest in format `f` (channels-last formats).
+std::vector<size_t> format_order(MemoryFormat f) {
+  if (f == MemoryFormat::ChannelsLast) return {1, 3, 2, 0};
+  return {1, 4, 3, 2, 0};
+}
+
+void check_rank(IntArrayRef sizes, MemoryFormat f) {
+  if (f == MemoryFormat::ChannelsLast) {
+    EMBER_CHECK(sizes.size() == 4, "required rank 4 tensor to use channels_last format");
+  } else if (f == MemoryFormat::ChannelsLast3d) {
+    EMBER_CHECK(sizes.size() == 5, "required rank 5 tensor to use channels_last_3d format");
+  }
+}
+
+}  // namespace
+
+DimVector format_strides(IntArrayRef sizes, MemoryFormat f) {
+  check_rank(sizes, f);
+  DimVector strides(sizes.size(), 1);
+  if (f == MemoryFormat::Contiguous) {
+    int64_t acc = 1;
+    for (size_t i = sizes.size(); i-- > 0;) {
+      strides[i] = acc;
+      acc *= std::max<int64_t>(sizes[i], 1);
+    }
+    return strides;
+  }
+  // As c10's get_channels_last_strides: raw sizes, so a zero size gives zero strides above it.
+  int64_t acc = 1;
+  for (size_t d : format_order(f)) {
+    strides[d] = acc;
+    acc *= sizes[d];
+  }
+  return strides;
+}
+
+bool is_contiguous_as(const Tensor& t, MemoryFormat f) {
+  if (f == MemoryFormat::Preserve) return true;
+  // As PyTorch: every zero-size tensor is contiguous.
+  if (f == MemoryFormat::Contiguous) return t.numel() == 0 || t.is_contiguous();
+  const size_t rank = f == MemoryFormat::ChannelsLast ? 4 : 5;
+  if (size_t(t.dim()) != rank) return false;
+  int64_t expected = 1;
+  for (size_t d : format_order(f)) {
+    const int64_t size = t.sizes()[d];
+    if (size == 1) continue;
+    if (t.strides()[d] != expected) return false;
+    expected *= size;
+  }
+  return true;
+}
+
+MemoryFormat suggest_memory_format(const Tensor& t) {
+  // c10's is_channels_last_strides_2d/3d: strides ordered as the channels-last dims, ties on
+  // size-1 dims resolved towards the default (contiguous) layout.
+  const size_t rank = size_t(t.dim());
+  if (rank != 4 && rank != 5) return MemoryFormat::Contiguous;
+  const MemoryFormat f = rank == 4 ? MemoryFormat::ChannelsLast : MemoryFormat::ChannelsLast3d;
+  IntArrayRef sizes = t.sizes(), strides = t.strides();
+  if (strides[1] == 0) return MemoryFormat::Contiguous;
+  int64_t min = 0;
+  for (size_t d : format_order(f)) {
+    if (sizes[d] == 0 || strides[d] < min) return MemoryFormat::Contiguous;
+    if (d == 0 && min == strides[1]) return MemoryFormat::Contiguous;
+    min = strides[d];
+    if (sizes[d] > 1) min *= sizes[d];
+  }
+  return f;
+}
+
+Tensor copy_as(const Tensor& t, MemoryFormat f) {
+  Tensor out = empty_strided(t.sizes(), format_strides(t.sizes(), f), t.options());
+  out.copy_(t);
+  return out;
+}
+
 std::optional<Generator> to_generator(PyObject* o, const char* fn) {
   if (!o || o == Py_None) return std::nullopt;
   try {
     return py::cast<Generator>(py::handle(o));
   } catch (const py::cast_error&) {
-    type_error(detail::str_cat(fn, "(): argument 'generator' must be Generator, not ",
-                               py_type_name(o)));
+    type_error(
+        detail::str_cat(fn, "(): argument 'generator' must be Generator, not ", py_type_name(o)));
   }
 }
 
@@ -301,8 +425,8 @@ std::optional<Generator> to_generator(PyObject* o, const char* fn) {
 
 void add_method(PyMethodDef* def) {
   PyObject* descr = PyDescr_NewMethod(tensor_type, def);
-  if (!descr || PyObject_SetAttrString(reinterpret_cast<PyObject*>(tensor_type), def->ml_name,
-                                       descr) != 0) {
+  if (!descr ||
+      PyObject_SetAttrString(reinterpret_cast<PyObject*>(tensor_type), def->ml_name, descr) != 0) {
     Py_XDECREF(descr);
     throw py::error_already_set();
   }

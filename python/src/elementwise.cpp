@@ -65,22 +65,28 @@ std::optional<std::string_view> rounding_view(const ExtraArgs& e) {
   return std::string_view(*e.rounding);
 }
 
-#define EMBER_BIN_IMPL(op)                                                                  \
-  Tensor op##_fn(const Operand& a, const Operand& b, const ExtraArgs&) {                    \
-    if (a.t && b.t) return ember::op(*a.t, *b.t);                                           \
-    if (a.t) return ember::op(*a.t, b.s);                                                   \
-    if (b.t) return ember::op(a.s, *b.t);                                                   \
-    two_scalars(#op);                                                                       \
-  }                                                                                         \
-  void op##_outfn(Tensor& out, const Operand& a, const Operand& b, const ExtraArgs&) {      \
-    if (a.t && b.t) ember::op##_out(out, *a.t, *b.t);                                       \
-    else if (a.t) ember::op##_out(out, *a.t, b.s);                                          \
-    else if (b.t) ember::op##_out(out, wrap_scalar(a.s), *b.t);                             \
-    else two_scalars(#op);                                                                  \
-  }                                                                                         \
-  void op##_infn(Tensor& self, const Operand& b, const ExtraArgs&) {                        \
-    if (b.t) self.op##_(*b.t);                                                              \
-    else self.op##_(b.s);                                                                   \
+#define EMBER_BIN_IMPL(op)                                                             \
+  Tensor op##_fn(const Operand& a, const Operand& b, const ExtraArgs&) {               \
+    if (a.t && b.t) return ember::op(*a.t, *b.t);                                      \
+    if (a.t) return ember::op(*a.t, b.s);                                              \
+    if (b.t) return ember::op(a.s, *b.t);                                              \
+    two_scalars(#op);                                                                  \
+  }                                                                                    \
+  void op##_outfn(Tensor& out, const Operand& a, const Operand& b, const ExtraArgs&) { \
+    if (a.t && b.t)                                                                    \
+      ember::op##_out(out, *a.t, *b.t);                                                \
+    else if (a.t)                                                                      \
+      ember::op##_out(out, *a.t, b.s);                                                 \
+    else if (b.t)                                                                      \
+      ember::op##_out(out, wrap_scalar(a.s), *b.t);                                    \
+    else                                                                               \
+      two_scalars(#op);                                                                \
+  }                                                                                    \
+  void op##_infn(Tensor& self, const Operand& b, const ExtraArgs&) {                   \
+    if (b.t)                                                                           \
+      self.op##_(*b.t);                                                                \
+    else                                                                               \
+      self.op##_(b.s);                                                                 \
   }
 EMBER_BINARY_OPS(EMBER_BIN_IMPL)
 EMBER_COMPARISON_OPS(EMBER_BIN_IMPL)
@@ -98,8 +104,10 @@ void add_outfn(Tensor& out, const Operand& a, const Operand& b, const ExtraArgs&
   ember::add_out(out, a.t ? *a.t : wrap_scalar(a.s), b.t ? *b.t : wrap_scalar(b.s), e.alpha);
 }
 void add_infn(Tensor& self, const Operand& b, const ExtraArgs& e) {
-  if (b.t) self.add_(*b.t, e.alpha);
-  else self.add_(b.s, e.alpha);
+  if (b.t)
+    self.add_(*b.t, e.alpha);
+  else
+    self.add_(b.s, e.alpha);
 }
 Tensor sub_fn(const Operand& a, const Operand& b, const ExtraArgs& e) {
   if (a.t && b.t) return ember::sub(*a.t, *b.t, e.alpha);
@@ -112,8 +120,10 @@ void sub_outfn(Tensor& out, const Operand& a, const Operand& b, const ExtraArgs&
   ember::sub_out(out, a.t ? *a.t : wrap_scalar(a.s), b.t ? *b.t : wrap_scalar(b.s), e.alpha);
 }
 void sub_infn(Tensor& self, const Operand& b, const ExtraArgs& e) {
-  if (b.t) self.sub_(*b.t, e.alpha);
-  else self.sub_(b.s, e.alpha);
+  if (b.t)
+    self.sub_(*b.t, e.alpha);
+  else
+    self.sub_(b.s, e.alpha);
 }
 Tensor div_fn(const Operand& a, const Operand& b, const ExtraArgs& e) {
   if (a.t && b.t) return ember::div(*a.t, *b.t, rounding_view(e));
@@ -127,18 +137,23 @@ void div_outfn(Tensor& out, const Operand& a, const Operand& b, const ExtraArgs&
                  rounding_view(e));
 }
 void div_infn(Tensor& self, const Operand& b, const ExtraArgs& e) {
-  if (b.t) self.div_(*b.t, rounding_view(e));
-  else self.div_(b.s, rounding_view(e));
+  if (b.t)
+    self.div_(*b.t, rounding_view(e));
+  else
+    self.div_(b.s, rounding_view(e));
 }
 
-const BinaryOp kBinaryOps[] = {
-    {"add", "other", Extra::Alpha, add_fn, add_outfn, add_infn},
-    {"sub", "other", Extra::Alpha, sub_fn, sub_outfn, sub_infn},
-    {"div", "other", Extra::Rounding, div_fn, div_outfn, div_infn},
-#define EMBER_BIN_ROW(op) \
-  {#op, std::strcmp(#op, "pow") == 0 || std::strcmp(#op, "float_power") == 0 ? "exponent" : "other", \
-   Extra::None, op##_fn, op##_outfn, op##_infn},
-    EMBER_BINARY_OPS(EMBER_BIN_ROW) EMBER_COMPARISON_OPS(EMBER_BIN_ROW)
+const BinaryOp kBinaryOps[] = {{"add", "other", Extra::Alpha, add_fn, add_outfn, add_infn},
+                               {"sub", "other", Extra::Alpha, sub_fn, sub_outfn, sub_infn},
+                               {"div", "other", Extra::Rounding, div_fn, div_outfn, div_infn},
+#define EMBER_BIN_ROW(op)                                                                       \
+  {#op,                                                                                         \
+   std::strcmp(#op, "pow") == 0 || std::strcmp(#op, "float_power") == 0 ? "exponent" : "other", \
+   Extra::None,                                                                                 \
+   op##_fn,                                                                                     \
+   op##_outfn,                                                                                  \
+   op##_infn},
+                               EMBER_BINARY_OPS(EMBER_BIN_ROW) EMBER_COMPARISON_OPS(EMBER_BIN_ROW)
 #undef EMBER_BIN_ROW
 };
 constexpr int kNumBinary = int(sizeof(kBinaryOps) / sizeof(kBinaryOps[0]));
@@ -152,9 +167,9 @@ std::vector<BinaryParams>& binary_params() {
   static std::vector<BinaryParams> v = [] {
     std::vector<BinaryParams> r;
     for (const BinaryOp& op : kBinaryOps) {
-      const char* extra = op.extra == Extra::Alpha ? "alpha"
+      const char* extra = op.extra == Extra::Alpha      ? "alpha"
                           : op.extra == Extra::Rounding ? "rounding_mode"
-                                                         : nullptr;
+                                                        : nullptr;
       if (extra) {
         r.push_back({Params(op.name, {"input", op.other_name, "*", extra, "out"}),
                      Params(op.name, {op.other_name, "*", extra})});
@@ -182,6 +197,20 @@ void read_extra(const BinaryOp& op, PyObject* o, ExtraArgs& e) {
                              Py_TYPE(o)->tp_name));
 }
 
+/// PyTorch takes two numbers (and returns a 0-dim tensor) only for the arithmetic ops below;
+/// the first becomes a wrapped number.
+void two_numbers(const BinaryOp& op, Operand& x) {
+  static const char* const allowed[] = {"add", "sub", "mul", "div", "true_divide", "floor_divide"};
+  for (const char* n : allowed) {
+    if (std::strcmp(op.name, n) == 0) {
+      x.holder = wrap_scalar(x.s);
+      x.t = &x.holder;
+      return;
+    }
+  }
+  two_scalars(op.name);
+}
+
 template <int I>
 PyObject* binary_function(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   EMBER_PY_BEGIN
@@ -191,13 +220,17 @@ PyObject* binary_function(PyObject*, PyObject* const* args, Py_ssize_t nargs, Py
   Operand x, y;
   if (!resolve(a[0], x)) bad_operand(op, a[0], "input");
   if (!resolve(a[1], y)) bad_operand(op, a[1], op.other_name);
+  if (!x.t && !y.t) two_numbers(op, x);
   ExtraArgs e;
   PyObject* out = op.extra == Extra::None ? a[2] : a[3];
   if (op.extra != Extra::None) read_extra(op, a[2], e);
   const int64_t n = std::max(x.numel(), y.numel());
   if (out && out != Py_None) {
     Tensor& o = const_cast<Tensor&>(to_tensor(out, op.name, "out"));
-    maybe_without_gil(n, [&] { op.out(o, x, y, e); return 0; });
+    maybe_without_gil(n, [&] {
+      op.out(o, x, y, e);
+      return 0;
+    });
     return return_self(out);
   }
   return wrap(maybe_without_gil(n, [&] { return op.fn(x, y, e); }));
@@ -232,7 +265,10 @@ PyObject* binary_inplace(PyObject* self, PyObject* const* args, Py_ssize_t nargs
   ExtraArgs e;
   read_extra(op, a[1], e);
   Tensor& t = unwrap(self);
-  maybe_without_gil(t.numel(), [&] { op.inplace(t, y, e); return 0; });
+  maybe_without_gil(t.numel(), [&] {
+    op.inplace(t, y, e);
+    return 0;
+  });
   return return_self(self);
   EMBER_PY_END
 }
@@ -269,7 +305,10 @@ PyObject* idunder(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObj
   Operand y;
   if (!resolve(args[0], y)) Py_RETURN_NOTIMPLEMENTED;
   Tensor& t = unwrap(self);
-  maybe_without_gil(t.numel(), [&] { kBinaryOps[I].inplace(t, y, ExtraArgs{}); return 0; });
+  maybe_without_gil(t.numel(), [&] {
+    kBinaryOps[I].inplace(t, y, ExtraArgs{});
+    return 0;
+  });
   return return_self(self);
   EMBER_PY_END
 }
@@ -303,16 +342,24 @@ void register_binary(py::module_& m, std::integer_sequence<int, I...>) {
     bool augmented;
   };
   const Dunder table[] = {
-      {"add", "add", true, true},           {"sub", "sub", true, true},
-      {"mul", "mul", true, true},           {"div", "truediv", true, true},
-      {"floor_divide", "floordiv", true, true}, {"remainder", "mod", true, true},
-      {"pow", "pow", true, true},           {"bitwise_and", "and", true, true},
-      {"bitwise_or", "or", true, true},     {"bitwise_xor", "xor", true, true},
+      {"add", "add", true, true},
+      {"sub", "sub", true, true},
+      {"mul", "mul", true, true},
+      {"div", "truediv", true, true},
+      {"floor_divide", "floordiv", true, true},
+      {"remainder", "mod", true, true},
+      {"pow", "pow", true, true},
+      {"bitwise_and", "and", true, true},
+      {"bitwise_or", "or", true, true},
+      {"bitwise_xor", "xor", true, true},
       {"bitwise_left_shift", "lshift", true, true},
       {"bitwise_right_shift", "rshift", true, true},
-      {"eq", "eq", false, false},           {"ne", "ne", false, false},
-      {"lt", "lt", false, false},           {"le", "le", false, false},
-      {"gt", "gt", false, false},           {"ge", "ge", false, false},
+      {"eq", "eq", false, false},
+      {"ne", "ne", false, false},
+      {"lt", "lt", false, false},
+      {"le", "le", false, false},
+      {"gt", "gt", false, false},
+      {"ge", "ge", false, false},
   };
   for (const Dunder& d : table) {
     const int i = find_binary(d.op);
@@ -333,14 +380,14 @@ struct UnaryOp {
 };
 
 const UnaryOp kUnaryOps[] = {
-#define EMBER_UNARY_ROW(op)                                                      \
-  {#op, static_cast<Tensor (*)(const Tensor&)>(&ember::op), &ember::op##_out,    \
+#define EMBER_UNARY_ROW(op)                                                   \
+  {#op, static_cast<Tensor (*)(const Tensor&)>(&ember::op), &ember::op##_out, \
    static_cast<Tensor& (*)(Tensor&)>(&ember::op##_)},
     EMBER_UNARY_OPS(EMBER_UNARY_ROW)
 #undef EMBER_UNARY_ROW
 #define EMBER_PRED_ROW(op) \
   {#op, static_cast<Tensor (*)(const Tensor&)>(&ember::op), &ember::op##_out, nullptr},
-    EMBER_UNARY_PREDICATE_OPS(EMBER_PRED_ROW)
+        EMBER_UNARY_PREDICATE_OPS(EMBER_PRED_ROW)
 #undef EMBER_PRED_ROW
 };
 constexpr int kNumUnary = int(sizeof(kUnaryOps) / sizeof(kUnaryOps[0]));
@@ -348,7 +395,8 @@ constexpr int kNumUnary = int(sizeof(kUnaryOps) / sizeof(kUnaryOps[0]));
 std::vector<Params>& unary_params() {
   static std::vector<Params> v = [] {
     std::vector<Params> r;
-    for (const UnaryOp& op : kUnaryOps) r.emplace_back(op.name, std::initializer_list<const char*>{"input", "*", "out"});
+    for (const UnaryOp& op : kUnaryOps)
+      r.emplace_back(op.name, std::initializer_list<const char*>{"input", "*", "out"});
     return r;
   }();
   return v;
@@ -420,6 +468,9 @@ PyObject* abs_dunder(PyObject* self, PyObject*) {
 }
 PyObject* invert_dunder(PyObject* self, PyObject*) {
   EMBER_PY_BEGIN
+  // PyTorch checks `~` in Python (TypeError); bitwise_not() itself raises RuntimeError.
+  EMBER_CHECK_TYPE(isIntegralType(unwrap(self).dtype(), /*include_bool=*/true),
+                   "~ (operator.invert) is only implemented on integer and Boolean-type tensors");
   return wrap(ember::bitwise_not(unwrap(self)));
   EMBER_PY_END
 }
@@ -434,14 +485,24 @@ PyObject* pos_dunder(PyObject* self, PyObject*) {
 // ---- the ops with extra parameters ----
 
 /// Returns the Python `out` object after writing into it, or the new tensor.
-py::object finish(py::handle out, const std::function<Tensor()>& fn,
-                  const std::function<void(Tensor&)>& into) {
+/// `fn` and `into` run without the GIL when `x` is big: they must not touch Python objects.
+py::object finish(const Tensor& x, py::handle out, const std::function<Tensor()>& fn,
+                  const std::function<void(Tensor&)>& into, const char* op) {
   if (!out.is_none()) {
-    Tensor& o = const_cast<Tensor&>(to_tensor(out.ptr(), "op", "out"));
-    into(o);
+    Tensor& o = const_cast<Tensor&>(to_tensor(out.ptr(), op, "out"));
+    maybe_without_gil(x.numel(), [&] {
+      into(o);
+      return 0;
+    });
     return py::reinterpret_borrow<py::object>(out);
   }
-  return wrap_obj(fn());
+  return wrap_obj(maybe_without_gil(x.numel(), fn));
+}
+
+/// Runs `f` (no Python objects inside) with the GIL released when `x` is big.
+template <class F>
+auto nogil(const Tensor& x, F&& f) {
+  return maybe_without_gil(x.numel(), std::forward<F>(f));
 }
 
 std::optional<Scalar> opt_scalar(py::handle h, const char* fn, const char* arg) {
@@ -449,8 +510,8 @@ std::optional<Scalar> opt_scalar(py::handle h, const char* fn, const char* arg) 
   return to_scalar(h.ptr(), fn, arg);
 }
 
-py::object clamp_impl(const Tensor& x, py::handle min, py::handle max, py::handle out,
-                      bool inplace, py::handle self) {
+py::object clamp_impl(const Tensor& x, py::handle min, py::handle max, py::handle out, bool inplace,
+                      py::handle self) {
   EMBER_CHECK(!min.is_none() || !max.is_none(),
               "torch.clamp: At least one of 'min' or 'max' must not be None");
   const bool tensors = is_tensor(min.ptr()) || is_tensor(max.ptr());
@@ -463,25 +524,30 @@ py::object clamp_impl(const Tensor& x, py::handle min, py::handle max, py::handl
     };
     auto lo = opt_t(min), hi = opt_t(max);
     if (inplace) {
-      xm.clamp_(lo, hi);
+      nogil(x, [&] { return &xm.clamp_(lo, hi); });
       return py::reinterpret_borrow<py::object>(self);
     }
-    return finish(out, [&] { return ember::clamp(x, lo, hi); },
-                  [&](Tensor& o) { ember::clamp_out(o, x, lo, hi); });
+    return finish(
+        x, out, [&] { return ember::clamp(x, lo, hi); },
+        [&](Tensor& o) { ember::clamp_out(o, x, lo, hi); }, "clamp");
   }
   auto lo = opt_scalar(min, "clamp", "min"), hi = opt_scalar(max, "clamp", "max");
   if (inplace) {
-    xm.clamp_(lo, hi);
+    nogil(x, [&] { return &xm.clamp_(lo, hi); });
     return py::reinterpret_borrow<py::object>(self);
   }
-  return finish(out, [&] { return ember::clamp(x, lo, hi); },
-                [&](Tensor& o) { ember::clamp_out(o, x, lo, hi); });
+  return finish(
+      x, out, [&] { return ember::clamp(x, lo, hi); },
+      [&](Tensor& o) { ember::clamp_out(o, x, lo, hi); }, "clamp");
 }
 
-Tensor where_impl(const Tensor& cond, py::handle a, py::handle b) {
-  Operand x, y;
+void resolve_where(py::handle a, py::handle b, Operand& x, Operand& y) {
   EMBER_CHECK_TYPE(resolve(a.ptr(), x) && resolve(b.ptr(), y),
                    "where(): arguments 'input' and 'other' must be Tensors or Numbers");
+}
+
+/// where(cond, x, y) on resolved operands (no Python objects: may run without the GIL).
+Tensor where_impl(const Tensor& cond, const Operand& x, const Operand& y) {
   if (x.t && y.t) return ember::where(cond, *x.t, *y.t);
   if (x.t) return ember::where(cond, *x.t, y.s);
   if (y.t) return ember::where(cond, x.s, *y.t);
@@ -492,140 +558,252 @@ void init_special(py::module_& m, py::class_<Tensor>& cls) {
   using py::arg;
   auto self_obj = [](py::handle s) { return py::reinterpret_borrow<py::object>(s); };
 
-  m.def("round", [](const Tensor& x, int64_t decimals, py::handle out) {
-    return finish(out, [&] { return ember::round(x, decimals); },
-                  [&](Tensor& o) { ember::round_out(o, x, decimals); });
-  }, arg("input"), py::kw_only(), arg("decimals") = 0, arg("out") = py::none());
-  cls.def("round", [](const Tensor& x, int64_t d) { return x.round(d); }, py::kw_only(),
-          arg("decimals") = 0);
-  cls.def("round_", [self_obj](py::handle s, int64_t d) {
-    unwrap(s.ptr()).round_(d);
-    return self_obj(s);
-  }, py::kw_only(), arg("decimals") = 0);
+  m.def(
+      "round",
+      [](const Tensor& x, int64_t decimals, py::handle out) {
+        return finish(
+            x, out, [&] { return ember::round(x, decimals); },
+            [&](Tensor& o) { ember::round_out(o, x, decimals); }, "round");
+      },
+      arg("input"), py::kw_only(), arg("decimals") = 0, arg("out") = py::none());
+  cls.def(
+      "round", [](const Tensor& x, int64_t d) { return nogil(x, [&] { return x.round(d); }); },
+      py::kw_only(), arg("decimals") = 0);
+  cls.def(
+      "round_",
+      [self_obj](py::handle s, int64_t d) {
+        Tensor& x = unwrap(s.ptr());
+        nogil(x, [&] { return &x.round_(d); });
+        return self_obj(s);
+      },
+      py::kw_only(), arg("decimals") = 0);
 
   for (const char* name : {"clamp", "clip"}) {
-    m.def(name, [](const Tensor& x, py::handle min, py::handle max, py::handle out) {
-      return clamp_impl(x, min, max, out, false, py::none());
-    }, arg("input"), arg("min") = py::none(), arg("max") = py::none(), py::kw_only(),
-          arg("out") = py::none());
-    cls.def(name, [](const Tensor& x, py::handle min, py::handle max) {
-      return clamp_impl(x, min, max, py::none(), false, py::none());
-    }, arg("min") = py::none(), arg("max") = py::none());
-    cls.def((std::string(name) + "_").c_str(), [](py::handle s, py::handle min, py::handle max) {
-      return clamp_impl(unwrap(s.ptr()), min, max, py::none(), true, s);
-    }, arg("min") = py::none(), arg("max") = py::none());
+    m.def(
+        name,
+        [](const Tensor& x, py::handle min, py::handle max, py::handle out) {
+          return clamp_impl(x, min, max, out, false, py::none());
+        },
+        arg("input"), arg("min") = py::none(), arg("max") = py::none(), py::kw_only(),
+        arg("out") = py::none());
+    cls.def(
+        name,
+        [](const Tensor& x, py::handle min, py::handle max) {
+          return clamp_impl(x, min, max, py::none(), false, py::none());
+        },
+        arg("min") = py::none(), arg("max") = py::none());
+    cls.def((std::string(name) + "_").c_str(),
+            [](py::handle s, py::handle min, py::handle max) {
+              return clamp_impl(unwrap(s.ptr()), min, max, py::none(), true, s);
+            },
+            arg("min") = py::none(), arg("max") = py::none());
   }
-  m.def("clamp_min", [](const Tensor& x, py::handle min) {
-    return clamp_impl(x, min, py::none(), py::none(), false, py::none());
-  }, arg("input"), arg("min"));
-  m.def("clamp_max", [](const Tensor& x, py::handle max) {
-    return clamp_impl(x, py::none(), max, py::none(), false, py::none());
-  }, arg("input"), arg("max"));
-  cls.def("clamp_min", [](const Tensor& x, py::handle min) {
-    return clamp_impl(x, min, py::none(), py::none(), false, py::none());
-  }, arg("min"));
-  cls.def("clamp_max", [](const Tensor& x, py::handle max) {
-    return clamp_impl(x, py::none(), max, py::none(), false, py::none());
-  }, arg("max"));
+  m.def(
+      "clamp_min",
+      [](const Tensor& x, py::handle min) {
+        return clamp_impl(x, min, py::none(), py::none(), false, py::none());
+      },
+      arg("input"), arg("min"));
+  m.def(
+      "clamp_max",
+      [](const Tensor& x, py::handle max) {
+        return clamp_impl(x, py::none(), max, py::none(), false, py::none());
+      },
+      arg("input"), arg("max"));
+  cls.def(
+      "clamp_min",
+      [](const Tensor& x, py::handle min) {
+        return clamp_impl(x, min, py::none(), py::none(), false, py::none());
+      },
+      arg("min"));
+  cls.def(
+      "clamp_max",
+      [](const Tensor& x, py::handle max) {
+        return clamp_impl(x, py::none(), max, py::none(), false, py::none());
+      },
+      arg("max"));
 
-  m.def("logit", [](const Tensor& x, std::optional<double> eps, py::handle out) {
-    return finish(out, [&] { return ember::logit(x, eps); },
-                  [&](Tensor& o) { o.copy_(ember::logit(x, eps)); });
-  }, arg("input"), arg("eps") = py::none(), py::kw_only(), arg("out") = py::none());
-  cls.def("logit", [](const Tensor& x, std::optional<double> eps) { return x.logit(eps); },
-          arg("eps") = py::none());
-  cls.def("logit_", [self_obj](py::handle s, std::optional<double> eps) {
-    unwrap(s.ptr()).logit_(eps);
-    return self_obj(s);
-  }, arg("eps") = py::none());
+  m.def(
+      "logit",
+      [](const Tensor& x, std::optional<double> eps, py::handle out) {
+        return finish(
+            x, out, [&] { return ember::logit(x, eps); },
+            [&](Tensor& o) { write_out(o, ember::logit(x, eps), "logit"); }, "logit");
+      },
+      arg("input"), arg("eps") = py::none(), py::kw_only(), arg("out") = py::none());
+  cls.def(
+      "logit",
+      [](const Tensor& x, std::optional<double> eps) {
+        return nogil(x, [&] { return x.logit(eps); });
+      },
+      arg("eps") = py::none());
+  cls.def(
+      "logit_",
+      [self_obj](py::handle s, std::optional<double> eps) {
+        unwrap(s.ptr()).logit_(eps);
+        return self_obj(s);
+      },
+      arg("eps") = py::none());
 
-  m.def("nan_to_num", [](const Tensor& x, std::optional<double> nan, std::optional<double> pinf,
-                         std::optional<double> ninf, py::handle out) {
-    return finish(out, [&] { return ember::nan_to_num(x, nan, pinf, ninf); },
-                  [&](Tensor& o) { o.copy_(ember::nan_to_num(x, nan, pinf, ninf)); });
-  }, arg("input"), arg("nan") = 0.0, arg("posinf") = py::none(), arg("neginf") = py::none(),
-        py::kw_only(), arg("out") = py::none());
-  cls.def("nan_to_num", [](const Tensor& x, std::optional<double> nan, std::optional<double> p,
-                           std::optional<double> n) { return x.nan_to_num(nan, p, n); },
-          arg("nan") = 0.0, arg("posinf") = py::none(), arg("neginf") = py::none());
-  cls.def("nan_to_num_", [self_obj](py::handle s, std::optional<double> nan,
-                                    std::optional<double> p, std::optional<double> n) {
-    unwrap(s.ptr()).nan_to_num_(nan, p, n);
-    return self_obj(s);
-  }, arg("nan") = 0.0, arg("posinf") = py::none(), arg("neginf") = py::none());
+  m.def(
+      "nan_to_num",
+      [](const Tensor& x, std::optional<double> nan, std::optional<double> pinf,
+         std::optional<double> ninf, py::handle out) {
+        return finish(
+            x, out, [&] { return ember::nan_to_num(x, nan, pinf, ninf); },
+            [&](Tensor& o) { write_out(o, ember::nan_to_num(x, nan, pinf, ninf), "nan_to_num"); },
+            "nan_to_num");
+      },
+      arg("input"), arg("nan") = 0.0, arg("posinf") = py::none(), arg("neginf") = py::none(),
+      py::kw_only(), arg("out") = py::none());
+  cls.def(
+      "nan_to_num",
+      [](const Tensor& x, std::optional<double> nan, std::optional<double> p,
+         std::optional<double> n) { return nogil(x, [&] { return x.nan_to_num(nan, p, n); }); },
+      arg("nan") = 0.0, arg("posinf") = py::none(), arg("neginf") = py::none());
+  cls.def(
+      "nan_to_num_",
+      [self_obj](py::handle s, std::optional<double> nan, std::optional<double> p,
+                 std::optional<double> n) {
+        unwrap(s.ptr()).nan_to_num_(nan, p, n);
+        return self_obj(s);
+      },
+      arg("nan") = 0.0, arg("posinf") = py::none(), arg("neginf") = py::none());
 
+  // The weight is converted first: the kernel may run without the GIL.
   auto lerp = [](const Tensor& x, const Tensor& end, py::handle w) {
-    if (is_tensor(w.ptr())) return ember::lerp(x, end, unwrap(w.ptr()));
-    return ember::lerp(x, end, to_scalar(w.ptr(), "lerp", "weight"));
+    if (is_tensor(w.ptr())) {
+      const Tensor& wt = unwrap(w.ptr());
+      return nogil(x, [&] { return ember::lerp(x, end, wt); });
+    }
+    const Scalar ws = to_scalar(w.ptr(), "lerp", "weight");
+    return nogil(x, [&] { return ember::lerp(x, end, ws); });
   };
-  m.def("lerp", [lerp](const Tensor& x, const Tensor& end, py::handle w, py::handle out) {
-    return finish(out, [&] { return lerp(x, end, w); }, [&](Tensor& o) { o.copy_(lerp(x, end, w)); });
-  }, arg("input"), arg("end"), arg("weight"), py::kw_only(), arg("out") = py::none());
+  m.def(
+      "lerp",
+      [lerp](const Tensor& x, const Tensor& end, py::handle w, py::handle out) {
+        if (out.is_none()) return wrap_obj(lerp(x, end, w));
+        Tensor r = lerp(x, end, w);
+        return finish(
+            x, out, [&] { return r; }, [&](Tensor& o) { write_out(o, r, "lerp"); }, "lerp");
+      },
+      arg("input"), arg("end"), arg("weight"), py::kw_only(), arg("out") = py::none());
   cls.def("lerp", lerp, arg("end"), arg("weight"));
-  cls.def("lerp_", [self_obj](py::handle s, const Tensor& end, py::handle w) {
-    Tensor& x = unwrap(s.ptr());
-    if (is_tensor(w.ptr())) x.lerp_(end, unwrap(w.ptr()));
-    else x.lerp_(end, to_scalar(w.ptr(), "lerp_", "weight"));
-    return self_obj(s);
-  }, arg("end"), arg("weight"));
+  cls.def(
+      "lerp_",
+      [self_obj](py::handle s, const Tensor& end, py::handle w) {
+        Tensor& x = unwrap(s.ptr());
+        if (is_tensor(w.ptr()))
+          x.lerp_(end, unwrap(w.ptr()));
+        else
+          x.lerp_(end, to_scalar(w.ptr(), "lerp_", "weight"));
+        return self_obj(s);
+      },
+      arg("end"), arg("weight"));
 
   for (bool mul : {true, false}) {
     const char* name = mul ? "addcmul" : "addcdiv";
     auto fn = [mul](const Tensor& x, const Tensor& a, const Tensor& b, const Scalar& v) {
       return mul ? ember::addcmul(x, a, b, v) : ember::addcdiv(x, a, b, v);
     };
-    m.def(name, [fn](const Tensor& x, const Tensor& a, const Tensor& b, const Scalar& v,
-                     py::handle out) {
-      return finish(out, [&] { return fn(x, a, b, v); }, [&](Tensor& o) { o.copy_(fn(x, a, b, v)); });
-    }, arg("input"), arg("tensor1"), arg("tensor2"), py::kw_only(), arg("value") = 1,
-          arg("out") = py::none());
-    cls.def(name, fn, arg("tensor1"), arg("tensor2"), py::kw_only(), arg("value") = 1);
-    cls.def((std::string(name) + "_").c_str(), [self_obj, mul](py::handle s, const Tensor& a,
-                                                             const Tensor& b, const Scalar& v) {
-      Tensor& x = unwrap(s.ptr());
-      if (mul) x.addcmul_(a, b, v);
-      else x.addcdiv_(a, b, v);
-      return self_obj(s);
-    }, arg("tensor1"), arg("tensor2"), py::kw_only(), arg("value") = 1);
+    m.def(
+        name,
+        [fn, name](const Tensor& x, const Tensor& a, const Tensor& b, const Scalar& v,
+                   py::handle out) {
+          return finish(
+              x, out, [&] { return fn(x, a, b, v); },
+              [&](Tensor& o) { write_out(o, fn(x, a, b, v), name); }, name);
+        },
+        arg("input"), arg("tensor1"), arg("tensor2"), py::kw_only(), arg("value") = 1,
+        arg("out") = py::none());
+    cls.def(
+        name,
+        [fn](const Tensor& x, const Tensor& a, const Tensor& b, const Scalar& v) {
+          return nogil(x, [&] { return fn(x, a, b, v); });
+        },
+        arg("tensor1"), arg("tensor2"), py::kw_only(), arg("value") = 1);
+    cls.def((std::string(name) + "_").c_str(),
+            [self_obj, mul](py::handle s, const Tensor& a, const Tensor& b, const Scalar& v) {
+              Tensor& x = unwrap(s.ptr());
+              if (mul)
+                x.addcmul_(a, b, v);
+              else
+                x.addcdiv_(a, b, v);
+              return self_obj(s);
+            },
+            arg("tensor1"), arg("tensor2"), py::kw_only(), arg("value") = 1);
   }
 
-  m.def("where", [](const Tensor& c, py::handle a, py::handle b, py::handle out) {
-    return finish(out, [&] { return where_impl(c, a, b); },
-                  [&](Tensor& o) { o.copy_(where_impl(c, a, b)); });
-  }, arg("condition"), arg("input"), arg("other"), py::kw_only(), arg("out") = py::none());
-  cls.def("where", [](const Tensor& x, const Tensor& c, py::handle y) {
-    return where_impl(c, py::cast(x), y);
-  }, arg("condition"), arg("other"));
+  m.def(
+      "where",
+      [](const Tensor& c, py::handle a, py::handle b, py::handle out) {
+        Operand x, y;
+        resolve_where(a, b, x, y);
+        return finish(
+            c, out, [&] { return where_impl(c, x, y); },
+            [&](Tensor& o) { write_out(o, where_impl(c, x, y), "where"); }, "where");
+      },
+      arg("condition"), arg("input"), arg("other"), py::kw_only(), arg("out") = py::none());
+  cls.def(
+      "where",
+      [](const Tensor& self, const Tensor& c, py::handle b) {
+        Operand x, y;
+        x.t = &self;
+        EMBER_CHECK_TYPE(resolve(b.ptr(), y),
+                         "where(): argument 'other' must be a Tensor or a Number");
+        return nogil(c, [&] { return where_impl(c, x, y); });
+      },
+      arg("condition"), arg("other"));
 
-  m.def("isclose", [](const Tensor& a, const Tensor& b, double rtol, double atol, bool eq) {
-    return ember::isclose(a, b, rtol, atol, eq);
-  }, arg("input"), arg("other"), arg("rtol") = 1e-05, arg("atol") = 1e-08, arg("equal_nan") = false);
-  cls.def("isclose", [](const Tensor& a, const Tensor& b, double rtol, double atol, bool eq) {
-    return ember::isclose(a, b, rtol, atol, eq);
-  }, arg("other"), arg("rtol") = 1e-05, arg("atol") = 1e-08, arg("equal_nan") = false);
-  m.def("allclose", [](const Tensor& a, const Tensor& b, double rtol, double atol, bool eq) {
-    return ember::allclose(a, b, rtol, atol, eq);
-  }, arg("input"), arg("other"), arg("rtol") = 1e-05, arg("atol") = 1e-08, arg("equal_nan") = false);
-  cls.def("allclose", [](const Tensor& a, const Tensor& b, double rtol, double atol, bool eq) {
-    return ember::allclose(a, b, rtol, atol, eq);
-  }, arg("other"), arg("rtol") = 1e-05, arg("atol") = 1e-08, arg("equal_nan") = false);
-  m.def("equal", [](const Tensor& a, const Tensor& b) { return ember::equal(a, b); },
-        arg("input"), arg("other"));
-  cls.def("equal", [](const Tensor& a, const Tensor& b) { return ember::equal(a, b); },
-          arg("other"));
+  m.def(
+      "isclose",
+      [](const Tensor& a, const Tensor& b, double rtol, double atol, bool eq) {
+        return ember::isclose(a, b, rtol, atol, eq);
+      },
+      arg("input"), arg("other"), arg("rtol") = 1e-05, arg("atol") = 1e-08,
+      arg("equal_nan") = false);
+  cls.def(
+      "isclose",
+      [](const Tensor& a, const Tensor& b, double rtol, double atol, bool eq) {
+        return ember::isclose(a, b, rtol, atol, eq);
+      },
+      arg("other"), arg("rtol") = 1e-05, arg("atol") = 1e-08, arg("equal_nan") = false);
+  m.def(
+      "allclose",
+      [](const Tensor& a, const Tensor& b, double rtol, double atol, bool eq) {
+        return ember::allclose(a, b, rtol, atol, eq);
+      },
+      arg("input"), arg("other"), arg("rtol") = 1e-05, arg("atol") = 1e-08,
+      arg("equal_nan") = false);
+  cls.def(
+      "allclose",
+      [](const Tensor& a, const Tensor& b, double rtol, double atol, bool eq) {
+        return ember::allclose(a, b, rtol, atol, eq);
+      },
+      arg("other"), arg("rtol") = 1e-05, arg("atol") = 1e-08, arg("equal_nan") = false);
+  m.def(
+      "equal", [](const Tensor& a, const Tensor& b) { return ember::equal(a, b); }, arg("input"),
+      arg("other"));
+  cls.def(
+      "equal", [](const Tensor& a, const Tensor& b) { return ember::equal(a, b); }, arg("other"));
 
-  m.def("result_type", [](py::handle a, py::handle b) {
-    Operand x, y;
-    EMBER_CHECK_TYPE(resolve(a.ptr(), x) && resolve(b.ptr(), y),
-                     "result_type(): arguments must be Tensors or Numbers");
-    if (x.t && y.t) return ember::result_type(*x.t, *y.t);
-    if (x.t) return ember::result_type(*x.t, y.s);
-    if (y.t) return ember::result_type(x.s, *y.t);
-    return ember::result_type(x.s, y.s);
-  }, arg("tensor1"), arg("tensor2"));
+  m.def(
+      "result_type",
+      [](py::handle a, py::handle b) {
+        Operand x, y;
+        EMBER_CHECK_TYPE(resolve(a.ptr(), x) && resolve(b.ptr(), y),
+                         "result_type(): arguments must be Tensors or Numbers");
+        if (x.t && y.t) return ember::result_type(*x.t, *y.t);
+        if (x.t) return ember::result_type(*x.t, y.s);
+        if (y.t) return ember::result_type(x.s, *y.t);
+        return ember::result_type(x.s, y.s);
+      },
+      arg("tensor1"), arg("tensor2"));
   m.def("broadcast_shapes", [](py::args shapes) {
     DimVector r;
-    for (py::handle s : shapes) r = ember::broadcast_shapes(r, to_int_list(s.ptr(), "broadcast_shapes", "shape"));
+    for (py::handle s : shapes) {
+      r = ember::broadcast_shapes(r, to_int_list(s.ptr(), "broadcast_shapes", "shape"));
+    }
     return py::reinterpret_steal<py::object>(make_size(r));
   });
 
@@ -642,13 +820,21 @@ void init_special(py::module_& m, py::class_<Tensor>& cls) {
   nn.def("celu", [](const Tensor& x, const Scalar& a) { return ember::celu(x, a); });
   nn.def("celu_", [](Tensor& x, const Scalar& a) { return ember::celu_(x, a); });
   nn.def("gelu", [](const Tensor& x, const std::string& a) { return ember::gelu(x, a); });
-  nn.def("softplus", [](const Tensor& x, const Scalar& b, const Scalar& t) { return ember::softplus(x, b, t); });
-  nn.def("hardtanh", [](const Tensor& x, const Scalar& a, const Scalar& b) { return ember::hardtanh(x, a, b); });
-  nn.def("hardtanh_", [](Tensor& x, const Scalar& a, const Scalar& b) { return ember::hardtanh_(x, a, b); });
+  nn.def("softplus", [](const Tensor& x, const Scalar& b, const Scalar& t) {
+    return ember::softplus(x, b, t);
+  });
+  nn.def("hardtanh", [](const Tensor& x, const Scalar& a, const Scalar& b) {
+    return ember::hardtanh(x, a, b);
+  });
+  nn.def("hardtanh_",
+         [](Tensor& x, const Scalar& a, const Scalar& b) { return ember::hardtanh_(x, a, b); });
   nn.def("hardshrink", [](const Tensor& x, const Scalar& l) { return ember::hardshrink(x, l); });
   nn.def("softshrink", [](const Tensor& x, const Scalar& l) { return ember::softshrink(x, l); });
-  nn.def("threshold", [](const Tensor& x, const Scalar& t, const Scalar& v) { return ember::threshold(x, t, v); });
-  nn.def("threshold_", [](Tensor& x, const Scalar& t, const Scalar& v) { return ember::threshold_(x, t, v); });
+  nn.def("threshold", [](const Tensor& x, const Scalar& t, const Scalar& v) {
+    return ember::threshold(x, t, v);
+  });
+  nn.def("threshold_",
+         [](Tensor& x, const Scalar& t, const Scalar& v) { return ember::threshold_(x, t, v); });
 }
 
 }  // namespace

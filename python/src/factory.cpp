@@ -1,5 +1,6 @@
 // Factories (zeros ... eye, *_like), ember.tensor / as_tensor from Python data, and random
 // numbers (Generator, manual_seed, rand ... normal, the in-place random fills).
+#include <cmath>
 #include <cstring>
 
 #include "ember/half.h"
@@ -9,6 +10,7 @@ namespace ember::python {
 
 Tensor tensor_from_numpy_arg(PyObject* o);  // interop.cpp
 bool is_ndarray(PyObject* o);               // interop.cpp
+void warn_if_readonly(PyObject* arr);       // interop.cpp
 
 namespace {
 
@@ -32,6 +34,16 @@ FactoryKw read_kw(const char* fn, PyObject** a) {
   if (a[0] && a[0] != Py_None) k.out = a[0];
   k.dtype = to_dtype(a[1], fn);
   k.device = to_device(a[3], fn);
+  if (k.out) {
+    // As PyTorch: the result takes `out`'s dtype and device unless they are given (and match).
+    const Tensor& o = to_tensor(k.out, fn, "out");
+    EMBER_CHECK(!k.dtype || *k.dtype == o.dtype(), "dtype ", toString(*k.dtype),
+                " does not match dtype of out parameter (", toString(o.dtype()), ")");
+    EMBER_CHECK(!k.device || *k.device == o.device(), "device ", k.device->str(),
+                " does not match device of out parameter (", o.device().str(), ")");
+    k.dtype = o.dtype();
+    k.device = o.device();
+  }
   if (a[5]) k.requires_grad = to_bool(a[5], fn, "requires_grad");
   return k;
 }
@@ -45,36 +57,49 @@ TensorOptions options(const FactoryKw& k) {
   return o;
 }
 
-/// Writes `result` into `out` (resized when its shape differs, as PyTorch's resize_output).
-void assign_out(Tensor& out, const Tensor& result) {
-  EMBER_CHECK(out.dtype() == result.dtype(), "Expected out tensor to have dtype ",
-              dtype_name(result.dtype()), ", but got ", dtype_name(out.dtype()), " instead");
-  if (out.sizes() != result.sizes()) {
-    Tensor fresh = empty(result.sizes(), out.options());
-    out.unsafeGetTensorImpl()->set_storage(fresh.storage());
-    out.unsafeGetTensorImpl()->set_sizes_and_strides(result.sizes(), fresh.strides(), 0);
-  }
-  out.copy_(result);
-}
-
 PyObject* finish(Tensor t, const FactoryKw& k) {
   if (k.requires_grad) t.set_requires_grad(true);
   if (k.out) {
     Tensor& o = const_cast<Tensor&>(to_tensor(k.out, "factory", "out"));
-    assign_out(o, t);
+    write_out(o, t, "factory");
     return return_self(k.out);
   }
   return wrap(std::move(t));
 }
 
+/// PyTorch's default complex dtype: complex128 when the default dtype is float64, else
+/// complex64 (never complex32).
+ScalarType default_complex() {
+  return get_default_dtype() == kDouble ? kComplexDouble : kComplexFloat;
+}
+
 /// The dtype PyTorch infers for a fill value: bool, int64, default float or default complex.
 ScalarType infer_scalar_dtype(const Scalar& s) {
   switch (s.type()) {
-    case kBool: return kBool;
-    case kLong: return kLong;
-    case kComplexDouble: return get_default_complex_dtype();
-    default: return get_default_dtype();
+    case kBool:
+      return kBool;
+    case kLong:
+      return kLong;
+    case kComplexDouble:
+      return default_complex();
+    default:
+      return get_default_dtype();
   }
+}
+
+/// Elements of a tensor of `sizes` (0 when a size is negative: the factory reports that).
+int64_t numel_of(IntArrayRef sizes) {
+  int64_t n = 1;
+  for (int64_t s : sizes) n *= std::max<int64_t>(s, 0);
+  return n;
+}
+
+/// An uninitialised tensor shaped like `x` in `format` (not Preserve), with that format's own
+/// strides (size-1 dims included, as PyTorch's), of `k`'s dtype and device or else `x`'s.
+Tensor empty_in_format(const Tensor& x, MemoryFormat format, const FactoryKw& k) {
+  return empty_strided(
+      x.sizes(), format_strides(x.sizes(), format),
+      TensorOptions(k.dtype.value_or(x.dtype())).device(k.device.value_or(x.device())));
 }
 
 // ---- size-only factories ----
@@ -98,15 +123,29 @@ FAST(sized_factory) {
   }
   FactoryKw k = read_kw(fn, a + 1);
   if (a[7] && a[7] != Py_None) k.gen = to_generator(a[7], fn);
-  TensorOptions o = options(k);
-  Tensor t;
-  switch (Kind) {
-    case 0: t = zeros(sizes, o); break;
-    case 1: t = ones(sizes, o); break;
-    case 2: t = empty(sizes, o); break;
-    case 3: t = rand(sizes, k.gen, o); break;
-    default: t = randn(sizes, k.gen, o); break;
+  // Of these only empty() takes memory_format in PyTorch; new tensors are contiguous.
+  if (a[8] && Kind != 2) {
+    type_error(detail::str_cat(fn, "() got an unexpected keyword argument 'memory_format'"));
   }
+  const MemoryFormat format = to_memory_format(a[8], fn);
+  TensorOptions o = options(k);
+  Tensor t = maybe_without_gil(numel_of(sizes), [&] {
+    switch (Kind) {
+      case 0:
+        return zeros(sizes, o);
+      case 1:
+        return ones(sizes, o);
+      case 2:
+        if (format == MemoryFormat::ChannelsLast || format == MemoryFormat::ChannelsLast3d) {
+          return empty_strided(sizes, format_strides(sizes, format), o);
+        }
+        return empty(sizes, o);
+      case 3:
+        return rand(sizes, k.gen, o);
+      default:
+        return randn(sizes, k.gen, o);
+    }
+  });
   return finish(std::move(t), k);
   EMBER_PY_END
 }
@@ -120,11 +159,19 @@ ScalarType numpy_scalar_dtype(PyObject* o) {
     ScalarType st;
   };
   static const Row rows[] = {
-      {"numpy.bool_", kBool},        {"numpy.uint8", kByte},         {"numpy.int8", kChar},
-      {"numpy.int16", kShort},       {"numpy.int32", kInt},          {"numpy.int64", kLong},
-      {"numpy.float16", kHalf},      {"numpy.float32", kFloat},      {"numpy.float64", kDouble},
-      {"numpy.complex64", kComplexFloat}, {"numpy.complex128", kComplexDouble},
-      {"numpy.longlong", kLong},     {"numpy.intc", kInt},
+      {"numpy.bool_", kBool},
+      {"numpy.uint8", kByte},
+      {"numpy.int8", kChar},
+      {"numpy.int16", kShort},
+      {"numpy.int32", kInt},
+      {"numpy.int64", kLong},
+      {"numpy.float16", kHalf},
+      {"numpy.float32", kFloat},
+      {"numpy.float64", kDouble},
+      {"numpy.complex64", kComplexFloat},
+      {"numpy.complex128", kComplexDouble},
+      {"numpy.longlong", kLong},
+      {"numpy.intc", kInt},
   };
   for (const Row& r : rows) {
     if (std::strcmp(n, r.name) == 0) return r.st;
@@ -147,13 +194,22 @@ bool is_sequence_like(PyObject* o) {
 /// Shape and dtype of nested data, as PyTorch infers them (promotion over all leaves).
 void infer(PyObject* o, std::optional<ScalarType>& dt) {
   auto join = [&](ScalarType t) { dt = dt ? promoteTypes(*dt, t) : t; };
+  // NumPy scalars first: numpy.float64 and numpy.complex128 subclass Python's float and
+  // complex, but keep their own dtype (as in PyTorch).
+  if (std::strncmp(Py_TYPE(o)->tp_name, "numpy.", 6) == 0 && !is_ndarray(o)) {
+    return join(numpy_scalar_dtype(o));
+  }
   if (PyBool_Check(o)) return join(kBool);
   if (PyLong_Check(o)) return join(kLong);
   if (PyFloat_Check(o)) return join(get_default_dtype());
-  if (PyComplex_Check(o)) return join(get_default_complex_dtype());
+  if (PyComplex_Check(o)) {
+    // As PyTorch's tensor(): a complex number needs a float32 or float64 default dtype.
+    EMBER_CHECK(get_default_dtype() == kFloat || get_default_dtype() == kDouble,
+                "invalid default scalar type for complex");
+    return join(default_complex());
+  }
   if (is_tensor(o)) return join(unwrap(o).dtype());
   if (is_ndarray(o)) return join(tensor_from_numpy_arg(o).dtype());
-  if (std::strncmp(Py_TYPE(o)->tp_name, "numpy.", 6) == 0) return join(numpy_scalar_dtype(o));
   if (!is_sequence_like(o)) invalid_data(o);
   py::object seq = py::reinterpret_steal<py::object>(PySequence_Fast(o, "not a sequence"));
   if (!seq) throw PythonErrorSet{};
@@ -206,11 +262,50 @@ using StoreFn = void (*)(char*, const Scalar&);
 StoreFn store_fn(ScalarType t) {
   switch (t) {
 #define EMBER_STORE_CASE(T, N) \
-  case ScalarType::N: return &store_scalar<T>;
+  case ScalarType::N:          \
+    return &store_scalar<T>;
     EMBER_FORALL_SCALAR_TYPES(EMBER_STORE_CASE)
 #undef EMBER_STORE_CASE
-    default: throw ember::TypeError(detail::str_cat("tensor(): unsupported dtype ", dtype_name(t)));
+    default:
+      throw ember::TypeError(detail::str_cat("tensor(): unsupported dtype ", dtype_name(t)));
   }
+}
+
+/// An element of tensor(data, dtype) as PyTorch checks it: a complex number into a real dtype
+/// is a TypeError, a value out of an integer dtype's range a RuntimeError (negative values wrap
+/// into uint8, as c10::checked_convert).
+void check_element(const Scalar& s, ScalarType t, bool from_tensor = false) {
+  if (isComplexType(t) || t == kBool) return;
+  if (s.isComplex()) {
+    // A complex Python number fails to unpack (TypeError); a complex tensor element fails to
+    // convert (RuntimeError).
+    EMBER_CHECK(!from_tensor, "value cannot be converted to type ", dtype_name(t),
+                " without overflow");
+    type_error(detail::str_cat("tensor(): can't convert a complex number to ", dtype_name(t)));
+  }
+  if (!isIntegralType(t, /*include_bool=*/false) || s.isBoolean()) return;
+  double lo = 0, hi = 0;
+  switch (t) {
+    case kByte:
+      lo = -255, hi = 255;
+      break;
+    case kChar:
+      lo = -128, hi = 127;
+      break;
+    case kShort:
+      lo = -32768, hi = 32767;
+      break;
+    case kInt:
+      lo = -2147483648.0, hi = 2147483647.0;
+      break;
+    default:  // int64: every Python int that reached here fits; floats must be finite
+      EMBER_CHECK(s.isIntegral(false) || std::isfinite(s.toDouble()),
+                  "value cannot be converted to type int64 without overflow");
+      return;
+  }
+  const double v = s.isIntegral(false) ? double(s.toLong()) : s.toDouble();
+  EMBER_CHECK(v >= lo && v <= hi, "value cannot be converted to type ", dtype_name(t),
+              " without overflow");  // NaN fails too
 }
 
 struct Store {
@@ -218,6 +313,7 @@ struct Store {
   StoreFn fn;
   size_t itemsize;
   IntArrayRef sizes;
+  ScalarType dtype;
 };
 
 /// Writes `o` (data for dims [d, ndim)) at `offset` elements into the contiguous output.
@@ -226,20 +322,26 @@ void store(const Store& st, PyObject* o, size_t d, int64_t offset, int64_t block
   if (d == st.sizes.size()) {
     if (is_tensor(o) || is_ndarray(o)) {
       Tensor t = is_tensor(o) ? unwrap(o) : tensor_from_numpy_arg(o);
-      EMBER_CHECK_VALUE(t.numel() == 1, "only one element tensors can be converted to Python "
-                                        "scalars");
-      st.fn(base + offset * int64_t(st.itemsize), t.item());
+      EMBER_CHECK_VALUE(t.numel() == 1,
+                        "only one element tensors can be converted to Python "
+                        "scalars");
+      Scalar v = t.item();
+      check_element(v, st.dtype, /*from_tensor=*/true);
+      st.fn(base + offset * int64_t(st.itemsize), v);
       return;
     }
     if (!(PyBool_Check(o) || PyLong_Check(o) || PyFloat_Check(o) || PyComplex_Check(o) ||
           is_scalar(o))) {
+      // PyTorch raises TypeError for a ragged nesting (a sequence where a number belongs).
       if (is_sequence_like(o)) {
-        throw ember::ValueError(detail::str_cat("expected sequence of length 0 at dim ", d,
-                                                " (got a sequence)"));
+        throw ember::TypeError(detail::str_cat("tensor(): expected a number at dim ", d, " (got ",
+                                               Py_TYPE(o)->tp_name, ")"));
       }
       invalid_data(o);
     }
-    st.fn(base + offset * int64_t(st.itemsize), to_scalar(o, "tensor", "data"));
+    Scalar v = to_scalar(o, "tensor", "data");
+    check_element(v, st.dtype);
+    st.fn(base + offset * int64_t(st.itemsize), v);
     return;
   }
   const int64_t n = st.sizes[d];
@@ -254,17 +356,17 @@ void store(const Store& st, PyObject* o, size_t d, int64_t offset, int64_t block
     return;
   }
   if (!is_sequence_like(o)) {
-    if (PyBool_Check(o) || PyLong_Check(o) || PyFloat_Check(o) || PyComplex_Check(o) || is_scalar(o)) {
-      throw ember::ValueError(detail::str_cat("expected sequence of length ", n, " at dim ", d,
-                                              " (got a number)"));
+    if (PyBool_Check(o) || PyLong_Check(o) || PyFloat_Check(o) || PyComplex_Check(o) ||
+        is_scalar(o)) {
+      throw ember::TypeError(detail::str_cat("tensor(): expected a sequence of length ", n,
+                                             " at dim ", d, " (got a number)"));
     }
     invalid_data(o);
   }
   py::object seq = py::reinterpret_steal<py::object>(PySequence_Fast(o, "not a sequence"));
   if (!seq) throw PythonErrorSet{};
   const Py_ssize_t len = PySequence_Fast_GET_SIZE(seq.ptr());
-  EMBER_CHECK_VALUE(len == n, "expected sequence of length ", n, " at dim ", d, " (got ", len,
-                    ")");
+  EMBER_CHECK_VALUE(len == n, "expected sequence of length ", n, " at dim ", d, " (got ", len, ")");
   PyObject** items = PySequence_Fast_ITEMS(seq.ptr());
   for (Py_ssize_t i = 0; i < len; ++i) store(st, items[i], d + 1, offset + i * inner, inner);
 }
@@ -285,7 +387,7 @@ Tensor tensor_from_data(PyObject* data, std::optional<ScalarType> dtype) {
   }
   const ScalarType dt = dtype ? *dtype : *inferred;
   DimVector sizes = infer_sizes(data);
-  Store st{empty(sizes, TensorOptions(dt)), store_fn(dt), elementSize(dt), {}};
+  Store st{empty(sizes, TensorOptions(dt)), store_fn(dt), elementSize(dt), {}, dt};
   st.sizes = IntArrayRef(sizes);
   store(st, data, 0, 0, st.out.numel());
   return st.out;
@@ -318,6 +420,7 @@ FAST(py_as_tensor) {
     t = unwrap(a[0]);
   } else if (is_ndarray(a[0])) {
     t = tensor_from_numpy_arg(a[0]);  // shares memory
+    warn_if_readonly(a[0]);
   } else {
     t = tensor_from_data(a[0], dt);
   }
@@ -334,35 +437,59 @@ FAST(py_as_tensor) {
 
 FAST(py_full) {
   EMBER_PY_BEGIN
-  static const Params p("full", {"size", "fill_value", "*", FACTORY_KW, "memory_format"});
-  PyObject* a[9];
+  static const Params p("full", {"size", "fill_value", "*", FACTORY_KW});
+  PyObject* a[8];
   p.parse(args, nargs, kwnames, a, 2);
   FactoryKw k = read_kw("full", a + 2);
   Scalar v = to_scalar(a[1], "full", "fill_value");
   if (!k.dtype) k.dtype = infer_scalar_dtype(v);
-  return finish(full(to_int_list(a[0], "full", "size"), v, options(k)), k);
+  DimVector sizes = to_int_list(a[0], "full", "size");
+  TensorOptions o = options(k);
+  return finish(maybe_without_gil(numel_of(sizes), [&] { return full(sizes, v, o); }), k);
   EMBER_PY_END
 }
 
 template <int Kind>  // 0 zeros_like, 1 ones_like, 2 empty_like, 3 rand_like, 4 randn_like
 FAST(like_factory) {
   EMBER_PY_BEGIN
-  static const char* names[] = {"zeros_like", "ones_like", "empty_like", "rand_like",
-                                "randn_like"};
+  static const char* names[] = {"zeros_like", "ones_like", "empty_like", "rand_like", "randn_like"};
   static const Params p(names[Kind], {"input", "*", FACTORY_KW, "memory_format"});
   PyObject* a[8];
   p.parse(args, nargs, kwnames, a, 1);
   const Tensor& x = to_tensor(a[0], names[Kind], "input");
   FactoryKw k = read_kw(names[Kind], a + 1);
   TensorOptions o = options(k);
-  Tensor t;
-  switch (Kind) {
-    case 0: t = zeros_like(x, o); break;
-    case 1: t = ones_like(x, o); break;
-    case 2: t = empty_like(x, o); break;
-    case 3: t = rand_like(x, o); break;
-    default: t = randn_like(x, o); break;
-  }
+  const MemoryFormat format = to_memory_format(a[7], names[Kind]);
+  Tensor t = maybe_without_gil(x.numel(), [&] {
+    if (format != MemoryFormat::Preserve) {
+      Tensor r = empty_in_format(x, format, k);
+      switch (Kind) {
+        case 0:
+          return r.zero_();
+        case 1:
+          return r.fill_(1);
+        case 2:
+          return r;
+        case 3:
+          return r.uniform_(0, 1, std::nullopt);
+        default:
+          return r.normal_(0, 1, std::nullopt);
+      }
+    }
+    // Preserve: x's layout.
+    switch (Kind) {
+      case 0:
+        return zeros_like(x, o);
+      case 1:
+        return ones_like(x, o);
+      case 2:
+        return empty_like(x, o);
+      case 3:
+        return rand_like(x, o);
+      default:
+        return randn_like(x, o);
+    }
+  });
   return finish(std::move(t), k);
   EMBER_PY_END
 }
@@ -374,7 +501,10 @@ FAST(py_full_like) {
   p.parse(args, nargs, kwnames, a, 2);
   const Tensor& x = to_tensor(a[0], "full_like", "input");
   FactoryKw k = read_kw("full_like", a + 2);
-  return finish(full_like(x, to_scalar(a[1], "full_like", "fill_value"), options(k)), k);
+  const MemoryFormat format = to_memory_format(a[8], "full_like");
+  const Scalar v = to_scalar(a[1], "full_like", "fill_value");
+  if (format != MemoryFormat::Preserve) return finish(empty_in_format(x, format, k).fill_(v), k);
+  return finish(full_like(x, v, options(k)), k);
   EMBER_PY_END
 }
 
@@ -382,17 +512,25 @@ FAST(py_arange) {
   EMBER_PY_BEGIN
   static const Params p("arange", {"start", "end", "step", "*", FACTORY_KW});
   PyObject* a[9];
-  p.parse(args, nargs, kwnames, a, 1);
+  p.parse(args, nargs, kwnames, a, 0);
   FactoryKw k = read_kw("arange", a + 3);
   TensorOptions o = options(k);
-  Scalar s0 = to_scalar(a[0], "arange", "start");
+  for (int i = 0; i < 3; ++i) {
+    EMBER_CHECK(!a[i] || !PyComplex_Check(a[i]),
+                "arange(): value cannot be converted to type double without overflow");
+  }
   Tensor t;
-  if (!a[1]) {
-    t = arange(s0, o);
+  if (!a[0] || !a[1]) {
+    // arange(end) and arange(end=...): the one bound given is the end.
+    PyObject* end = a[0] ? a[0] : a[1];
+    EMBER_CHECK_TYPE(end && !a[2] && (nargs > 0 || !a[0]),
+                     "arange() missing required argument 'end'");
+    t = arange(to_scalar(end, "arange", "end"), o);
   } else if (!a[2]) {
-    t = arange(s0, to_scalar(a[1], "arange", "end"), o);
+    t = arange(to_scalar(a[0], "arange", "start"), to_scalar(a[1], "arange", "end"), o);
   } else {
-    t = arange(s0, to_scalar(a[1], "arange", "end"), to_scalar(a[2], "arange", "step"), o);
+    t = arange(to_scalar(a[0], "arange", "start"), to_scalar(a[1], "arange", "end"),
+               to_scalar(a[2], "arange", "step"), o);
   }
   return finish(std::move(t), k);
   EMBER_PY_END
@@ -430,8 +568,8 @@ FAST(py_eye) {
   p.parse(args, nargs, kwnames, a, 1);
   FactoryKw k = read_kw("eye", a + 2);
   int64_t n = to_int(a[0], "eye", "n");
-  Tensor t = (a[1] && a[1] != Py_None) ? eye(n, to_int(a[1], "eye", "m"), options(k))
-                                       : eye(n, options(k));
+  Tensor t =
+      (a[1] && a[1] != Py_None) ? eye(n, to_int(a[1], "eye", "m"), options(k)) : eye(n, options(k));
   return finish(std::move(t), k);
   EMBER_PY_END
 }
@@ -454,7 +592,11 @@ FAST(py_scalar_tensor) {
   PyObject* a[7];
   p.parse(args, nargs, kwnames, a, 1);
   FactoryKw k = read_kw("scalar_tensor", a + 1);
-  return finish(scalar_tensor(to_scalar(a[0], "scalar_tensor", "s"), options(k)), k);
+  const Scalar v = to_scalar(a[0], "scalar_tensor", "s");
+  const ScalarType dt = k.dtype.value_or(get_default_dtype());
+  EMBER_CHECK(!v.isComplex() || isComplexType(dt), "value ", v, " cannot be converted to type ",
+              dtype_name(dt), " without overflow");
+  return finish(scalar_tensor(v, options(k)), k);
   EMBER_PY_END
 }
 
@@ -463,8 +605,8 @@ FAST(py_scalar_tensor) {
 FAST(py_randint) {
   EMBER_PY_BEGIN
   // randint(high, size) or randint(low, high, size), keywords after.
-  static const Params p("randint", {"a", "b", "c", "*", FACTORY_KW, "generator", "low", "high",
-                                    "size"});
+  static const Params p("randint",
+                        {"a", "b", "c", "*", FACTORY_KW, "generator", "low", "high", "size"});
   PyObject* a[13] = {};
   p.parse(args, nargs, kwnames, a, 0);
   FactoryKw k = read_kw("randint", a + 3);
@@ -475,8 +617,10 @@ FAST(py_randint) {
   } else if (nargs == 2) {
     high = a[0], size = a[1];
   } else if (nargs == 1) {
-    if (high) low = a[0];
-    else high = a[0];
+    if (high)
+      low = a[0];
+    else
+      high = a[0];
   }
   EMBER_CHECK_TYPE(high && size, "randint() missing required arguments 'high' and 'size'");
   int64_t lo = low ? to_int(low, "randint", "low") : 0;
@@ -519,11 +663,31 @@ FAST(py_normal) {
   } else {
     EMBER_CHECK_TYPE(a[2] != nullptr, "normal(): with float mean and std, 'size' is required");
     t = normal(mean ? to_double(mean, "normal", "mean") : 0.0,
-               stdv ? to_double(stdv, "normal", "std") : 1.0,
-               to_int_list(a[2], "normal", "size"), k.gen, options(k));
+               stdv ? to_double(stdv, "normal", "std") : 1.0, to_int_list(a[2], "normal", "size"),
+               k.gen, options(k));
   }
   return finish(std::move(t), k);
   EMBER_PY_END
+}
+
+/// A generator state argument, checked with PyTorch's exception types.
+const Tensor& checked_state(const Tensor& s) {
+  EMBER_CHECK_TYPE(s.dtype() == kByte, "RNG state must be a uint8 tensor, got ",
+                   dtype_name(s.dtype()));
+  EMBER_CHECK(s.numel() == 16, "[set_state] expected a generator state of 16 bytes, got ",
+              s.numel());
+  return s;
+}
+
+/// A seed as PyTorch unpacks it: an int in [-2^63, 2^64), negative values wrapping into uint64;
+/// RuntimeError otherwise.
+uint64_t seed_value(PyObject* o) {
+  EMBER_CHECK(PyLong_Check(o) && !PyBool_Check(o), "manual_seed expected a long, but got ",
+              Py_TYPE(o)->tp_name);
+  const unsigned long long u = PyLong_AsUnsignedLongLong(o);
+  if (!PyErr_Occurred()) return uint64_t(u);
+  PyErr_Clear();
+  return uint64_t(to_int(o, "manual_seed", "seed"));  // overflow: RuntimeError
 }
 
 }  // namespace
@@ -563,76 +727,116 @@ void init_factory(py::module_& m) {
              return Generator(d.value_or(Device(kCPU)));
            }),
            arg("device") = "cpu")
-      .def("manual_seed", [](py::handle self, py::handle seed) {
-        // Negative seeds wrap like PyTorch's (two's complement into uint64).
-        py::cast<Generator&>(self).manual_seed(uint64_t(to_int(seed.ptr(), "manual_seed", "seed")));
-        return py::reinterpret_borrow<py::object>(self);
-      }, arg("seed"))
+      .def(
+          "manual_seed",
+          [](py::handle self, py::handle seed) {
+            py::cast<Generator&>(self).manual_seed(seed_value(seed.ptr()));
+            return py::reinterpret_borrow<py::object>(self);
+          },
+          arg("seed"))
       .def("seed", &Generator::seed)
       .def("initial_seed", &Generator::initial_seed)
       .def("get_state", &Generator::get_state)
-      .def("set_state", [](py::handle self, const Tensor& s) {
-        py::cast<Generator&>(self).set_state(s);
-        return py::reinterpret_borrow<py::object>(self);
-      }, arg("new_state"))
+      .def(
+          "set_state",
+          [](py::handle self, const Tensor& s) {
+            py::cast<Generator&>(self).set_state(checked_state(s));
+            return py::reinterpret_borrow<py::object>(self);
+          },
+          arg("new_state"))
       .def_property_readonly("device", &Generator::device);
 
-  m.def("manual_seed", [](py::handle seed) {
-    manual_seed(uint64_t(to_int(seed.ptr(), "manual_seed", "seed")));
-    return default_generator();
-  }, arg("seed"));
+  m.def(
+      "manual_seed",
+      [](py::handle seed) {
+        // As torch.manual_seed: int(seed) first (so 2.5 and "7" are seeds; "a" is a ValueError).
+        py::object i = py::reinterpret_steal<py::object>(PyNumber_Long(seed.ptr()));
+        if (!i) throw py::error_already_set();
+        manual_seed(seed_value(i.ptr()));
+        return default_generator();
+      },
+      arg("seed"));
   m.def("seed", [] { return default_generator().seed(); });
   m.def("initial_seed", [] { return default_generator().initial_seed(); });
   m.def("get_rng_state", [] { return default_generator().get_state(); });
-  m.def("set_rng_state", [](const Tensor& s) { default_generator().set_state(s); }, arg("new_state"));
+  m.def(
+      "set_rng_state", [](const Tensor& s) { default_generator().set_state(checked_state(s)); },
+      arg("new_state"));
   m.attr("default_generator") = default_generator();
 
-  m.def("bernoulli", [](const Tensor& x, py::handle p, py::handle gen) {
-    auto g = to_generator(gen.ptr(), "bernoulli");
-    if (p.is_none()) return bernoulli(x, g);
-    return bernoulli(x, to_double(p.ptr(), "bernoulli", "p"), g);
-  }, arg("input"), arg("p") = py::none(), py::kw_only(), arg("generator") = py::none());
-  m.def("multinomial", [](const Tensor& x, int64_t n, bool repl, py::handle gen) {
-    return multinomial(x, n, repl, to_generator(gen.ptr(), "multinomial"));
-  }, arg("input"), arg("num_samples"), arg("replacement") = false, py::kw_only(),
-        arg("generator") = py::none());
+  m.def(
+      "bernoulli",
+      [](const Tensor& x, py::handle p, py::handle gen) {
+        auto g = to_generator(gen.ptr(), "bernoulli");
+        if (p.is_none()) return bernoulli(x, g);
+        return bernoulli(x, to_double(p.ptr(), "bernoulli", "p"), g);
+      },
+      arg("input"), arg("p") = py::none(), py::kw_only(), arg("generator") = py::none());
+  m.def(
+      "multinomial",
+      [](const Tensor& x, int64_t n, bool repl, py::handle gen) {
+        return multinomial(x, n, repl, to_generator(gen.ptr(), "multinomial"));
+      },
+      arg("input"), arg("num_samples"), arg("replacement") = false, py::kw_only(),
+      arg("generator") = py::none());
 
   auto cls = py::reinterpret_borrow<py::class_<Tensor>>(reinterpret_cast<PyObject*>(tensor_type));
   auto self_obj = [](py::handle s) { return py::reinterpret_borrow<py::object>(s); };
-  cls.def("uniform_", [self_obj](py::handle s, double from, double to, py::handle gen) {
-    unwrap(s.ptr()).uniform_(from, to, to_generator(gen.ptr(), "uniform_"));
-    return self_obj(s);
-  }, arg("from") = 0.0, arg("to") = 1.0, py::kw_only(), arg("generator") = py::none());
-  cls.def("normal_", [self_obj](py::handle s, double mean, double std, py::handle gen) {
-    unwrap(s.ptr()).normal_(mean, std, to_generator(gen.ptr(), "normal_"));
-    return self_obj(s);
-  }, arg("mean") = 0.0, arg("std") = 1.0, py::kw_only(), arg("generator") = py::none());
-  cls.def("exponential_", [self_obj](py::handle s, double l, py::handle gen) {
-    unwrap(s.ptr()).exponential_(l, to_generator(gen.ptr(), "exponential_"));
-    return self_obj(s);
-  }, arg("lambd") = 1.0, py::kw_only(), arg("generator") = py::none());
-  cls.def("bernoulli_", [self_obj](py::handle s, py::handle p, py::handle gen) {
-    Tensor& t = unwrap(s.ptr());
-    auto g = to_generator(gen.ptr(), "bernoulli_");
-    if (is_tensor(p.ptr())) t.bernoulli_(unwrap(p.ptr()), g);
-    else t.bernoulli_(to_double(p.ptr(), "bernoulli_", "p"), g);
-    return self_obj(s);
-  }, arg("p") = 0.5, py::kw_only(), arg("generator") = py::none());
-  cls.def("bernoulli", [](const Tensor& t, py::handle gen) {
-    return t.bernoulli(to_generator(gen.ptr(), "bernoulli"));
-  }, py::kw_only(), arg("generator") = py::none());
-  cls.def("random_", [self_obj](py::handle s, py::handle a, py::handle b, py::handle gen) {
-    Tensor& t = unwrap(s.ptr());
-    auto g = to_generator(gen.ptr(), "random_");
-    if (a.is_none()) {
-      t.random_(0, std::nullopt, g);
-    } else if (b.is_none()) {
-      t.random_(0, to_int(a.ptr(), "random_", "to"), g);
-    } else {
-      t.random_(to_int(a.ptr(), "random_", "from"), to_int(b.ptr(), "random_", "to"), g);
-    }
-    return self_obj(s);
-  }, arg("from") = py::none(), arg("to") = py::none(), py::kw_only(), arg("generator") = py::none());
+  cls.def(
+      "uniform_",
+      [self_obj](py::handle s, double from, double to, py::handle gen) {
+        unwrap(s.ptr()).uniform_(from, to, to_generator(gen.ptr(), "uniform_"));
+        return self_obj(s);
+      },
+      arg("from") = 0.0, arg("to") = 1.0, py::kw_only(), arg("generator") = py::none());
+  cls.def(
+      "normal_",
+      [self_obj](py::handle s, double mean, double std, py::handle gen) {
+        unwrap(s.ptr()).normal_(mean, std, to_generator(gen.ptr(), "normal_"));
+        return self_obj(s);
+      },
+      arg("mean") = 0.0, arg("std") = 1.0, py::kw_only(), arg("generator") = py::none());
+  cls.def(
+      "exponential_",
+      [self_obj](py::handle s, double l, py::handle gen) {
+        unwrap(s.ptr()).exponential_(l, to_generator(gen.ptr(), "exponential_"));
+        return self_obj(s);
+      },
+      arg("lambd") = 1.0, py::kw_only(), arg("generator") = py::none());
+  cls.def(
+      "bernoulli_",
+      [self_obj](py::handle s, py::handle p, py::handle gen) {
+        Tensor& t = unwrap(s.ptr());
+        auto g = to_generator(gen.ptr(), "bernoulli_");
+        if (is_tensor(p.ptr()))
+          t.bernoulli_(unwrap(p.ptr()), g);
+        else
+          t.bernoulli_(to_double(p.ptr(), "bernoulli_", "p"), g);
+        return self_obj(s);
+      },
+      arg("p") = 0.5, py::kw_only(), arg("generator") = py::none());
+  cls.def(
+      "bernoulli",
+      [](const Tensor& t, py::handle gen) {
+        return t.bernoulli(to_generator(gen.ptr(), "bernoulli"));
+      },
+      py::kw_only(), arg("generator") = py::none());
+  cls.def(
+      "random_",
+      [self_obj](py::handle s, py::handle a, py::handle b, py::handle gen) {
+        Tensor& t = unwrap(s.ptr());
+        auto g = to_generator(gen.ptr(), "random_");
+        if (a.is_none()) {
+          t.random_(0, std::nullopt, g);
+        } else if (b.is_none()) {
+          t.random_(0, to_int(a.ptr(), "random_", "to"), g);
+        } else {
+          t.random_(to_int(a.ptr(), "random_", "from"), to_int(b.ptr(), "random_", "to"), g);
+        }
+        return self_obj(s);
+      },
+      arg("from") = py::none(), arg("to") = py::none(), py::kw_only(),
+      arg("generator") = py::none());
 }
 
 }  // namespace ember::python

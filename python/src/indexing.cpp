@@ -18,6 +18,22 @@ py::object tensor_fn() {
   return py::reinterpret_borrow<py::object>(fn);
 }
 
+TensorIndex tensor_index(const Tensor& t) {
+  // A 0-dim integer tensor of any width is an int (through __index__); otherwise PyTorch 1.13
+  // takes long, byte and bool index tensors only.
+  EMBER_CHECK_INDEX(t.dtype() == kLong || t.dtype() == kByte || t.dtype() == kBool ||
+                        (t.dim() == 0 && isIntegralType(t.dtype(), /*include_bool=*/false)),
+                    "tensors used as indices must be long, byte or bool tensors (got ",
+                    dtype_name(t.dtype()), ")");
+  // 0-dim integer tensors index like Python ints; 0-dim bool and uint8 ones are masks (as
+  // PyTorch's legacy byte masks) and index like Python bools.
+  if (t.dim() == 0 && (t.dtype() == kBool || t.dtype() == kByte)) {
+    return TensorIndex(t.item().toBool());
+  }
+  if (t.dim() == 0) return TensorIndex(t.item().toLong());
+  return TensorIndex(t);
+}
+
 TensorIndex to_index(PyObject* o) {
   if (o == Py_None) return TensorIndex(indexing::None);
   if (o == Py_Ellipsis) return TensorIndex(indexing::Ellipsis);
@@ -33,22 +49,21 @@ TensorIndex to_index(PyObject* o) {
     if (s->stop != Py_None) e = int64_t(stop);
     return TensorIndex(Slice(b, e, int64_t(step)));
   }
-  if (is_tensor(o)) {
-    const Tensor& t = unwrap(o);
-    // 0-dim integer / bool tensors index like Python ints / bools.
-    if (t.dim() == 0 && t.dtype() == kBool) return TensorIndex(t.item().toBool());
-    if (t.dim() == 0 && isIntegralType(t.dtype(), false)) return TensorIndex(t.item().toLong());
-    return TensorIndex(t);
-  }
-  if (is_ndarray(o)) return TensorIndex(tensor_from_numpy_arg(o));
-  if (PyList_Check(o)) {
+  if (is_tensor(o)) return tensor_index(unwrap(o));
+  if (is_ndarray(o)) return tensor_index(tensor_from_numpy_arg(o));
+  if (PyList_Check(o) || PyUnicode_Check(o) || PyBytes_Check(o)) {
+    // As PyTorch: a sequence index becomes a long (or bool/byte mask) tensor; a string fails
+    // there with TypeError.
     py::object t = tensor_fn()(py::handle(o));
-    return TensorIndex(unwrap(t.ptr()));
+    Tensor idx = unwrap(t.ptr());
+    if (idx.dtype() != kBool && idx.dtype() != kByte) idx = idx.to(kLong);
+    return TensorIndex(idx);
   }
   if (PyIndex_Check(o) && !PyFloat_Check(o)) return TensorIndex(to_int(o, "index", "index"));
   throw ember::IndexError(detail::str_cat(
       "only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are valid "
-      "indices (got ", Py_TYPE(o)->tp_name, ")"));
+      "indices (got ",
+      Py_TYPE(o)->tp_name, ")"));
 }
 
 std::vector<TensorIndex> to_indices(PyObject* idx) {
@@ -78,9 +93,16 @@ PyObject* getitem(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObj
     if (t.dim() == 0) zero_dim_index();
     return wrap(t.select(0, to_int(idx, "index", "index")));
   }
-  if (t.dim() == 0 && (PyLong_Check(idx) || PySlice_Check(idx))) zero_dim_index();
+  if (t.dim() == 0 && ((PyLong_Check(idx) && !PyBool_Check(idx)) || PySlice_Check(idx))) {
+    zero_dim_index();
+  }
   std::vector<TensorIndex> ind = to_indices(idx);
-  return wrap(t.index(ArrayRef<TensorIndex>(ind.data(), ind.size())));
+  Tensor r = t.index(ArrayRef<TensorIndex>(ind.data(), ind.size()));
+  // A bool index is a mask in PyTorch (and NumPy): advanced indexing, whose result is a copy.
+  for (const TensorIndex& i : ind) {
+    if (i.is_boolean()) return wrap(maybe_without_gil(r.numel(), [&] { return r.clone(); }));
+  }
+  return wrap(std::move(r));
   EMBER_PY_END
 }
 
@@ -91,10 +113,9 @@ PyObject* setitem(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObj
   std::vector<TensorIndex> ind = to_indices(args[0]);
   ArrayRef<TensorIndex> ref(ind.data(), ind.size());
   PyObject* v = args[1];
-  if (is_tensor(v)) {
-    t.index_put_(ref, unwrap(v));
-  } else if (is_ndarray(v)) {
-    t.index_put_(ref, tensor_from_numpy_arg(v));
+  if (is_tensor(v) || is_ndarray(v)) {
+    Tensor value = is_tensor(v) ? unwrap(v) : tensor_from_numpy_arg(v);
+    maybe_without_gil(t.numel(), [&] { return &t.index_put_(ref, value); });
   } else if (is_scalar(v)) {
     t.index_put_(ref, to_scalar(v));
   } else {

@@ -27,10 +27,17 @@ struct NumpyType {
 };
 
 const NumpyType kNumpyTypes[] = {
-    {'b', 1, kBool, "b1"},           {'u', 1, kByte, "u1"},           {'i', 1, kChar, "i1"},
-    {'i', 2, kShort, "i2"},          {'i', 4, kInt, "i4"},            {'i', 8, kLong, "i8"},
-    {'f', 2, kHalf, "f2"},           {'f', 4, kFloat, "f4"},          {'f', 8, kDouble, "f8"},
-    {'c', 8, kComplexFloat, "c8"},   {'c', 16, kComplexDouble, "c16"},
+    {'b', 1, kBool, "b1"},
+    {'u', 1, kByte, "u1"},
+    {'i', 1, kChar, "i1"},
+    {'i', 2, kShort, "i2"},
+    {'i', 4, kInt, "i4"},
+    {'i', 8, kLong, "i8"},
+    {'f', 2, kHalf, "f2"},
+    {'f', 4, kFloat, "f4"},
+    {'f', 8, kDouble, "f8"},
+    {'c', 8, kComplexFloat, "c8"},
+    {'c', 16, kComplexDouble, "c16"},
 };
 
 void release_pyobject(PyObject* o) {
@@ -41,7 +48,8 @@ void release_pyobject(PyObject* o) {
 }
 
 [[noreturn]] void unsupported_numpy_type(PyObject* arr) {
-  py::object name = py::reinterpret_borrow<py::object>(arr).attr("dtype").attr("type").attr("__name__");
+  py::object name =
+      py::reinterpret_borrow<py::object>(arr).attr("dtype").attr("type").attr("__name__");
   throw ember::TypeError(detail::str_cat(
       "can't convert np.ndarray of type numpy.", py::cast<std::string>(name),
       ". The only supported types are: float64, float32, float16, complex64, complex128, int64, "
@@ -65,16 +73,11 @@ Tensor tensor_from_numpy_arg(PyObject* arr) {
   py::tuple shape = iface["shape"];
   DimVector sizes, strides;
   for (py::handle s : shape) sizes.push_back(py::cast<int64_t>(s));
-  py::object st = iface["strides"];
-  if (st.is_none()) {
-    strides.resize(sizes.size());
-    int64_t acc = 1;
-    for (size_t i = sizes.size(); i-- > 0;) {
-      strides[i] = acc;
-      acc *= std::max<int64_t>(sizes[i], 1);
-    }
-  } else {
-    for (py::handle s : py::tuple(st)) {
+  // ndarray.strides, not the interface's (None when C-contiguous): PyTorch takes NumPy's
+  // strides as they are, zero-size arrays included.
+  py::tuple st = py::reinterpret_borrow<py::object>(arr).attr("strides");
+  {
+    for (py::handle s : st) {
       int64_t b = py::cast<int64_t>(s);
       EMBER_CHECK_VALUE(b >= 0,
                         "At least one stride in the given numpy array is negative, and tensors "
@@ -89,8 +92,20 @@ Tensor tensor_from_numpy_arg(PyObject* arr) {
   py::tuple data = iface["data"];
   void* ptr = reinterpret_cast<void*>(py::cast<uintptr_t>(data[0]));
   Py_INCREF(arr);
-  return from_blob(ptr, sizes, strides, [arr](void*) { release_pyobject(arr); },
-                   TensorOptions(nt->st));
+  return from_blob(
+      ptr, sizes, strides, [arr](void*) { release_pyobject(arr); }, TensorOptions(nt->st));
+}
+
+void warn_if_readonly(PyObject* arr) {
+  py::object flags = py::reinterpret_borrow<py::object>(arr).attr("flags");
+  if (py::cast<bool>(flags.attr("writeable"))) return;
+  if (PyErr_WarnEx(PyExc_UserWarning,
+                   "The given NumPy array is not writable, and ember does not support "
+                   "non-writable tensors: writing to this tensor is undefined behaviour. Copy "
+                   "the array or make it writable before converting it to a tensor.",
+                   1) != 0) {
+    throw py::error_already_set();  // warnings turned into errors
+  }
 }
 
 namespace {
@@ -141,18 +156,29 @@ DLDataType to_dl_dtype(ScalarType t) {
   d.lanes = 1;
   d.bits = uint8_t(elementSize(t) * 8);
   switch (t) {
-    case kBool: throw ember::Error("Bool type is not supported by dlpack");
-    case kByte: d.code = kDLUInt; break;
+    case kBool:
+      throw ember::Error("Bool type is not supported by dlpack");
+    case kByte:
+      d.code = kDLUInt;
+      break;
     case kChar:
     case kShort:
     case kInt:
-    case kLong: d.code = kDLInt; break;
+    case kLong:
+      d.code = kDLInt;
+      break;
     case kHalf:
     case kFloat:
-    case kDouble: d.code = kDLFloat; break;
-    case kBFloat16: d.code = kDLBfloat; break;
+    case kDouble:
+      d.code = kDLFloat;
+      break;
+    case kBFloat16:
+      d.code = kDLBfloat;
+      break;
     case kComplexFloat:
-    case kComplexDouble: d.code = kDLComplex; break;
+    case kComplexDouble:
+      d.code = kDLComplex;
+      break;
     default:
       throw ember::TypeError(detail::str_cat("dlpack: unsupported dtype ", dtype_name(t)));
   }
@@ -167,17 +193,24 @@ ScalarType from_dl_dtype(DLDataType d) {
       return kByte;
     case kDLInt:
       switch (d.bits) {
-        case 8: return kChar;
-        case 16: return kShort;
-        case 32: return kInt;
-        case 64: return kLong;
+        case 8:
+          return kChar;
+        case 16:
+          return kShort;
+        case 32:
+          return kInt;
+        case 64:
+          return kLong;
       }
       break;
     case kDLFloat:
       switch (d.bits) {
-        case 16: return kHalf;
-        case 32: return kFloat;
-        case 64: return kDouble;
+        case 16:
+          return kHalf;
+        case 32:
+          return kFloat;
+        case 64:
+          return kDouble;
       }
       break;
     case kDLBfloat:
@@ -210,8 +243,9 @@ py::object to_dlpack(const Tensor& t) {
   ctx->strides.assign(t.strides().begin(), t.strides().end());
   DLTensor& dl = ctx->managed.dl_tensor;
   try {
-    EMBER_CHECK(!t.is_conj(), "[__dlpack__] cannot export a tensor with the conjugate bit set; "
-                              "call resolve_conj() first");
+    EMBER_CHECK(!t.is_conj(),
+                "[__dlpack__] cannot export a tensor with the conjugate bit set; "
+                "call resolve_conj() first");
     dl.dtype = to_dl_dtype(t.dtype());
   } catch (...) {
     delete ctx;
@@ -247,8 +281,10 @@ void release_dlpack(DLManagedTensor* m) {
 }
 
 Tensor from_dlpack_capsule(PyObject* cap) {
-  EMBER_CHECK_TYPE(PyCapsule_CheckExact(cap), "[from_dlpack] expected a DLPack capsule or an "
-                                              "object with __dlpack__, got ", Py_TYPE(cap)->tp_name);
+  EMBER_CHECK(PyCapsule_CheckExact(cap),
+              "from_dlpack received an invalid capsule: __dlpack__ "
+              "returned ",
+              Py_TYPE(cap)->tp_name);
   EMBER_CHECK(PyCapsule_IsValid(cap, "dltensor"),
               "from_dlpack received an invalid capsule. Note that DLTensor capsules can be "
               "consumed only once, so you might have already constructed a tensor from it once.");
@@ -275,8 +311,8 @@ Tensor from_dlpack_capsule(PyObject* cap) {
     }
   }
   void* data = static_cast<char*>(dl.data) + dl.byte_offset;
-  Tensor t = from_blob(data, sizes, strides, [m](void*) { release_dlpack(m); },
-                       TensorOptions(st).device(dev));
+  Tensor t = from_blob(
+      data, sizes, strides, [m](void*) { release_dlpack(m); }, TensorOptions(st).device(dev));
   // Consumed: the tensor now owns the managed tensor.
   PyCapsule_SetName(cap, "used_dltensor");
   return t;
@@ -287,32 +323,50 @@ Tensor from_dlpack_capsule(PyObject* cap) {
 void init_interop(py::module_& m) {
   using py::arg;
   auto cls = py::reinterpret_borrow<py::class_<Tensor>>(reinterpret_cast<PyObject*>(tensor_type));
-  cls.def("numpy", [](py::handle self, bool force) { return to_numpy(self, force); }, py::kw_only(),
-          arg("force") = false);
-  cls.def("__array__", [](py::handle self, py::handle dtype) {
-    py::object a = to_numpy(self, false);
-    if (!dtype.is_none()) return a.attr("astype")(dtype, py::arg("copy") = false);
-    return a;
-  }, arg("dtype") = py::none());
-  cls.def("__dlpack__", [](const Tensor& t, py::handle) { return to_dlpack(t); },
-          arg("stream") = py::none());
+  cls.def(
+      "numpy", [](py::handle self, bool force) { return to_numpy(self, force); }, py::kw_only(),
+      arg("force") = false);
+  cls.def(
+      "__array__",
+      [](py::handle self, py::handle dtype) {
+        py::object a = to_numpy(self, false);
+        if (!dtype.is_none()) return a.attr("astype")(dtype, py::arg("copy") = false);
+        return a;
+      },
+      arg("dtype") = py::none());
+  cls.def(
+      "__dlpack__", [](const Tensor& t, py::handle) { return to_dlpack(t); },
+      arg("stream") = py::none());
   cls.def("__dlpack_device__", [](const Tensor& t) {
     return py::make_tuple(int(t.is_cuda() ? kDLCUDA : kDLCPU),
                           t.is_cuda() ? std::max(t.device().index(), 0) : 0);
   });
-  m.def("from_numpy", [](py::handle a) {
-    EMBER_CHECK_TYPE(is_ndarray(a.ptr()), "expected np.ndarray (got ", Py_TYPE(a.ptr())->tp_name, ")");
-    return tensor_from_numpy_arg(a.ptr());
-  }, arg("ndarray"));
-  m.def("from_dlpack", [](py::handle ext) {
-    if (PyCapsule_CheckExact(ext.ptr())) return from_dlpack_capsule(ext.ptr());
-    EMBER_CHECK_TYPE(py::hasattr(ext, "__dlpack__"),
-                     "from_dlpack(): expected an object with __dlpack__ or a DLPack capsule, got ",
-                     Py_TYPE(ext.ptr())->tp_name);
-    py::object cap = ext.attr("__dlpack__")();
-    return from_dlpack_capsule(cap.ptr());
-  }, arg("ext_tensor"));
-  m.def("to_dlpack", [](const Tensor& t) { return to_dlpack(t); }, arg("tensor"));
+  m.def(
+      "from_numpy",
+      [](py::handle a) {
+        EMBER_CHECK_TYPE(is_ndarray(a.ptr()), "expected np.ndarray (got ",
+                         Py_TYPE(a.ptr())->tp_name, ")");
+        Tensor t = tensor_from_numpy_arg(a.ptr());
+        warn_if_readonly(a.ptr());  // as PyTorch: the tensor shares memory it may not write
+        return t;
+      },
+      arg("ndarray"));
+  m.def(
+      "from_dlpack",
+      [](py::handle ext) {
+        if (PyCapsule_CheckExact(ext.ptr())) return from_dlpack_capsule(ext.ptr());
+        // PyTorch treats anything without __dlpack__ as a capsule and fails with RuntimeError.
+        EMBER_CHECK(
+            py::hasattr(ext, "__dlpack__"),
+            "from_dlpack received an invalid capsule: expected an object with __dlpack__ or "
+            "a DLPack capsule, got ",
+            Py_TYPE(ext.ptr())->tp_name);
+        py::object cap = ext.attr("__dlpack__")();
+        return from_dlpack_capsule(cap.ptr());
+      },
+      arg("ext_tensor"));
+  m.def(
+      "to_dlpack", [](const Tensor& t) { return to_dlpack(t); }, arg("tensor"));
 }
 
 }  // namespace ember::python

@@ -9,7 +9,9 @@
 /// the API goes through ordinary pybind11 definitions. Both paths convert C++ errors with
 /// `set_python_error`, so a mistake raises the same Python exception either way.
 
+#include <pybind11/complex.h>
 #include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
 
 #include <initializer_list>
 #include <optional>
@@ -34,18 +36,18 @@ struct PythonErrorSet {};
 
 /// Wraps the body of a fast function: returns nullptr with the Python error set on exceptions.
 #define EMBER_PY_BEGIN try {
-#define EMBER_PY_END                        \
-  }                                         \
+#define EMBER_PY_END                               \
+  }                                                \
   catch (const ::ember::python::PythonErrorSet&) { \
-    return nullptr;                         \
-  }                                         \
-  catch (const py::error_already_set& e) {  \
-    py::error_already_set(e).restore();     \
-    return nullptr;                         \
-  }                                         \
-  catch (...) {                             \
-    ::ember::python::set_python_error();    \
-    return nullptr;                         \
+    return nullptr;                                \
+  }                                                \
+  catch (const py::error_already_set& e) {         \
+    py::error_already_set(e).restore();            \
+    return nullptr;                                \
+  }                                                \
+  catch (...) {                                    \
+    ::ember::python::set_python_error();           \
+    return nullptr;                                \
   }
 
 /// Throws TypeError (as a C++ ember::TypeError, converted on the way out).
@@ -81,7 +83,12 @@ inline bool is_tensor(PyObject* o) { return PyObject_TypeCheck(o, tensor_type); 
 Tensor& unwrap(PyObject* o);
 /// A new Python Tensor holding `t` (None for an undefined tensor).
 PyObject* wrap(Tensor t);
-inline py::object wrap_obj(Tensor t) { return py::reinterpret_steal<py::object>(wrap(std::move(t))); }
+inline py::object wrap_obj(Tensor t) {
+  return py::reinterpret_steal<py::object>(wrap(std::move(t)));
+}
+/// Writes `result` into the `out=` tensor of `op` (resized when empty), as the elementwise ops'
+/// out=: the result dtype must cast to out's, and a nonempty out must have the result's shape.
+void write_out(Tensor& out, const Tensor& result, const char* op);
 /// The tensor argument `o` of `fn`; TypeError naming the argument otherwise.
 const Tensor& to_tensor(PyObject* o, const char* fn, const char* arg);
 
@@ -111,6 +118,8 @@ bool is_dtype(PyObject* o);
 /// device argument: ember.device, "cpu"/"cuda:0" strings, an int (CUDA index); None → nullopt.
 std::optional<Device> to_device(PyObject* o, const char* fn = "");
 PyObject* device_object(Device d);
+/// Parses "cpu", "cuda:1", ...; RuntimeError (as PyTorch) for a bad string.
+Device device_from_string(const std::string& spec);
 /// A sequence of ints (ember.Size, tuple, list, 0-d integer tensors inside); TypeError otherwise.
 DimVector to_int_list(PyObject* o, const char* fn, const char* arg);
 /// An int argument (Python int, NumPy integer, integer 0-d tensor via __index__).
@@ -123,6 +132,22 @@ DimVector sizes_from_args(PyObject* const* args, Py_ssize_t nargs, const char* f
 PyObject* make_size(IntArrayRef sizes);
 /// std::string from a Python str; TypeError otherwise.
 std::string to_string(PyObject* o, const char* fn, const char* arg);
+/// PyTorch's memory_format argument. ember tensors take any strides, so the channels-last
+/// formats are just those strides (N, C, H, W) -> (HWC, 1, WC, C).
+enum class MemoryFormat : uint8_t { Preserve, Contiguous, ChannelsLast, ChannelsLast3d };
+/// None and ember.preserve_format -> Preserve, ember.contiguous_format -> Contiguous, ...;
+/// TypeError for anything else.
+MemoryFormat to_memory_format(PyObject* o, const char* fn);
+/// The strides of a dense tensor of `sizes` in format `f` (not Preserve); RuntimeError when the
+/// rank does not fit the format (channels_last needs 4 dims, channels_last_3d 5).
+DimVector format_strides(IntArrayRef sizes, MemoryFormat f);
+/// Whether `t` is dense in format `f` (size-1 dims ignored, as PyTorch's is_contiguous(f)).
+bool is_contiguous_as(const Tensor& t, MemoryFormat f);
+/// PyTorch's suggest_memory_format(): a channels-last format when `t`'s strides are ordered
+/// as one, else Contiguous.
+MemoryFormat suggest_memory_format(const Tensor& t);
+/// A copy of `t` in format `f` (not Preserve).
+Tensor copy_as(const Tensor& t, MemoryFormat f);
 /// A Generator argument (None → nullopt).
 std::optional<Generator> to_generator(PyObject* o, const char* fn);
 

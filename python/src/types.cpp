@@ -39,21 +39,29 @@ std::optional<ScalarType> to_dtype(PyObject* o, const char* fn) {
   if (o == reinterpret_cast<PyObject*>(&PyLong_Type)) return kLong;
   if (o == reinterpret_cast<PyObject*>(&PyBool_Type)) return kBool;
   if (o == reinterpret_cast<PyObject*>(&PyComplex_Type)) return kComplexDouble;
-  type_error(detail::str_cat(fn, "(): argument 'dtype' must be ember.dtype, not ",
-                             Py_TYPE(o)->tp_name));
+  type_error(
+      detail::str_cat(fn, "(): argument 'dtype' must be ember.dtype, not ", Py_TYPE(o)->tp_name));
+}
+
+Device device_from_string(const std::string& spec) {
+  try {
+    return Device(spec);
+  } catch (const ember::ValueError& e) {
+    throw ember::Error(e.what());  // PyTorch raises RuntimeError for a bad device string
+  }
 }
 
 std::optional<Device> to_device(PyObject* o, const char* fn) {
   if (!o || o == Py_None) return std::nullopt;
   if (g_device_type && Py_TYPE(o) == g_device_type) return py::cast<Device>(py::handle(o));
-  if (PyUnicode_Check(o)) return Device(to_string(o, fn, "device"));
+  if (PyUnicode_Check(o)) return device_from_string(to_string(o, fn, "device"));
   if (PyLong_Check(o)) {
     int64_t i = to_int(o, fn, "device");
     EMBER_CHECK(i >= 0, "Device index must not be negative");
     return Device(kCUDA, int(i));
   }
-  type_error(detail::str_cat(fn, "(): argument 'device' must be ember.device, not ",
-                             Py_TYPE(o)->tp_name));
+  type_error(
+      detail::str_cat(fn, "(): argument 'device' must be ember.device, not ", Py_TYPE(o)->tp_name));
 }
 
 PyObject* device_object(Device d) {
@@ -93,23 +101,38 @@ struct FInfo {
 template <class T>
 FInfo finfo_of(ScalarType st, int bits, double resolution) {
   using L = std::numeric_limits<T>;
-  return FInfo{st, bits, double(L::epsilon()), double(L::max()), double(L::lowest()),
-               double(L::min()), resolution};
+  return FInfo{st,
+               bits,
+               double(L::epsilon()),
+               double(L::max()),
+               double(L::lowest()),
+               double(L::min()),
+               resolution};
 }
 
 FInfo make_finfo(ScalarType t) {
   switch (t) {
-    case kHalf: return FInfo{kHalf, 16, 0.0009765625, 65504.0, -65504.0, 6.103515625e-05, 0.001};
+    case kHalf:
+      return FInfo{kHalf, 16, 0.0009765625, 65504.0, -65504.0, 6.103515625e-05, 0.001};
     case kBFloat16:
-      return FInfo{kBFloat16, 16, 0.0078125, 3.3895313892515355e+38, -3.3895313892515355e+38,
-                   1.1754943508222875e-38, 0.01};
+      return FInfo{kBFloat16,
+                   16,
+                   0.0078125,
+                   3.3895313892515355e+38,
+                   -3.3895313892515355e+38,
+                   1.1754943508222875e-38,
+                   0.01};
     case kFloat:
-    case kComplexFloat: return finfo_of<float>(kFloat, 32, 1e-06);
+    case kComplexFloat:
+      return finfo_of<float>(kFloat, 32, 1e-06);
     case kDouble:
-    case kComplexDouble: return finfo_of<double>(kDouble, 64, 1e-15);
+    case kComplexDouble:
+      return finfo_of<double>(kDouble, 64, 1e-15);
     default:
-      throw ember::TypeError(detail::str_cat("finfo(): dtype must be a floating point or complex "
-                                             "type, got ", dtype_name(t)));
+      throw ember::TypeError(
+          detail::str_cat("finfo(): dtype must be a floating point or complex "
+                          "type, got ",
+                          dtype_name(t)));
   }
 }
 
@@ -121,12 +144,18 @@ struct IInfo {
 
 IInfo make_iinfo(ScalarType t) {
   switch (t) {
-    case kBool: throw ember::TypeError("iinfo(): dtype must be an integer type, got bool");
-    case kByte: return {t, 8, 255, 0};
-    case kChar: return {t, 8, 127, -128};
-    case kShort: return {t, 16, 32767, -32768};
-    case kInt: return {t, 32, std::numeric_limits<int32_t>::max(), std::numeric_limits<int32_t>::min()};
-    case kLong: return {t, 64, std::numeric_limits<int64_t>::max(), std::numeric_limits<int64_t>::min()};
+    case kBool:
+      throw ember::TypeError("iinfo(): dtype must be an integer type, got bool");
+    case kByte:
+      return {t, 8, 255, 0};
+    case kChar:
+      return {t, 8, 127, -128};
+    case kShort:
+      return {t, 16, 32767, -32768};
+    case kInt:
+      return {t, 32, std::numeric_limits<int32_t>::max(), std::numeric_limits<int32_t>::min()};
+    case kLong:
+      return {t, 64, std::numeric_limits<int64_t>::max(), std::numeric_limits<int64_t>::min()};
     default:
       throw ember::TypeError(
           detail::str_cat("iinfo(): dtype must be an integer type, got ", dtype_name(t)));
@@ -153,11 +182,16 @@ void init_types(py::module_& m) {
     const char* names[3];
   };
   const Alias aliases[] = {
-      {kBool, {"bool", nullptr, nullptr}},       {kByte, {"uint8", nullptr, nullptr}},
-      {kChar, {"int8", nullptr, nullptr}},       {kShort, {"int16", "short", nullptr}},
-      {kInt, {"int32", "int", nullptr}},         {kLong, {"int64", "long", nullptr}},
-      {kHalf, {"float16", "half", nullptr}},     {kBFloat16, {"bfloat16", nullptr, nullptr}},
-      {kFloat, {"float32", "float", nullptr}},   {kDouble, {"float64", "double", nullptr}},
+      {kBool, {"bool", nullptr, nullptr}},
+      {kByte, {"uint8", nullptr, nullptr}},
+      {kChar, {"int8", nullptr, nullptr}},
+      {kShort, {"int16", "short", nullptr}},
+      {kInt, {"int32", "int", nullptr}},
+      {kLong, {"int64", "long", nullptr}},
+      {kHalf, {"float16", "half", nullptr}},
+      {kBFloat16, {"bfloat16", nullptr, nullptr}},
+      {kFloat, {"float32", "float", nullptr}},
+      {kDouble, {"float64", "double", nullptr}},
       {kComplexHalf, {"complex32", "chalf", nullptr}},
       {kComplexFloat, {"complex64", "cfloat", nullptr}},
       {kComplexDouble, {"complex128", "cdouble", nullptr}},
@@ -174,17 +208,18 @@ void init_types(py::module_& m) {
   py::class_<Device> dev(m, "device");
   g_device_type = reinterpret_cast<PyTypeObject*>(dev.ptr());
   dev.def(py::init([](py::handle spec) {
-        if (Py_TYPE(spec.ptr()) == g_device_type) return py::cast<Device>(spec);
-        if (PyLong_Check(spec.ptr())) return *to_device(spec.ptr(), "device");
-        return Device(to_string(spec.ptr(), "device", "type"));
-      }),
-      py::arg("type"))
+            if (Py_TYPE(spec.ptr()) == g_device_type) return py::cast<Device>(spec);
+            if (PyLong_Check(spec.ptr())) return *to_device(spec.ptr(), "device");
+            return device_from_string(to_string(spec.ptr(), "device", "type"));
+          }),
+          py::arg("type"))
       .def(py::init([](const std::string& type, int64_t index) {
              EMBER_CHECK(type.find(':') == std::string::npos,
                          "type (string) must not include an index because index was passed "
-                         "explicitly: ", type);
+                         "explicitly: ",
+                         type);
              EMBER_CHECK(index >= 0, "Device index must not be negative");
-             Device base(type);
+             Device base = device_from_string(type);
              return Device(base.type(), int(index));
            }),
            py::arg("type"), py::arg("index"))
@@ -198,7 +233,8 @@ void init_types(py::module_& m) {
       .def("__str__", &Device::str)
       .def("__eq__",
            [](const Device& a, py::handle b) -> py::object {
-             if (Py_TYPE(b.ptr()) != g_device_type) return py::reinterpret_borrow<py::object>(Py_NotImplemented);
+             if (Py_TYPE(b.ptr()) != g_device_type)
+               return py::reinterpret_borrow<py::object>(Py_NotImplemented);
              return py::bool_(a == py::cast<Device>(b));
            })
       .def("__hash__", [](const Device& d) { return int(d.type()) * 1024 + d.index(); })
@@ -216,7 +252,9 @@ void init_types(py::module_& m) {
 
   // ---- finfo / iinfo ----
   py::class_<FInfo>(m, "finfo")
-      .def(py::init([](std::optional<ScalarType> t) { return make_finfo(t.value_or(get_default_dtype())); }),
+      .def(py::init([](std::optional<ScalarType> t) {
+             return make_finfo(t.value_or(get_default_dtype()));
+           }),
            py::arg("type") = py::none())
       .def_readonly("bits", &FInfo::bits)
       .def_readonly("eps", &FInfo::eps)
@@ -225,7 +263,8 @@ void init_types(py::module_& m) {
       .def_readonly("tiny", &FInfo::tiny)
       .def_readonly("smallest_normal", &FInfo::tiny)
       .def_readonly("resolution", &FInfo::resolution)
-      .def_property_readonly("dtype", [](const FInfo& f) { return std::string(dtype_name(f.dtype)); })
+      .def_property_readonly("dtype",
+                             [](const FInfo& f) { return std::string(dtype_name(f.dtype)); })
       .def("__repr__", [](const FInfo& f) {
         return detail::str_cat("finfo(resolution=", f.resolution, ", min=", f.min, ", max=", f.max,
                                ", eps=", f.eps, ", tiny=", f.tiny, ", dtype=", dtype_name(f.dtype),
@@ -236,32 +275,49 @@ void init_types(py::module_& m) {
       .def_readonly("bits", &IInfo::bits)
       .def_readonly("max", &IInfo::max)
       .def_readonly("min", &IInfo::min)
-      .def_property_readonly("dtype", [](const IInfo& f) { return std::string(dtype_name(f.dtype)); })
+      .def_property_readonly("dtype",
+                             [](const IInfo& f) { return std::string(dtype_name(f.dtype)); })
       .def("__repr__", [](const IInfo& f) {
-        return detail::str_cat("iinfo(min=", f.min, ", max=", f.max, ", dtype=",
-                               dtype_name(f.dtype), ")");
+        return detail::str_cat("iinfo(min=", f.min, ", max=", f.max,
+                               ", dtype=", dtype_name(f.dtype), ")");
       });
 
   // ---- global settings ----
-  m.def("set_default_dtype", [](ScalarType t) {
-    EMBER_CHECK_TYPE(t == kFloat || t == kDouble || t == kHalf || t == kBFloat16,
-                     "only floating-point types are supported as the default type");
-    set_default_dtype(t);
-  }, py::arg("d"));
+  m.def(
+      "set_default_dtype",
+      [](ScalarType t) {
+        EMBER_CHECK_TYPE(t == kFloat || t == kDouble || t == kHalf || t == kBFloat16,
+                         "only floating-point types are supported as the default type");
+        set_default_dtype(t);
+      },
+      py::arg("d"));
   m.def("get_default_dtype", [] { return get_default_dtype(); });
-  m.def("set_num_threads", [](int64_t n) {
-    EMBER_CHECK(n > 0, "set_num_threads expects a positive integer, got ", n);
-    set_num_threads(int(n));
-  }, py::arg("int"));
+  m.def(
+      "set_num_threads",
+      [](py::handle o) {
+        // PyTorch raises RuntimeError (not TypeError) for a non-int here.
+        EMBER_CHECK(!PyBool_Check(o.ptr()) && !is_tensor(o.ptr()) && PyIndex_Check(o.ptr()),
+                    "set_num_threads expects an int, but got ", Py_TYPE(o.ptr())->tp_name);
+        const int64_t n = to_int(o.ptr(), "set_num_threads", "int");
+        EMBER_CHECK(n > 0, "set_num_threads expects a positive integer, got ", n);
+        set_num_threads(int(n));
+      },
+      py::arg("int"));
   m.def("get_num_threads", [] { return get_num_threads(); });
-  m.def("promote_types", [](ScalarType a, ScalarType b) { return promoteTypes(a, b); },
-        py::arg("type1"), py::arg("type2"));
-  m.def("can_cast", [](ScalarType from, ScalarType to) { return canCast(from, to); },
-        py::arg("from_"), py::arg("to"));
-  m.def("is_floating_point", [](const Tensor& t) { return t.is_floating_point(); }, py::arg("input"));
-  m.def("is_complex", [](const Tensor& t) { return t.is_complex(); }, py::arg("input"));
-  m.def("is_tensor", [](py::handle o) { return is_tensor(o.ptr()); }, py::arg("obj"));
-  m.def("numel", [](const Tensor& t) { return t.numel(); }, py::arg("input"));
+  m.def(
+      "promote_types", [](ScalarType a, ScalarType b) { return promoteTypes(a, b); },
+      py::arg("type1"), py::arg("type2"));
+  m.def(
+      "can_cast", [](ScalarType from, ScalarType to) { return canCast(from, to); },
+      py::arg("from_"), py::arg("to"));
+  m.def(
+      "is_floating_point", [](const Tensor& t) { return t.is_floating_point(); }, py::arg("input"));
+  m.def(
+      "is_complex", [](const Tensor& t) { return t.is_complex(); }, py::arg("input"));
+  m.def(
+      "is_tensor", [](py::handle o) { return is_tensor(o.ptr()); }, py::arg("obj"));
+  m.def(
+      "numel", [](const Tensor& t) { return t.numel(); }, py::arg("input"));
 }
 
 }  // namespace ember::python
