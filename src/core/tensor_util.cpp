@@ -26,13 +26,24 @@ Tensor make_view_with_dtype(const Tensor& base, ScalarType dtype, IntArrayRef si
   return Tensor(std::move(impl));
 }
 
-Tensor empty_tensor(IntArrayRef sizes, ScalarType dtype, Device device) {
-  int64_t n = 1;
+size_t storage_nbytes(IntArrayRef sizes, ScalarType dtype) {
+  bool zero = false;
   for (int64_t s : sizes) {
     EMBER_CHECK(s >= 0, "[empty] negative dimension ", s, " in size ", shape_str(sizes));
-    n *= s;
+    zero = zero || s == 0;
   }
-  Storage st = Storage::allocate(size_t(n) * elementSize(dtype), device);
+  if (zero) return 0;
+  // Checked: a silently wrapped product would give a too-small storage.
+  int64_t n = int64_t(elementSize(dtype));
+  for (int64_t s : sizes) {
+    EMBER_CHECK(!__builtin_mul_overflow(n, s, &n),
+                "[empty] Storage size calculation overflowed with sizes=", shape_str(sizes));
+  }
+  return size_t(n);
+}
+
+Tensor empty_tensor(IntArrayRef sizes, ScalarType dtype, Device device) {
+  Storage st = Storage::allocate(storage_nbytes(sizes, dtype), device);
   return Tensor(make_intrusive<TensorImpl>(std::move(st), dtype, sizes));
 }
 

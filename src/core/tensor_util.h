@@ -17,6 +17,8 @@ Tensor make_view_with_dtype(const Tensor& base, ScalarType dtype, IntArrayRef si
                             IntArrayRef strides, int64_t offset);
 
 /// A new uninitialised contiguous tensor on `device`.
+/// Bytes of a contiguous tensor of `sizes`; RuntimeError for negative sizes or on overflow.
+size_t storage_nbytes(IntArrayRef sizes, ScalarType dtype);
 Tensor empty_tensor(IntArrayRef sizes, ScalarType dtype, Device device = Device(kCPU));
 
 /// Shape as "[2, 3]" for error messages.

@@ -53,9 +53,16 @@ size_t strided_nbytes(IntArrayRef sizes, IntArrayRef strides, ScalarType dtype, 
     if (sizes[i] == 0) return 0;
     EMBER_CHECK(strides[i] >= 0, "[", op, "] negative strides are not supported, got strides ",
                 shape_str(strides));
-    extent += (sizes[i] - 1) * strides[i];
+    int64_t span = 0;
+    EMBER_CHECK(!__builtin_mul_overflow(sizes[i] - 1, strides[i], &span) &&
+                    !__builtin_add_overflow(extent, span, &extent),
+                "[", op, "] Storage size calculation overflowed with sizes=", shape_str(sizes),
+                " and strides=", shape_str(strides));
   }
-  return size_t(extent) * elementSize(dtype);
+  int64_t nbytes = 0;
+  EMBER_CHECK(!__builtin_mul_overflow(extent, int64_t(elementSize(dtype)), &nbytes), "[", op,
+              "] Storage size calculation overflowed with sizes=", shape_str(sizes));
+  return size_t(nbytes);
 }
 
 template <class T>

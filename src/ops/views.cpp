@@ -283,6 +283,7 @@ Tensor& Tensor::t_() {
 }
 
 Tensor Tensor::mT() const {
+  if (dim() == 0) return *this;  // as PyTorch: a 0-dim tensor is its own transpose
   EMBER_CHECK(dim() >= 2, "[mT] only supported on matrices or batches of matrices. Got a ", dim(),
               "-D tensor of shape ", shape_str(sizes()));
   return transpose(-2, -1);

@@ -347,3 +347,32 @@ TEST(Factory, TensorFromValuesFollowsLibtorchDtypes) {
   EXPECT_EQ(tensor({1.0f}).dtype(), kDouble);  // libtorch: float -> default dtype
   EXPECT_EQ(tensor({1}).dtype(), kLong);
 }
+
+// Sizes whose byte count overflows int64 are an error, never a too-small storage.
+TEST(Factory, StorageSizeOverflow) {
+  const int64_t big = int64_t(1) << 62;
+  EXPECT_THROW(empty({big, 4}), Error);
+  EXPECT_THROW(zeros({int64_t(1) << 31, int64_t(1) << 31}), Error);
+  EXPECT_THROW(empty_strided({big, 2}, {4, 1}), Error);
+  EXPECT_THROW(empty_strided({4, 2}, {big, big}), Error);
+  EXPECT_EQ(empty({big, 0}).numel(), 0);  // zero elements: no storage, no overflow
+}
+
+// fill_ values outside the target's range are rejected as PyTorch does (values checked by
+// hand against torch 1.13: uint8 accepts -255..255, inf fills floats, 1+0j fills reals).
+TEST(Factory, FillValueRange) {
+  EXPECT_THROW(zeros({2}, kByte).fill_(300), Error);
+  EXPECT_THROW(zeros({2}, kByte).fill_(-256), Error);
+  EXPECT_EQ(zeros({1}, kByte).fill_(-255).item<int64_t>(), 1);
+  EXPECT_THROW(zeros({1}, kChar).fill_(128), Error);
+  EXPECT_THROW(zeros({1}, kInt).fill_(std::nan("")), Error);
+  EXPECT_THROW(zeros({1}, kInt).fill_(INFINITY), Error);
+  EXPECT_THROW(zeros({1}, kFloat).fill_(1e40), Error);
+  EXPECT_THROW(zeros({1}, kHalf).fill_(70000.0), Error);
+  EXPECT_TRUE(std::isinf(zeros({1}, kFloat).fill_(INFINITY).item<double>()));
+  EXPECT_EQ(zeros({1}, kFloat).fill_(complex<double>(1, 0)).item<double>(), 1.0);
+  EXPECT_THROW(zeros({1}, kFloat).fill_(complex<double>(1, 1)), Error);
+  EXPECT_TRUE(zeros({1}, kBool).fill_(complex<double>(1, 2)).item<bool>());
+  EXPECT_EQ(zeros({1}, kLong).fill_(INT64_MAX).item<int64_t>(), INT64_MAX);
+  EXPECT_THROW(full({1}, 300, kByte), Error);
+}

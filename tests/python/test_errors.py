@@ -122,12 +122,8 @@ def test_python_exceptions_propagate():
     assert ember.ones(2).add(BadFloat(1.5)).tolist() == [2.5, 2.5]
 
 
-SIZE_OVERFLOW = pytest.mark.xfail(strict=True, reason="libember: empty/zeros do not check the "
-                                  "storage size for overflow: ember.empty(2**62, 4) returns a "
-                                  "tensor over a 0-byte storage (torch: RuntimeError)")
 
 
-@SIZE_OVERFLOW
 @pytest.mark.parametrize("sizes", [(2 ** 62, 4), (2 ** 31, 2 ** 31)], ids=str)
 def test_storage_size_overflow(sizes):
     with pytest.raises(RuntimeError):

@@ -212,17 +212,11 @@ def test_setitem_numpy_values():
     assert e.tolist() == [[1.0, 2.0, 3.0], [1.0, 5.0, 6.0]]
 
 
-FILL_OVERFLOW = pytest.mark.xfail(strict=True, reason="libember: fill_ (behind x[i] = number) "
-                                  "does not range-check integer targets; torch raises "
-                                  "RuntimeError (value cannot be converted without overflow)")
 
 
-@FILL_OVERFLOW
 def test_setitem_integer_overflow():
     raises_like(lambda L: L.zeros(3, dtype=L.uint8).__setitem__(0, 300))
 
 
-@pytest.mark.xfail(strict=True, reason="libember: fill_ refuses a complex value for a bool tensor "
-                   "(RuntimeError); torch stores its truth value")
 def test_fill_complex_into_bool():
     check(lambda L: L.zeros(2, dtype=L.bool).fill_(1 + 2j))

@@ -172,11 +172,9 @@ def test_is_tensor_and_type():
     raises_like(lambda L, a: a.type("torch.Bogus"), make("float32"))
 
 
-MT_0D = pytest.mark.xfail(strict=True, reason="libember: Tensor::mT() rejects 0-d tensors; "
-                         "torch 1.13 returns them unchanged (mT, mH)")
 
 
-@pytest.mark.parametrize("shape", [(3, 4), (2, 3, 4), (4,), pytest.param((), marks=MT_0D)],
+@pytest.mark.parametrize("shape", [(3, 4), (2, 3, 4), (4,), ()],
                          ids=str)
 def test_transposes(shape):
     for dtype in ["float32", "int16", "bool", "complex64", "bfloat16"]:
