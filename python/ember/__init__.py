@@ -98,7 +98,22 @@ def positive(input):
     return +input
 
 
+def adjoint(input):
+    """The conjugate transpose of the last two dims (a view)."""
+    return input.mH
+
+
 # ---- Tensor methods written in Python ----
+
+Tensor.positive = positive
+Tensor.adjoint = adjoint
+
+
+def _multinomial(self, num_samples, replacement=False, *, generator=None):
+    return multinomial(self, num_samples, replacement, generator=generator)  # noqa: F405
+
+
+Tensor.multinomial = _multinomial
 
 def _new_factory(factory):
     def method(self, *size, dtype=None, device=None, requires_grad=False, **kwargs):

@@ -66,12 +66,27 @@ TensorIndex to_index(PyObject* o) {
       Py_TYPE(o)->tp_name, ")"));
 }
 
+/// NumPy's legacy rule, kept by PyTorch: a short list holding a slice, None, Ellipsis, a
+/// sequence or a tensor is a tuple of indices (`x[[slice(0, 2), 1]]` is `x[0:2, 1]`).
+bool list_as_tuple(PyObject* idx) {
+  if (!PyList_Check(idx) || PyList_GET_SIZE(idx) >= 32) return false;
+  for (Py_ssize_t i = 0; i < PyList_GET_SIZE(idx); ++i) {
+    PyObject* it = PyList_GET_ITEM(idx, i);
+    if (PySlice_Check(it) || it == Py_None || it == Py_Ellipsis || is_tensor(it) ||
+        PyList_Check(it) || PyTuple_Check(it) || is_ndarray(it)) {
+      return true;
+    }
+  }
+  return false;
+}
+
 std::vector<TensorIndex> to_indices(PyObject* idx) {
   std::vector<TensorIndex> out;
-  if (PyTuple_Check(idx)) {
-    const Py_ssize_t n = PyTuple_GET_SIZE(idx);
+  if (PyTuple_Check(idx) || list_as_tuple(idx)) {
+    const Py_ssize_t n = PySequence_Fast_GET_SIZE(idx);
+    PyObject** items = PySequence_Fast_ITEMS(idx);
     out.reserve(size_t(n));
-    for (Py_ssize_t i = 0; i < n; ++i) out.push_back(to_index(PyTuple_GET_ITEM(idx, i)));
+    for (Py_ssize_t i = 0; i < n; ++i) out.push_back(to_index(items[i]));
   } else {
     out.push_back(to_index(idx));
   }

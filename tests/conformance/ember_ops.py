@@ -139,7 +139,7 @@ supported(FLOAT, """
 supported(FLOAT, """
     chunk contiguous clone expand expand_as diagonal narrow permute split split_with_sizes select
     slice ravel reshape reshape_as view view_as flatten unflatten unbind unfold movedim unsqueeze
-    transpose t T H squeeze as_strided
+    transpose t T H mT mH squeeze as_strided
     to bfloat16 bool byte char double float half int long short
 """)  # views, copies and conversions
 supported(FLOAT, """

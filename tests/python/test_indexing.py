@@ -220,3 +220,10 @@ def test_setitem_integer_overflow():
 
 def test_fill_complex_into_bool():
     check(lambda L: L.zeros(2, dtype=L.bool).fill_(1 + 2j))
+
+
+@pytest.mark.parametrize("index", [[S(0, 2), 1], [None, 0], [Ellipsis, S(None, None, 2)],
+                                   [1, S(1, 3)]], ids=repr)
+def test_list_with_slices_is_a_tuple(index):
+    """A short list holding slices, None or Ellipsis indexes like the tuple of its items."""
+    check(lambda L: L.arange(12).view(3, 4)[list(index)])

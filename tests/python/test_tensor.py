@@ -690,3 +690,14 @@ def test_num_threads(restore_globals):
     assert ember.get_num_threads() == 2
     for bad in [0, -1, "a", 1.5, True]:
         raises_like(lambda L: L.set_num_threads(bad))
+
+
+def test_adjoint_positive_multinomial():
+    """Methods defined in the package: adjoint (conjugate transpose), positive, multinomial."""
+    check(lambda L: L.tensor([[1 + 2j, 3j], [4, 5 - 1j]]).adjoint().resolve_conj())
+    check(lambda L: L.adjoint(L.arange(6.0).view(1, 2, 3)))
+    check(lambda L: L.arange(4).view(2, 2).positive())
+    check(lambda L: L.tensor([True]).positive())  # bool: RuntimeError in both
+    for L in (ember, torch):
+        s = L.tensor([0.0, 1.0, 0.0]).multinomial(3, True, generator=L.Generator().manual_seed(0))
+        assert s.tolist() == [1, 1, 1]
