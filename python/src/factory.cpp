@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "core/tensor_util.h"
 #include "ember/half.h"
 #include "pyember.h"
 
@@ -284,27 +285,7 @@ void check_element(const Scalar& s, ScalarType t, bool from_tensor = false) {
     type_error(detail::str_cat("tensor(): can't convert a complex number to ", dtype_name(t)));
   }
   if (!isIntegralType(t, /*include_bool=*/false) || s.isBoolean()) return;
-  double lo = 0, hi = 0;
-  switch (t) {
-    case kByte:
-      lo = -255, hi = 255;
-      break;
-    case kChar:
-      lo = -128, hi = 127;
-      break;
-    case kShort:
-      lo = -32768, hi = 32767;
-      break;
-    case kInt:
-      lo = -2147483648.0, hi = 2147483647.0;
-      break;
-    default:  // int64: every Python int that reached here fits; floats must be finite
-      EMBER_CHECK(s.isIntegral(false) || std::isfinite(s.toDouble()),
-                  "value cannot be converted to type int64 without overflow");
-      return;
-  }
-  const double v = s.isIntegral(false) ? double(s.toLong()) : s.toDouble();
-  EMBER_CHECK(v >= lo && v <= hi, "value cannot be converted to type ", dtype_name(t),
+  EMBER_CHECK(value_fits(s, t), "value cannot be converted to type ", dtype_name(t),
               " without overflow");  // NaN fails too
 }
 

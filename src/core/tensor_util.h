@@ -17,6 +17,10 @@ Tensor make_view_with_dtype(const Tensor& base, ScalarType dtype, IntArrayRef si
                             IntArrayRef strides, int64_t offset);
 
 /// A new uninitialised contiguous tensor on `device`.
+/// Whether `v` converts to `dt` without overflow, by PyTorch's rule for fill_ and factories
+/// (unsigned targets take -max..max, floating targets take inf/NaN; defined in
+/// tensor_core_ops.cpp).
+bool value_fits(const Scalar& v, ScalarType dt);
 /// Bytes of a contiguous tensor of `sizes`; RuntimeError for negative sizes or on overflow.
 size_t storage_nbytes(IntArrayRef sizes, ScalarType dtype);
 Tensor empty_tensor(IntArrayRef sizes, ScalarType dtype, Device device = Device(kCPU));

@@ -80,38 +80,37 @@ Tensor& Tensor::copy_(const Tensor& src_in, bool /*non_blocking*/) {
   return *this;
 }
 
-namespace {
-
 // PyTorch's "value cannot be converted ... without overflow": a fill never wraps silently.
 // Unsigned targets accept negatives down to -max (they wrap, as in PyTorch); floating targets
 // accept inf and NaN but not finite values beyond their range; bool takes anything.
-void check_fill_value(const Scalar& v, ScalarType dt) {
-  if (dt == kBool || isComplexType(dt)) return;
-  bool ok = true;
-  if (v.isComplex() && v.toComplexDouble().imag() != 0) ok = false;
+bool value_fits(const Scalar& v, ScalarType dt) {
+  if (dt == kBool || isComplexType(dt)) return true;
+  if (v.isComplex() && v.toComplexDouble().imag() != 0) return false;
   const double d = v.isComplex() ? v.toComplexDouble().real() : v.toDouble();
-  if (ok && isFloatingType(dt)) {
+  if (isFloatingType(dt)) {
     const double max = dt == kHalf ? 65504.0
                        : dt == kBFloat16 ? 3.3895313892515355e+38
                        : dt == kFloat ? double(std::numeric_limits<float>::max())
                                       : std::numeric_limits<double>::max();
-    ok = !std::isfinite(d) || (d <= max && d >= -max);
-  } else if (ok) {
-    int64_t lo = 0, hi = 0;
-    switch (dt) {
-      case kByte: lo = -255, hi = 255; break;
-      case kChar: lo = INT8_MIN, hi = INT8_MAX; break;
-      case kShort: lo = INT16_MIN, hi = INT16_MAX; break;
-      case kInt: lo = INT32_MIN, hi = INT32_MAX; break;
-      default: lo = INT64_MIN, hi = INT64_MAX; break;
-    }
-    if (v.isIntegral(true)) {
-      ok = v.toLong() >= lo && v.toLong() <= hi;
-    } else {
-      ok = std::isfinite(d) && d >= double(lo) && d <= double(hi);
-    }
+    return !std::isfinite(d) || (d <= max && d >= -max);
   }
-  EMBER_CHECK(ok, "[fill_] value ", v, " cannot be converted to type ", dt, " without overflow");
+  int64_t lo = 0, hi = 0;
+  switch (dt) {
+    case kByte: lo = -255, hi = 255; break;
+    case kChar: lo = INT8_MIN, hi = INT8_MAX; break;
+    case kShort: lo = INT16_MIN, hi = INT16_MAX; break;
+    case kInt: lo = INT32_MIN, hi = INT32_MAX; break;
+    default: lo = INT64_MIN, hi = INT64_MAX; break;
+  }
+  if (v.isIntegral(true)) return v.toLong() >= lo && v.toLong() <= hi;
+  return std::isfinite(d) && d >= double(lo) && d <= double(hi);
+}
+
+namespace {
+
+void check_fill_value(const Scalar& v, ScalarType dt) {
+  EMBER_CHECK(value_fits(v, dt), "[fill_] value ", v, " cannot be converted to type ", dt,
+              " without overflow");
 }
 
 }  // namespace
