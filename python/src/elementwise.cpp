@@ -273,26 +273,15 @@ PyObject* binary_inplace(PyObject* self, PyObject* const* args, Py_ssize_t nargs
   EMBER_PY_END
 }
 
-/// Operators: Python expects NotImplemented for operand types we do not handle.
-template <int I>
+/// Operators: Python expects NotImplemented for operand types we do not handle. Reflected
+/// forms (`2 - t`) put self second.
+template <int I, bool Reflected>
 PyObject* dunder(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   EMBER_PY_BEGIN
   if (nargs != 1 || kwnames) type_error("operator takes exactly one argument");
   Operand x, y;
-  x.t = &unwrap(self);
-  if (!resolve(args[0], y)) Py_RETURN_NOTIMPLEMENTED;
-  return wrap(maybe_without_gil(std::max(x.numel(), y.numel()),
-                                [&] { return kBinaryOps[I].fn(x, y, ExtraArgs{}); }));
-  EMBER_PY_END
-}
-
-template <int I>
-PyObject* rdunder(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  EMBER_PY_BEGIN
-  if (nargs != 1 || kwnames) type_error("operator takes exactly one argument");
-  Operand x, y;
-  y.t = &unwrap(self);
-  if (!resolve(args[0], x)) Py_RETURN_NOTIMPLEMENTED;
+  (Reflected ? y : x).t = &unwrap(self);
+  if (!resolve(args[0], Reflected ? x : y)) Py_RETURN_NOTIMPLEMENTED;
   return wrap(maybe_without_gil(std::max(x.numel(), y.numel()),
                                 [&] { return kBinaryOps[I].fn(x, y, ExtraArgs{}); }));
   EMBER_PY_END
@@ -325,8 +314,8 @@ void register_binary(py::module_& m, std::integer_sequence<int, I...>) {
   static FastFn fns[] = {binary_function<I>...};
   static FastFn methods[] = {binary_method<I>...};
   static FastFn inplaces[] = {binary_inplace<I>...};
-  static FastFn dunders[] = {dunder<I>...};
-  static FastFn rdunders[] = {rdunder<I>...};
+  static FastFn dunders[] = {dunder<I, false>...};
+  static FastFn rdunders[] = {dunder<I, true>...};
   static FastFn idunders[] = {idunder<I>...};
   for (int i = 0; i < kNumBinary; ++i) {
     const char* name = kBinaryOps[i].name;
