@@ -8,7 +8,8 @@
 /// on (seed, offset, i): the same seed gives the same numbers whatever the thread count or
 /// chunking. Element i uses block offset + i / k, where k elements share a block's four 32-bit
 /// words w0..w3:
-/// - k = 4, one word each: uniform float/half/bfloat16 (24 bits), bernoulli (32 bits against p),
+/// - k = 4, one word each: uniform float (24 bits), half (11 bits), bfloat16 (8 bits),
+///   bernoulli (32 bits against p),
 ///   integers with a range <= 2^32, exponential float;
 /// - k = 2, two words each (w0|w1 and w2|w3): uniform double (53 bits), integers with a larger
 ///   range, exponential double;

@@ -380,9 +380,15 @@ void uniform_kernel(T* p, int64_t n, double from, double to, Generator& gen) {
       for (int64_t i = 0; i < cnt; ++i) p[e0 + i] = from + u53(w[2 * i], w[2 * i + 1]) * range;
     });
   } else {
+    // float16/bfloat16 take only as many bits as their significand holds (11 / 8), so every
+    // draw is exactly representable and [0, 1) never rounds up to 1 (as PyTorch).
+    constexpr int kBits = std::is_same_v<T, Half> ? 11 : std::is_same_v<T, BFloat16> ? 8 : 24;
+    constexpr float kScale = 1.0f / float(1u << kBits);
     float f = float(from), range = float(to - from);
     for_blocks<4>(n, gen, [&](const uint32_t* w, int64_t e0, int64_t cnt) {
-      for (int64_t i = 0; i < cnt; ++i) p[e0 + i] = T(f + u24(w[i]) * range);
+      for (int64_t i = 0; i < cnt; ++i) {
+        p[e0 + i] = T(f + float(w[i] >> (32 - kBits)) * kScale * range);
+      }
     });
   }
 }

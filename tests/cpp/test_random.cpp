@@ -485,3 +485,20 @@ TEST(Random, DtypeAndArgumentErrors) {
   EXPECT_EQ(rand({0}).numel(), 0);
   EXPECT_EQ(empty({0}).normal_().numel(), 0);
 }
+
+// Reduced-precision uniforms use the significand's bits only: every draw is a multiple of
+// 2^-11 (half) or 2^-8 (bfloat16) in [0, 1), so none rounds up to 1.
+TEST(Random, ReducedPrecisionUniformStaysBelowOne) {
+  for (auto [dt, bits] : {std::pair{kHalf, 11}, std::pair{kBFloat16, 8}}) {
+    Generator g;
+    g.manual_seed(1);
+    Tensor x = rand({20000}, g, TensorOptions(dt)).to(kDouble);
+    const double* p = x.data_ptr<double>();
+    for (int64_t i = 0; i < x.numel(); ++i) {
+      ASSERT_GE(p[i], 0.0);
+      ASSERT_LT(p[i], 1.0) << "dtype " << dt << " element " << i;
+      const double scaled = p[i] * double(1 << bits);
+      ASSERT_EQ(scaled, std::floor(scaled)) << "dtype " << dt << " element " << i;
+    }
+  }
+}

@@ -401,12 +401,7 @@ def test_random_independent_of_thread_count(restore_globals):
     assert out[0] == out[1]
 
 
-RAND_ONE = pytest.mark.xfail(strict=True, reason="libember: rand() in float16/bfloat16 rounds a "
-                             "24-bit uniform float to the dtype and can return 1.0")
-
-
-@pytest.mark.parametrize("dtype", [pytest.param("float16", marks=RAND_ONE),
-                                   pytest.param("bfloat16", marks=RAND_ONE), "float32", "float64",
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16", "float32", "float64",
                                    "complex64", "complex128"])
 def test_random_dtypes_and_moments(dtype):
     g = ember.Generator().manual_seed(1)
