@@ -135,6 +135,25 @@ ScalarType result_type(const Scalar& a, const Scalar& b);
 /// `torch.broadcast_shapes`; RuntimeError when the shapes are incompatible.
 DimVector broadcast_shapes(IntArrayRef a, IntArrayRef b);
 
+// ---- joining (join_ops.cpp) ----
+/// Concatenates along `dim` (dtype: result_type of all inputs). 1-D empty tensors are skipped,
+/// as PyTorch; other shapes must match except along `dim` (RuntimeError otherwise).
+Tensor cat(ArrayRef<Tensor> tensors, int64_t dim = 0);
+/// `out` is resized when its shape differs; it must not alias an input.
+Tensor& cat_out(Tensor& out, ArrayRef<Tensor> tensors, int64_t dim = 0);
+inline Tensor concat(ArrayRef<Tensor> tensors, int64_t dim = 0) { return cat(tensors, dim); }
+/// Joins equal-shaped tensors along a new dim.
+Tensor stack(ArrayRef<Tensor> tensors, int64_t dim = 0);
+Tensor& stack_out(Tensor& out, ArrayRef<Tensor> tensors, int64_t dim = 0);
+Tensor hstack(ArrayRef<Tensor> tensors);
+Tensor vstack(ArrayRef<Tensor> tensors);
+Tensor dstack(ArrayRef<Tensor> tensors);
+Tensor column_stack(ArrayRef<Tensor> tensors);
+/// Views with at least 1, 2 or 3 dims (NumPy's rules for where the new dims go).
+Tensor atleast_1d(const Tensor& t);
+Tensor atleast_2d(const Tensor& t);
+Tensor atleast_3d(const Tensor& t);
+
 // ---- operators ----
 #define EMBER_DECL_OPERATOR(sym, fn)                                                   \
   inline Tensor operator sym(const Tensor& a, const Tensor& b) { return fn(a, b); }    \

@@ -20,6 +20,7 @@ PYBIND11_MODULE(_C, m) {
   init_elementwise(m);
   init_factory(m);
   init_interop(m);
+  init_join(m);
   m.attr("__version__") = ember::kVersion;
   m.attr("_cpu_capability") = ember::cpu_capability();
   m.def("_cuda_is_available", [] { return ember::cuda_is_available(); });

@@ -190,6 +190,7 @@ void init_indexing(py::module_& m);     // __getitem__ / __setitem__
 void init_elementwise(py::module_& m);  // the op-table families and their special cases
 void init_factory(py::module_& m);      // factories, ember.tensor, random
 void init_interop(py::module_& m);      // NumPy and DLPack
+void init_join(py::module_& m);         // cat, stack, h/v/d/column_stack, atleast_Nd
 void init_fast_properties();            // C getters for shape, dtype, ndim (after init_tensor)
 
 }  // namespace ember::python

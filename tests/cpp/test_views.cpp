@@ -454,3 +454,16 @@ TEST(Views, RealImag) {
   EXPECT_EMBER_ERROR(r.imag(), ember::Error, "[imag] imag is not implemented");
   EXPECT_EMBER_ERROR(ember::imag(r), ember::Error, "[imag]");
 }
+
+// The libtorch spelling of joins (values checked against torch.cat/stack by tests/python).
+TEST(Join, CatAndStackCppApi) {
+  ember::Tensor a = ember::arange(6, ember::kFloat).view({2, 3});
+  ember::Tensor b = ember::ones({1, 3}, ember::kDouble);
+  ember::Tensor c = ember::cat({a, b});
+  EXPECT_EQ(c.sizes(), ember::IntArrayRef({3, 3}));
+  EXPECT_EQ(c.dtype(), ember::kDouble);
+  EXPECT_EQ(c.index({2, 1}).item<double>(), 1.0);
+  EXPECT_EQ(ember::stack({a, a}, -1).sizes(), ember::IntArrayRef({2, 3, 2}));
+  EXPECT_THROW(ember::cat({a, ember::ones({2})}), ember::Error);
+  EXPECT_THROW(ember::cat({a}, 2), ember::IndexError);
+}
