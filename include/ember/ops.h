@@ -139,7 +139,7 @@ DimVector broadcast_shapes(IntArrayRef a, IntArrayRef b);
 /// Concatenates along `dim` (dtype: result_type of all inputs). 1-D empty tensors are skipped,
 /// as PyTorch; other shapes must match except along `dim` (RuntimeError otherwise).
 Tensor cat(ArrayRef<Tensor> tensors, int64_t dim = 0);
-/// `out` is resized when its shape differs; it must not alias an input.
+/// An empty `out` is resized; otherwise it must have the result's shape and not alias an input.
 Tensor& cat_out(Tensor& out, ArrayRef<Tensor> tensors, int64_t dim = 0);
 inline Tensor concat(ArrayRef<Tensor> tensors, int64_t dim = 0) { return cat(tensors, dim); }
 /// Joins equal-shaped tensors along a new dim.

@@ -132,9 +132,7 @@ void write_out(Tensor& out, const Tensor& result, const char* op) {
     EMBER_CHECK(out.numel() == 0, "[", op, "] out= tensor has shape ", shape_str(out.sizes()),
                 " but the result has shape ", shape_str(result.sizes()),
                 "; pass an empty tensor or one of the result's shape");
-    Tensor fresh = empty(result.sizes(), out.options());
-    out.unsafeGetTensorImpl()->set_storage(fresh.storage());
-    out.unsafeGetTensorImpl()->set_sizes_and_strides(result.sizes(), fresh.strides(), 0);
+    resize_output(out, result.sizes());
   }
   out.copy_(result);
 }

@@ -42,6 +42,13 @@ size_t storage_nbytes(IntArrayRef sizes, ScalarType dtype) {
   return size_t(n);
 }
 
+void resize_output(Tensor& out, IntArrayRef sizes) {
+  Tensor fresh = empty_tensor(sizes, out.dtype(), out.device());
+  TensorImpl* impl = out.unsafeGetTensorImpl();
+  impl->set_storage(fresh.storage());
+  impl->set_sizes_and_strides(sizes, fresh.strides(), 0);
+}
+
 Tensor empty_tensor(IntArrayRef sizes, ScalarType dtype, Device device) {
   Storage st = Storage::allocate(storage_nbytes(sizes, dtype), device);
   return Tensor(make_intrusive<TensorImpl>(std::move(st), dtype, sizes));

@@ -21,6 +21,9 @@ Tensor make_view_with_dtype(const Tensor& base, ScalarType dtype, IntArrayRef si
 /// (unsigned targets take -max..max, floating targets take inf/NaN; defined in
 /// tensor_core_ops.cpp).
 bool value_fits(const Scalar& v, ScalarType dt);
+/// Gives an out= tensor fresh contiguous storage of `sizes` (PyTorch's resize_output). Callers
+/// resize only empty outs: a non-empty out of another shape is an error in ember.
+void resize_output(Tensor& out, IntArrayRef sizes);
 /// Bytes of a contiguous tensor of `sizes`; RuntimeError for negative sizes or on overflow.
 size_t storage_nbytes(IntArrayRef sizes, ScalarType dtype);
 Tensor empty_tensor(IntArrayRef sizes, ScalarType dtype, Device device = Device(kCPU));

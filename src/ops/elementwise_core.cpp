@@ -175,14 +175,6 @@ std::ostream& operator<<(std::ostream& os, const OpName& n) {
   return os << n.base << (n.inplace ? "_" : "");
 }
 
-// Resizes an empty out= tensor to `sizes` (fresh storage), as PyTorch's resize_output.
-void resize_out(Tensor& out, IntArrayRef sizes) {
-  Tensor fresh = empty_tensor(sizes, out.dtype(), out.device());
-  TensorImpl* impl = out.unsafeGetTensorImpl();
-  impl->set_storage(fresh.storage());
-  impl->set_sizes_and_strides(sizes, fresh.strides(), 0);
-}
-
 void run_kernel(OpId op, const Tensor& out, ArrayRef<Tensor> inputs, const OpParams& params,
                 const OpName& name) {
   const Tensor* ins[3] = {};
@@ -266,7 +258,7 @@ Tensor elementwise(OpId op, std::initializer_list<Tensor> inputs_il, const OpPar
       EMBER_CHECK(out->numel() == 0, "[", name, "] out= tensor has shape ",
                   shape_str(out->sizes()), " but the result has shape ", shape_str(shape),
                   "; pass an empty tensor or one of the result's shape");
-      resize_out(*out, shape);
+      resize_output(*out, shape);
     }
     target = *out;
   }

@@ -99,9 +99,10 @@ Tensor& cat_out(Tensor& out, ArrayRef<Tensor> tensors, int64_t dim) {
                 "tensors cannot refer to any of the output memory locations");
   }
   if (out.sizes() != IntArrayRef(shape)) {
-    Tensor fresh = empty(shape, out.options());
-    out.unsafeGetTensorImpl()->set_storage(fresh.storage());
-    out.unsafeGetTensorImpl()->set_sizes_and_strides(shape, fresh.strides(), 0);
+    EMBER_CHECK(out.numel() == 0, "[cat] out= tensor has shape ", shape_str(out.sizes()),
+                " but the result has shape ", shape_str(shape),
+                "; pass an empty tensor or one of the result's shape");
+    resize_output(out, shape);
   }
   cat_into(out, tensors, dim);
   return out;
