@@ -154,6 +154,16 @@ Tensor atleast_1d(const Tensor& t);
 Tensor atleast_2d(const Tensor& t);
 Tensor atleast_3d(const Tensor& t);
 
+// ---- triangles (triangle_ops.cpp) ----
+/// The lower triangle of the last two dims (elements with j - i <= diagonal), the rest zero.
+Tensor tril(const Tensor& x, int64_t diagonal = 0);
+/// The upper triangle of the last two dims (elements with j - i >= diagonal), the rest zero.
+Tensor triu(const Tensor& x, int64_t diagonal = 0);
+Tensor& tril_(Tensor& x, int64_t diagonal = 0);
+Tensor& triu_(Tensor& x, int64_t diagonal = 0);
+Tensor& tril_out(Tensor& out, const Tensor& x, int64_t diagonal = 0);
+Tensor& triu_out(Tensor& out, const Tensor& x, int64_t diagonal = 0);
+
 // ---- operators ----
 #define EMBER_DECL_OPERATOR(sym, fn)                                                   \
   inline Tensor operator sym(const Tensor& a, const Tensor& b) { return fn(a, b); }    \

@@ -1,4 +1,4 @@
-// cat / stack and the h/v/d/column stacks, atleast_Nd.
+// cat / stack and the h/v/d/column stacks, atleast_Nd; tril / triu.
 #include "pyember.h"
 
 namespace ember::python {
@@ -70,6 +70,23 @@ void init_join(py::module_& m) {
     m.def(n.name, [n](py::handle tensors, py::handle out) {
       return joined(out, tensor_list(tensors, n.name), n.fn, n.name);
     }, arg("tensors"), py::kw_only(), arg("out") = py::none());
+  }
+  auto cls = py::reinterpret_borrow<py::class_<Tensor>>(reinterpret_cast<PyObject*>(tensor_type));
+  for (bool lower : {true, false}) {
+    const char* name = lower ? "tril" : "triu";
+    auto fn = lower ? &tril : &triu;
+    auto fn_out = lower ? &tril_out : &triu_out;
+    auto fn_ = lower ? &tril_ : &triu_;
+    m.def(name, [fn, fn_out, name](const Tensor& x, int64_t k, py::handle out) -> py::object {
+      if (out.is_none()) return wrap_obj(maybe_without_gil(x.numel(), [&] { return fn(x, k); }));
+      fn_out(const_cast<Tensor&>(to_tensor(out.ptr(), name, "out")), x, k);
+      return py::reinterpret_borrow<py::object>(out);
+    }, arg("input"), arg("diagonal") = 0, py::kw_only(), arg("out") = py::none());
+    cls.def(name, [fn](const Tensor& x, int64_t k) { return fn(x, k); }, arg("diagonal") = 0);
+    cls.def(lower ? "tril_" : "triu_", [fn_](py::handle self, int64_t k) {
+      fn_(unwrap(self.ptr()), k);
+      return py::reinterpret_borrow<py::object>(self);
+    }, arg("diagonal") = 0);
   }
   m.def("atleast_1d", [](py::args a) { return atleast(a, &atleast_1d, "atleast_1d"); });
   m.def("atleast_2d", [](py::args a) { return atleast(a, &atleast_2d, "atleast_2d"); });

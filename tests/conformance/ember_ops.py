@@ -143,8 +143,8 @@ supported(FLOAT, """
     to bfloat16 bool byte char double float half int long short
 """)  # views, copies and conversions
 supported(FLOAT, """
-    cat stack hstack vstack dstack column_stack atleast_1d atleast_2d atleast_3d
-""")  # joins
+    cat stack hstack vstack dstack column_stack atleast_1d atleast_2d atleast_3d tril triu
+""")  # joins and triangles
 supported(FLOAT, """
     arange linspace logspace zeros ones eye empty zeros_like ones_like full_like empty_like
     new_zeros new_ones new_full new_empty zero_

@@ -467,3 +467,17 @@ TEST(Join, CatAndStackCppApi) {
   EXPECT_THROW(ember::cat({a, ember::ones({2})}), ember::Error);
   EXPECT_THROW(ember::cat({a}, 2), ember::IndexError);
 }
+
+// tril/triu on a batch, values derived by hand.
+TEST(Triangle, TrilTriuByHand) {
+  ember::Tensor x = ember::arange(1, 10, ember::kLong).view({3, 3});
+  ember::Tensor lo = ember::tril(x, -1), up = ember::triu(x, 1);
+  const std::vector<int64_t> want_lo = {0, 0, 0, 4, 0, 0, 7, 8, 0};
+  const std::vector<int64_t> want_up = {0, 2, 3, 0, 0, 6, 0, 0, 0};
+  EXPECT_EQ(std::vector<int64_t>(lo.data_ptr<int64_t>(), lo.data_ptr<int64_t>() + 9), want_lo);
+  EXPECT_EQ(std::vector<int64_t>(up.data_ptr<int64_t>(), up.data_ptr<int64_t>() + 9), want_up);
+  ember::tril_(x);
+  EXPECT_EQ(x.index({0, 1}).item<int64_t>(), 0);
+  EXPECT_EQ(x.index({2, 2}).item<int64_t>(), 9);
+  EXPECT_THROW(ember::tril(ember::ones({3})), ember::IndexError);
+}

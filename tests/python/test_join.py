@@ -88,3 +88,27 @@ def test_errors():
     x = ember.ones(4)
     with pytest.raises(RuntimeError):
         ember.cat([x[:2], x[2:]], out=x)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("layout", JOIN_LAYOUTS)
+def test_tril_triu(dtype, layout):
+    """Every diagonal offset from below the matrix to beyond it, functions, methods, in-place."""
+    x = make(dtype, layout, seed=7)
+    for k in (-5, -1, 0, 1, 2, 6):
+        for fn in ("tril", "triu"):
+            check(lambda L, a: getattr(L, fn)(a, k), x, what=f"{fn} {k}")
+            check(lambda L, a: getattr(a, fn)(diagonal=k), x, what=f"{fn} method {k}")
+            check(lambda L, a: getattr(a.clone(), fn + "_")(k), x, what=f"{fn}_ {k}")
+
+
+def test_tril_triu_batched_out_and_errors():
+    for fn in ("tril", "triu"):
+        check(lambda L: getattr(L, fn)(L.arange(24).view(2, 3, 4), -1))
+        check(lambda L: getattr(L, fn)(L.arange(24.0).view(2, 3, 4).transpose(0, 2), 1))
+        check(lambda L: getattr(L, fn)(L.ones(2, 0, 3)))
+        check(lambda L: getattr(L, fn)(L.arange(9.0).view(3, 3), out=L.empty(0)).clone())
+        check(lambda L: getattr(L, fn)(L.tensor([[1 + 1j, 2], [3, 4j]]).conj()).resolve_conj())
+        raises_like(lambda L: getattr(L, fn)(L.ones(3)))
+        raises_like(lambda L: getattr(L, fn)(L.tensor(1.0)))
+        raises_like(lambda L: getattr(L, fn)(L.ones(2, 2), out=L.empty(0, dtype=L.int64)))

@@ -1,0 +1,71 @@
+// tril / triu: the lower / upper triangle of the last two dims, the rest zeroed. The result is
+// a contiguous copy whose off-triangle part of each row is cleared with one memset (all-zero
+// bytes are zero in every dtype).
+#include <algorithm>
+#include <cstring>
+
+#include "core/tensor_util.h"
+#include "ember/factory.h"
+#include "ember/ops.h"
+#include "core/parallel_internal.h"
+
+namespace ember {
+namespace {
+
+Tensor triangle(const Tensor& x, int64_t k, bool lower, const char* op) {
+  // IndexError as PyTorch 1.13 (it indexes dim -2 before checking the rank).
+  EMBER_CHECK_INDEX(x.dim() >= 2, "[", op, "] input tensor must have at least 2 dimensions, "
+                    "got ", x.dim(), "-D tensor of shape ", shape_str(x.sizes()));
+  EMBER_CHECK(x.is_cpu(), "[", op, "] only CPU tensors are supported, got ", x.device().str());
+  Tensor out = x.resolve_conj().clone().contiguous();
+  const int64_t rows = x.size(-2), cols = x.size(-1);
+  if (out.numel() == 0) return out;
+  const int64_t n_rows = out.numel() / cols;  // every row of every matrix
+  const size_t item = out.itemsize();
+  char* base = static_cast<char*>(out.data_ptr());
+  parallel_for(0, n_rows, 2048, [&](int64_t begin, int64_t end) {
+    for (int64_t r = begin; r < end; ++r) {
+      const int64_t i = r % rows;
+      char* row = base + size_t(r * cols) * item;
+      if (lower) {
+        // keep j <= i + k
+        const int64_t start = std::clamp<int64_t>(i + k + 1, 0, cols);
+        std::memset(row + size_t(start) * item, 0, size_t(cols - start) * item);
+      } else {
+        // keep j >= i + k
+        const int64_t stop = std::clamp<int64_t>(i + k, 0, cols);
+        std::memset(row, 0, size_t(stop) * item);
+      }
+    }
+  });
+  return out;
+}
+
+/// out= of a shape-preserving op: the result's dtype exactly, an empty out is resized.
+Tensor& assign_result(Tensor& out, const Tensor& r, const char* op) {
+  EMBER_CHECK(out.dtype() == r.dtype(), "[", op, "] expected out dtype ", dtype_name(r.dtype()),
+              ", got ", dtype_name(out.dtype()));
+  if (out.sizes() != r.sizes()) {
+    EMBER_CHECK(out.numel() == 0, "[", op, "] out= tensor has shape ", shape_str(out.sizes()),
+                " but the result has shape ", shape_str(r.sizes()));
+    resize_output(out, r.sizes());
+  }
+  return out.copy_(r);
+}
+
+}  // namespace
+
+Tensor tril(const Tensor& x, int64_t diagonal) { return triangle(x, diagonal, true, "tril"); }
+Tensor triu(const Tensor& x, int64_t diagonal) { return triangle(x, diagonal, false, "triu"); }
+
+Tensor& tril_(Tensor& x, int64_t diagonal) { return x.copy_(tril(x, diagonal)); }
+Tensor& triu_(Tensor& x, int64_t diagonal) { return x.copy_(triu(x, diagonal)); }
+
+Tensor& tril_out(Tensor& out, const Tensor& x, int64_t diagonal) {
+  return assign_result(out, tril(x, diagonal), "tril");
+}
+Tensor& triu_out(Tensor& out, const Tensor& x, int64_t diagonal) {
+  return assign_result(out, triu(x, diagonal), "triu");
+}
+
+}  // namespace ember
