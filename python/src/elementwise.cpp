@@ -92,56 +92,29 @@ EMBER_BINARY_OPS(EMBER_BIN_IMPL)
 EMBER_COMPARISON_OPS(EMBER_BIN_IMPL)
 #undef EMBER_BIN_IMPL
 
-// add / sub carry alpha; div carries rounding_mode.
-Tensor add_fn(const Operand& a, const Operand& b, const ExtraArgs& e) {
-  if (a.t && b.t) return ember::add(*a.t, *b.t, e.alpha);
-  if (a.t) return ember::add(*a.t, b.s, e.alpha);
-  if (b.t) return ember::add(wrap_scalar(a.s), *b.t, e.alpha);
-  two_scalars("add");
-}
-void add_outfn(Tensor& out, const Operand& a, const Operand& b, const ExtraArgs& e) {
-  if (!a.t && !b.t) two_scalars("add");
-  ember::add_out(out, a.t ? *a.t : wrap_scalar(a.s), b.t ? *b.t : wrap_scalar(b.s), e.alpha);
-}
-void add_infn(Tensor& self, const Operand& b, const ExtraArgs& e) {
-  if (b.t)
-    self.add_(*b.t, e.alpha);
-  else
-    self.add_(b.s, e.alpha);
-}
-Tensor sub_fn(const Operand& a, const Operand& b, const ExtraArgs& e) {
-  if (a.t && b.t) return ember::sub(*a.t, *b.t, e.alpha);
-  if (a.t) return ember::sub(*a.t, b.s, e.alpha);
-  if (b.t) return ember::sub(wrap_scalar(a.s), *b.t, e.alpha);
-  two_scalars("sub");
-}
-void sub_outfn(Tensor& out, const Operand& a, const Operand& b, const ExtraArgs& e) {
-  if (!a.t && !b.t) two_scalars("sub");
-  ember::sub_out(out, a.t ? *a.t : wrap_scalar(a.s), b.t ? *b.t : wrap_scalar(b.s), e.alpha);
-}
-void sub_infn(Tensor& self, const Operand& b, const ExtraArgs& e) {
-  if (b.t)
-    self.sub_(*b.t, e.alpha);
-  else
-    self.sub_(b.s, e.alpha);
-}
-Tensor div_fn(const Operand& a, const Operand& b, const ExtraArgs& e) {
-  if (a.t && b.t) return ember::div(*a.t, *b.t, rounding_view(e));
-  if (a.t) return ember::div(*a.t, b.s, rounding_view(e));
-  if (b.t) return ember::div(wrap_scalar(a.s), *b.t, rounding_view(e));
-  two_scalars("div");
-}
-void div_outfn(Tensor& out, const Operand& a, const Operand& b, const ExtraArgs& e) {
-  if (!a.t && !b.t) two_scalars("div");
-  ember::div_out(out, a.t ? *a.t : wrap_scalar(a.s), b.t ? *b.t : wrap_scalar(b.s),
-                 rounding_view(e));
-}
-void div_infn(Tensor& self, const Operand& b, const ExtraArgs& e) {
-  if (b.t)
-    self.div_(*b.t, rounding_view(e));
-  else
-    self.div_(b.s, rounding_view(e));
-}
+// add / sub carry alpha; div carries rounding_mode: the same three forms with one more argument.
+#define EMBER_BIN_EXTRA_IMPL(op, EXTRA)                                                     \
+  Tensor op##_fn(const Operand& a, const Operand& b, const ExtraArgs& e) {                  \
+    if (a.t && b.t) return ember::op(*a.t, *b.t, EXTRA);                                    \
+    if (a.t) return ember::op(*a.t, b.s, EXTRA);                                            \
+    if (b.t) return ember::op(wrap_scalar(a.s), *b.t, EXTRA);                               \
+    two_scalars(#op);                                                                       \
+  }                                                                                         \
+  void op##_outfn(Tensor& out, const Operand& a, const Operand& b, const ExtraArgs& e) {    \
+    if (!a.t && !b.t) two_scalars(#op);                                                     \
+    ember::op##_out(out, a.t ? *a.t : wrap_scalar(a.s), b.t ? *b.t : wrap_scalar(b.s),      \
+                    EXTRA);                                                                 \
+  }                                                                                         \
+  void op##_infn(Tensor& self, const Operand& b, const ExtraArgs& e) {                      \
+    if (b.t)                                                                                \
+      self.op##_(*b.t, EXTRA);                                                              \
+    else                                                                                    \
+      self.op##_(b.s, EXTRA);                                                               \
+  }
+EMBER_BIN_EXTRA_IMPL(add, e.alpha)
+EMBER_BIN_EXTRA_IMPL(sub, e.alpha)
+EMBER_BIN_EXTRA_IMPL(div, rounding_view(e))
+#undef EMBER_BIN_EXTRA_IMPL
 
 const BinaryOp kBinaryOps[] = {{"add", "other", Extra::Alpha, add_fn, add_outfn, add_infn},
                                {"sub", "other", Extra::Alpha, sub_fn, sub_outfn, sub_infn},
