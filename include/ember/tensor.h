@@ -3,6 +3,7 @@
 /// The API mirrors libtorch's `at::Tensor`.
 
 #include <optional>
+#include <tuple>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -213,6 +214,24 @@ class Tensor {
                 bool equal_nan = false) const;
   /// Same shape and same values (NaN != NaN).
   bool equal(const Tensor& other) const;
+
+  // ---- reductions (ember/reduce.h; definitions next to the free functions) ----
+  // end reductions
+
+  // ---- scans, softmax, sorting (ember/sort.h; definitions next to the free functions) ----
+  // end scans, softmax, sorting
+
+  // ---- indexing ops (ember/index_ops.h; definitions next to the free functions) ----
+  // end indexing ops
+
+  // ---- shape ops (ember/shape_ops.h; definitions next to the free functions) ----
+  // end shape ops
+
+  // ---- matrix products (ember/blas.h; definitions next to the free functions) ----
+  // end matrix products
+
+  // ---- linear algebra (ember/linalg.h; definitions next to the free functions) ----
+  // end linear algebra
 
   // ---- random fills ----
   Tensor& uniform_(double from = 0, double to = 1, std::optional<Generator> gen = std::nullopt);

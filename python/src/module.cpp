@@ -21,6 +21,12 @@ PYBIND11_MODULE(_C, m) {
   init_factory(m);
   init_interop(m);
   init_join(m);
+  init_reduce(m);
+  init_sort(m);
+  init_index_ops(m);
+  init_shape(m);
+  init_blas(m);
+  init_linalg(m);
   m.attr("__version__") = ember::kVersion;
   m.attr("_cpu_capability") = ember::cpu_capability();
   m.def("_cuda_is_available", [] { return ember::cuda_is_available(); });

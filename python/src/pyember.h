@@ -191,6 +191,12 @@ void init_elementwise(py::module_& m);  // the op-table families and their speci
 void init_factory(py::module_& m);      // factories, ember.tensor, random
 void init_interop(py::module_& m);      // NumPy and DLPack
 void init_join(py::module_& m);         // cat, stack, h/v/d/column_stack, atleast_Nd
+void init_reduce(py::module_& m);       // reductions
+void init_sort(py::module_& m);         // scans, softmax, sorting, order statistics, unique
+void init_index_ops(py::module_& m);    // index_select, gather/scatter, masked_*, nonzero, take
+void init_shape(py::module_& m);        // flip/roll/repeat/tile/diag/pad/searchsorted/...
+void init_blas(py::module_& m);         // matmul and the matrix products, einsum
+void init_linalg(py::module_& m);       // the _C._linalg submodule (ember.linalg)
 void init_fast_properties();            // C getters for shape, dtype, ndim (after init_tensor)
 
 }  // namespace ember::python

@@ -151,6 +151,18 @@ supported(FLOAT, """
     uniform randn randn_like rand_like multinomial normal normal[number_mean] bernoulli
 """)  # factories and random
 supported(F32, "broadcast_shapes")  # the OpInfo runs it for float32 only
+supported(FLOAT, """
+""")  # reductions
+supported(FLOAT, """
+""")  # scans, softmax, sorting, order statistics
+supported(FLOAT, """
+""")  # indexing ops
+supported(FLOAT, """
+""")  # shape ops
+supported(FLOAT, """
+""")  # matrix products
+supported(FLOAT, """
+""")  # linear algebra
 
 
 def lookup(name, variant):

@@ -96,3 +96,10 @@ def threshold(input, threshold, value, inplace=False):
         _nn.threshold_(input, threshold, value)
         return input
     return _nn.threshold(input, threshold, value)
+
+
+# ---- softmax family (python/src/sort.cpp) ----
+# end softmax family
+
+# ---- pad, one_hot (python/src/shape.cpp) ----
+# end pad, one_hot

@@ -1,0 +1,8 @@
+// ember.linalg (the _C._linalg submodule).
+#include "pyember.h"
+
+namespace ember::python {
+
+void init_linalg(py::module_& m) { py::module_ lm = m.def_submodule("_linalg", "ember.linalg"); }
+
+}  // namespace ember::python
