@@ -448,3 +448,14 @@ PyMethodDef* new_method_def(const char* name, FastFn fn, const char* doc) {
 }
 
 }  // namespace ember::python
+
+namespace ember::python {
+
+py::object return_type(const char* name, py::tuple items) {
+  // The classes live in python/ember/return_types.py; the module is imported once and kept
+  // for the life of the process (never destroyed after the interpreter is gone).
+  static py::object* mod = new py::object(py::module_::import("ember.return_types"));
+  return mod->attr(name)(std::move(items));
+}
+
+}  // namespace ember::python

@@ -3,6 +3,8 @@
 
 namespace ember::python {
 
-void init_linalg(py::module_& m) { py::module_ lm = m.def_submodule("_linalg", "ember.linalg"); }
+void init_linalg(py::module_& m) {
+  py::module_ lm = m.attr("_linalg");  // created first in module.cpp
+}
 
 }  // namespace ember::python

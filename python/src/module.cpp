@@ -13,6 +13,7 @@ PYBIND11_MODULE(_C, m) {
       set_python_error();
     }
   });
+  m.def_submodule("_linalg", "ember.linalg: the functions of torch.linalg");
   init_types(m);
   init_tensor(m);
   init_fast_properties();

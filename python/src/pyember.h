@@ -184,6 +184,10 @@ void add_function(py::module_& m, PyMethodDef* def);
 PyMethodDef* new_method_def(const char* name, FastFn fn, const char* doc = "");
 
 // ---- per-area initialisers (one .cpp each) ----
+/// A named result tuple of ember.return_types (e.g. "max": values, indices), like
+/// torch.return_types; `name` must be one of the names that module defines.
+py::object return_type(const char* name, py::tuple items);
+
 void init_types(py::module_& m);        // dtype, device, Size, finfo/iinfo
 void init_tensor(py::module_& m);       // the Tensor class: metadata, copies, views, operators
 void init_indexing(py::module_& m);     // __getitem__ / __setitem__
