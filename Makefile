@@ -38,6 +38,7 @@ test: build
 
 bench: deps-bench build
 	$(PY) bench/side_by_side.py --build build/release
+	PYTHONPATH=build/release/python $(PY) bench/ops_side_by_side.py
 
 conformance: build
 	PYTHONPATH=build/release/python $(PY) tests/conformance/run.py --report

@@ -3,6 +3,7 @@
 
 #include "ember/allocator.h"
 #include "ember/blas.h"
+#include "ember/context.h"
 #include "ember/device.h"
 #include "ember/dtype.h"
 #include "ember/error.h"

@@ -133,10 +133,13 @@ class Tensor {
   std::vector<Tensor> split_with_sizes(IntArrayRef split_sizes, int64_t d = 0) const;
   std::vector<Tensor> chunk(int64_t chunks, int64_t d = 0) const;
   std::vector<Tensor> unbind(int64_t d = 0) const;
-  /// Basic indexing: ints, Slice, None, Ellipsis, bools (`x.index({Slice(1, None, 2), 0})`).
+  /// Indexing as Python's `x[...]`: ints, Slice, None, Ellipsis and bools give a view
+  /// (`x.index({Slice(1, None, 2), 0})`); integer or bool/uint8 mask tensors add advanced
+  /// indexing (a copy; index dims placed as PyTorch places them).
   Tensor index(ArrayRef<indexing::TensorIndex> indices) const;
   Tensor index(std::initializer_list<indexing::TensorIndex> indices) const;
-  /// Writes `v` into `this->index(indices)`.
+  /// Writes `v` into `this->index(indices)` (through tensor indices too); an out-of-range
+  /// index raises IndexError before anything is written.
   Tensor& index_put_(ArrayRef<indexing::TensorIndex> indices, const Tensor& v);
   Tensor& index_put_(ArrayRef<indexing::TensorIndex> indices, const Scalar& v);
   Tensor& index_put_(std::initializer_list<indexing::TensorIndex> indices, const Tensor& v);
@@ -216,21 +219,205 @@ class Tensor {
   bool equal(const Tensor& other) const;
 
   // ---- reductions (ember/reduce.h; definitions next to the free functions) ----
+  Tensor sum(std::optional<ScalarType> dtype = std::nullopt) const;
+  Tensor sum(IntArrayRef dim, bool keepdim = false,
+             std::optional<ScalarType> dtype = std::nullopt) const;
+  Tensor nansum(IntArrayRef dim = {}, bool keepdim = false,
+                std::optional<ScalarType> dtype = std::nullopt) const;
+  Tensor mean(std::optional<ScalarType> dtype = std::nullopt) const;
+  Tensor mean(IntArrayRef dim, bool keepdim = false,
+              std::optional<ScalarType> dtype = std::nullopt) const;
+  Tensor nanmean(IntArrayRef dim = {}, bool keepdim = false,
+                 std::optional<ScalarType> dtype = std::nullopt) const;
+  Tensor prod(std::optional<ScalarType> dtype = std::nullopt) const;
+  Tensor prod(int64_t dim, bool keepdim = false,
+              std::optional<ScalarType> dtype = std::nullopt) const;
+  Tensor max() const;
+  Tensor min() const;
+  std::tuple<Tensor, Tensor> max(int64_t dim, bool keepdim = false) const;
+  std::tuple<Tensor, Tensor> min(int64_t dim, bool keepdim = false) const;
+  Tensor max(const Tensor& other) const;
+  Tensor min(const Tensor& other) const;
+  Tensor amax(IntArrayRef dim = {}, bool keepdim = false) const;
+  Tensor amin(IntArrayRef dim = {}, bool keepdim = false) const;
+  Tensor argmax(std::optional<int64_t> dim = std::nullopt, bool keepdim = false) const;
+  Tensor argmin(std::optional<int64_t> dim = std::nullopt, bool keepdim = false) const;
+  std::tuple<Tensor, Tensor> aminmax(std::optional<int64_t> dim = std::nullopt,
+                                     bool keepdim = false) const;
+  Tensor var(bool unbiased = true) const;
+  Tensor var(std::optional<IntArrayRef> dim, bool unbiased, bool keepdim = false) const;
+  Tensor var(std::optional<IntArrayRef> dim, std::optional<int64_t> correction,
+             bool keepdim = false) const;
+  Tensor std(bool unbiased = true) const;
+  Tensor std(std::optional<IntArrayRef> dim, bool unbiased, bool keepdim = false) const;
+  Tensor std(std::optional<IntArrayRef> dim, std::optional<int64_t> correction,
+             bool keepdim = false) const;
+  Tensor logsumexp(IntArrayRef dim, bool keepdim = false) const;
+  Tensor norm(const std::optional<Scalar>& p = std::nullopt, IntArrayRef dim = {},
+              bool keepdim = false, std::optional<ScalarType> dtype = std::nullopt) const;
+  Tensor all() const;
+  Tensor all(int64_t dim, bool keepdim = false) const;
+  Tensor any() const;
+  Tensor any(int64_t dim, bool keepdim = false) const;
+  Tensor count_nonzero(IntArrayRef dim = {}) const;
   // end reductions
 
   // ---- scans, softmax, sorting (ember/sort.h; definitions next to the free functions) ----
+  Tensor softmax(int64_t dim, std::optional<ScalarType> dtype = std::nullopt) const;
+  Tensor log_softmax(int64_t dim, std::optional<ScalarType> dtype = std::nullopt) const;
+  Tensor cumsum(int64_t dim, std::optional<ScalarType> dtype = std::nullopt) const;
+  Tensor& cumsum_(int64_t dim, std::optional<ScalarType> dtype = std::nullopt);
+  Tensor cumprod(int64_t dim, std::optional<ScalarType> dtype = std::nullopt) const;
+  Tensor& cumprod_(int64_t dim, std::optional<ScalarType> dtype = std::nullopt);
+  std::tuple<Tensor, Tensor> cummax(int64_t dim) const;
+  std::tuple<Tensor, Tensor> cummin(int64_t dim) const;
+  Tensor logcumsumexp(int64_t dim) const;
+  std::tuple<Tensor, Tensor> sort(int64_t dim = -1, bool descending = false) const;
+  std::tuple<Tensor, Tensor> sort(std::optional<bool> stable, int64_t dim = -1,
+                                  bool descending = false) const;
+  Tensor argsort(int64_t dim = -1, bool descending = false) const;
+  Tensor msort() const;
+  std::tuple<Tensor, Tensor> topk(int64_t k, int64_t dim = -1, bool largest = true,
+                                  bool sorted = true) const;
+  std::tuple<Tensor, Tensor> kthvalue(int64_t k, int64_t dim = -1, bool keepdim = false) const;
+  Tensor median() const;
+  std::tuple<Tensor, Tensor> median(int64_t dim, bool keepdim = false) const;
+  Tensor nanmedian() const;
+  std::tuple<Tensor, Tensor> nanmedian(int64_t dim, bool keepdim = false) const;
+  std::tuple<Tensor, Tensor> mode(int64_t dim = -1, bool keepdim = false) const;
   // end scans, softmax, sorting
 
   // ---- indexing ops (ember/index_ops.h; definitions next to the free functions) ----
+  /// See ember/index_ops.h for each op; `op_` forms write into self and return it.
+  Tensor index_select(int64_t dim, const Tensor& index) const;
+  Tensor gather(int64_t dim, const Tensor& index, bool sparse_grad = false) const;
+  Tensor scatter(int64_t dim, const Tensor& index, const Tensor& src) const;
+  Tensor scatter(int64_t dim, const Tensor& index, const Scalar& value) const;
+  Tensor& scatter_(int64_t dim, const Tensor& index, const Tensor& src);
+  Tensor& scatter_(int64_t dim, const Tensor& index, const Scalar& value);
+  Tensor& scatter_(int64_t dim, const Tensor& index, const Tensor& src, std::string_view reduce);
+  Tensor& scatter_(int64_t dim, const Tensor& index, const Scalar& value, std::string_view reduce);
+  Tensor scatter_add(int64_t dim, const Tensor& index, const Tensor& src) const;
+  Tensor& scatter_add_(int64_t dim, const Tensor& index, const Tensor& src);
+  Tensor scatter_reduce(int64_t dim, const Tensor& index, const Tensor& src,
+                        std::string_view reduce, bool include_self = true) const;
+  Tensor& scatter_reduce_(int64_t dim, const Tensor& index, const Tensor& src,
+                          std::string_view reduce, bool include_self = true);
+  Tensor index_add(int64_t dim, const Tensor& index, const Tensor& source,
+                   const Scalar& alpha = 1) const;
+  Tensor& index_add_(int64_t dim, const Tensor& index, const Tensor& source,
+                     const Scalar& alpha = 1);
+  Tensor index_copy(int64_t dim, const Tensor& index, const Tensor& source) const;
+  Tensor& index_copy_(int64_t dim, const Tensor& index, const Tensor& source);
+  Tensor index_fill(int64_t dim, const Tensor& index, const Scalar& value) const;
+  Tensor& index_fill_(int64_t dim, const Tensor& index, const Scalar& value);
+  Tensor& index_fill_(int64_t dim, const Tensor& index, const Tensor& value);
+  Tensor masked_fill(const Tensor& mask, const Scalar& value) const;
+  Tensor masked_fill(const Tensor& mask, const Tensor& value) const;
+  Tensor& masked_fill_(const Tensor& mask, const Scalar& value);
+  Tensor& masked_fill_(const Tensor& mask, const Tensor& value);
+  Tensor masked_select(const Tensor& mask) const;
+  Tensor masked_scatter(const Tensor& mask, const Tensor& source) const;
+  Tensor& masked_scatter_(const Tensor& mask, const Tensor& source);
+  Tensor nonzero() const;
+  Tensor argwhere() const;
+  Tensor take(const Tensor& index) const;
+  Tensor take_along_dim(const Tensor& indices, std::optional<int64_t> dim = std::nullopt) const;
+  Tensor put(const Tensor& index, const Tensor& source, bool accumulate = false) const;
+  Tensor& put_(const Tensor& index, const Tensor& source, bool accumulate = false);
+  /// `self[indices] = values` (or `+=` with accumulate); nullopt entries take a whole dim.
+  /// (accumulate has no default: a two-argument call is the TensorIndex overload above.)
+  Tensor& index_put_(ArrayRef<std::optional<Tensor>> indices, const Tensor& values,
+                     bool accumulate);
+  Tensor index_put(ArrayRef<std::optional<Tensor>> indices, const Tensor& values,
+                   bool accumulate) const;
   // end indexing ops
 
   // ---- shape ops (ember/shape_ops.h; definitions next to the free functions) ----
+  std::vector<Tensor> tensor_split(int64_t sections, int64_t dim = 0) const;
+  std::vector<Tensor> tensor_split(IntArrayRef indices, int64_t dim = 0) const;
+  std::vector<Tensor> tensor_split(const Tensor& tensor_indices_or_sections, int64_t dim = 0) const;
+  Tensor flip(IntArrayRef dims) const;
+  Tensor fliplr() const;
+  Tensor flipud() const;
+  Tensor roll(IntArrayRef shifts, IntArrayRef dims = {}) const;
+  Tensor rot90(int64_t k = 1, IntArrayRef dims = {0, 1}) const;
+  /// Tiles the tensor `repeats[i]` times along each dim (len(repeats) >= dim()).
+  Tensor repeat(IntArrayRef repeats) const;
+  Tensor tile(IntArrayRef dims) const;
+  Tensor repeat_interleave(int64_t repeats, std::optional<int64_t> dim = std::nullopt,
+                           std::optional<int64_t> output_size = std::nullopt) const;
+  Tensor repeat_interleave(const Tensor& repeats, std::optional<int64_t> dim = std::nullopt,
+                           std::optional<int64_t> output_size = std::nullopt) const;
+  Tensor diag(int64_t diagonal = 0) const;
+  Tensor diag_embed(int64_t offset = 0, int64_t dim1 = -2, int64_t dim2 = -1) const;
+  Tensor diagflat(int64_t offset = 0) const;
+  Tensor diagonal_scatter(const Tensor& src, int64_t offset = 0, int64_t dim1 = 0,
+                          int64_t dim2 = 1) const;
+  Tensor select_scatter(const Tensor& src, int64_t dim, int64_t index) const;
+  Tensor slice_scatter(const Tensor& src, int64_t dim = 0, std::optional<int64_t> start = std::nullopt,
+                       std::optional<int64_t> end = std::nullopt, int64_t step = 1) const;
+  Tensor broadcast_to(IntArrayRef size) const;
+  Tensor histc(int64_t bins = 100, const Scalar& min = 0, const Scalar& max = 0) const;
+  Tensor bincount(const std::optional<Tensor>& weights = std::nullopt, int64_t minlength = 0) const;
   // end shape ops
 
   // ---- matrix products (ember/blas.h; definitions next to the free functions) ----
+  Tensor matmul(const Tensor& other) const;
+  Tensor mm(const Tensor& mat2) const;
+  Tensor bmm(const Tensor& mat2) const;
+  Tensor addmm(const Tensor& mat1, const Tensor& mat2, const Scalar& beta = 1,
+               const Scalar& alpha = 1) const;
+  Tensor& addmm_(const Tensor& mat1, const Tensor& mat2, const Scalar& beta = 1,
+                 const Scalar& alpha = 1);
+  Tensor addmv(const Tensor& mat, const Tensor& vec, const Scalar& beta = 1,
+               const Scalar& alpha = 1) const;
+  Tensor& addmv_(const Tensor& mat, const Tensor& vec, const Scalar& beta = 1,
+                 const Scalar& alpha = 1);
+  Tensor addr(const Tensor& vec1, const Tensor& vec2, const Scalar& beta = 1,
+              const Scalar& alpha = 1) const;
+  Tensor& addr_(const Tensor& vec1, const Tensor& vec2, const Scalar& beta = 1,
+                const Scalar& alpha = 1);
+  Tensor addbmm(const Tensor& batch1, const Tensor& batch2, const Scalar& beta = 1,
+                const Scalar& alpha = 1) const;
+  Tensor& addbmm_(const Tensor& batch1, const Tensor& batch2, const Scalar& beta = 1,
+                  const Scalar& alpha = 1);
+  Tensor baddbmm(const Tensor& batch1, const Tensor& batch2, const Scalar& beta = 1,
+                 const Scalar& alpha = 1) const;
+  Tensor& baddbmm_(const Tensor& batch1, const Tensor& batch2, const Scalar& beta = 1,
+                   const Scalar& alpha = 1);
+  Tensor mv(const Tensor& vec) const;
+  Tensor dot(const Tensor& other) const;
+  Tensor vdot(const Tensor& other) const;
+  Tensor outer(const Tensor& vec2) const;
+  Tensor ger(const Tensor& vec2) const;
+  Tensor inner(const Tensor& other) const;
+  Tensor kron(const Tensor& other) const;
+  Tensor cross(const Tensor& other, std::optional<int64_t> dim = std::nullopt) const;
+  Tensor trace() const;
   // end matrix products
 
   // ---- linear algebra (ember/linalg.h; definitions next to the free functions) ----
+  /// Determinant of the last two dims (1 for 0x0).
+  Tensor det() const;
+  /// log(det): nan for a negative real determinant.
+  Tensor logdet() const;
+  /// (sign, log|det|).
+  std::tuple<Tensor, Tensor> slogdet() const;
+  /// Inverse; LinAlgError for a singular matrix.
+  Tensor inverse() const;
+  /// Cholesky factor (lower, or upper when `upper`).
+  Tensor cholesky(bool upper = false) const;
+  /// (Q, R): reduced when `some`, complete otherwise.
+  std::tuple<Tensor, Tensor> qr(bool some = true) const;
+  /// (U, S, V) with self = U diag(S) Vᴴ.
+  std::tuple<Tensor, Tensor, Tensor> svd(bool some = true, bool compute_uv = true) const;
+  /// Pseudo-inverse with relative cutoff rcond.
+  Tensor pinverse(double rcond = 1e-15) const;
+  /// self^n for square matrices (n < 0 inverts).
+  Tensor matrix_power(int64_t n) const;
+  /// Matrix exponential.
+  Tensor matrix_exp() const;
   // end linear algebra
 
   // ---- random fills ----

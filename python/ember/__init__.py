@@ -172,4 +172,4 @@ def _array_wrap(self, array, context=None, return_scalar=False):
 
 Tensor.__array_wrap__ = _array_wrap
 
-from ember import cuda, nn, special  # noqa: E402,F401
+from ember import cuda, linalg, nn, special  # noqa: E402,F401

@@ -12,3 +12,6 @@ log1p = _C.log1p
 logit = _C.logit
 xlogy = _C.xlogy
 round = _C.round
+
+softmax = _C.softmax
+log_softmax = _C.log_softmax

@@ -82,6 +82,18 @@ bool list_as_tuple(PyObject* idx) {
 
 std::vector<TensorIndex> to_indices(PyObject* idx) {
   std::vector<TensorIndex> out;
+  // The same rule makes a short ndarray of 2+ dims a tuple of its rows (its items are
+  // sequences), as PyTorch's treatSequenceAsTuple.
+  if (is_ndarray(idx)) {
+    py::object arr = py::reinterpret_borrow<py::object>(idx);
+    const Py_ssize_t nd = py::cast<Py_ssize_t>(arr.attr("ndim"));
+    const Py_ssize_t len = nd > 0 ? PySequence_Size(idx) : -1;
+    if (nd >= 2 && len > 0 && len < 32) {
+      py::list rows(arr);
+      for (py::handle r : rows) out.push_back(to_index(r.ptr()));
+      return out;
+    }
+  }
   if (PyTuple_Check(idx) || list_as_tuple(idx)) {
     const Py_ssize_t n = PySequence_Fast_GET_SIZE(idx);
     PyObject** items = PySequence_Fast_ITEMS(idx);
@@ -114,9 +126,12 @@ PyObject* getitem(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObj
   std::vector<TensorIndex> ind = to_indices(idx);
   Tensor r = t.index(ArrayRef<TensorIndex>(ind.data(), ind.size()));
   // A bool index is a mask in PyTorch (and NumPy): advanced indexing, whose result is a copy.
+  bool has_bool = false;
   for (const TensorIndex& i : ind) {
-    if (i.is_boolean()) return wrap(maybe_without_gil(r.numel(), [&] { return r.clone(); }));
+    if (i.is_tensor()) return wrap(std::move(r));  // advanced indexing already copied
+    has_bool = has_bool || i.is_boolean();
   }
+  if (has_bool) return wrap(maybe_without_gil(r.numel(), [&] { return r.clone(); }));
   return wrap(std::move(r));
   EMBER_PY_END
 }

@@ -24,6 +24,8 @@ PYBIND11_MODULE(_C, m) {
   init_join(m);
   init_reduce(m);
   init_sort(m);
+  init_unique(m);
+  init_order_stats(m);
   init_index_ops(m);
   init_shape(m);
   init_blas(m);

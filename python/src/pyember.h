@@ -196,7 +196,9 @@ void init_factory(py::module_& m);      // factories, ember.tensor, random
 void init_interop(py::module_& m);      // NumPy and DLPack
 void init_join(py::module_& m);         // cat, stack, h/v/d/column_stack, atleast_Nd
 void init_reduce(py::module_& m);       // reductions
-void init_sort(py::module_& m);         // scans, softmax, sorting, order statistics, unique
+void init_sort(py::module_& m);         // scans, softmax, sorting
+void init_unique(py::module_& m);       // unique, unique_consecutive
+void init_order_stats(py::module_& m);  // kthvalue, median, mode, quantile
 void init_index_ops(py::module_& m);    // index_select, gather/scatter, masked_*, nonzero, take
 void init_shape(py::module_& m);        // flip/roll/repeat/tile/diag/pad/searchsorted/...
 void init_blas(py::module_& m);         // matmul and the matrix products, einsum

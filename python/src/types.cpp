@@ -305,6 +305,18 @@ void init_types(py::module_& m) {
       py::arg("int"));
   m.def("get_num_threads", [] { return get_num_threads(); });
   m.def(
+      "use_deterministic_algorithms",
+      [](py::handle mode, bool warn_only) {
+        EMBER_CHECK_TYPE(PyBool_Check(mode.ptr()),
+                         "use_deterministic_algorithms expects a bool, but got ",
+                         Py_TYPE(mode.ptr())->tp_name);
+        use_deterministic_algorithms(mode.ptr() == Py_True, warn_only);
+      },
+      py::arg("mode"), py::kw_only(), py::arg("warn_only") = false);
+  m.def("are_deterministic_algorithms_enabled", [] { return are_deterministic_algorithms_enabled(); });
+  m.def("is_deterministic_algorithms_warn_only_enabled",
+        [] { return is_deterministic_algorithms_warn_only_enabled(); });
+  m.def(
       "promote_types", [](ScalarType a, ScalarType b) { return promoteTypes(a, b); },
       py::arg("type1"), py::arg("type2"));
   m.def(

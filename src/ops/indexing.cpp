@@ -1,6 +1,6 @@
-// Basic indexing (`x.index({...})`, `x.index_put_({...}, v)`) as Python's `x[...]` in
-// PyTorch 1.13: the result is always a view of `x`. Tensor (advanced) indices are not
-// supported yet.
+// Indexing (`x.index({...})`, `x.index_put_({...}, v)`) as Python's `x[...]` in PyTorch 1.13.
+// Basic indices (ints, slices, None, Ellipsis) give a view of `x`; tensor indices are then
+// applied to that view by advanced_indexing.cpp (Note [Advanced index placement]).
 
 #include "ember/indexing.h"
 
@@ -10,9 +10,16 @@
 
 #include "core/tensor_util.h"
 #include "ember/error.h"
+#include "ember/factory.h"
+#include "ember/index_ops.h"
 #include "ember/tensor.h"
 
 namespace ember {
+
+// advanced_indexing.cpp
+Tensor advanced_index(const Tensor& view, const std::vector<Tensor>& adv);
+void advanced_index_put(const Tensor& view, const std::vector<Tensor>& adv, const Tensor& values,
+                        bool accumulate);
 
 namespace indexing {
 
@@ -41,14 +48,24 @@ struct IndexedGeometry {
   DimVector sizes;
   DimVector strides;
   int64_t offset;
+  /// With tensor indices: one entry per dim of the view, the long index tensor of that dim
+  /// (undefined for dims taken whole). Empty when there are none.
+  std::vector<Tensor> adv;
 };
 
 IndexedGeometry apply_indices(const Tensor& self, ArrayRef<TensorIndex> indices) {
   const int64_t ndim = self.dim();
   int64_t specified = 0;
-  bool has_integer = false;
+  bool has_integer = false, has_tensor = false;
   for (const TensorIndex& ix : indices) {
-    if (ix.is_integer() || ix.is_slice() || ix.is_tensor()) ++specified;
+    if (ix.is_integer() || ix.is_slice()) ++specified;
+    if (ix.is_tensor()) {
+      const Tensor& t = ix.tensor();
+      EMBER_CHECK(t.defined(), "[index] an index tensor is undefined");
+      const bool mask = t.dtype() == kBool || t.dtype() == kByte;
+      specified += mask ? t.dim() : 1;
+      has_tensor = true;
+    }
     has_integer = has_integer || ix.is_integer();
   }
   EMBER_CHECK_INDEX(!(ndim == 0 && has_integer),
@@ -57,7 +74,9 @@ IndexedGeometry apply_indices(const Tensor& self, ArrayRef<TensorIndex> indices)
   EMBER_CHECK_INDEX(specified <= ndim, "[index] too many indices for tensor of dimension ", ndim,
                     " (shape ", shape_str(self.sizes()), "): got ", specified);
 
-  IndexedGeometry g{self.sizes(), self.strides(), self.storage_offset()};
+  IndexedGeometry g{self.sizes(), self.strides(), self.storage_offset(), {}};
+  std::vector<Tensor>& adv = g.adv;
+  if (has_tensor) adv.resize(size_t(ndim));
   std::vector<int64_t> bool_dims;  // positions of the dims inserted by bool indices
   bool all_true = true;
   int64_t dim = 0;
@@ -74,6 +93,7 @@ IndexedGeometry apply_indices(const Tensor& self, ArrayRef<TensorIndex> indices)
     int64_t stride = d >= int64_t(g.sizes.size()) ? 1 : g.sizes[d] * g.strides[d];
     g.sizes.insert(size_t(d), 1);
     g.strides.insert(size_t(d), stride);
+    if (has_tensor) adv.insert(adv.begin() + d, Tensor());
   };
   for (const TensorIndex& ix : indices) {
     switch (ix.kind()) {
@@ -88,6 +108,7 @@ IndexedGeometry apply_indices(const Tensor& self, ArrayRef<TensorIndex> indices)
         g.offset += i * g.strides[dim];
         g.sizes.erase(size_t(dim));
         g.strides.erase(size_t(dim));
+        if (has_tensor) adv.erase(adv.begin() + dim);
         break;
       }
       case TensorIndex::Kind::Slice: {
@@ -117,20 +138,53 @@ IndexedGeometry apply_indices(const Tensor& self, ArrayRef<TensorIndex> indices)
         break;
       case TensorIndex::Kind::Boolean:
         insert_unit_dim(dim);
+        if (has_tensor) {  // with tensor indices a bool is one more: [0] or []
+          adv[size_t(dim)] =
+              ix.boolean() ? zeros({1}, TensorOptions(kLong)) : empty({0}, TensorOptions(kLong));
+          ++dim;
+          break;
+        }
         bool_dims.push_back(dim);
         all_true = all_true && ix.boolean();
         ++dim;
         break;
-      case TensorIndex::Kind::Tensor:
-        EMBER_THROW(NotImplementedError,
-                    "[index] advanced (tensor) indexing is not supported yet (index tensor of "
-                    "shape ",
-                    shape_str(ix.tensor().defined() ? ix.tensor().sizes() : IntArrayRef()), ")");
+      case TensorIndex::Kind::Tensor: {
+        const Tensor& t = ix.tensor();
+        if (t.dtype() == kBool || t.dtype() == kByte) {
+          if (t.dim() == 0) {  // a 0-dim mask is a bool
+            insert_unit_dim(dim);
+            adv[size_t(dim)] = t.item().toBool() ? zeros({1}, TensorOptions(kLong))
+                                                 : empty({0}, TensorOptions(kLong));
+            ++dim;
+            break;
+          }
+          // A mask stands for its nonzero() coordinates over the next t.dim() dims.
+          check_dim(dim + t.dim() - 1, int64_t(g.sizes.size()));
+          for (int64_t k = 0; k < t.dim(); ++k) {
+            EMBER_CHECK_INDEX(t.size(k) == g.sizes[size_t(dim + k)],
+                              "[index] The shape of the mask ", shape_str(t.sizes()), " at index ",
+                              k, " does not match the shape of the indexed tensor ",
+                              shape_str(g.sizes), " at index ", dim + k);
+          }
+          std::vector<Tensor> nz = nonzero_numpy(t);
+          for (int64_t k = 0; k < t.dim(); ++k) adv[size_t(dim + k)] = nz[size_t(k)];
+          dim += t.dim();
+          break;
+        }
+        check_dim(dim, int64_t(g.sizes.size()));
+        EMBER_CHECK_INDEX(isIntegralType(t.dtype(), /*include_bool=*/false),
+                          "[index] tensors used as indices must be long, int, byte or bool "
+                          "tensors (got ",
+                          dtype_name(t.dtype()), ")");
+        adv[size_t(dim)] = t;
+        ++dim;
+        break;
+      }
     }
   }
 
   // Collapse the bool dims into one (Note [Boolean indices as views]).
-  if (!bool_dims.empty()) {
+  if (!bool_dims.empty() && !has_tensor) {
     const bool adjacent = bool_dims.back() - bool_dims.front() == int64_t(bool_dims.size()) - 1;
     const int64_t stride = g.strides[bool_dims.front()];
     for (auto it = bool_dims.rbegin(); it != bool_dims.rend(); ++it) {
@@ -172,22 +226,48 @@ void copy_to(Tensor& dst, const Tensor& value) {
 
 Tensor Tensor::index(ArrayRef<TensorIndex> indices) const {
   IndexedGeometry g = apply_indices(*this, indices);
-  return make_view(*this, g.sizes, g.strides, g.offset);
+  Tensor view = make_view(*this, g.sizes, g.strides, g.offset);
+  return g.adv.empty() ? view : advanced_index(view, g.adv);
 }
 
 Tensor Tensor::index(std::initializer_list<TensorIndex> indices) const {
   return index(ArrayRef<TensorIndex>(indices));
 }
 
-Tensor& Tensor::index_put_(ArrayRef<TensorIndex> indices, const Tensor& v) {
+Tensor& index_put_with(Tensor& self, ArrayRef<TensorIndex> indices, const Tensor& v,
+                       bool accumulate) {
   EMBER_CHECK(v.defined(), "[index_put_] the value tensor is undefined");
-  Tensor dst = index(indices);
-  copy_to(dst, v);
-  return *this;
+  IndexedGeometry g = apply_indices(self, indices);
+  Tensor dst = make_view(self, g.sizes, g.strides, g.offset);
+  if (g.adv.empty()) {
+    if (accumulate) {
+      dst.add_(v);
+    } else {
+      copy_to(dst, v);
+    }
+    return self;
+  }
+  // As PyTorch's setitem, leading size-1 dims of the value are dropped.
+  Tensor value = v;
+  while (value.dim() > 0 && value.size(0) == 1) value = value.squeeze(0);
+  advanced_index_put(dst, g.adv, value, accumulate);
+  return self;
+}
+
+Tensor& Tensor::index_put_(ArrayRef<TensorIndex> indices, const Tensor& v) {
+  return index_put_with(*this, indices, v, /*accumulate=*/false);
 }
 
 Tensor& Tensor::index_put_(ArrayRef<TensorIndex> indices, const Scalar& v) {
-  index(indices).fill_(v);
+  IndexedGeometry g = apply_indices(*this, indices);
+  Tensor dst = make_view(*this, g.sizes, g.strides, g.offset);
+  if (g.adv.empty()) {
+    dst.fill_(v);
+  } else {
+    Tensor value = empty({}, TensorOptions(dtype()));
+    value.fill_(v);
+    advanced_index_put(dst, g.adv, value, false);
+  }
   return *this;
 }
 

@@ -152,17 +152,43 @@ supported(FLOAT, """
 """)  # factories and random
 supported(F32, "broadcast_shapes")  # the OpInfo runs it for float32 only
 supported(FLOAT, """
+    sum mean prod nansum nanmean amax amin argmax argmin aminmax count_nonzero all any
+    max[reduction_with_dim] max[reduction_no_dim] max[binary]
+    min[reduction_with_dim] min[reduction_no_dim] min[binary]
+    var std var_mean std_mean logsumexp norm norm[fro] norm[inf]
 """)  # reductions
 supported(FLOAT, """
+    cumsum cumprod cummax cummin logcumsumexp softmax log_softmax nn.functional.softmin
+    sort argsort msort topk kthvalue median nanmedian mode quantile nanquantile
+    unique unique_consecutive
 """)  # scans, softmax, sorting, order statistics
 supported(FLOAT, """
+    __getitem__ index_put index_select gather scatter scatter_add index_add index_copy index_fill
+    masked_fill masked_select masked_scatter nonzero argwhere take take_along_dim put
+    scatter_reduce[sum] scatter_reduce[prod] scatter_reduce[mean] scatter_reduce[amin]
+    scatter_reduce[amax]
 """)  # indexing ops
 supported(FLOAT, """
+    broadcast_to broadcast_tensors combinations cartesian_prod diag diag_embed diagonal_scatter
+    flip fliplr flipud roll rot90 select_scatter slice_scatter tensor_split histc bucketize
+    searchsorted repeat tile repeat_interleave diagflat meshgrid nn.functional.pad[constant]
+    nn.functional.pad[reflect] nn.functional.pad[replicate]
 """)  # shape ops
 supported(FLOAT, """
+    matmul __rmatmul__ mm bmm addmm addmm[decomposed] addmv addr addbmm baddbmm mv dot vdot
+    outer inner tensordot einsum kron cross trace
 """)  # matrix products
 supported(FLOAT, """
+    cholesky cholesky_inverse cholesky_solve lu_unpack qr triangular_solve svd pinverse logdet
+    linalg.cross linalg.det linalg.cholesky linalg.cholesky_ex linalg.cond linalg.eig
+    linalg.eigvals linalg.eigh linalg.eigvalsh linalg.householder_product linalg.lstsq
+    linalg.matrix_power linalg.multi_dot linalg.norm linalg.matrix_norm linalg.qr linalg.slogdet
+    linalg.vector_norm linalg.lu_factor linalg.lu_factor_ex linalg.lu linalg.lu_solve linalg.inv
+    linalg.inv_ex linalg.solve linalg.solve_ex linalg.solve_triangular
+    linalg.matrix_rank[hermitian] linalg.pinv linalg.pinv[singular] linalg.svd
+    linalg.svdvals linalg.lstsq[grad_oriented]
 """)  # linear algebra
+supported(F64, "matrix_exp")
 
 
 def lookup(name, variant):

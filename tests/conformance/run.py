@@ -17,6 +17,7 @@ import time
 import types
 import unittest
 import warnings
+import zlib
 
 import torch
 
@@ -194,6 +195,8 @@ def run_op(backend, op, entry, dtype, only_cuda, inputs, max_samples, log=None):
     if entry.adapt is not None:
         fn = functools.partial(entry.adapt, fn)
     try:
+        # Seeded per op and dtype: a run's samples do not depend on which ops ran before.
+        torch.manual_seed(zlib.crc32(f"{op.name}[{op.variant_test_name}] {dtype}".encode()))
         make = op.reference_inputs if inputs == "reference" else op.sample_inputs
         samples = list(make("cpu", dtype, requires_grad=False))
     except Exception as e:

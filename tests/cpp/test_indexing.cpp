@@ -110,10 +110,13 @@ TEST(Indexing, Errors) {
   EXPECT_EMBER_ERROR(a.index({Slice(None, None, 0)}), ember::ValueError,
                      "[index] step must be greater than zero");
   EXPECT_EMBER_ERROR(a.index({Slice(None, None, -1)}), ember::ValueError, "[index]");
-  EXPECT_EMBER_ERROR(a.index({ember::arange(2)}), ember::NotImplementedError,
-                     "[index] advanced (tensor) indexing is not supported yet");
-  EXPECT_EMBER_ERROR(a.index({0, ember::tensor(1)}), ember::NotImplementedError, "[index]");
-  EXPECT_EMBER_ERROR(a.index_put_({ember::arange(2)}, 1), ember::NotImplementedError, "[index]");
+  EXPECT_EMBER_ERROR(a.index({ember::arange(3)}), ember::IndexError,
+                     "[index] index 2 is out of bounds for dimension 0 with size 2");
+  EXPECT_EMBER_ERROR(a.index({0, ember::tensor({0, 3})}), ember::IndexError,
+                     "[index] index 3 is out of bounds for dimension 0 with size 3");
+  EXPECT_EMBER_ERROR(a.index_put_({ember::arange(3)}, 1), ember::IndexError,
+                     "[index_put_] index 2 is out of bounds for dimension 0 with size 2");
+  EXPECT_EQ(values(a), values(ember::arange(24)));  // the failed index_put_ wrote nothing
 }
 
 TEST(Indexing, IndexPutTensor) {

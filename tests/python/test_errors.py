@@ -74,9 +74,10 @@ def test_messages_come_from_cpp():
         ember.exp(1.0)
 
 
-def test_advanced_indexing_is_not_implemented():
-    with pytest.raises(NotImplementedError, match=r"advanced"):
-        ember.ones(3)[ember.tensor([0, 1])]
+def test_advanced_index_out_of_range_is_an_index_error():
+    assert ember.arange(3)[ember.tensor([0, 2])].tolist() == [0, 2]
+    with pytest.raises(IndexError, match=r"5.*3|3.*5"):
+        ember.arange(3)[ember.tensor([0, 5])]
 
 
 def test_errors_with_the_gil_released():

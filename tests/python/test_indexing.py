@@ -1,6 +1,6 @@
 """Tensor.__getitem__ / __setitem__ against torch 1.13: basic indexing (ints, slices, None,
-Ellipsis, bools) gives views with torch's strides; advanced (tensor) indexing raises
-NotImplementedError until it lands."""
+Ellipsis, bools) gives views with torch's strides; tensor, list and ndarray indices give
+copies (advanced indexing)."""
 
 import numpy as np
 import pytest
@@ -97,17 +97,17 @@ ADVANCED = [
 
 
 @pytest.mark.parametrize("index", ADVANCED)
-def test_advanced_indexing_not_implemented(index):
-    """Tensor, list and ndarray indices are advanced indexing: NotImplementedError for now
-    (torch computes them; the assertion is that ember refuses loudly, not silently)."""
-    e = ember.arange(12.0).reshape(3, 4)
-    t = torch.arange(12.0).reshape(3, 4)
-    t[index(torch)]  # valid in torch
-    with pytest.raises(NotImplementedError):
-        e[index(ember)]
-    with pytest.raises(NotImplementedError):
-        e[index(ember)] = 1.0
-    assert e.tolist() == torch.arange(12.0).reshape(3, 4).tolist()
+def test_advanced_indexing(index):
+    """Tensor, list and ndarray indices are advanced indexing: a copy, as torch
+    (test_advanced_indexing.py covers it in depth)."""
+    x = make("float32", "transposed", shape=(3, 4))
+    check(lambda L, a: a[index(L)], x)
+
+    def put(L, a):
+        b = a.clone()
+        b[index(L)] = -1.0
+        return b
+    check(put, x)
 
 
 def test_zero_dim_integer_tensor_indices():

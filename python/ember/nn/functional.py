@@ -99,7 +99,37 @@ def threshold(input, threshold, value, inplace=False):
 
 
 # ---- softmax family (python/src/sort.cpp) ----
+def _softmax_dim(name, ndim, stacklevel):
+    import warnings
+    warnings.warn(f"Implicit dimension choice for {name} has been deprecated. Change the call "
+                  "to include dim=X as an argument.", stacklevel=stacklevel)
+    return 0 if ndim in (0, 1, 3) else 1
+
+
+def softmax(input, dim=None, _stacklevel=3, dtype=None):
+    if dim is None:
+        dim = _softmax_dim("softmax", input.dim(), _stacklevel)
+    return _C.softmax(input, dim, dtype)
+
+
+def softmin(input, dim=None, _stacklevel=3, dtype=None):
+    if dim is None:
+        dim = _softmax_dim("softmin", input.dim(), _stacklevel)
+    return _C.softmax(-input, dim, dtype)
+
+
+def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
+    if dim is None:
+        dim = _softmax_dim("log_softmax", input.dim(), _stacklevel)
+    return _C.log_softmax(input, dim, dtype)
+
 # end softmax family
 
 # ---- pad, one_hot (python/src/shape.cpp) ----
+def pad(input, pad, mode="constant", value=None):
+    return _nn.pad(input, pad, mode, value)
+
+
+def one_hot(tensor, num_classes=-1):
+    return _nn.one_hot(tensor, num_classes)
 # end pad, one_hot

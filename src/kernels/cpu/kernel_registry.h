@@ -31,7 +31,7 @@ const KernelTable& kernels();
 // Note [Kernel families]
 // Each family is one file src/kernels/cpu/<family>_kernels.cpp, compiled once per capability
 // into namespace ember::cpu::cap_<capability>, defining register_<family>_kernels().
-#define EMBER_KERNEL_FAMILIES(_) _(copy) _(arith) _(compare) _(unary) _(activation)
+#define EMBER_KERNEL_FAMILIES(_) _(copy) _(arith) _(compare) _(unary) _(activation) _(reduce) _(softmax)
 
 #define EMBER_DECLARE_FAMILY(family) void register_##family##_kernels(KernelTable& t);
 namespace cap_default {

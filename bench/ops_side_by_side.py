@@ -1,0 +1,204 @@
+#!/usr/bin/env python3
+"""Side-by-side op benchmark from Python: ember vs PyTorch in the same process.
+
+Workloads: float32 GEMM (square n = 64 ... 2048, 4096 with --full), bmm 64x128x128, sum over
+all / dim 0 / dim 1, max along dim 1 with indices, softmax and log_softmax along the last dim
+(4096x4096 float32, fresh output and out=), sort and topk (k=10) along the last dim,
+index_select and gather on 1M elements. Both libraries get the same thread count
+(`set_num_threads(n)` for n in --threads); each workload is timed with timeit over --repeat
+rounds that alternate the two libraries (to cancel drift and noise), and the table quotes
+medians per call, the derived throughput (GFLOP/s for products, GB/s = bytes read + written
+for the rest) and the ratio torch_time / ember_time (> 1 means ember is faster). An op ember
+does not have yet shows "n/a".
+
+    PYTHONPATH=build/release/python /usr/bin/python3 bench/ops_side_by_side.py [--full]
+        [--threads 1,2] [--repeat 5] [--only gemm,bmm] [--json out.json]
+"""
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import sys
+import timeit
+
+import numpy as np
+
+N = 4096
+
+
+def gemm_sizes(full):
+    return (64, 128, 256, 512, 1024, 2048) + ((4096,) if full else ())
+
+
+def workloads(full):
+    """[(name, unit, amount per call, setup)]; setup(lib, data) returns the callable to time.
+    unit is "GFLOP/s" (amount = flops) or "GB/s" (amount = bytes read + written)."""
+    w = []
+    for n in gemm_sizes(full):
+        w.append((f"gemm/{n}", "GFLOP/s", 2.0 * n ** 3,
+                  lambda L, d, n=n: (lambda a, b: lambda: L.mm(a, b))(
+                      d(L, ("mat", n, 0)), d(L, ("mat", n, 1)))))
+    w.append(("bmm/64x128x128", "GFLOP/s", 2.0 * 64 * 128 ** 3,
+              lambda L, d: (lambda a, b: lambda: L.bmm(a, b))(
+                  d(L, ("batch", 0)), d(L, ("batch", 1)))))
+    big = 4.0 * N * N
+    w.append(("sum/all", "GB/s", big, lambda L, d: (lambda x: lambda: L.sum(x))(d(L, "big"))))
+    w.append(("sum/dim0", "GB/s", big + 4 * N,
+              lambda L, d: (lambda x: lambda: L.sum(x, 0))(d(L, "big"))))
+    w.append(("sum/dim1", "GB/s", big + 4 * N,
+              lambda L, d: (lambda x: lambda: L.sum(x, 1))(d(L, "big"))))
+    w.append(("max/dim1+indices", "GB/s", big + 12 * N,
+              lambda L, d: (lambda x: lambda: L.max(x, 1))(d(L, "big"))))
+    w.append(("softmax/last", "GB/s", 2 * big,
+              lambda L, d: (lambda x: lambda: L.softmax(x, -1))(d(L, "big"))))
+    w.append(("log_softmax/last", "GB/s", 2 * big,
+              lambda L, d: (lambda x: lambda: L.log_softmax(x, -1))(d(L, "big"))))
+    for fn in ("softmax", "log_softmax"):
+        w.append((f"{fn}/last,out=", "GB/s", 2 * big,
+                  lambda L, d, fn=fn: (lambda f, x, y: lambda: f(x, -1, out=y))(
+                      getattr(L, fn), d(L, "big"), L.empty_like(d(L, "big")))))
+    rows = N if full else 1024
+    sort_bytes = 4.0 * rows * N * (1 + 1 + 2)  # read values; write values + int64 indices
+    w.append((f"sort/{rows}x{N}", "GB/s", sort_bytes,
+              lambda L, d: (lambda x: lambda: L.sort(x, -1))(d(L, ("rows", rows)))))
+    w.append(("topk10/last", "GB/s", big + 12.0 * N * 10,
+              lambda L, d: (lambda x: lambda: L.topk(x, 10, -1))(d(L, "big"))))
+    m = 1 << 20
+    w.append(("index_select/1M", "GB/s", 4.0 * m + 8.0 * m + 4.0 * m,
+              lambda L, d: (lambda x, i: lambda: L.index_select(x, 0, i))(
+                  d(L, "vec"), d(L, "idx"))))
+    w.append(("gather/1M", "GB/s", 4.0 * m + 8.0 * m + 4.0 * m,
+              lambda L, d: (lambda x, i: lambda: L.gather(x, 0, i))(d(L, "vec"), d(L, "idx"))))
+    return w
+
+
+class Data:
+    """Inputs built once in NumPy and shared by both libraries (same values)."""
+
+    def __init__(self, torch, ember):
+        self.torch, self.ember = torch, ember
+        self.np = {}
+        self.cache = {}
+
+    def array(self, key):
+        if key not in self.np:
+            rng = np.random.default_rng(abs(hash(str(key))) % (1 << 32))
+            if key == "big":
+                a = rng.standard_normal((N, N), dtype=np.float32)
+            elif key == "vec":
+                a = rng.standard_normal(1 << 20, dtype=np.float32)
+            elif key == "idx":
+                a = rng.integers(0, 1 << 20, 1 << 20).astype(np.int64)
+            elif key[0] == "mat":
+                a = rng.standard_normal((key[1], key[1]), dtype=np.float32)
+            elif key[0] == "batch":
+                a = rng.standard_normal((64, 128, 128), dtype=np.float32)
+            elif key[0] == "rows":
+                a = rng.standard_normal((key[1], N), dtype=np.float32)
+            else:
+                raise KeyError(key)
+            self.np[key] = a
+        return self.np[key]
+
+    def __call__(self, lib, key):
+        k = (lib.__name__, str(key))
+        if k not in self.cache:
+            a = self.array(key)
+            self.cache[k] = (self.torch.from_numpy(a.copy()) if lib is self.torch
+                             else self.ember.from_numpy(a.copy()))
+        return self.cache[k]
+
+
+UNAVAILABLE = (AttributeError, NotImplementedError)
+
+
+def time_pair(fns, repeat, target=0.05):
+    """Median seconds per call of each callable in `fns` (dict lib -> callable), alternating
+    the libraries round by round; the call count per round is set from a warm-up call."""
+    for f in fns.values():
+        f()
+    probe = min(timeit.timeit(f, number=1) for f in fns.values())
+    number = max(1, int(target / max(probe, 1e-7)))
+    times = {k: [] for k in fns}
+    order = list(fns)
+    for r in range(repeat):
+        for k in (order if r % 2 == 0 else order[::-1]):
+            times[k].append(timeit.timeit(fns[k], number=number) / number)
+    return {k: statistics.median(v) for k, v in times.items()}
+
+
+def fmt_time(s):
+    if s is None:
+        return "n/a"
+    if s < 1e-3:
+        return f"{s * 1e6:8.1f} us"
+    if s < 1:
+        return f"{s * 1e3:8.2f} ms"
+    return f"{s:8.3f} s "
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--full", action="store_true", help="include 4096 GEMM and 4096-row sort")
+    p.add_argument("--threads", default="1,2")
+    p.add_argument("--repeat", type=int, default=5)
+    p.add_argument("--only", default="", help="comma-separated name prefixes")
+    p.add_argument("--json", default="", help="write the results to this file")
+    args = p.parse_args()
+    try:
+        import torch
+    except ImportError:
+        print("ops_side_by_side: PyTorch is not installed; nothing to compare", file=sys.stderr)
+        return 0
+    import ember
+
+    data = Data(torch, ember)
+    only = [s for s in args.only.split(",") if s]
+    results = []
+    print(f"ops side by side: ember {getattr(ember, '__version__', '?')} vs torch "
+          f"{torch.__version__} on {platform.machine()} ({os.cpu_count()} CPUs); "
+          "ratio = torch time / ember time")
+    head = (f"{'workload':24} {'thr':>3} {'torch':>11} {'ember':>11} {'torch rate':>16} "
+            f"{'ember rate':>16} {'ratio':>6}")
+    print(head)
+    print("-" * len(head))
+    for nt in [int(x) for x in args.threads.split(",")]:
+        torch.set_num_threads(nt)
+        ember.set_num_threads(nt)
+        for name, unit, amount, setup in workloads(args.full):
+            if only and not any(name.startswith(o) for o in only):
+                continue
+            row = {"workload": name, "threads": nt, "unit": unit, "torch_s": None,
+                   "ember_s": None, "note": ""}
+            fns = {"torch": setup(torch, data)}
+            try:
+                fe = setup(ember, data)
+                fe()
+                fns["ember"] = fe
+            except UNAVAILABLE as ex:
+                row["note"] = f"n/a ({type(ex).__name__})"
+            except Exception as ex:  # noqa: BLE001 - reported, the run goes on
+                row["note"] = f"error: {type(ex).__name__}: {str(ex)[:60]}"
+            t = time_pair(fns, args.repeat)
+            row["torch_s"] = t["torch"]
+            row["ember_s"] = t.get("ember")
+            scale = 1e9
+            rate = lambda s: "n/a" if s is None else f"{amount / s / scale:9.1f} {unit}"  # noqa
+            ratio = "n/a" if row["ember_s"] is None else f"{row['torch_s'] / row['ember_s']:6.2f}"
+            print(f"{name:24} {nt:3d} {fmt_time(row['torch_s']):>11} "
+                  f"{fmt_time(row['ember_s']):>11} {rate(row['torch_s']):>16} "
+                  f"{rate(row['ember_s']):>16} {ratio:>6} {row['note']}", flush=True)
+            row["torch_rate"] = amount / row["torch_s"] / scale
+            row["ember_rate"] = None if row["ember_s"] is None else amount / row["ember_s"] / scale
+            results.append(row)
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"torch": torch.__version__, "machine": platform.machine(),
+                       "results": results}, f, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

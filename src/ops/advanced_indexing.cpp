@@ -1,0 +1,234 @@
+// Advanced (tensor) indexing: `x[idx]`, `x[mask]`, `x[:, i, j] = v`, index_put_ with accumulate.
+// Basic indices are applied first as a view (indexing.cpp); what remains is one optional long
+// index tensor per view dim, handled here by PyTorch 1.13's rules.
+//
+// Note [Advanced index placement]
+// The index tensors broadcast to one shape B. When the indexed dims are adjacent, the result
+// has B in their place; when a non-indexed dim separates them, B goes first and the other dims
+// follow in order. Either way each entry i of B selects one block of the non-indexed ("rest")
+// dims at element offset off[i] = sum_k idx_k[i] * stride_k, so the copy is one IndexLoop with
+// an offset array on the indexed side. Every index is checked before anything is written.
+#include <algorithm>
+#include <vector>
+
+#include "core/tensor_util.h"
+#include "ember/error.h"
+#include "ember/factory.h"
+#include "ember/index_ops.h"
+#include "ember/indexing.h"
+#include "kernels/cpu/index.h"
+
+namespace ember {
+
+// Shared with indexing.cpp (the basic-indexing half of Tensor::index / index_put_).
+Tensor advanced_index(const Tensor& view, const std::vector<Tensor>& adv);
+void advanced_index_put(const Tensor& view, const std::vector<Tensor>& adv, const Tensor& values,
+                        bool accumulate);
+Tensor& index_put_with(Tensor& self, ArrayRef<indexing::TensorIndex> indices, const Tensor& v,
+                       bool accumulate);
+
+namespace {
+
+/// Contiguous strides (products of the later sizes, size-1 dims included).
+DimVector dense_strides(IntArrayRef sizes) {
+  DimVector st(sizes.size(), 1);
+  for (int64_t d = int64_t(sizes.size()) - 2; d >= 0; --d) st[d] = st[d + 1] * sizes[d + 1];
+  return st;
+}
+
+struct AdvancedPlan {
+  DimVector result_sizes;
+  DimVector index_shape;
+  int64_t block_pos = 0;  // where the broadcast index dims start in the result
+  std::vector<int64_t> offsets;
+  DimVector rest_dims;  // view dims that are not indexed
+};
+
+AdvancedPlan make_plan(const Tensor& view, const std::vector<Tensor>& adv, const char* op) {
+  AdvancedPlan p;
+  std::vector<int64_t> dims;
+  std::vector<Tensor> idx;
+  for (size_t d = 0; d < adv.size(); ++d) {
+    if (!adv[d].defined()) continue;
+    const Tensor& t = adv[d];
+    EMBER_CHECK_INDEX(isIntegralType(t.dtype(), /*include_bool=*/false), "[", op,
+                      "] tensors used as indices must be long, int, byte or bool tensors "
+                      "(got ",
+                      dtype_name(t.dtype()), ")");
+    dims.push_back(int64_t(d));
+    idx.push_back(t);
+  }
+  // Broadcast the index shapes (IndexError on mismatch, as PyTorch).
+  DimVector b;
+  for (const Tensor& t : idx) {
+    const size_t nd = std::max(b.size(), size_t(t.dim()));
+    DimVector r(nd, 1);
+    bool ok = true;
+    for (size_t k = 0; k < nd; ++k) {
+      const int64_t x = k + b.size() >= nd ? b[k + b.size() - nd] : 1;
+      const int64_t y = k + size_t(t.dim()) >= nd ? t.size(int64_t(k + t.dim() - nd)) : 1;
+      ok = ok && (x == y || x == 1 || y == 1);
+      r[k] = x == 1 ? y : x;
+    }
+    if (!ok) {
+      std::string shapes;
+      for (const Tensor& u : idx) shapes += (shapes.empty() ? "" : ", ") + shape_str(u.sizes());
+      EMBER_THROW(IndexError, "[", op,
+                  "] shape mismatch: indexing tensors could not be "
+                  "broadcast together with shapes ",
+                  shapes);
+    }
+    b = r;
+  }
+  p.index_shape = b;
+  int64_t n = 1;
+  for (int64_t s : b) n *= s;
+  p.offsets.assign(size_t(n), 0);
+  for (size_t k = 0; k < idx.size(); ++k) {
+    const int64_t d = dims[k];
+    const int64_t size = view.size(d), stride = view.stride(d);
+    Tensor ix = idx[k].to(kLong).expand(b).contiguous();
+    const int64_t* v = ix.data_ptr<int64_t>();
+    cpu::check_indices(v, n, size, /*wrap=*/true, op, d);
+    for (int64_t i = 0; i < n; ++i)
+      p.offsets[size_t(i)] += (v[i] < 0 ? v[i] + size : v[i]) * stride;
+  }
+  const bool adjacent = dims.back() - dims.front() == int64_t(dims.size()) - 1;
+  p.block_pos = adjacent ? dims.front() : 0;
+  for (int64_t d = 0; d < view.dim(); ++d) {
+    if (!adv[size_t(d)].defined()) p.rest_dims.push_back(d);
+  }
+  DimVector rest_sizes;
+  for (int64_t d : p.rest_dims) rest_sizes.push_back(view.size(d));
+  for (int64_t k = 0; k < p.block_pos; ++k) p.result_sizes.push_back(rest_sizes[size_t(k)]);
+  for (int64_t s : b) p.result_sizes.push_back(s);
+  for (size_t k = size_t(p.block_pos); k < rest_sizes.size(); ++k) {
+    p.result_sizes.push_back(rest_sizes[k]);
+  }
+  return p;
+}
+
+/// The result-side geometry of a plan: stride between entries, strides of the rest dims.
+void result_side(const AdvancedPlan& p, cpu::IndexSide& side) {
+  DimVector st = dense_strides(p.result_sizes);
+  const int64_t nb = int64_t(p.index_shape.size());
+  side.istride = nb > 0 ? st[size_t(p.block_pos + nb - 1)] : 0;
+  side.rest_strides.clear();
+  for (int64_t k = 0; k < int64_t(p.rest_dims.size()); ++k) {
+    side.rest_strides.push_back(st[size_t(k < p.block_pos ? k : k + nb)]);
+  }
+}
+
+}  // namespace
+
+Tensor advanced_index(const Tensor& view_in, const std::vector<Tensor>& adv) {
+  Tensor view = view_in.resolve_conj();
+  AdvancedPlan p = make_plan(view, adv, "index");
+  Tensor out = empty(p.result_sizes, TensorOptions(view.dtype()));
+  cpu::IndexLoop l;
+  l.n = int64_t(p.offsets.size());
+  for (int64_t d : p.rest_dims) {
+    l.rest_sizes.push_back(view.size(d));
+    l.src.rest_strides.push_back(view.stride(d));
+  }
+  l.elsize = view.element_size();
+  l.src.data = static_cast<char*>(view.data_ptr());
+  l.src.off = p.offsets.data();
+  l.dst.data = static_cast<char*>(out.data_ptr());
+  result_side(p, l.dst);
+  cpu::index_copy_bytes(l);
+  return out;
+}
+
+void advanced_index_put(const Tensor& view, const std::vector<Tensor>& adv, const Tensor& values,
+                        bool accumulate) {
+  const char* op = "index_put_";
+  EMBER_CHECK(values.defined(), "[", op, "] the value tensor is undefined");
+  EMBER_CHECK(values.dtype() == view.dtype(), "[", op,
+              "] Index put requires the source and "
+              "destination dtypes match, got ",
+              dtype_name(view.dtype()), " for the destination and ", dtype_name(values.dtype()),
+              " for the source.");
+  EMBER_CHECK(!view.is_conj(), "[", op,
+              "] writing into a lazily conjugated tensor is not "
+              "supported; call resolve_conj() first");
+  AdvancedPlan p = make_plan(view, adv, op);
+  // Values broadcast to the indexed shape.
+  {
+    IntArrayRef vs = values.sizes();
+    const size_t nd = p.result_sizes.size();
+    bool ok = vs.size() <= nd;
+    for (size_t k = 0; ok && k < vs.size(); ++k) {
+      const int64_t r = p.result_sizes[nd - vs.size() + k];
+      ok = vs[k] == r || vs[k] == 1;
+    }
+    EMBER_CHECK(ok, "[", op, "] shape mismatch: value tensor of shape ", shape_str(vs),
+                " cannot be broadcast to indexing result of shape ", shape_str(p.result_sizes));
+  }
+  Tensor v = values.resolve_conj().expand(p.result_sizes);
+  if (!v.is_contiguous() || v.is_alias_of(view)) v = v.contiguous().clone();
+  cpu::IndexLoop l;
+  l.n = int64_t(p.offsets.size());
+  for (int64_t d : p.rest_dims) {
+    l.rest_sizes.push_back(view.size(d));
+    l.dst.rest_strides.push_back(view.stride(d));
+  }
+  l.elsize = view.element_size();
+  l.dst.data = static_cast<char*>(view.data_ptr());
+  l.dst.off = p.offsets.data();
+  l.src.data = static_cast<char*>(v.data_ptr());
+  result_side(p, l.src);
+  if (accumulate) {
+    cpu::index_accumulate(l, view.dtype(), Scalar(1));
+  } else {
+    cpu::index_copy_bytes(l);
+  }
+}
+
+namespace {
+std::vector<indexing::TensorIndex> to_tensor_indices(ArrayRef<std::optional<Tensor>> indices) {
+  std::vector<indexing::TensorIndex> r;
+  for (const auto& t : indices) {
+    if (t.has_value() && t->defined()) {
+      r.emplace_back(*t);
+    } else {
+      r.emplace_back(indexing::Slice());
+    }
+  }
+  return r;
+}
+}  // namespace
+
+Tensor index(const Tensor& self, ArrayRef<std::optional<Tensor>> indices) {
+  auto ix = to_tensor_indices(indices);
+  bool any = false;
+  for (const auto& i : ix) any = any || i.is_tensor();
+  Tensor r = self.index(ArrayRef<indexing::TensorIndex>(ix.data(), ix.size()));
+  return any ? r : r.clone();
+}
+
+Tensor& index_put_(Tensor& self, ArrayRef<std::optional<Tensor>> indices, const Tensor& values,
+                   bool accumulate) {
+  auto ix = to_tensor_indices(indices);
+  return index_put_with(self, ArrayRef<indexing::TensorIndex>(ix.data(), ix.size()), values,
+                        accumulate);
+}
+
+Tensor index_put(const Tensor& self, ArrayRef<std::optional<Tensor>> indices, const Tensor& values,
+                 bool accumulate) {
+  Tensor r = self.clone();
+  index_put_(r, indices, values, accumulate);
+  return r;
+}
+
+Tensor& Tensor::index_put_(ArrayRef<std::optional<Tensor>> indices, const Tensor& values,
+                           bool accumulate) {
+  return ember::index_put_(*this, indices, values, accumulate);
+}
+
+Tensor Tensor::index_put(ArrayRef<std::optional<Tensor>> indices, const Tensor& values,
+                         bool accumulate) const {
+  return ember::index_put(*this, indices, values, accumulate);
+}
+
+}  // namespace ember

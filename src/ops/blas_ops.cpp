@@ -1,0 +1,877 @@
+// Matrix products. Every product funnels into `gemm_core`, a batched C = beta*C + alpha*A·B on
+// (batch, row, column) element strides: operands whose strides fit a BLAS layout (plain or
+// transposed, with the conj bit folded into the op) are passed without a copy; only operands
+// that fit neither layout are copied. float16/bfloat16 run through float32 BLAS, integers through
+// the blocked kernel in kernels/cpu/gemm.cpp.
+#include <algorithm>
+#include <climits>
+#include <complex>
+#include <limits>
+
+#include "core/parallel_internal.h"
+#include "core/tensor_util.h"
+#include "ember/blas.h"
+#include "ember/dispatch_type.h"
+#include "ember/factory.h"
+#include "ember/ops.h"
+#include "ember/parallel.h"
+#include "kernels/cpu/gemm.h"
+#include "ops/elementwise_core.h"
+
+namespace ember {
+namespace {
+
+using cpu::Op;
+
+/// One operand of a batched product: element strides of the batch, row and column dims.
+struct Mat {
+  Tensor t;
+  int64_t bs, rs, cs;
+};
+
+Mat mat2(const Tensor& t) { return {t, 0, t.stride(0), t.stride(1)}; }
+Mat mat3(const Tensor& t) { return {t, t.stride(0), t.stride(1), t.stride(2)}; }
+
+struct Layout {
+  bool ok;
+  Op op;
+  int64_t ld;
+};
+
+/// How BLAS can read a rows×cols matrix with strides (rs, cs): row-major as is (N) or as the
+/// transpose of a row-major matrix (T). Size-1 dims accept any stride.
+Layout blas_layout(int64_t rows, int64_t cols, int64_t rs, int64_t cs) {
+  constexpr int64_t kMax = INT_MAX;
+  if ((cols == 1 || cs == 1) && (rows == 1 || (rs >= std::max<int64_t>(1, cols) && rs <= kMax)))
+    return {true, Op::N, rows == 1 ? std::max<int64_t>(1, cols) : rs};
+  if ((rows == 1 || rs == 1) && (cols == 1 || (cs >= std::max<int64_t>(1, rows) && cs <= kMax)))
+    return {true, Op::T, cols == 1 ? std::max<int64_t>(1, rows) : cs};
+  return {false, Op::N, 0};
+}
+
+bool is_zero(const Scalar& s) { return s.toComplexDouble() == std::complex<double>(0, 0); }
+
+bool is_blas_type(ScalarType dt) {
+  return dt == kFloat || dt == kDouble || dt == kComplexFloat || dt == kComplexDouble;
+}
+
+// Note [Batched GEMM threading]
+// OpenBLAS splits one product across threads well once a matrix holds enough work, but for
+// small matrices its per-call thread start-up costs more than the product. A batch of small
+// products is therefore split across ember's threads with BLAS single-threaded in each, and a
+// batch of large ones runs one product at a time on all threads. The switch is at m*n*k of
+// 256^3 (measured with bench/ops_side_by_side.py: 64x128x128 batches are 1.6-1.9x faster split
+// across the batch on 2 threads, while 512^3 products gain from threads inside BLAS). A batch
+// smaller than the thread count also stays inside BLAS.
+constexpr double kBatchAcrossMaxWork = 256.0 * 256.0 * 256.0;
+
+/// C[b] = beta * C[b] + alpha * A[b]·B[b] for b < batch. C must have unit column stride (or
+/// n == 1) and a row stride >= n; it is written in place. Same dtype everywhere.
+void gemm_core(const char* op, int64_t batch, int64_t m, int64_t n, int64_t k, Mat a, Mat b,
+               const Tensor& c, int64_t cbs, int64_t crs, const Scalar& beta, const Scalar& alpha) {
+  if (batch == 0 || m == 0 || n == 0) return;
+  const ScalarType dt = c.dtype();
+  EMBER_CHECK(dt != kBool, "[", op, "] not implemented for 'Bool'");
+  EMBER_CHECK(c.is_cpu(), "[", op, "] only CPU tensors are supported, got ", c.device().str());
+  const bool integral = isIntegralType(dt, false);
+  if (k == 0) {
+    // No products to add: C = beta * C (beta == 0 clears C, NaN included).
+    Tensor cv = c.as_strided({batch, m, n}, {cbs, crs, 1});
+    if (is_zero(beta)) {
+      cv.zero_();
+    } else if (!beta.equal(Scalar(int64_t(1)))) {
+      cv.mul_(integral ? Scalar(beta.toLong()) : beta);
+    }
+    return;
+  }
+  EMBER_CHECK(m <= INT_MAX && n <= INT_MAX && k <= INT_MAX, "[", op,
+              "] matrix dims must be below 2^31, got ", m, "x", k, " and ", k, "x", n);
+  if (dt == kHalf || dt == kBFloat16) {
+    // float32 products, one rounding at the end (PyTorch accumulates in float32 as well).
+    Tensor cv = c.as_strided({batch, m, n}, {cbs, crs, 1});
+    Tensor cf = is_zero(beta) ? empty({batch, m, n}, TensorOptions().dtype(kFloat))
+                              : cv.to(kFloat).contiguous();
+    auto to_float = [&](const Mat& x, int64_t rows, int64_t cols) {
+      // A broadcast batch (stride 0) converts one matrix only.
+      if (x.bs == 0) {
+        Tensor t = x.t.as_strided({rows, cols}, {x.rs, x.cs}).to(kFloat).contiguous();
+        return Mat{t, 0, cols, 1};
+      }
+      Tensor t = x.t.as_strided({batch, rows, cols}, {x.bs, x.rs, x.cs}).to(kFloat).contiguous();
+      return Mat{t, rows * cols, cols, 1};
+    };
+    Mat am = to_float(a, m, k), bm = to_float(b, k, n);
+    gemm_core(op, batch, m, n, k, am, bm, cf, m * n, n, beta, alpha);
+    cv.copy_(cf);
+    return;
+  }
+  const int nt = get_num_threads();
+  const bool across = batch > 1 && nt > 1 && batch >= nt &&
+                      double(m) * double(n) * double(k) <= kBatchAcrossMaxWork;
+  const size_t item = c.itemsize();
+  const char* ap = static_cast<const char*>(a.t.data_ptr());
+  const char* bp = static_cast<const char*>(b.t.data_ptr());
+  char* cp = static_cast<char*>(c.data_ptr());
+  if (integral) {
+    const int64_t ia = alpha.toLong(), ib = beta.toLong();
+    auto one = [&](int64_t i) {
+      cpu::int_gemm(dt, m, n, k, ia, ap + size_t(i * a.bs) * item, a.rs, a.cs,
+                    bp + size_t(i * b.bs) * item, b.rs, b.cs, ib, cp + size_t(i * cbs) * item, crs,
+                    1);
+    };
+    if (across) {
+      parallel_for(0, batch, 1, [&](int64_t b0, int64_t b1) {
+        for (int64_t i = b0; i < b1; ++i) one(i);
+      });
+    } else {
+      for (int64_t i = 0; i < batch; ++i) one(i);
+    }
+    return;
+  }
+  EMBER_CHECK(is_blas_type(dt), "[", op, "] not implemented for dtype ", dtype_name(dt));
+  Layout la = blas_layout(m, k, a.rs, a.cs);
+  if (!la.ok) {
+    // Neither layout fits: one contiguous copy of the operand (every batch entry).
+    Tensor t = a.t.as_strided({batch, m, k}, {a.bs, a.rs, a.cs}).contiguous();
+    a = {t, m * k, k, 1};
+    ap = static_cast<const char*>(t.data_ptr());
+    la = blas_layout(m, k, a.rs, a.cs);
+  }
+  Layout lb = blas_layout(k, n, b.rs, b.cs);
+  if (!lb.ok) {
+    Tensor t = b.t.as_strided({batch, k, n}, {b.bs, b.rs, b.cs}).contiguous();
+    b = {t, k * n, n, 1};
+    bp = static_cast<const char*>(t.data_ptr());
+    lb = blas_layout(k, n, b.rs, b.cs);
+  }
+  // The conj bit folds into the op: conj(A) read as stored is R, conj(A)^T is C.
+  const Op opa = a.t.is_conj() ? (la.op == Op::N ? Op::R : Op::C) : la.op;
+  const Op opb = b.t.is_conj() ? (lb.op == Op::N ? Op::R : Op::C) : lb.op;
+  const int64_t ldc = m == 1 ? std::max<int64_t>(1, n) : crs;
+  auto one = [&](int64_t i) {
+    cpu::blas_gemm(dt, opa, opb, m, n, k, alpha, ap + size_t(i * a.bs) * item, la.ld,
+                   bp + size_t(i * b.bs) * item, lb.ld, beta, cp + size_t(i * cbs) * item, ldc);
+  };
+  if (across) {
+    cpu::set_blas_threads(1);
+    parallel_for(0, batch, 1, [&](int64_t b0, int64_t b1) {
+      for (int64_t i = b0; i < b1; ++i) one(i);
+    });
+  } else {
+    cpu::sync_blas_threads();
+    for (int64_t i = 0; i < batch; ++i) one(i);
+  }
+}
+
+/// Whether `c` (m×n, possibly batched) can be written by gemm_core directly.
+bool writable_c(const Tensor& c) {
+  const int64_t d = c.dim();
+  const int64_t m = c.size(d - 2), n = c.size(d - 1);
+  const int64_t rs = c.stride(d - 2), cs = c.stride(d - 1);
+  return !c.is_conj() && (n == 1 || cs == 1) && (m == 1 || rs >= std::max<int64_t>(1, n));
+}
+
+void check_same_dtype(const Tensor& a, const Tensor& b, const char* op) {
+  EMBER_CHECK(a.dtype() == b.dtype(), "[", op,
+              "] expected both operands to have the same dtype, "
+              "but got ",
+              dtype_name(a.dtype()), " and ", dtype_name(b.dtype()));
+}
+
+void check_cpu(const Tensor& t, const char* op) {
+  EMBER_CHECK(t.is_cpu(), "[", op, "] only CPU tensors are supported, got ", t.device().str());
+}
+
+/// A scalar coefficient must be representable in the result dtype's category.
+void check_coef(const Scalar& s, ScalarType dt, const char* op, const char* name) {
+  if (!isComplexType(dt))
+    EMBER_CHECK(!s.isComplex(), "[", op, "] ", name, " = ", s, " cannot be converted to ",
+                dtype_name(dt), " without overflow");
+}
+
+/// Writes `r` into `out`: same dtype required, an empty out is resized, another shape is an
+/// error.
+Tensor& assign_out(Tensor& out, const Tensor& r, const char* op) {
+  EMBER_CHECK(out.dtype() == r.dtype(), "[", op, "] expected out tensor to have dtype ",
+              dtype_name(r.dtype()), ", but got ", dtype_name(out.dtype()), " instead");
+  if (out.sizes() != r.sizes()) {
+    EMBER_CHECK(out.numel() == 0, "[", op, "] out= tensor has shape ", shape_str(out.sizes()),
+                " but the result has shape ", shape_str(r.sizes()));
+    resize_output(out, r.sizes());
+  }
+  return out.copy_(r);
+}
+
+/// mat1 (m×k) · mat2 (k×n) into a new tensor, or beta * self + alpha * product.
+Tensor addmm_impl(const Tensor* self, const Tensor& m1, const Tensor& m2, const Scalar& beta,
+                  const Scalar& alpha, const char* op) {
+  check_cpu(m1, op);
+  check_cpu(m2, op);
+  EMBER_CHECK(m1.dim() == 2, "[", op, "] mat1 must be a matrix, got ", m1.dim(),
+              "-D tensor of shape ", shape_str(m1.sizes()));
+  EMBER_CHECK(m2.dim() == 2, "[", op, "] mat2 must be a matrix, got ", m2.dim(),
+              "-D tensor of shape ", shape_str(m2.sizes()));
+  check_same_dtype(m1, m2, op);
+  EMBER_CHECK(m1.size(1) == m2.size(0), "[", op, "] mat1 and mat2 shapes cannot be multiplied (",
+              m1.size(0), "x", m1.size(1), " and ", m2.size(0), "x", m2.size(1), ")");
+  const int64_t m = m1.size(0), k = m1.size(1), n = m2.size(1);
+  const ScalarType dt = m1.dtype();
+  Tensor out = empty({m, n}, TensorOptions().dtype(dt));
+  Scalar b = 0;
+  if (self) {
+    check_same_dtype(*self, m1, op);
+    check_coef(beta, dt, op, "beta");
+    check_coef(alpha, dt, op, "alpha");
+    Tensor s = self->expand({m, n});
+    if (!is_zero(beta)) {
+      out.copy_(s);
+      b = beta;
+    }
+  }
+  gemm_core(op, 1, m, n, k, mat2(m1), mat2(m2), out, 0, n, b, self ? alpha : Scalar(1));
+  return out;
+}
+
+/// The shape of batch dims `a` and `b` broadcast together.
+DimVector broadcast_batch(IntArrayRef a, IntArrayRef b, const char* op) {
+  const size_t nd = std::max(a.size(), b.size());
+  DimVector r(nd);
+  for (size_t i = 0; i < nd; ++i) {
+    const int64_t sa = i < nd - a.size() ? 1 : a[i - (nd - a.size())];
+    const int64_t sb = i < nd - b.size() ? 1 : b[i - (nd - b.size())];
+    EMBER_CHECK(sa == sb || sa == 1 || sb == 1, "[", op, "] the batch dims ", shape_str(a), " and ",
+                shape_str(b), " do not broadcast (size ", sa, " vs ", sb, " at batch dim ", i, ")");
+    r[i] = sa == 1 ? sb : sa;
+  }
+  return r;
+}
+
+/// Whether all dims but the last of `t` merge into one dim (a view of shape [-1, last]).
+bool leading_dims_fold(const Tensor& t) {
+  for (int64_t i = 0; i + 2 < t.dim(); ++i)
+    if (t.size(i) != 1 && t.stride(i) != t.stride(i + 1) * t.size(i + 1)) return false;
+  return true;
+}
+
+/// Stride of the merged leading dims of a foldable `t` (any value when they hold one row).
+int64_t folded_row_stride(const Tensor& t) { return t.stride(t.dim() - 2); }
+
+}  // namespace
+
+// ---- mm / bmm / matmul ----
+
+Tensor mm(const Tensor& self, const Tensor& mat2) {
+  return addmm_impl(nullptr, self, mat2, 0, 1, "mm");
+}
+
+Tensor& mm_out(Tensor& out, const Tensor& self, const Tensor& mat2) {
+  return assign_out(out, mm(self, mat2), "mm");
+}
+
+Tensor bmm(const Tensor& self, const Tensor& mat2) {
+  return baddbmm(empty({0}, TensorOptions().dtype(self.dtype())), self, mat2, 0, 1);
+}
+
+Tensor& bmm_out(Tensor& out, const Tensor& self, const Tensor& mat2) {
+  return assign_out(out, bmm(self, mat2), "bmm");
+}
+
+Tensor matmul(const Tensor& a, const Tensor& b) {
+  const int64_t da = a.dim(), db = b.dim();
+  EMBER_CHECK(da >= 1 && db >= 1,
+              "[matmul] both arguments to matmul need to be at least 1D, "
+              "but they are ",
+              da, "D and ", db, "D");
+  check_cpu(a, "matmul");
+  check_cpu(b, "matmul");
+  check_same_dtype(a, b, "matmul");
+  if (da == 1 && db == 1) return dot(a, b);
+  if (da == 2 && db == 1) return mv(a, b);
+  if (da == 1 && db == 2) return mm(a.unsqueeze(0), b).squeeze(0);
+  if (da == 2 && db == 2) return mm(a, b);
+  const int64_t k = a.size(-1);
+  const int64_t kb = db == 1 ? b.size(0) : b.size(-2);
+  EMBER_CHECK(k == kb, "[matmul] shapes ", shape_str(a.sizes()), " and ", shape_str(b.sizes()),
+              " cannot be multiplied (", k, " != ", kb, ")");
+  if (da >= 3 && db <= 2 && leading_dims_fold(a)) {
+    // A batch times one matrix: the batch folds into the rows of one big GEMM, no copy.
+    DimVector shape;
+    for (int64_t i = 0; i + 1 < da; ++i) shape.push_back(a.size(i));
+    int64_t m_all = 1;
+    for (int64_t i = 0; i + 1 < da; ++i) m_all *= a.size(i);
+    const int64_t n = db == 1 ? 1 : b.size(1);
+    if (db == 2) shape.push_back(n);
+    Tensor out = empty(shape, TensorOptions().dtype(a.dtype()));
+    Mat am{a, 0, folded_row_stride(a), a.stride(-1)};
+    Mat bm = db == 1 ? Mat{b, 0, b.stride(0), 1} : mat2(b);
+    gemm_core("matmul", 1, m_all, n, k, am, bm, out, 0, n, 0, 1);
+    return out;
+  }
+  // General case: batch dims broadcast; stride-0 batches are read in place.
+  Tensor a2 = da == 1 ? a.unsqueeze(0) : a;
+  Tensor b2 = db == 1 ? b.unsqueeze(-1) : b;
+  const int64_t m = a2.size(-2), n = b2.size(-1);
+  IntArrayRef ba(a2.sizes().data(), a2.dim() - 2), bb(b2.sizes().data(), b2.dim() - 2);
+  DimVector batch = broadcast_batch(ba, bb, "matmul");
+  int64_t nb = 1;
+  for (int64_t s : batch) nb *= s;
+  DimVector sa = batch, sb = batch;
+  sa.push_back(m);
+  sa.push_back(k);
+  sb.push_back(k);
+  sb.push_back(n);
+  Tensor ae = a2.expand(sa).reshape({nb, m, k});
+  Tensor be = b2.expand(sb).reshape({nb, k, n});
+  DimVector so = batch;
+  so.push_back(m);
+  so.push_back(n);
+  Tensor out = empty(so, TensorOptions().dtype(a.dtype()));
+  gemm_core("matmul", nb, m, n, k, mat3(ae), mat3(be), out, m * n, n, 0, 1);
+  if (da == 1) out = out.squeeze(-2);
+  if (db == 1) out = out.squeeze(-1);
+  return out;
+}
+
+Tensor& matmul_out(Tensor& out, const Tensor& self, const Tensor& other) {
+  return assign_out(out, matmul(self, other), "matmul");
+}
+
+Tensor linalg_matmul(const Tensor& self, const Tensor& other) { return matmul(self, other); }
+Tensor& linalg_matmul_out(Tensor& out, const Tensor& self, const Tensor& other) {
+  return assign_out(out, matmul(self, other), "linalg.matmul");
+}
+
+// ---- addmm / addmv / addr / baddbmm / addbmm ----
+
+Tensor addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const Scalar& beta,
+             const Scalar& alpha) {
+  return addmm_impl(&self, mat1, mat2, beta, alpha, "addmm");
+}
+
+Tensor& addmm_out(Tensor& out, const Tensor& self, const Tensor& mat1, const Tensor& mat2,
+                  const Scalar& beta, const Scalar& alpha) {
+  return assign_out(out, addmm(self, mat1, mat2, beta, alpha), "addmm");
+}
+
+Tensor baddbmm(const Tensor& self, const Tensor& b1, const Tensor& b2, const Scalar& beta,
+               const Scalar& alpha) {
+  const bool plain = self.numel() == 0 && self.dim() == 1 && is_zero(beta);
+  const char* op = plain ? "bmm" : "baddbmm";
+  check_cpu(b1, op);
+  check_cpu(b2, op);
+  EMBER_CHECK(b1.dim() == 3, "[", op, "] batch1 must be a 3D tensor, got ", b1.dim(),
+              "-D tensor of shape ", shape_str(b1.sizes()));
+  EMBER_CHECK(b2.dim() == 3, "[", op, "] batch2 must be a 3D tensor, got ", b2.dim(),
+              "-D tensor of shape ", shape_str(b2.sizes()));
+  check_same_dtype(b1, b2, op);
+  const int64_t nb = b1.size(0), m = b1.size(1), k = b1.size(2), n = b2.size(2);
+  EMBER_CHECK(b2.size(0) == nb && b2.size(1) == k, "[", op,
+              "] expected size for first two dimensions of batch2 tensor to be: [", nb, ", ", k,
+              "] but got: [", b2.size(0), ", ", b2.size(1), "] (batch1 ", shape_str(b1.sizes()),
+              ", batch2 ", shape_str(b2.sizes()), ")");
+  Tensor out = empty({nb, m, n}, TensorOptions().dtype(b1.dtype()));
+  Scalar b = 0;
+  if (!plain) {
+    check_same_dtype(self, b1, op);
+    check_coef(beta, b1.dtype(), op, "beta");
+    check_coef(alpha, b1.dtype(), op, "alpha");
+    Tensor s = self.expand({nb, m, n});
+    if (!is_zero(beta)) {
+      out.copy_(s);
+      b = beta;
+    }
+  }
+  gemm_core(op, nb, m, n, k, mat3(b1), mat3(b2), out, m * n, n, b, alpha);
+  return out;
+}
+
+Tensor& baddbmm_out(Tensor& out, const Tensor& self, const Tensor& b1, const Tensor& b2,
+                    const Scalar& beta, const Scalar& alpha) {
+  return assign_out(out, baddbmm(self, b1, b2, beta, alpha), "baddbmm");
+}
+
+Tensor addbmm(const Tensor& self, const Tensor& b1, const Tensor& b2, const Scalar& beta,
+              const Scalar& alpha) {
+  const char* op = "addbmm";
+  EMBER_CHECK(b1.dim() == 3, "[", op, "] batch1 must be a 3D tensor, got ", b1.dim(), "-D");
+  EMBER_CHECK(b2.dim() == 3, "[", op, "] batch2 must be a 3D tensor, got ", b2.dim(), "-D");
+  EMBER_CHECK(b1.size(0) == b2.size(0), "[", op,
+              "] batch1 and batch2 must have same number of batches, got ", b1.size(0), " and ",
+              b2.size(0));
+  EMBER_CHECK(b1.size(2) == b2.size(1), "[", op, "] incompatible matrix sizes for bmm (",
+              b1.size(1), "x", b1.size(2), " and ", b2.size(1), "x", b2.size(2), ")");
+  // sum_b A[b]·B[b] is one GEMM over the concatenated inner dim: [n, B*k] · [B*k, p].
+  const int64_t nb = b1.size(0), m = b1.size(1), k = b1.size(2), n = b2.size(2);
+  Tensor a2 = b1.permute({1, 0, 2}).reshape({m, nb * k});
+  Tensor c2 = b2.reshape({nb * k, n});
+  return addmm_impl(&self, a2, c2, beta, alpha, op);
+}
+
+Tensor& addbmm_out(Tensor& out, const Tensor& self, const Tensor& b1, const Tensor& b2,
+                   const Scalar& beta, const Scalar& alpha) {
+  return assign_out(out, addbmm(self, b1, b2, beta, alpha), "addbmm");
+}
+
+namespace {
+
+Tensor addmv_impl(const Tensor* self, const Tensor& mat, const Tensor& vec, const Scalar& beta,
+                  const Scalar& alpha, const char* op) {
+  check_cpu(mat, op);
+  check_cpu(vec, op);
+  EMBER_CHECK(mat.dim() == 2 && vec.dim() == 1, "[", op,
+              "] vector + matrix @ vector expected, got ", mat.dim(), "-D matrix and ", vec.dim(),
+              "-D vector");
+  EMBER_CHECK(mat.size(1) == vec.size(0), "[", op, "] size mismatch, got matrix ",
+              shape_str(mat.sizes()), " and vector ", shape_str(vec.sizes()));
+  check_same_dtype(mat, vec, op);
+  const int64_t m = mat.size(0), k = mat.size(1);
+  const ScalarType dt = mat.dtype();
+  Tensor out = empty({m}, TensorOptions().dtype(dt));
+  Scalar b = 0;
+  if (self) {
+    check_same_dtype(*self, mat, op);
+    check_coef(beta, dt, op, "beta");
+    check_coef(alpha, dt, op, "alpha");
+    Tensor s = self->expand({m});
+    if (!is_zero(beta)) {
+      out.copy_(s);
+      b = beta;
+    }
+  }
+  gemm_core(op, 1, m, 1, k, mat2(mat), Mat{vec, 0, vec.stride(0), 1}, out, 0, 1, b,
+            self ? alpha : Scalar(1));
+  return out;
+}
+
+/// `a` (1-D) · `b` (1-D) as a 1×k by k×1 product.
+Tensor dot_impl(const Tensor& a, const Tensor& b, const char* op) {
+  check_cpu(a, op);
+  check_cpu(b, op);
+  EMBER_CHECK(a.dim() == 1 && b.dim() == 1, "[", op, "] 1D tensors expected, but got ", a.dim(),
+              "D and ", b.dim(), "D tensors");
+  EMBER_CHECK(a.dtype() == b.dtype(), "[", op,
+              "] expected both vectors to have same dtype, but found ", dtype_name(a.dtype()),
+              " and ", dtype_name(b.dtype()));
+  EMBER_CHECK(a.size(0) == b.size(0), "[", op, "] inconsistent tensor size, expected tensor [",
+              a.size(0), "] and src [", b.size(0), "] to have the same number of elements");
+  Tensor out = empty({}, TensorOptions().dtype(a.dtype()));
+  gemm_core(op, 1, 1, 1, a.size(0), Mat{a, 0, 1, a.stride(0)}, Mat{b, 0, b.stride(0), 1}, out, 0, 1,
+            0, 1);
+  return out;
+}
+
+}  // namespace
+
+Tensor addmv(const Tensor& self, const Tensor& mat, const Tensor& vec, const Scalar& beta,
+             const Scalar& alpha) {
+  return addmv_impl(&self, mat, vec, beta, alpha, "addmv");
+}
+Tensor& addmv_out(Tensor& out, const Tensor& self, const Tensor& mat, const Tensor& vec,
+                  const Scalar& beta, const Scalar& alpha) {
+  return assign_out(out, addmv(self, mat, vec, beta, alpha), "addmv");
+}
+Tensor mv(const Tensor& self, const Tensor& vec) {
+  return addmv_impl(nullptr, self, vec, 0, 1, "mv");
+}
+Tensor& mv_out(Tensor& out, const Tensor& self, const Tensor& vec) {
+  return assign_out(out, mv(self, vec), "mv");
+}
+Tensor dot(const Tensor& self, const Tensor& other) { return dot_impl(self, other, "dot"); }
+Tensor& dot_out(Tensor& out, const Tensor& self, const Tensor& other) {
+  return assign_out(out, dot(self, other), "dot");
+}
+Tensor vdot(const Tensor& self, const Tensor& other) {
+  // The conj bit of the first operand turns into a conjugating BLAS op, no copy.
+  return dot_impl(self.is_complex() ? self.conj() : self, other, "vdot");
+}
+Tensor& vdot_out(Tensor& out, const Tensor& self, const Tensor& other) {
+  return assign_out(out, vdot(self, other), "vdot");
+}
+
+Tensor outer(const Tensor& self, const Tensor& vec2) {
+  EMBER_CHECK(self.dim() == 1, "[outer] expected 1-D argument self, but got ", self.dim(), "-D");
+  EMBER_CHECK(vec2.dim() == 1, "[outer] expected 1-D argument vec2, but got ", vec2.dim(), "-D");
+  return mul(self.unsqueeze(1), vec2);
+}
+Tensor& outer_out(Tensor& out, const Tensor& self, const Tensor& vec2) {
+  return assign_out(out, outer(self, vec2), "outer");
+}
+Tensor ger(const Tensor& self, const Tensor& vec2) { return outer(self, vec2); }
+Tensor& ger_out(Tensor& out, const Tensor& self, const Tensor& vec2) {
+  return assign_out(out, outer(self, vec2), "ger");
+}
+
+Tensor addr(const Tensor& self, const Tensor& vec1, const Tensor& vec2, const Scalar& beta,
+            const Scalar& alpha) {
+  const char* op = "addr";
+  EMBER_CHECK(vec1.dim() == 1, "[addr] expected 1-D argument vec1, but got ", vec1.dim(), "-D");
+  EMBER_CHECK(vec2.dim() == 1, "[addr] expected 1-D argument vec2, but got ", vec2.dim(), "-D");
+  const ScalarType rt = result_type({self, vec1, vec2});
+  if (isIntegralType(rt, true)) {
+    EMBER_CHECK(!beta.isFloatingPoint() && !beta.isComplex(),
+                "[addr] for integral input "
+                "tensors, argument beta must not be a floating point number (got ",
+                beta, ")");
+    EMBER_CHECK(!alpha.isFloatingPoint() && !alpha.isComplex(),
+                "[addr] for integral input "
+                "tensors, argument alpha must not be a floating point number (got ",
+                alpha, ")");
+  }
+  check_coef(beta, rt, op, "beta");
+  check_coef(alpha, rt, op, "alpha");
+  const DimVector shape{vec1.size(0), vec2.size(0)};
+  Tensor s = self.expand(shape);
+  Tensor prod = outer(vec1.to(rt), vec2.to(rt));
+  if (rt == kBool) {
+    // Boolean coefficients: (beta && self) || (alpha && vec1 ⊗ vec2).
+    Tensor r = alpha.toBool() ? prod : zeros(shape, TensorOptions().dtype(kBool));
+    if (beta.toBool()) r = logical_or(r, s);
+    return r.to(kBool);
+  }
+  Tensor r = alpha.equal(Scalar(int64_t(1))) ? prod : mul(prod, alpha);
+  if (!is_zero(beta)) r = add(mul(s.to(rt), beta), r);
+  return r.to(rt).expand(shape).contiguous();
+}
+
+Tensor& addr_out(Tensor& out, const Tensor& self, const Tensor& vec1, const Tensor& vec2,
+                 const Scalar& beta, const Scalar& alpha) {
+  return assign_out(out, addr(self, vec1, vec2, beta, alpha), "addr");
+}
+
+// ---- inner / tensordot ----
+
+Tensor tensordot(const Tensor& a, const Tensor& b, IntArrayRef dims_a, IntArrayRef dims_b) {
+  const char* op = "tensordot";
+  EMBER_CHECK(dims_a.size() == dims_b.size(),
+              "[tensordot] both dimension lists should have the "
+              "same length, got ",
+              dims_a.size(), " and ", dims_b.size());
+  check_same_dtype(a, b, op);
+  const int64_t na = a.dim(), nbd = b.dim();
+  std::vector<bool> ca(size_t(std::max<int64_t>(na, 1)), false),
+      cb(size_t(std::max<int64_t>(nbd, 1)), false);
+  DimVector pa, pb;
+  int64_t ksz = 1;
+  for (size_t i = 0; i < dims_a.size(); ++i) {
+    const int64_t da = wrap_dim(dims_a[i], na, op), db = wrap_dim(dims_b[i], nbd, op);
+    EMBER_CHECK(a.size(da) == b.size(db),
+                "[tensordot] contracted dimensions need to match, but "
+                "first has size ",
+                a.size(da), " in dim ", da, " and second has size ", b.size(db), " in dim ", db);
+    EMBER_CHECK(!ca[size_t(da)] && !cb[size_t(db)], "[tensordot] dim ", da, " or ", db,
+                " appears multiple times in the contraction lists");
+    ca[size_t(da)] = true;
+    cb[size_t(db)] = true;
+    ksz *= a.size(da);
+  }
+  DimVector out_shape, free_a, free_b;
+  int64_t msz = 1, nsz = 1;
+  for (int64_t i = 0; i < na; ++i)
+    if (!ca[size_t(i)]) {
+      free_a.push_back(i);
+      out_shape.push_back(a.size(i));
+      msz *= a.size(i);
+    }
+  for (int64_t i = 0; i < nbd; ++i)
+    if (!cb[size_t(i)]) {
+      free_b.push_back(i);
+      out_shape.push_back(b.size(i));
+      nsz *= b.size(i);
+    }
+  pa = free_a;
+  for (int64_t d : dims_a) pa.push_back(wrap_dim(d, na, op));
+  for (int64_t d : dims_b) pb.push_back(wrap_dim(d, nbd, op));
+  for (int64_t d : free_b) pb.push_back(d);
+  Tensor a2 = a.permute(pa).reshape({msz, ksz});
+  Tensor b2 = b.permute(pb).reshape({ksz, nsz});
+  return mm(a2, b2).view(out_shape);
+}
+
+Tensor tensordot(const Tensor& a, const Tensor& b, int64_t dims) {
+  EMBER_CHECK(dims >= 0, "[tensordot] tensordot expects dims >= 0, but got dims=", dims);
+  EMBER_CHECK(dims <= a.dim() && dims <= b.dim(),
+              "[tensordot] tensordot expects dims < ndim_a "
+              "or ndim_b, but got dims=",
+              dims, " for shapes ", shape_str(a.sizes()), " and ", shape_str(b.sizes()));
+  DimVector da, db;
+  for (int64_t i = 0; i < dims; ++i) {
+    da.push_back(a.dim() - dims + i);
+    db.push_back(i);
+  }
+  return tensordot(a, b, da, db);
+}
+
+Tensor& tensordot_out(Tensor& out, const Tensor& a, const Tensor& b, IntArrayRef dims_a,
+                      IntArrayRef dims_b) {
+  return assign_out(out, tensordot(a, b, dims_a, dims_b), "tensordot");
+}
+
+Tensor inner(const Tensor& self, const Tensor& other) {
+  if (self.dim() == 0 || other.dim() == 0) return mul(self, other);
+  EMBER_CHECK(self.size(-1) == other.size(-1),
+              "[inner] the last dimension must match on both "
+              "input tensors but got shapes ",
+              shape_str(self.sizes()), " and ", shape_str(other.sizes()));
+  const int64_t last_a = self.dim() - 1, last_b = other.dim() - 1;
+  return tensordot(self, other, IntArrayRef(&last_a, 1), IntArrayRef(&last_b, 1));
+}
+
+Tensor& inner_out(Tensor& out, const Tensor& self, const Tensor& other) {
+  return assign_out(out, inner(self, other), "inner");
+}
+
+// ---- kron / cross / trace ----
+
+Tensor kron(const Tensor& self, const Tensor& other) {
+  // kron(a, b) over interleaved dims: a[i0, 1, i1, 1, ...] * b[1, j0, 1, j1, ...] reshaped.
+  const int64_t nd = std::max(self.dim(), other.dim());
+  DimVector sa, sb, so;
+  for (int64_t i = 0; i < nd; ++i) {
+    const int64_t x = i < nd - self.dim() ? 1 : self.size(i - (nd - self.dim()));
+    const int64_t y = i < nd - other.dim() ? 1 : other.size(i - (nd - other.dim()));
+    sa.push_back(x);
+    sa.push_back(1);
+    sb.push_back(1);
+    sb.push_back(y);
+    so.push_back(x * y);
+  }
+  return mul(self.reshape(sa), other.reshape(sb)).reshape(so);
+}
+
+Tensor& kron_out(Tensor& out, const Tensor& self, const Tensor& other) {
+  return assign_out(out, kron(self, other), "kron");
+}
+
+Tensor linalg_cross(const Tensor& self, const Tensor& other, int64_t dim) {
+  const char* op = "linalg.cross";
+  EMBER_CHECK(self.dim() == other.dim(),
+              "[linalg.cross] inputs must have the same number of "
+              "dimensions, got ",
+              shape_str(self.sizes()), " and ", shape_str(other.sizes()));
+  check_same_dtype(self, other, op);
+  EMBER_CHECK(self.dtype() != kBool, "[linalg.cross] not implemented for 'Bool'");
+  const int64_t d = wrap_dim(dim, self.dim(), op);
+  EMBER_CHECK(self.size(d) == 3 && other.size(d) == 3, "[linalg.cross] inputs dimension ", dim,
+              " must have length 3, got ", self.size(d), " and ", other.size(d));
+  Tensor ins[2] = {self, other};
+  DimVector shape = broadcast_all(ArrayRef<Tensor>(ins, 2), op);
+  Tensor a = self.expand(shape), b = other.expand(shape);
+  auto c = [&](const Tensor& t, int64_t i) { return t.select(d, i); };
+  Tensor r0 = sub(mul(c(a, 1), c(b, 2)), mul(c(a, 2), c(b, 1)));
+  Tensor r1 = sub(mul(c(a, 2), c(b, 0)), mul(c(a, 0), c(b, 2)));
+  Tensor r2 = sub(mul(c(a, 0), c(b, 1)), mul(c(a, 1), c(b, 0)));
+  return stack({r0, r1, r2}, d);
+}
+
+Tensor& linalg_cross_out(Tensor& out, const Tensor& self, const Tensor& other, int64_t dim) {
+  return assign_out(out, linalg_cross(self, other, dim), "linalg.cross");
+}
+
+Tensor cross(const Tensor& self, const Tensor& other, std::optional<int64_t> dim) {
+  if (dim) return linalg_cross(self, other, *dim);
+  // Deprecated default: the first dim of size 3 of the input.
+  for (int64_t i = 0; i < self.dim(); ++i)
+    if (self.size(i) == 3) return linalg_cross(self, other, i);
+  EMBER_THROW(Error, "[cross] no dimension of size 3 in input of shape ", shape_str(self.sizes()));
+}
+
+Tensor& cross_out(Tensor& out, const Tensor& self, const Tensor& other,
+                  std::optional<int64_t> dim) {
+  return assign_out(out, cross(self, other, dim), "cross");
+}
+
+namespace {
+/// Sum of `n` elements `step` apart: int64 (wrapping) for integers, double or complex<double>
+/// accumulation otherwise.
+template <class T>
+Scalar diag_sum(const T* p, int64_t n, int64_t step) {
+  if constexpr (std::is_same_v<T, complex<float>> || std::is_same_v<T, complex<double>>) {
+    complex<double> s = 0;
+    for (int64_t i = 0; i < n; ++i) s += complex<double>(p[i * step]);
+    return Scalar(s);
+  } else if constexpr (std::is_integral_v<T>) {
+    uint64_t s = 0;
+    for (int64_t i = 0; i < n; ++i) s += uint64_t(int64_t(p[i * step]));
+    return Scalar(int64_t(s));
+  } else {
+    double s = 0;
+    for (int64_t i = 0; i < n; ++i) s += double(p[i * step]);
+    return Scalar(s);
+  }
+}
+}  // namespace
+
+Tensor trace(const Tensor& self) {
+  check_cpu(self, "trace");
+  EMBER_CHECK(self.dim() == 2, "[trace] expected a matrix, but got tensor with dim ", self.dim());
+  const ScalarType dt = self.dtype();
+  EMBER_CHECK(dt != kBool, "[trace] not implemented for 'Bool'");
+  const ScalarType rt = isIntegralType(dt, false) ? kLong : dt;
+  Tensor x = self.resolve_conj();
+  const int64_t nd = std::min(x.size(0), x.size(1)), step = x.stride(0) + x.stride(1);
+  Tensor out = empty({}, TensorOptions().dtype(rt));
+  EMBER_DISPATCH_ALL_TYPES(dt, "trace",
+                           [&] { out.fill_(diag_sum(x.data_ptr<scalar_t>(), nd, step)); });
+  return out;
+}
+
+// ---- multi_dot / chain_matmul ----
+
+Tensor linalg_multi_dot(ArrayRef<Tensor> ts) {
+  const char* op = "linalg.multi_dot";
+  const size_t n = ts.size();
+  EMBER_CHECK(n >= 2, "[linalg.multi_dot] expected at least 2 tensors but got ", n);
+  const int64_t d0 = ts[0].dim(), dl = ts[n - 1].dim();
+  EMBER_CHECK(d0 == 1 || d0 == 2, "[linalg.multi_dot] the first tensor must be 1D or 2D but got ",
+              d0, "D");
+  EMBER_CHECK(dl == 1 || dl == 2, "[linalg.multi_dot] the last tensor must be 1D or 2D but got ",
+              dl, "D");
+  std::vector<Tensor> ms(ts.begin(), ts.end());
+  for (size_t i = 1; i + 1 < n; ++i)
+    EMBER_CHECK(ms[i].dim() == 2, "[linalg.multi_dot] tensor ", i, " must be 2D but got ",
+                ms[i].dim(), "D");
+  for (size_t i = 1; i < n; ++i)
+    EMBER_CHECK(ms[i].dtype() == ms[0].dtype(),
+                "[linalg.multi_dot] all tensors must have the "
+                "same dtype but tensor 0 is ",
+                dtype_name(ms[0].dtype()), " and tensor ", i, " is ", dtype_name(ms[i].dtype()));
+  if (d0 == 1) ms[0] = ms[0].unsqueeze(0);
+  if (dl == 1) ms[n - 1] = ms[n - 1].unsqueeze(1);
+  for (size_t i = 0; i + 1 < n; ++i)
+    EMBER_CHECK(ms[i].size(1) == ms[i + 1].size(0), "[", op, "] tensors ", i, " and ", i + 1,
+                " with shapes ", shape_str(ms[i].sizes()), " and ", shape_str(ms[i + 1].sizes()),
+                " cannot be multiplied");
+  Tensor r;
+  if (n == 2) {
+    r = mm(ms[0], ms[1]);
+  } else {
+    // Matrix-chain order by the classic O(n^3) dynamic programme over the dims p[0..n].
+    std::vector<double> p(n + 1);
+    for (size_t i = 0; i < n; ++i) p[i] = double(ms[i].size(0));
+    p[n] = double(ms[n - 1].size(1));
+    std::vector<std::vector<double>> cost(n, std::vector<double>(n, 0));
+    std::vector<std::vector<size_t>> split(n, std::vector<size_t>(n, 0));
+    for (size_t len = 1; len < n; ++len)
+      for (size_t i = 0; i + len < n; ++i) {
+        const size_t j = i + len;
+        cost[i][j] = std::numeric_limits<double>::infinity();
+        for (size_t s = i; s < j; ++s) {
+          const double c = cost[i][s] + cost[s + 1][j] + p[i] * p[s + 1] * p[j + 1];
+          if (c < cost[i][j]) {
+            cost[i][j] = c;
+            split[i][j] = s;
+          }
+        }
+      }
+    auto chain = [&](auto&& self_fn, size_t i, size_t j) -> Tensor {
+      if (i == j) return ms[i];
+      const size_t s = split[i][j];
+      return mm(self_fn(self_fn, i, s), self_fn(self_fn, s + 1, j));
+    };
+    r = chain(chain, 0, n - 1);
+  }
+  if (d0 == 1 && dl == 1) return r.view({});
+  if (d0 == 1) return r.squeeze(0);
+  if (dl == 1) return r.squeeze(1);
+  return r;
+}
+
+Tensor& linalg_multi_dot_out(Tensor& out, ArrayRef<Tensor> ts) {
+  return assign_out(out, linalg_multi_dot(ts), "linalg.multi_dot");
+}
+
+Tensor chain_matmul(ArrayRef<Tensor> ms) {
+  EMBER_CHECK(!ms.empty(), "[chain_matmul] expected one or more matrices");
+  for (size_t i = 0; i < ms.size(); ++i)
+    EMBER_CHECK(ms[i].dim() == 2, "[chain_matmul] tensor ", i, " has dimension ", ms[i].dim(),
+                ", expected 2 instead");
+  if (ms.size() == 1) return ms[0].clone();
+  return linalg_multi_dot(ms);
+}
+
+Tensor& chain_matmul_out(Tensor& out, ArrayRef<Tensor> ms) {
+  return assign_out(out, chain_matmul(ms), "chain_matmul");
+}
+
+// ---- Tensor methods ----
+
+Tensor Tensor::matmul(const Tensor& other) const { return ember::matmul(*this, other); }
+Tensor Tensor::mm(const Tensor& mat2) const { return ember::mm(*this, mat2); }
+Tensor Tensor::bmm(const Tensor& mat2) const { return ember::bmm(*this, mat2); }
+Tensor Tensor::addmm(const Tensor& m1, const Tensor& m2, const Scalar& beta,
+                     const Scalar& alpha) const {
+  return ember::addmm(*this, m1, m2, beta, alpha);
+}
+Tensor Tensor::addmv(const Tensor& mat, const Tensor& vec, const Scalar& beta,
+                     const Scalar& alpha) const {
+  return ember::addmv(*this, mat, vec, beta, alpha);
+}
+Tensor Tensor::addr(const Tensor& v1, const Tensor& v2, const Scalar& beta,
+                    const Scalar& alpha) const {
+  return ember::addr(*this, v1, v2, beta, alpha);
+}
+Tensor Tensor::addbmm(const Tensor& b1, const Tensor& b2, const Scalar& beta,
+                      const Scalar& alpha) const {
+  return ember::addbmm(*this, b1, b2, beta, alpha);
+}
+Tensor Tensor::baddbmm(const Tensor& b1, const Tensor& b2, const Scalar& beta,
+                       const Scalar& alpha) const {
+  return ember::baddbmm(*this, b1, b2, beta, alpha);
+}
+
+namespace {
+/// In-place `self = r`: the result must have self's shape (no broadcasting of self) and a
+/// dtype that self holds exactly.
+Tensor& assign_inplace(Tensor& self, const Tensor& r, const char* op) {
+  EMBER_CHECK(r.sizes() == self.sizes(), "[", op, "] the result of shape ", shape_str(r.sizes()),
+              " does not match the in-place tensor of shape ", shape_str(self.sizes()));
+  EMBER_CHECK(r.dtype() == self.dtype(), "[", op, "] result type ", dtype_name(r.dtype()),
+              " can't be cast to the desired output type ", dtype_name(self.dtype()));
+  return self.copy_(r);
+}
+}  // namespace
+
+Tensor& Tensor::addmm_(const Tensor& m1, const Tensor& m2, const Scalar& beta,
+                       const Scalar& alpha) {
+  // Written straight into self when its layout suits BLAS and it does not alias an operand.
+  if (m1.dim() == 2 && m2.dim() == 2 && dim() == 2 && size(0) == m1.size(0) &&
+      size(1) == m2.size(1) && m1.size(1) == m2.size(0) && dtype() == m1.dtype() &&
+      dtype() == m2.dtype() && is_cpu() && m1.is_cpu() && m2.is_cpu() && writable_c(*this) &&
+      !is_alias_of(m1) && !is_alias_of(m2) && numel() > 0 &&
+      (is_blas_type(dtype()) || isIntegralType(dtype(), false))) {
+    check_coef(beta, dtype(), "addmm_", "beta");
+    check_coef(alpha, dtype(), "addmm_", "alpha");
+    gemm_core("addmm_", 1, size(0), size(1), m1.size(1), mat2(m1), mat2(m2), *this, 0, stride(0),
+              beta, alpha);
+    return *this;
+  }
+  return assign_inplace(*this, ember::addmm(*this, m1, m2, beta, alpha), "addmm_");
+}
+Tensor& Tensor::addmv_(const Tensor& mat, const Tensor& vec, const Scalar& beta,
+                       const Scalar& alpha) {
+  return assign_inplace(*this, ember::addmv(*this, mat, vec, beta, alpha), "addmv_");
+}
+Tensor& Tensor::addr_(const Tensor& v1, const Tensor& v2, const Scalar& beta, const Scalar& alpha) {
+  return assign_inplace(*this, ember::addr(*this, v1, v2, beta, alpha), "addr_");
+}
+Tensor& Tensor::addbmm_(const Tensor& b1, const Tensor& b2, const Scalar& beta,
+                        const Scalar& alpha) {
+  return assign_inplace(*this, ember::addbmm(*this, b1, b2, beta, alpha), "addbmm_");
+}
+Tensor& Tensor::baddbmm_(const Tensor& b1, const Tensor& b2, const Scalar& beta,
+                         const Scalar& alpha) {
+  return assign_inplace(*this, ember::baddbmm(*this, b1, b2, beta, alpha), "baddbmm_");
+}
+Tensor Tensor::mv(const Tensor& vec) const { return ember::mv(*this, vec); }
+Tensor Tensor::dot(const Tensor& other) const { return ember::dot(*this, other); }
+Tensor Tensor::vdot(const Tensor& other) const { return ember::vdot(*this, other); }
+Tensor Tensor::outer(const Tensor& vec2) const { return ember::outer(*this, vec2); }
+Tensor Tensor::ger(const Tensor& vec2) const { return ember::ger(*this, vec2); }
+Tensor Tensor::inner(const Tensor& other) const { return ember::inner(*this, other); }
+Tensor Tensor::kron(const Tensor& other) const { return ember::kron(*this, other); }
+Tensor Tensor::cross(const Tensor& other, std::optional<int64_t> dim) const {
+  return ember::cross(*this, other, dim);
+}
+Tensor Tensor::trace() const { return ember::trace(*this); }
+
+}  // namespace ember

@@ -1,0 +1,169 @@
+// Diagonals and writes into views: diag, diag_embed, diagflat, the *_scatter ops, one_hot.
+// Each builds its result by copy_ into a view of a fresh tensor (diagonal/select/slice), so
+// strided inputs and every dtype come from copy_.
+#include <algorithm>
+
+#include "core/parallel_internal.h"
+#include "core/tensor_util.h"
+#include "ember/factory.h"
+#include "ember/ops.h"
+#include "ember/shape_ops.h"
+
+namespace ember {
+namespace {
+
+Tensor materialize(const Tensor& v) {
+  Tensor o = empty(v.sizes(), v.options());
+  return o.copy_(v);
+}
+
+/// The *_scatter ops: a copy of `self` with `view_of(copy)` replaced by `src` (same shape).
+template <class F>
+Tensor scatter_into_view(const Tensor& self, const Tensor& src, F view_of, const char* op) {
+  Tensor out = materialize(self);
+  Tensor slot = view_of(out);
+  EMBER_CHECK(slot.sizes() == src.sizes(), "[", op, "] expected src to have a size equal to the "
+              "slice of self. src size = ", shape_str(src.sizes()), ", slice size = ",
+              shape_str(slot.sizes()));
+  slot.copy_(src);
+  return out;
+}
+
+}  // namespace
+
+Tensor diag(const Tensor& self, int64_t diagonal) {
+  EMBER_CHECK(self.dim() == 1 || self.dim() == 2, "[diag] matrix or a vector expected, got shape ",
+              shape_str(self.sizes()));
+  // PyTorch 1.13 has no float16 diag kernel on the CPU.
+  EMBER_CHECK(self.dtype() != kHalf, "[diag] \"diag\" not implemented for 'Half'");
+  if (self.dim() == 2) {
+    // PyTorch 1.13 sizes the result min(rows + k, cols) / min(rows, cols - k) and fails when
+    // that is negative (an offset past the matrix), rather than returning an empty diagonal.
+    const int64_t rows = self.size(0), cols = self.size(1);
+    const int64_t len = diagonal >= 0 ? std::min(rows, cols - diagonal)
+                                      : std::min(rows + diagonal, cols);
+    EMBER_CHECK(len >= 0, "[diag] offset ", diagonal, " is outside a matrix of shape ",
+                shape_str(self.sizes()));
+    return materialize(self.diagonal(diagonal, 0, 1));
+  }
+  const int64_t n = self.size(0) + std::abs(diagonal);
+  Tensor out = zeros({n, n}, self.options());
+  out.diagonal(diagonal, 0, 1).copy_(self);
+  return out;
+}
+
+Tensor& diag_out(Tensor& out, const Tensor& self, int64_t diagonal) {
+  Tensor r = diag(self, diagonal);
+  EMBER_CHECK(out.dtype() == r.dtype(), "[diag] expected out dtype ", dtype_name(r.dtype()),
+              ", got ", dtype_name(out.dtype()));
+  if (out.sizes() != r.sizes()) {
+    EMBER_CHECK(out.numel() == 0, "[diag] out= tensor has shape ", shape_str(out.sizes()),
+                " but the result has shape ", shape_str(r.sizes()));
+    resize_output(out, r.sizes());
+  }
+  return out.copy_(r);
+}
+
+Tensor diag_embed(const Tensor& self, int64_t offset, int64_t dim1, int64_t dim2) {
+  const int64_t nd = self.dim() + 1;
+  const int64_t d1 = wrap_dim(dim1, nd, "diag_embed");
+  const int64_t d2 = wrap_dim(dim2, nd, "diag_embed");
+  EMBER_CHECK(d1 != d2, "[diag_embed] diagonal dimensions cannot be identical ", dim1, ", ", dim2);
+  const int64_t n = self.size(-1) + std::abs(offset);
+  DimVector shape;
+  shape.assign(self.sizes());
+  shape.pop_back();
+  const int64_t lo = std::min(d1, d2), hi = std::max(d1, d2);
+  shape.insert(size_t(lo), n);
+  shape.insert(size_t(hi), n);
+  Tensor out = zeros(shape, self.options());
+  out.diagonal(offset, d1, d2).copy_(self);
+  return out;
+}
+
+Tensor diagflat(const Tensor& self, int64_t offset) {
+  EMBER_CHECK(self.dtype() != kHalf, "[diagflat] \"diag\" not implemented for 'Half'");
+  const Tensor flat = self.reshape({self.numel()});
+  const int64_t n = flat.size(0) + std::abs(offset);
+  Tensor out = zeros({n, n}, self.options());
+  out.diagonal(offset, 0, 1).copy_(flat);
+  return out;
+}
+
+Tensor diagonal_scatter(const Tensor& self, const Tensor& src, int64_t offset, int64_t dim1,
+                        int64_t dim2) {
+  return scatter_into_view(
+      self, src, [&](const Tensor& o) { return o.diagonal(offset, dim1, dim2); },
+      "diagonal_scatter");
+}
+
+Tensor select_scatter(const Tensor& self, const Tensor& src, int64_t dim, int64_t index) {
+  EMBER_CHECK_INDEX(self.dim() > 0, "[select_scatter] select() cannot be applied to a 0-dim "
+                    "tensor");
+  const int64_t d = wrap_dim(dim, self.dim(), "select_scatter");
+  const int64_t n = self.size(d);
+  EMBER_CHECK_INDEX(index >= -n && index < n, "[select_scatter] select(): index ", index,
+                    " out of range for tensor of size ", shape_str(self.sizes()), " at dimension ",
+                    d);
+  return scatter_into_view(
+      self, src, [&](const Tensor& o) { return o.select(d, index); }, "select_scatter");
+}
+
+Tensor slice_scatter(const Tensor& self, const Tensor& src, int64_t dim,
+                     std::optional<int64_t> start, std::optional<int64_t> end, int64_t step) {
+  EMBER_CHECK(self.dim() > 0, "[slice_scatter] slice() cannot be applied to a 0-dim tensor");
+  EMBER_CHECK(step > 0, "[slice_scatter] slice step must be positive, got ", step);
+  const int64_t d = wrap_dim(dim, self.dim(), "slice_scatter");
+  return scatter_into_view(
+      self, src, [&](const Tensor& o) { return o.slice(d, start, end, step); }, "slice_scatter");
+}
+
+Tensor one_hot(const Tensor& self, int64_t num_classes) {
+  EMBER_CHECK(self.dtype() == kLong, "[one_hot] one_hot is only applicable to index tensor, got ",
+              dtype_name(self.dtype()));
+  EMBER_CHECK(self.is_cpu(), "[one_hot] only CPU tensors are supported");
+  const Tensor idx = self.contiguous();
+  const int64_t* p = idx.data_ptr<int64_t>();
+  const int64_t n = idx.numel();
+  if (num_classes == -1) {
+    EMBER_CHECK(n > 0, "[one_hot] Can not infer total number of classes from empty tensor.");
+  }
+  int64_t lo = 0, hi = -1;
+  if (n > 0) {
+    lo = *std::min_element(p, p + n);
+    hi = *std::max_element(p, p + n);
+  }
+  EMBER_CHECK(lo >= 0, "[one_hot] Class values must be non-negative, got ", lo);
+  if (num_classes == -1) num_classes = hi + 1;
+  EMBER_CHECK(n == 0 || hi < num_classes, "[one_hot] Class values must be smaller than "
+              "num_classes (", num_classes, "), got ", hi);
+  DimVector shape;
+  shape.assign(self.sizes());
+  shape.push_back(num_classes);
+  // An empty input with a negative num_classes is shape-checked by zeros().
+  Tensor out = zeros(shape, TensorOptions(kLong));
+  int64_t* o = out.data_ptr<int64_t>();
+  parallel_for(0, n, 32768, [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i) o[i * num_classes + p[i]] = 1;
+  });
+  return out;
+}
+
+Tensor Tensor::diag(int64_t diagonal) const { return ember::diag(*this, diagonal); }
+Tensor Tensor::diag_embed(int64_t offset, int64_t dim1, int64_t dim2) const {
+  return ember::diag_embed(*this, offset, dim1, dim2);
+}
+Tensor Tensor::diagflat(int64_t offset) const { return ember::diagflat(*this, offset); }
+Tensor Tensor::diagonal_scatter(const Tensor& src, int64_t offset, int64_t dim1,
+                                int64_t dim2) const {
+  return ember::diagonal_scatter(*this, src, offset, dim1, dim2);
+}
+Tensor Tensor::select_scatter(const Tensor& src, int64_t dim, int64_t index) const {
+  return ember::select_scatter(*this, src, dim, index);
+}
+Tensor Tensor::slice_scatter(const Tensor& src, int64_t dim, std::optional<int64_t> start,
+                             std::optional<int64_t> end, int64_t step) const {
+  return ember::slice_scatter(*this, src, dim, start, end, step);
+}
+
+}  // namespace ember

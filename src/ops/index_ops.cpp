@@ -1,0 +1,634 @@
+// index_select, gather, take / take_along_dim, the index_{copy,add,fill} family, masked_*,
+// nonzero / argwhere and put. Validation follows PyTorch 1.13 (messages, error types, which
+// ops wrap negative indices); every index is checked before the first write. The loops are the
+// byte-copy and accumulate kernels of kernels/cpu/index.cpp.
+#include <vector>
+
+#include "core/tensor_util.h"
+#include "ember/error.h"
+#include "ember/factory.h"
+#include "ember/index_ops.h"
+#include "ember/ops.h"
+#include "kernels/cpu/index.h"
+#include "ops/elementwise_core.h"
+
+namespace ember {
+namespace {
+
+/// `index` as a contiguous int64 tensor, after checking its dtype (int64, or int32 too).
+Tensor long_index(const Tensor& index, bool allow_int, const char* op, const char* what) {
+  EMBER_CHECK(index.defined(), "[", op, "] index is undefined");
+  EMBER_CHECK(index.dtype() == kLong || (allow_int && index.dtype() == kInt), "[", op,
+              "] Expected dtype ", allow_int ? "int32 or int64" : "int64", " for ", what,
+              " but got ", dtype_name(index.dtype()));
+  return index.to(kLong).contiguous();
+}
+
+DimVector without(IntArrayRef v, int64_t dim) {
+  DimVector r;
+  for (int64_t d = 0; d < int64_t(v.size()); ++d) {
+    if (d != dim) r.push_back(v[size_t(d)]);
+  }
+  return r;
+}
+
+/// Element offsets of wrapped indices along a dim of the given stride.
+std::vector<int64_t> dim_offsets(const Tensor& idx, int64_t size, int64_t stride, bool wrap,
+                                 const char* op, int64_t dim) {
+  const int64_t n = idx.numel();
+  const int64_t* p = idx.data_ptr<int64_t>();
+  cpu::check_indices(p, n, size, wrap, op, dim);
+  std::vector<int64_t> off(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) off[size_t(i)] = (p[i] < 0 ? p[i] + size : p[i]) * stride;
+  return off;
+}
+
+/// A 1-D view for 0-dim tensors (the index_* family treats them as one-element vectors).
+Tensor as_1d(const Tensor& t) { return t.dim() == 0 ? t.reshape({1}) : t; }
+
+/// Element offset of flat (row-major) position `i` in a tensor of `sizes`/`strides`.
+int64_t flat_offset(int64_t i, IntArrayRef sizes, IntArrayRef strides) {
+  int64_t off = 0;
+  for (int64_t d = int64_t(sizes.size()) - 1; d >= 0; --d) {
+    off += (i % sizes[size_t(d)]) * strides[size_t(d)];
+    i /= sizes[size_t(d)];
+  }
+  return off;
+}
+
+/// Offsets (in `target`'s strides) of the true elements of a bool tensor of target's shape,
+/// in row-major order.
+std::vector<int64_t> true_offsets(const Tensor& mask, const Tensor& target) {
+  Tensor m = mask.contiguous();
+  const bool* p = m.data_ptr<bool>();
+  const int64_t n = m.numel();
+  std::vector<int64_t> off;
+  if (target.is_contiguous()) {
+    for (int64_t i = 0; i < n; ++i) {
+      if (p[i]) off.push_back(i);
+    }
+  } else {
+    for (int64_t i = 0; i < n; ++i) {
+      if (p[i]) off.push_back(flat_offset(i, target.sizes(), target.strides()));
+    }
+  }
+  return off;
+}
+
+void check_same_dtype(const Tensor& a, const Tensor& b, const char* op, const char* what) {
+  EMBER_CHECK(a.dtype() == b.dtype(), "[", op, "] self (", dtype_name(a.dtype()), ") and ", what,
+              " (", dtype_name(b.dtype()), ") must have the same scalar type");
+}
+
+/// Validation shared by index_copy_/index_add_: a 1-D index along `dim`, a source of self's
+/// shape except source.size(dim) == index.numel().
+void check_index_source(const Tensor& self, int64_t dim, const Tensor& idx, const Tensor& source,
+                        const char* op) {
+  EMBER_CHECK_INDEX(idx.dim() <= 1, "[", op, "] Index should have dimension 1 or 0 (got ",
+                    idx.dim(), ")");
+  const Tensor s1 = as_1d(self), src1 = as_1d(source);
+  EMBER_CHECK(src1.dim() == s1.dim() || (self.dim() == 0 && source.numel() == 1) ||
+                  (source.dim() == 0 && self.numel() == 1),
+              "[", op, "] source (shape ", shape_str(source.sizes()), ") and self (shape ",
+              shape_str(self.sizes()), ") must have the same number of dimensions");
+  EMBER_CHECK(src1.size(dim) == idx.numel() || source.dim() == 0, "[", op, "] Number of indices (",
+              idx.numel(), ") should be equal to source.size(dim) (", src1.size(dim), ")");
+  for (int64_t d = 0; d < s1.dim() && src1.dim() == s1.dim(); ++d) {
+    EMBER_CHECK(d == dim || s1.size(d) == src1.size(d), "[", op,
+                "] self and source must match "
+                "in every dim but ",
+                dim, " (shapes ", shape_str(self.sizes()), " and ", shape_str(source.sizes()), ")");
+  }
+}
+
+/// The IndexLoop writing entry i of `source` (along dim) to self at `off[i]`.
+cpu::IndexLoop along_dim_loop(const Tensor& dst, int64_t dim, const std::vector<int64_t>& off,
+                              const Tensor& src) {
+  cpu::IndexLoop l;
+  l.n = int64_t(off.size());
+  l.rest_sizes = without(dst.sizes(), dim);
+  l.elsize = dst.element_size();
+  l.dst.data = static_cast<char*>(dst.data_ptr());
+  l.dst.off = off.data();
+  l.dst.rest_strides = without(dst.strides(), dim);
+  if (src.defined()) {
+    l.src.data = static_cast<char*>(src.data_ptr());
+    l.src.istride = src.stride(dim);
+    l.src.rest_strides = without(src.strides(), dim);
+  }
+  return l;
+}
+
+}  // namespace
+
+// ---- index_select ----
+
+Tensor& index_select_out(Tensor& out, const Tensor& self_in, int64_t dim, const Tensor& index) {
+  const char* op = "index_select";
+  EMBER_CHECK_INDEX(index.defined() && index.dim() <= 1, "[", op,
+                    "] Index is supposed to be a vector (got shape ", shape_str(index.sizes()),
+                    ")");
+  Tensor idx = long_index(index, true, op, "index");
+  dim = wrap_dim(dim, self_in.dim(), op);
+  EMBER_CHECK(out.dtype() == self_in.dtype(), "[", op, "] out dtype ", dtype_name(out.dtype()),
+              " does not match self dtype ", dtype_name(self_in.dtype()));
+  Tensor self = as_1d(self_in.resolve_conj());
+  DimVector shape;
+  shape.assign(self_in.sizes());
+  if (self_in.dim() > 0) shape[size_t(dim)] = idx.numel();
+  EMBER_CHECK(self_in.dim() > 0 || idx.numel() == 1, "[", op,
+              "] index_select(): Index to "
+              "scalar can have only 1 value, got ",
+              idx.numel(), " value(s)");
+  EMBER_CHECK(self.size(dim) > 0 || idx.numel() == 0, "[", op,
+              "] index_select(): self indexing "
+              "axis dim should be positive");
+  std::vector<int64_t> off = dim_offsets(idx, self.size(dim), self.stride(dim), false, op, dim);
+  if (!out.sizes().equals(shape)) {
+    EMBER_CHECK(out.numel() == 0, "[", op, "] out= tensor has shape ", shape_str(out.sizes()),
+                " but the result has shape ", shape_str(shape));
+    resize_output(out, shape);
+  }
+  Tensor o = as_1d(out);
+  cpu::IndexLoop l;
+  l.n = int64_t(off.size());
+  l.rest_sizes = without(self.sizes(), dim);
+  l.elsize = self.element_size();
+  l.src.data = static_cast<char*>(self.data_ptr());
+  l.src.off = off.data();
+  l.src.rest_strides = without(self.strides(), dim);
+  l.dst.data = static_cast<char*>(o.data_ptr());
+  l.dst.istride = o.stride(dim);
+  l.dst.rest_strides = without(o.strides(), dim);
+  cpu::index_copy_bytes(l);
+  return out;
+}
+
+Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index) {
+  Tensor out = empty({0}, TensorOptions(self.dtype()));
+  return index_select_out(out, self, dim, index);
+}
+
+// ---- gather / take_along_dim ----
+
+Tensor& gather_out(Tensor& out, const Tensor& self_in, int64_t dim, const Tensor& index,
+                   bool /*sparse_grad*/) {
+  const char* op = "gather";
+  // An empty index of any dtype gives an empty result (PyTorch checks nothing then).
+  Tensor idx = index.numel() == 0 ? index.to(kLong) : long_index(index, false, op, "index");
+  dim = wrap_dim(dim, self_in.dim(), op);
+  Tensor self = as_1d(self_in.resolve_conj());
+  Tensor idx1 = as_1d(idx);
+  EMBER_CHECK(idx1.dim() == self.dim(), "[", op,
+              "] Index tensor must have the same number of "
+              "dimensions as input tensor (index shape ",
+              shape_str(index.sizes()), ", input shape ", shape_str(self_in.sizes()), ")");
+  if (idx.numel() > 0) {
+    for (int64_t d = 0; d < self.dim(); ++d) {
+      EMBER_CHECK(d == dim || idx1.size(d) <= self.size(d), "[", op,
+                  "] Size does not match at "
+                  "dimension ",
+                  d, " expected index ", shape_str(index.sizes()), " to be smaller than self ",
+                  shape_str(self_in.sizes()), " apart from dimension ", dim);
+    }
+  }
+  EMBER_CHECK(out.dtype() == self.dtype(), "[", op, "] Expected out tensor to have dtype ",
+              dtype_name(self.dtype()), ", but got ", dtype_name(out.dtype()), " instead");
+  cpu::check_indices(idx.data_ptr<int64_t>(), idx.numel(), self.size(dim), false, op, dim,
+                     /*runtime_error=*/true);
+  if (!out.sizes().equals(index.sizes())) {
+    EMBER_CHECK(out.numel() == 0, "[", op, "] out= tensor has shape ", shape_str(out.sizes()),
+                " but the result has shape ", shape_str(index.sizes()));
+    resize_output(out, index.sizes());
+  }
+  if (idx.numel() == 0) return out;
+  Tensor o = as_1d(out);
+  cpu::GatherLoop l;
+  l.sizes = idx1.sizes();
+  l.dim = dim;
+  l.dst = static_cast<char*>(o.data_ptr());
+  l.dst_strides = o.strides();
+  l.src = static_cast<const char*>(self.data_ptr());
+  l.src_strides = self.strides();
+  l.index = idx.data_ptr<int64_t>();
+  cpu::gather_kernel(l, self.element_size());
+  return out;
+}
+
+Tensor gather(const Tensor& self, int64_t dim, const Tensor& index, bool sparse_grad) {
+  Tensor out = empty({0}, TensorOptions(self.dtype()));
+  return gather_out(out, self, dim, index, sparse_grad);
+}
+
+Tensor& take_along_dim_out(Tensor& out, const Tensor& self, const Tensor& indices,
+                           std::optional<int64_t> dim) {
+  const char* op = "take_along_dim";
+  EMBER_CHECK(indices.dtype() == kLong, "[", op,
+              "] torch.take_along_dim(): dtype of indices "
+              "should be Long but got ",
+              dtype_name(indices.dtype()));
+  // As PyTorch 1.13, dim=None views (not reshapes) both tensors as 1-D.
+  if (!dim) return gather_out(out, self.view({-1}), 0, indices.view({-1}));
+  EMBER_CHECK(self.dim() == indices.dim(), "[", op,
+              "] torch.take_along_dim(): input and "
+              "indices should have the same number of dimensions, but got ",
+              self.dim(), " dimensions for input, and ", indices.dim(), " dimensions for indices");
+  const int64_t d = wrap_dim(*dim, self.dim(), op);
+  DimVector ss, is;
+  ss.assign(self.sizes());
+  is.assign(indices.sizes());
+  ss[size_t(d)] = 1;
+  is[size_t(d)] = 1;
+  DimVector b =
+      broadcast_all({empty(ss, TensorOptions(kBool)), empty(is, TensorOptions(kBool))}, op);
+  b[size_t(d)] = self.size(d);
+  Tensor s = self.expand(b);
+  b[size_t(d)] = indices.size(d);
+  Tensor i = indices.expand(b);
+  return gather_out(out, s, d, i);
+}
+
+Tensor take_along_dim(const Tensor& self, const Tensor& indices, std::optional<int64_t> dim) {
+  Tensor out = empty({0}, TensorOptions(self.dtype()));
+  return take_along_dim_out(out, self, indices, dim);
+}
+
+// ---- take / put ----
+
+Tensor& take_out(Tensor& out, const Tensor& self_in, const Tensor& index) {
+  const char* op = "take";
+  EMBER_CHECK(index.dtype() == kLong, "[", op,
+              "] take(): Expected a long tensor for index, "
+              "but got ",
+              dtype_name(index.dtype()));
+  EMBER_CHECK(out.dtype() == self_in.dtype(), "[", op,
+              "] take(): self and out expected to have "
+              "the same dtype, but got self.dtype = ",
+              dtype_name(self_in.dtype()), " and out.dtype = ", dtype_name(out.dtype()));
+  Tensor self = self_in.resolve_conj().contiguous();
+  Tensor idx = index.contiguous();
+  EMBER_CHECK_INDEX(!(self.numel() == 0 && idx.numel() > 0), "[", op,
+                    "] take(): tried to take from an empty tensor");
+  std::vector<int64_t> off = dim_offsets(idx, self.numel(), 1, true, op, 0);
+  if (!out.sizes().equals(index.sizes())) {
+    EMBER_CHECK(out.numel() == 0, "[", op, "] out= tensor has shape ", shape_str(out.sizes()),
+                " but the result has shape ", shape_str(index.sizes()));
+    resize_output(out, index.sizes());
+  }
+  Tensor o = out.is_contiguous() ? out : empty(index.sizes(), TensorOptions(out.dtype()));
+  cpu::IndexLoop l;
+  l.n = int64_t(off.size());
+  l.elsize = self.element_size();
+  l.src.data = static_cast<char*>(self.data_ptr());
+  l.src.off = off.data();
+  l.dst.data = static_cast<char*>(o.data_ptr());
+  l.dst.istride = 1;
+  cpu::index_copy_bytes(l);
+  if (!o.is_same(out)) out.copy_(o);
+  return out;
+}
+
+Tensor take(const Tensor& self, const Tensor& index) {
+  Tensor out = empty({0}, TensorOptions(self.dtype()));
+  return take_out(out, self, index);
+}
+
+Tensor& Tensor::put_(const Tensor& index, const Tensor& source, bool accumulate) {
+  const char* op = "put_";
+  EMBER_CHECK(index.dtype() == kLong, "[", op,
+              "] put_(): Expected a long tensor for index, "
+              "but got ",
+              dtype_name(index.dtype()));
+  EMBER_CHECK(source.dtype() == dtype(), "[", op,
+              "] put_(): self and source expected to have "
+              "the same dtype, but got self.dtype = ",
+              dtype_name(dtype()), " and source.dtype = ", dtype_name(source.dtype()));
+  EMBER_CHECK_INDEX(source.numel() == index.numel(), "[", op,
+                    "] put_(): Expected source and index to "
+                    "have the same number of elements, but got source.numel() = ",
+                    source.numel(), ", index.numel() = ", index.numel());
+  Tensor idx = index.contiguous();
+  EMBER_CHECK_INDEX(!(numel() == 0 && idx.numel() > 0), "[", op,
+                    "] put_(): Tried to put elements into an empty tensor");
+  const int64_t n = idx.numel();
+  cpu::check_indices(idx.data_ptr<int64_t>(), n, numel(), true, op, 0);
+  std::vector<int64_t> off(static_cast<size_t>(n));
+  const int64_t* p = idx.data_ptr<int64_t>();
+  for (int64_t i = 0; i < n; ++i) {
+    const int64_t flat = p[i] < 0 ? p[i] + numel() : p[i];
+    off[size_t(i)] = is_contiguous() ? flat : flat_offset(flat, sizes(), strides());
+  }
+  Tensor src = source.resolve_conj().contiguous();
+  if (src.is_alias_of(*this)) src = src.clone();
+  cpu::IndexLoop l;
+  l.n = n;
+  l.elsize = element_size();
+  l.dst.data = static_cast<char*>(data_ptr());
+  l.dst.off = off.data();
+  l.src.data = static_cast<char*>(src.data_ptr());
+  l.src.istride = 1;
+  if (accumulate) {
+    cpu::index_accumulate(l, dtype(), Scalar(1));
+  } else {
+    cpu::index_copy_bytes(l);
+  }
+  return *this;
+}
+
+Tensor put(const Tensor& self, const Tensor& index, const Tensor& source, bool accumulate) {
+  Tensor r = self.clone();
+  r.put_(index, source, accumulate);
+  return r;
+}
+
+// ---- index_copy / index_add / index_fill ----
+
+Tensor& Tensor::index_copy_(int64_t dim, const Tensor& index, const Tensor& source) {
+  const char* op = "index_copy_";
+  dim = wrap_dim(dim, this->dim(), op);
+  EMBER_CHECK(index.dtype() == kLong, "[", op,
+              "] index_copy_(): Expected a long tensor for "
+              "index, but got ",
+              dtype_name(index.dtype()));
+  check_same_dtype(*this, source, op, "source");
+  check_index_source(*this, dim, index, source, op);
+  Tensor idx = index.contiguous();
+  Tensor self = as_1d(*this);
+  std::vector<int64_t> off = dim_offsets(idx, self.size(dim), self.stride(dim), false, op, dim);
+  Tensor src = as_1d(source.resolve_conj());
+  if (src.is_alias_of(*this)) src = src.clone();
+  if (src.dim() == 0 ||
+      src.numel() != idx.numel() * (self.numel() / std::max<int64_t>(self.size(dim), 1))) {
+    if (self.size(dim) > 0) {
+      DimVector sh;
+      sh.assign(self.sizes());
+      sh[size_t(dim)] = idx.numel();
+      src = src.reshape(sh);
+    }
+  }
+  cpu::index_copy_bytes(along_dim_loop(self, dim, off, src));
+  return *this;
+}
+
+Tensor index_copy(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source) {
+  return self.clone().index_copy_(dim, index, source);
+}
+Tensor Tensor::index_copy(int64_t dim, const Tensor& index, const Tensor& source) const {
+  return ember::index_copy(*this, dim, index, source);
+}
+
+Tensor& Tensor::index_add_(int64_t dim, const Tensor& index, const Tensor& source,
+                           const Scalar& alpha) {
+  const char* op = "index_add_";
+  dim = wrap_dim(dim, this->dim(), op);
+  EMBER_CHECK(index.dtype() == kLong || index.dtype() == kInt, "[", op,
+              "] index_add_(): "
+              "Expected dtype int32/int64 for index but got ",
+              dtype_name(index.dtype()));
+  check_same_dtype(*this, source, op, "source");
+  check_index_source(*this, dim, index, source, op);
+  Tensor idx = index.to(kLong).contiguous();
+  Tensor self = as_1d(*this);
+  std::vector<int64_t> off = dim_offsets(idx, self.size(dim), self.stride(dim), false, op, dim);
+  Tensor src = as_1d(source.resolve_conj());
+  if (src.is_alias_of(*this)) src = src.clone();
+  if (src.numel() == 1 && src.dim() != self.dim())
+    src = src.reshape(DimVector(size_t(self.dim()), 1));
+  cpu::index_accumulate(along_dim_loop(self, dim, off, src), dtype(), alpha);
+  return *this;
+}
+
+Tensor index_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source,
+                 const Scalar& alpha) {
+  return self.clone().index_add_(dim, index, source, alpha);
+}
+Tensor Tensor::index_add(int64_t dim, const Tensor& index, const Tensor& source,
+                         const Scalar& alpha) const {
+  return ember::index_add(*this, dim, index, source, alpha);
+}
+
+Tensor& Tensor::index_fill_(int64_t dim, const Tensor& index, const Scalar& value) {
+  const char* op = "index_fill_";
+  dim = wrap_dim(dim, this->dim(), op);
+  EMBER_CHECK_INDEX(index.dtype() == kLong, "[", op,
+                    "] index_fill_(): Expected dtype int64 "
+                    "for index.");
+  EMBER_CHECK_INDEX(index.dim() <= 1, "[", op, "] Index has to be a vector/scalar (got ",
+                    index.dim(), " dims)");
+  Tensor idx = index.contiguous();
+  Tensor self = as_1d(*this);
+  std::vector<int64_t> off = dim_offsets(idx, self.size(dim), self.stride(dim), true, op, dim);
+  Tensor v = empty({}, TensorOptions(dtype()));
+  v.fill_(value);
+  cpu::index_fill_bytes(along_dim_loop(self, dim, off, Tensor()), v.data_ptr());
+  return *this;
+}
+
+Tensor& Tensor::index_fill_(int64_t dim, const Tensor& index, const Tensor& value) {
+  EMBER_CHECK(value.dim() == 0,
+              "[index_fill_] index_fill_ only supports a 0-dimensional value "
+              "tensor, but got tensor with ",
+              value.dim(), " dimension(s).");
+  return index_fill_(dim, index, value.item());
+}
+
+Tensor index_fill(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {
+  return self.clone().index_fill_(dim, index, value);
+}
+Tensor index_fill(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& value) {
+  return self.clone().index_fill_(dim, index, value);
+}
+Tensor Tensor::index_fill(int64_t dim, const Tensor& index, const Scalar& value) const {
+  return ember::index_fill(*this, dim, index, value);
+}
+
+// ---- masked_fill / masked_select / masked_scatter ----
+
+Tensor masked_fill(const Tensor& self, const Tensor& mask, const Scalar& value) {
+  EMBER_CHECK(mask.dtype() == kBool || mask.dtype() == kByte,
+              "[masked_fill] masked_fill_ only supports boolean masks, "
+              "but got mask with dtype ",
+              dtype_name(mask.dtype()));
+  Tensor v = empty({}, TensorOptions(self.dtype()));
+  v.fill_(value);
+  return where(mask.to(kBool), v, self);
+}
+
+Tensor masked_fill(const Tensor& self, const Tensor& mask, const Tensor& value) {
+  EMBER_CHECK(value.dim() == 0,
+              "[masked_fill] masked_fill_ only supports a 0-dimensional value "
+              "tensor, but got tensor with ",
+              value.dim(), " dimension(s).");
+  return masked_fill(self, mask, value.item());
+}
+
+Tensor& Tensor::masked_fill_(const Tensor& mask, const Scalar& value) {
+  EMBER_CHECK(mask.dtype() == kBool || mask.dtype() == kByte,
+              "[masked_fill_] masked_fill_ only supports boolean masks, "
+              "but got mask with dtype ",
+              dtype_name(mask.dtype()));
+  DimVector b = broadcast_all({*this, mask}, "masked_fill_");
+  EMBER_CHECK(sizes().equals(b), "[masked_fill_] mask of shape ", shape_str(mask.sizes()),
+              " cannot be broadcast to self of shape ", shape_str(sizes()));
+  Tensor m = mask.expand(sizes()).to(kBool);
+  std::vector<int64_t> off = true_offsets(m, *this);
+  Tensor v = empty({}, TensorOptions(dtype()));
+  v.fill_(value);
+  cpu::IndexLoop l;
+  l.n = int64_t(off.size());
+  l.elsize = element_size();
+  l.dst.data = static_cast<char*>(data_ptr());
+  l.dst.off = off.data();
+  cpu::index_fill_bytes(l, v.data_ptr());
+  return *this;
+}
+
+Tensor& Tensor::masked_fill_(const Tensor& mask, const Tensor& value) {
+  EMBER_CHECK(value.dim() == 0,
+              "[masked_fill_] masked_fill_ only supports a 0-dimensional "
+              "value tensor, but got tensor with ",
+              value.dim(), " dimension(s).");
+  return masked_fill_(mask, value.item());
+}
+
+Tensor Tensor::masked_fill(const Tensor& mask, const Scalar& value) const {
+  return ember::masked_fill(*this, mask, value);
+}
+Tensor Tensor::masked_fill(const Tensor& mask, const Tensor& value) const {
+  return ember::masked_fill(*this, mask, value);
+}
+
+Tensor& masked_select_out(Tensor& out, const Tensor& self_in, const Tensor& mask) {
+  const char* op = "masked_select";
+  EMBER_CHECK(mask.dtype() == kBool || mask.dtype() == kByte, "[", op,
+              "] masked_select: "
+              "expected BoolTensor or ByteTensor for mask (got ",
+              dtype_name(mask.dtype()), ")");
+  EMBER_CHECK(out.dtype() == self_in.dtype(), "[", op,
+              "] masked_select(): self and result must "
+              "have the same scalar type");
+  DimVector b = broadcast_all({self_in, mask}, op);
+  Tensor self = self_in.resolve_conj().expand(b);
+  std::vector<int64_t> off = true_offsets(mask.expand(b).to(kBool), self);
+  const int64_t n = int64_t(off.size());
+  if (!(out.dim() == 1 && out.size(0) == n)) resize_output(out, {n});
+  cpu::IndexLoop l;
+  l.n = n;
+  l.elsize = self.element_size();
+  l.src.data = static_cast<char*>(self.data_ptr());
+  l.src.off = off.data();
+  l.dst.data = static_cast<char*>(out.data_ptr());
+  l.dst.istride = out.dim() == 1 ? out.stride(0) : 1;
+  cpu::index_copy_bytes(l);
+  return out;
+}
+
+Tensor masked_select(const Tensor& self, const Tensor& mask) {
+  Tensor out = empty({0}, TensorOptions(self.dtype()));
+  return masked_select_out(out, self, mask);
+}
+Tensor Tensor::masked_select(const Tensor& mask) const { return ember::masked_select(*this, mask); }
+
+Tensor& Tensor::masked_scatter_(const Tensor& mask, const Tensor& source) {
+  const char* op = "masked_scatter_";
+  EMBER_CHECK(mask.dtype() == kBool || mask.dtype() == kByte, "[", op,
+              "] masked_scatter_ only "
+              "supports boolean masks, but got mask with dtype ",
+              dtype_name(mask.dtype()));
+  EMBER_CHECK(source.dtype() == dtype(), "[", op,
+              "] masked_scatter: expected self and source "
+              "to have same dtypes but got ",
+              dtype_name(dtype()), " and ", dtype_name(source.dtype()));
+  DimVector b = broadcast_all({*this, mask}, op);
+  EMBER_CHECK(sizes().equals(b), "[", op, "] mask of shape ", shape_str(mask.sizes()),
+              " cannot be broadcast to self of shape ", shape_str(sizes()));
+  std::vector<int64_t> off = true_offsets(mask.expand(sizes()).to(kBool), *this);
+  EMBER_CHECK(int64_t(off.size()) <= source.numel(), "[", op,
+              "] masked_scatter: expected "
+              "source to have at least as many elements as the ones in mask (",
+              off.size(), "), got ", source.numel());
+  Tensor src = source.resolve_conj().contiguous();
+  if (src.is_alias_of(*this)) src = src.clone();
+  cpu::IndexLoop l;
+  l.n = int64_t(off.size());
+  l.elsize = element_size();
+  l.dst.data = static_cast<char*>(data_ptr());
+  l.dst.off = off.data();
+  l.src.data = static_cast<char*>(src.data_ptr());
+  l.src.istride = 1;
+  cpu::index_copy_bytes(l);
+  return *this;
+}
+
+Tensor masked_scatter(const Tensor& self, const Tensor& mask, const Tensor& source) {
+  DimVector b = broadcast_all({self, mask}, "masked_scatter");
+  Tensor r = self.expand(b).clone();
+  return r.masked_scatter_(mask, source);
+}
+Tensor Tensor::masked_scatter(const Tensor& mask, const Tensor& source) const {
+  return ember::masked_scatter(*this, mask, source);
+}
+
+// ---- nonzero / argwhere ----
+
+Tensor& nonzero_out(Tensor& out, const Tensor& self) {
+  EMBER_CHECK(out.dtype() == kLong,
+              "[nonzero] Expected object of scalar type Long as out, but "
+              "got ",
+              dtype_name(out.dtype()));
+  Tensor m = self.to(kBool).contiguous();
+  const bool* p = m.data_ptr<bool>();
+  const int64_t n = m.numel(), nd = self.dim();
+  int64_t count = 0;
+  for (int64_t i = 0; i < n; ++i) count += p[i];
+  Tensor r = empty({count, nd}, TensorOptions(kLong));
+  int64_t* q = r.data_ptr<int64_t>();
+  DimVector ctr(size_t(nd), 0);
+  for (int64_t i = 0; i < n; ++i) {
+    if (p[i]) {
+      for (int64_t d = 0; d < nd; ++d) *q++ = ctr[size_t(d)];
+    }
+    for (int64_t d = nd - 1; d >= 0; --d) {
+      if (++ctr[size_t(d)] < self.size(d)) break;
+      ctr[size_t(d)] = 0;
+    }
+  }
+  if (!out.sizes().equals(r.sizes())) resize_output(out, r.sizes());
+  out.copy_(r);
+  return out;
+}
+
+Tensor nonzero(const Tensor& self) {
+  Tensor out = empty({0}, TensorOptions(kLong));
+  return nonzero_out(out, self);
+}
+
+std::vector<Tensor> nonzero_numpy(const Tensor& self) {
+  Tensor nz = nonzero(self);
+  std::vector<Tensor> r;
+  if (self.dim() == 0) {  // a 0-dim tensor counts as one element at position 0
+    r.push_back(zeros({nz.size(0)}, TensorOptions(kLong)));
+  }
+  for (int64_t d = 0; d < self.dim(); ++d) r.push_back(nz.select(1, d).contiguous());
+  return r;
+}
+
+Tensor argwhere(const Tensor& self) { return nonzero(self); }
+Tensor Tensor::nonzero() const { return ember::nonzero(*this); }
+Tensor Tensor::argwhere() const { return ember::nonzero(*this); }
+
+Tensor Tensor::index_select(int64_t dim, const Tensor& index) const {
+  return ember::index_select(*this, dim, index);
+}
+Tensor Tensor::gather(int64_t dim, const Tensor& index, bool sparse_grad) const {
+  return ember::gather(*this, dim, index, sparse_grad);
+}
+Tensor Tensor::take(const Tensor& index) const { return ember::take(*this, index); }
+Tensor Tensor::take_along_dim(const Tensor& indices, std::optional<int64_t> dim) const {
+  return ember::take_along_dim(*this, indices, dim);
+}
+Tensor Tensor::put(const Tensor& index, const Tensor& source, bool accumulate) const {
+  return ember::put(*this, index, source, accumulate);
+}
+
+}  // namespace ember

@@ -1,0 +1,230 @@
+// Factorizations: Cholesky (potrf), QR (geqrf + orgqr/ungqr), LU (getrf) and its unpacking,
+// householder_product (orgqr/ungqr). Each matrix is factored in a column-major workspace
+// (Note [Linalg workspaces]).
+#include "ops/linalg_util.h"
+
+namespace ember {
+using namespace linalg_detail;
+
+namespace {
+
+std::tuple<Tensor, Tensor> cholesky_impl(const Tensor& A, bool upper, bool check_errors,
+                                         const char* op) {
+  check_cpu(A, op);
+  check_square(A, op);
+  check_dtype(A, op);
+  const int64_t n = A.size(-1), batch = batch_count(A);
+  Tensor L = colmajor_copy(A, A.dtype());
+  std::vector<int> infos(size_t(batch), 0);
+  if (n > 0) {
+    EMBER_DISPATCH_LINALG_TYPES(A.dtype(), op, [&] {
+      scalar_t* a = ptr<scalar_t>(L);
+      for_each_matrix(batch, double(n) * n * n / 3, [&](int64_t b) {
+        scalar_t* m = a + b * n * n;
+        infos[size_t(b)] = lapack::potrf(upper ? 'U' : 'L', int(n), m, int(n));
+        zero_triangle(m, n, n, n, /*lower=*/upper);
+      });
+    });
+  }
+  if (check_errors) {
+    raise_infos(infos, A.dim() > 2, op, [](int info) {
+      return "The factorization could not be completed because the input is not "
+             "positive-definite (the leading minor of order " +
+             std::to_string(info) + " is not positive-definite).";
+    });
+  }
+  return {L, info_tensor(infos, batch_shape(A))};
+}
+
+std::tuple<Tensor, Tensor, Tensor> lu_factor_impl(const Tensor& A, bool pivot, bool check_errors,
+                                                  const char* op) {
+  check_cpu(A, op);
+  check_matrix(A, op);
+  check_dtype(A, op);
+  EMBER_CHECK(pivot, "[", op, "] LU without pivoting is not implemented on the CPU");
+  const int64_t m = A.size(-2), n = A.size(-1), k = std::min(m, n), batch = batch_count(A);
+  Tensor LU = colmajor_copy(A, A.dtype());
+  Tensor piv = empty_tensor(cat_shape(batch_shape(A), {k}), kInt);
+  std::vector<int> infos(size_t(batch), 0);
+  if (k > 0) {
+    EMBER_DISPATCH_LINALG_TYPES(A.dtype(), op, [&] {
+      scalar_t* a = ptr<scalar_t>(LU);
+      lapack_int* p = ptr<lapack_int>(piv);
+      for_each_matrix(batch, double(m) * n * k, [&](int64_t b) {
+        infos[size_t(b)] = lapack::getrf(int(m), int(n), a + b * m * n, int(m), p + b * k);
+      });
+    });
+  }
+  if (check_errors) {
+    // A plain RuntimeError, not LinAlgError, as PyTorch 1.13.
+    raise_infos<Error>(infos, A.dim() > 2, op, [](int info) {
+      return "U[" + std::to_string(info) + "," + std::to_string(info) +
+             "] is zero and using it on lu_solve would result in a division by zero. If you "
+             "still want to perform the factorization, consider calling linalg.lu(A, pivot) or "
+             "linalg.lu_factor_ex(A, pivot)";
+    });
+  }
+  return {LU, piv, info_tensor(infos, batch_shape(A))};
+}
+
+}  // namespace
+
+namespace linalg {
+
+Tensor cholesky(const Tensor& A, bool upper) {
+  return std::get<0>(cholesky_impl(A, upper, true, "linalg.cholesky"));
+}
+
+std::tuple<Tensor, Tensor> cholesky_ex(const Tensor& A, bool upper, bool check_errors) {
+  return cholesky_impl(A, upper, check_errors, "linalg.cholesky_ex");
+}
+
+std::tuple<Tensor, Tensor> qr(const Tensor& A, std::string_view mode) {
+  const char* op = "linalg.qr";
+  check_cpu(A, op);
+  check_matrix(A, op);
+  check_dtype(A, op);
+  EMBER_CHECK(mode == "reduced" || mode == "complete" || mode == "r", "[", op,
+              "] qr received unrecognized mode '", mode,
+              "' but expected one of 'reduced' (default), 'r', or 'complete'");
+  const int64_t m = A.size(-2), n = A.size(-1), k = std::min(m, n), batch = batch_count(A);
+  const bool complete = mode == "complete";
+  const int64_t qcols = complete ? m : k;  // columns of Q
+  const int64_t rrows = complete ? m : k;  // rows of R
+  const DimVector bs = batch_shape(A);
+  // Factor in a workspace with max(n, qcols) columns so Q can be formed in place.
+  const int64_t wcols = std::max(n, qcols);
+  Tensor W = colmajor_empty(cat_shape(bs, {m, wcols}), A.dtype());
+  if (W.numel() > 0) W.narrow(-1, 0, n).copy_(A.resolve_conj());
+  Tensor R = colmajor_empty(cat_shape(bs, {rrows, n}), A.dtype());
+  Tensor Q = mode == "r" ? empty_tensor({0}, A.dtype())
+                         : colmajor_empty(cat_shape(bs, {m, qcols}), A.dtype());
+  if (R.numel() > 0) R.zero_();
+  if (mode != "r" && Q.numel() > 0 && k == 0) {
+    // No reflectors: Q is the identity (m x qcols).
+    Q.zero_();
+    Q.diagonal(0, -2, -1).fill_(Scalar(1));
+  }
+  if (k > 0) {
+    EMBER_DISPATCH_LINALG_TYPES(A.dtype(), op, [&] {
+      scalar_t* w = ptr<scalar_t>(W);
+      scalar_t* r = ptr<scalar_t>(R);
+      scalar_t* q = mode == "r" ? nullptr : ptr<scalar_t>(Q);
+      for_each_matrix(batch, 2.0 * m * n * k, [&](int64_t b) {
+        scalar_t* wb = w + b * m * wcols;
+        std::vector<scalar_t> tau(static_cast<size_t>(k));
+        lapack::geqrf(int(m), int(n), wb, int(m), tau.data());
+        scalar_t* rb = r + b * rrows * n;
+        for (int64_t j = 0; j < n; ++j) {
+          for (int64_t i = 0; i <= std::min(j, rrows - 1); ++i) rb[i + j * rrows] = wb[i + j * m];
+        }
+        if (q) {
+          lapack::orgqr(int(m), int(qcols), int(k), wb, int(m), tau.data());
+          std::copy(wb, wb + m * qcols, q + b * m * qcols);
+        }
+      });
+    });
+  }
+  return {Q, R};
+}
+
+std::tuple<Tensor, Tensor> lu_factor(const Tensor& A, bool pivot) {
+  auto [LU, piv, info] = lu_factor_impl(A, pivot, true, "linalg.lu_factor");
+  return {LU, piv};
+}
+
+std::tuple<Tensor, Tensor, Tensor> lu_factor_ex(const Tensor& A, bool pivot, bool check_errors) {
+  return lu_factor_impl(A, pivot, check_errors, "linalg.lu_factor_ex");
+}
+
+std::tuple<Tensor, Tensor, Tensor> lu(const Tensor& A, bool pivot) {
+  auto [LU, piv, info] = lu_factor_impl(A, pivot, false, "linalg.lu");
+  return lu_unpack(LU, piv, true, true);
+}
+
+Tensor householder_product(const Tensor& A, const Tensor& tau) {
+  const char* op = "linalg.householder_product";
+  check_cpu(A, op);
+  EMBER_CHECK(A.dim() >= 2, "[", op, "] input must have at least 2 dimensions, got shape ",
+              shape_str(A.sizes()));
+  EMBER_CHECK(A.size(-2) >= A.size(-1), "[", op, "] input.shape[-2] must be greater than or "
+              "equal to input.shape[-1], got shape ", shape_str(A.sizes()));
+  EMBER_CHECK(A.size(-1) >= tau.size(-1), "[", op, "] input.shape[-1] must be greater than or "
+              "equal to tau.shape[-1], got ", A.size(-1), " and ", tau.size(-1));
+  EMBER_CHECK(A.dim() - tau.dim() == 1, "[", op, "] Expected tau to have one dimension less "
+              "than input, but got tau.ndim equal to ", tau.dim(), " and input.ndim is equal to ",
+              A.dim());
+  for (int64_t d = 0; d + 2 < A.dim(); ++d) {
+    EMBER_CHECK(A.size(d) == tau.size(d), "[", op, "] Expected batch dimensions of tau to be "
+                "equal to input.shape[:-2], got shapes ", shape_str(A.sizes()), " and ",
+                shape_str(tau.sizes()));
+  }
+  EMBER_CHECK(A.dtype() == tau.dtype(), "[", op, "] tau dtype ", dtype_name(tau.dtype()),
+              " does not match input dtype ", dtype_name(A.dtype()));
+  check_dtype(A, op);
+  const int64_t m = A.size(-2), n = A.size(-1), k = tau.size(-1), batch = batch_count(A);
+  Tensor Q = colmajor_copy(A, A.dtype());
+  Tensor T = fresh_copy(tau);
+  if (n == 0 || m == 0) return Q;
+  EMBER_DISPATCH_LINALG_TYPES(A.dtype(), op, [&] {
+    scalar_t* q = ptr<scalar_t>(Q);
+    const scalar_t* t = ptr<scalar_t>(T);
+    for_each_matrix(batch, 2.0 * m * n * k, [&](int64_t b) {
+      lapack::orgqr(int(m), int(n), int(k), q + b * m * n, int(m), t + b * k);
+    });
+  });
+  return Q;
+}
+
+}  // namespace linalg
+
+std::tuple<Tensor, Tensor, Tensor> lu_unpack(const Tensor& LU, const Tensor& pivots,
+                                             bool unpack_data, bool unpack_pivots) {
+  const char* op = "lu_unpack";
+  check_cpu(LU, op);
+  EMBER_CHECK(LU.dim() >= 2, "[", op, "] torch.lu_unpack: Expected tensor with 2 or more "
+              "dimensions. Got size: ", shape_str(LU.sizes()), " instead");
+  const int64_t m = LU.size(-2), n = LU.size(-1), k = std::min(m, n);
+  EMBER_CHECK(pivots.dim() >= 1 && pivots.size(-1) == k, "[", op, "] torch.lu_unpack: Expected "
+              "LU_pivots.size(-1) == min(LU.size(-1), LU.size(-2)), but got ", pivots.size(-1),
+              " and LU of shape ", shape_str(LU.sizes()));
+  EMBER_CHECK(pivots.dtype() == kInt, "[", op, "] torch.lu_unpack: LU_pivots is expected to be a "
+              "contiguous tensor of torch.int32 dtype. Got ", dtype_name(pivots.dtype()));
+  const DimVector bs = batch_shape(LU);
+  Tensor L = empty_tensor({0}, LU.dtype()), U = empty_tensor({0}, LU.dtype());
+  Tensor P = empty_tensor({0}, LU.dtype());
+  if (unpack_data) {
+    L = tril(LU.narrow(-1, 0, k), -1);
+    if (L.numel() > 0) L.diagonal(0, -2, -1).fill_(Scalar(1));
+    U = triu(LU.narrow(-2, 0, k));
+  }
+  if (unpack_pivots) {
+    P = zeros(cat_shape(bs, {m, m}), TensorOptions(LU.dtype()));
+    const int64_t batch = batch_count(LU);
+    Tensor piv = fresh_copy(pivots.expand(cat_shape(bs, {k})));
+    const int32_t* pv = ptr<int32_t>(piv);
+    for (int64_t b = 0; b < batch; ++b) {
+      for (int64_t i = 0; i < k; ++i) {
+        const int32_t p = pv[b * k + i];
+        EMBER_CHECK(p >= 1 && p <= m, "[", op, "] pivot ", p, " out of range [1, ", m, "]");
+      }
+    }
+    EMBER_DISPATCH_ALL_TYPES(LU.dtype(), op, [&] {
+      scalar_t* pm = ptr<scalar_t>(P);
+      std::vector<int64_t> perm(static_cast<size_t>(m));
+      for (int64_t b = 0; b < batch; ++b) {
+        for (int64_t i = 0; i < m; ++i) perm[size_t(i)] = i;
+        for (int64_t i = 0; i < k; ++i) std::swap(perm[size_t(i)], perm[size_t(pv[b * k + i] - 1)]);
+        // A = P L U: row i of L U is row perm[i] of A, so P[perm[i], i] = 1.
+        for (int64_t i = 0; i < m; ++i) pm[b * m * m + perm[size_t(i)] * m + i] = scalar_t(1);
+      }
+    });
+  }
+  return {P, L, U};
+}
+
+std::tuple<Tensor, Tensor> qr(const Tensor& A, bool some) {
+  return linalg::qr(A, some ? "reduced" : "complete");
+}
+
+}  // namespace ember

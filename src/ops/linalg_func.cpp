@@ -1,0 +1,653 @@
+// Functions of matrices: det / slogdet / logdet (getrf), pinv and matrix_rank (SVD or eigh),
+// matrix_power (repeated squaring), matrix and linalg norms, cond, and matrix_exp (Padé
+// scaling and squaring, Higham 2005).
+#include <cmath>
+#include <limits>
+
+#include "ember/blas.h"
+#include "ember/reduce.h"
+#include "ops/linalg_util.h"
+
+namespace ember {
+using namespace linalg_detail;
+
+namespace {
+
+/// Per matrix: sign (A's dtype) and log|det| (real), from getrf's diagonal and pivots.
+std::tuple<Tensor, Tensor> slogdet_impl(const Tensor& A, const char* op) {
+  check_cpu(A, op);
+  check_square(A, op);
+  check_dtype(A, op);
+  const int64_t n = A.size(-1), batch = batch_count(A);
+  const DimVector bs = batch_shape(A);
+  Tensor LU = colmajor_copy(A, A.dtype());
+  Tensor sign = empty_tensor(bs, A.dtype());
+  Tensor logabs = empty_tensor(bs, toRealValueType(A.dtype()));
+  EMBER_DISPATCH_LINALG_TYPES(A.dtype(), op, [&] {
+    using R = real_t<scalar_t>;
+    scalar_t* a = ptr<scalar_t>(LU);
+    scalar_t* sg = ptr<scalar_t>(sign);
+    R* la = ptr<R>(logabs);
+    for_each_matrix(batch, double(n) * n * n, [&](int64_t b) {
+      scalar_t s(1);
+      R l = 0;
+      if (n > 0) {
+        std::vector<lapack_int> piv(static_cast<size_t>(n));
+        scalar_t* ab = a + b * n * n;
+        lapack::getrf(int(n), int(n), ab, int(n), piv.data());
+        for (int64_t i = 0; i < n; ++i) {
+          const scalar_t d = ab[i + i * n];
+          const R ad = std::abs(d);
+          if (piv[size_t(i)] != i + 1) s = -s;
+          if (ad == 0) {
+            s = scalar_t(0);
+            l = -std::numeric_limits<R>::infinity();
+          } else if (s != scalar_t(0)) {
+            s *= d / ad;
+            l += std::log(ad);
+          }
+        }
+      }
+      sg[b] = s;
+      la[b] = l;
+    });
+  });
+  return {sign, logabs};
+}
+
+/// Singular values (or |eigenvalues| when hermitian) for pinv / matrix_rank.
+double default_rtol(const Tensor& A, std::optional<double> atol, std::optional<double> rtol) {
+  if (rtol) return *rtol;
+  if (atol && *atol > 0) return 0.0;
+  return eps_of(A.dtype()) * double(std::max(A.size(-1), A.size(-2)));
+}
+
+void check_pinv_input(const Tensor& A, const char* op) {
+  EMBER_CHECK(A.dim() >= 2 && (A.dtype() == kFloat || A.dtype() == kDouble ||
+                               A.dtype() == kComplexFloat || A.dtype() == kComplexDouble),
+              "[", op, "] expected a tensor with 2 or more dimensions of float, double, cfloat "
+              "or cdouble types, got ", dtype_name(A.dtype()), " of shape ", shape_str(A.sizes()));
+}
+
+/// A copy of `x` with dims `d0`, `d1` moved last, as float64 |values| (contiguous).
+Tensor abs_double_last(const Tensor& x, int64_t d0, int64_t d1) {
+  return ember::abs(x.movedim({d0, d1}, {-2, -1})).to(kDouble).contiguous();
+}
+
+/// Reinserts the two reduced dims (size 1) for keepdim.
+Tensor keep_dims(Tensor r, int64_t d0, int64_t d1) {
+  const int64_t lo = std::min(d0, d1), hi = std::max(d0, d1);
+  return r.unsqueeze(lo).unsqueeze(hi);
+}
+
+enum class NormKind { Fro, Nuc, One, NegOne, Two, NegTwo, Inf, NegInf };
+
+NormKind numeric_norm_kind(double ord, const char* op) {
+  if (ord == 1) return NormKind::One;
+  if (ord == -1) return NormKind::NegOne;
+  if (ord == 2) return NormKind::Two;
+  if (ord == -2) return NormKind::NegTwo;
+  if (ord == INFINITY) return NormKind::Inf;
+  if (ord == -INFINITY) return NormKind::NegInf;
+  EMBER_THROW(Error, "[", op, "] Order ", ord, " not supported.");
+}
+
+NormKind string_norm_kind(std::string_view ord, const char* op) {
+  if (ord == "fro") return NormKind::Fro;
+  if (ord == "nuc") return NormKind::Nuc;
+  EMBER_THROW(Error, "[", op, "] Order ", ord, " not supported.");
+}
+
+Tensor matrix_norm_impl(const Tensor& A0, NormKind kind, std::vector<int64_t> dim, bool keepdim,
+                        std::optional<ScalarType> dtype, const char* op) {
+  check_cpu(A0, op);
+  EMBER_CHECK(A0.dim() >= 2, "[", op, "] The input tensor A must have at least 2 dimensions.");
+  EMBER_CHECK(A0.is_floating_point() || A0.is_complex(), "[", op, "] Expected a floating point "
+              "or complex tensor as input. Got ", dtype_name(A0.dtype()));
+  EMBER_CHECK(dim.size() == 2, "[", op, "] dim must be a 2-tuple. Got ", dim.size(),
+              " dims");
+  const int64_t d0 = wrap_dim(dim[0], A0.dim(), op), d1 = wrap_dim(dim[1], A0.dim(), op);
+  EMBER_CHECK(d0 != d1, "[", op, "] dims must be different. Got (", dim[0], ", ", dim[1], ")");
+  if (dtype) {
+    EMBER_CHECK(isComplexType(*dtype) == A0.is_complex() || isComplexType(*dtype), "[", op,
+                "] dtype ", dtype_name(*dtype), " cannot hold the values of a ",
+                dtype_name(A0.dtype()), " input");
+  }
+  const Tensor A = dtype ? A0.to(*dtype) : A0;
+  const ScalarType out_dt = toRealValueType(A.dtype());
+  const bool spectral =
+      kind == NormKind::Nuc || kind == NormKind::Two || kind == NormKind::NegTwo;
+  const Tensor Am = A.movedim({d0, d1}, {-2, -1});
+  const int64_t m = Am.size(-2), n = Am.size(-1);
+  const bool needs_nonempty = kind != NormKind::Fro && kind != NormKind::Nuc;
+  if (needs_nonempty) {
+    const bool rows_reduced_by_max = kind == NormKind::Inf || kind == NormKind::NegInf;
+    // max/min over an empty dim is undefined (PyTorch raises from amax/amin).
+    // IndexError, as PyTorch's amax over an empty dim.
+    EMBER_CHECK_INDEX(spectral ? (m > 0 && n > 0) : (rows_reduced_by_max ? m > 0 : n > 0), "[", op,
+                "] Expected a non-empty matrix for this norm, got shape ",
+                shape_str(A.sizes()));
+  }
+  const DimVector bs = batch_shape(Am);
+  int64_t batch = 1;
+  for (int64_t s : bs) batch *= s;
+  Tensor out = empty_tensor(bs, kDouble);
+  double* o = ptr<double>(out);
+  if (spectral) {
+    Tensor S = linalg::svdvals(Am).to(kDouble).contiguous();
+    const double* s = ptr<double>(S);
+    const int64_t k = std::min(m, n);
+    for (int64_t b = 0; b < batch; ++b) {
+      const double* sb = s + b * k;
+      if (kind == NormKind::Nuc) {
+        double acc = 0;
+        for (int64_t i = 0; i < k; ++i) acc += sb[i];
+        o[b] = acc;
+      } else {
+        o[b] = kind == NormKind::Two ? sb[0] : sb[k - 1];
+      }
+    }
+  } else {
+    Tensor X = abs_double_last(A, d0, d1);
+    const double* x = ptr<double>(X);
+    parallel_for(0, batch, std::max<int64_t>(1, 32768 / std::max<int64_t>(1, m * n)),
+                 [&](int64_t b0, int64_t b1) {
+      std::vector<double> acc;
+      for (int64_t b = b0; b < b1; ++b) {
+        const double* xb = x + b * m * n;
+        if (kind == NormKind::Fro) {
+          // Scaled sum of squares: no overflow for large entries.
+          double scale = 0, ssq = 1;
+          for (int64_t i = 0; i < m * n; ++i) {
+            const double v = xb[i];
+            if (v == 0) continue;
+            if (std::isnan(v) || std::isinf(v)) {
+              scale = v + scale * 0;
+              ssq = 1;
+              if (std::isnan(v)) break;
+              continue;
+            }
+            if (scale < v) {
+              ssq = 1 + ssq * (scale / v) * (scale / v);
+              scale = v;
+            } else {
+              ssq += (v / scale) * (v / scale);
+            }
+          }
+          o[b] = std::isinf(scale) || std::isnan(scale) ? scale : scale * std::sqrt(ssq);
+          continue;
+        }
+        const bool by_cols = kind == NormKind::One || kind == NormKind::NegOne;
+        const bool take_max = kind == NormKind::One || kind == NormKind::Inf;
+        const int64_t len = by_cols ? n : m;
+        acc.assign(size_t(len), 0.0);
+        for (int64_t i = 0; i < m; ++i) {
+          for (int64_t j = 0; j < n; ++j) acc[size_t(by_cols ? j : i)] += xb[i * n + j];
+        }
+        double r = acc[0];
+        for (int64_t i = 1; i < len; ++i) {
+          const double v = acc[size_t(i)];
+          if (std::isnan(v) || std::isnan(r)) {
+            r = NAN;
+          } else {
+            r = take_max ? std::max(r, v) : std::min(r, v);
+          }
+        }
+        o[b] = r;
+      }
+    });
+  }
+  Tensor r = out.to(out_dt);
+  return keepdim ? keep_dims(r, d0, d1) : r;
+}
+
+// ---- matrix_exp (Note [matrix_exp]) ----
+//
+// Note [matrix_exp]
+// Scaling and squaring with diagonal Padé approximants (Higham, "The scaling and squaring method
+// for the matrix exponential revisited", 2005): the degree m in {3, 5, 7, 9, 13} (double) or
+// {3, 5, 7} (single) is the smallest whose θ_m bounds the 1-norm; larger norms are scaled by
+// 2^-s into θ_max and the result squared s times. The rational function is (V - U)^-1 (V + U)
+// with U holding the odd and V the even powers.
+
+template <class T>
+struct PadeWork {
+  int n;
+  std::vector<T> A, A2, A4, A6, A8, U, V, tmp;
+  explicit PadeWork(int n_) : n(n_) {
+    const size_t s = size_t(n) * size_t(n);
+    for (auto* v : {&A, &A2, &A4, &A6, &A8, &U, &V, &tmp}) v->assign(s, T(0));
+  }
+  void mul(const std::vector<T>& x, const std::vector<T>& y, std::vector<T>& z) {
+    lapack::gemm(CblasNoTrans, CblasNoTrans, n, n, n, T(1), x.data(), n, y.data(), n, T(0),
+                 z.data(), n);
+  }
+};
+
+template <class T>
+void matrix_exp_one(T* a, int n) {
+  using R = real_t<T>;
+  constexpr bool single = std::is_same_v<R, float>;
+  PadeWork<T> w(n);
+  const size_t nn = size_t(n) * size_t(n);
+  std::copy(a, a + nn, w.A.begin());
+  double norm1 = 0;
+  for (int j = 0; j < n; ++j) {
+    double c = 0;
+    for (int i = 0; i < n; ++i) c += double(std::abs(a[i + j * n]));
+    norm1 = std::max(norm1, c);
+  }
+  if (std::isnan(norm1)) {
+    std::fill(a, a + nn, T(std::numeric_limits<R>::quiet_NaN()));
+    return;
+  }
+  static const double b3[] = {120, 60, 12, 1};
+  static const double b5[] = {30240, 15120, 3360, 420, 30, 1};
+  static const double b7[] = {17297280, 8648640, 1995840, 277200, 25200, 1512, 56, 1};
+  static const double b9[] = {17643225600., 8821612800., 2075673600., 302702400., 30270240.,
+                              2162160., 110880., 3960., 90., 1.};
+  static const double b13[] = {64764752532480000., 32382376266240000., 7771770303897600.,
+                               1187353796428800.,  129060195264000.,   10559470521600.,
+                               670442572800.,      33522128640.,       1323241920.,
+                               40840800.,          960960.,            16380.,
+                               182.,               1.};
+  const double theta_d[] = {1.495585217958292e-2, 2.539398330063230e-1, 9.504178996162932e-1,
+                            2.097847961257068e0, 5.371920351148152e0};
+  const double theta_s[] = {4.258730016922831e-1, 1.880152677804762e0, 3.925724783138660e0};
+  const int degrees[] = {3, 5, 7, 9, 13};
+  const int n_deg = single ? 3 : 5;
+  const double* theta = single ? theta_s : theta_d;
+  int deg = -1;
+  for (int i = 0; i + 1 < n_deg; ++i) {
+    if (norm1 <= theta[i]) {
+      deg = degrees[i];
+      break;
+    }
+  }
+  int s = 0;
+  if (deg < 0) {
+    deg = degrees[n_deg - 1];
+    const double theta_max = theta[n_deg - 1];
+    if (norm1 > theta_max) s = int(std::ceil(std::log2(norm1 / theta_max)));
+    if (s > 0) {
+      const R scale = R(std::ldexp(1.0, -s));
+      for (auto& v : w.A) v *= scale;
+    }
+  }
+  auto identity_add = [&](std::vector<T>& m, double c) {
+    for (int i = 0; i < n; ++i) m[size_t(i) * size_t(n) + size_t(i)] += T(R(c));
+  };
+  auto axpy = [&](std::vector<T>& y, double c, const std::vector<T>& x) {
+    for (size_t i = 0; i < nn; ++i) y[i] += T(R(c)) * x[i];
+  };
+  w.mul(w.A, w.A, w.A2);
+  std::fill(w.U.begin(), w.U.end(), T(0));
+  std::fill(w.V.begin(), w.V.end(), T(0));
+  if (deg == 13) {
+    w.mul(w.A2, w.A2, w.A4);
+    w.mul(w.A4, w.A2, w.A6);
+    const double* b = b13;
+    // U = A [A6 (b13 A6 + b11 A4 + b9 A2) + b7 A6 + b5 A4 + b3 A2 + b1 I]
+    std::fill(w.tmp.begin(), w.tmp.end(), T(0));
+    axpy(w.tmp, b[13], w.A6);
+    axpy(w.tmp, b[11], w.A4);
+    axpy(w.tmp, b[9], w.A2);
+    w.mul(w.A6, w.tmp, w.A8);  // A8 holds the product here
+    axpy(w.A8, b[7], w.A6);
+    axpy(w.A8, b[5], w.A4);
+    axpy(w.A8, b[3], w.A2);
+    identity_add(w.A8, b[1]);
+    w.mul(w.A, w.A8, w.U);
+    // V = A6 (b12 A6 + b10 A4 + b8 A2) + b6 A6 + b4 A4 + b2 A2 + b0 I
+    std::fill(w.tmp.begin(), w.tmp.end(), T(0));
+    axpy(w.tmp, b[12], w.A6);
+    axpy(w.tmp, b[10], w.A4);
+    axpy(w.tmp, b[8], w.A2);
+    w.mul(w.A6, w.tmp, w.V);
+    axpy(w.V, b[6], w.A6);
+    axpy(w.V, b[4], w.A4);
+    axpy(w.V, b[2], w.A2);
+    identity_add(w.V, b[0]);
+  } else {
+    const double* b = deg == 3 ? b3 : deg == 5 ? b5 : deg == 7 ? b7 : b9;
+    std::vector<const std::vector<T>*> pw = {nullptr, &w.A2};
+    if (deg >= 5) {
+      w.mul(w.A2, w.A2, w.A4);
+      pw.push_back(&w.A4);
+    }
+    if (deg >= 7) {
+      w.mul(w.A4, w.A2, w.A6);
+      pw.push_back(&w.A6);
+    }
+    if (deg >= 9) {
+      w.mul(w.A6, w.A2, w.A8);
+      pw.push_back(&w.A8);
+    }
+    // tmp = sum_j b[2j+1] A^(2j); V = sum_j b[2j] A^(2j)
+    std::fill(w.tmp.begin(), w.tmp.end(), T(0));
+    identity_add(w.tmp, b[1]);
+    identity_add(w.V, b[0]);
+    for (size_t j = 1; j < pw.size(); ++j) {
+      axpy(w.tmp, b[2 * j + 1], *pw[j]);
+      axpy(w.V, b[2 * j], *pw[j]);
+    }
+    w.mul(w.A, w.tmp, w.U);
+  }
+  // Solve (V - U) X = (V + U).
+  for (size_t i = 0; i < nn; ++i) {
+    const T u = w.U[i], v = w.V[i];
+    w.tmp[i] = v - u;
+    w.A[i] = v + u;
+  }
+  std::vector<lapack_int> piv(static_cast<size_t>(n));
+  lapack::getrf(n, n, w.tmp.data(), n, piv.data());
+  lapack::getrs('N', n, n, w.tmp.data(), n, piv.data(), w.A.data(), n);
+  for (int i = 0; i < s; ++i) {
+    w.mul(w.A, w.A, w.A2);
+    std::swap(w.A, w.A2);
+  }
+  std::copy(w.A.begin(), w.A.end(), a);
+}
+
+}  // namespace
+
+namespace linalg {
+
+Tensor det(const Tensor& A) {
+  const char* op = "linalg.det";
+  check_cpu(A, op);
+  check_square(A, op);
+  check_dtype(A, op);
+  // The product of U's diagonal (not sign * exp(log|det|)): exact for small integer matrices.
+  const int64_t n = A.size(-1), batch = batch_count(A);
+  Tensor LU = colmajor_copy(A, A.dtype());
+  Tensor out = empty_tensor(batch_shape(A), A.dtype());
+  EMBER_DISPATCH_LINALG_TYPES(A.dtype(), "linalg.det", [&] {
+    scalar_t* a = ptr<scalar_t>(LU);
+    scalar_t* o = ptr<scalar_t>(out);
+    for_each_matrix(batch, double(n) * n * n, [&](int64_t b) {
+      scalar_t d(1);
+      if (n > 0) {
+        std::vector<lapack_int> piv(static_cast<size_t>(n));
+        scalar_t* ab = a + b * n * n;
+        lapack::getrf(int(n), int(n), ab, int(n), piv.data());
+        for (int64_t i = 0; i < n; ++i) {
+          d *= ab[i + i * n];
+          if (piv[size_t(i)] != i + 1) d = -d;
+        }
+      }
+      o[b] = d;
+    });
+  });
+  return out;
+}
+
+std::tuple<Tensor, Tensor> slogdet(const Tensor& A) { return slogdet_impl(A, "linalg.slogdet"); }
+
+Tensor pinv(const Tensor& A, std::optional<double> atol, std::optional<double> rtol,
+            bool hermitian) {
+  const char* op = "linalg.pinv";
+  check_cpu(A, op);
+  check_pinv_input(A, op);
+  const int64_t m = A.size(-2), n = A.size(-1);
+  const double at = atol.value_or(0.0), rt = default_rtol(A, atol, rtol);
+  const DimVector bs = batch_shape(A);
+  if (A.numel() == 0) return zeros(cat_shape(bs, {n, m}), TensorOptions(A.dtype()));
+  const int64_t batch = batch_count(A);
+  if (hermitian) {
+    auto [w, V] = eigh(A, "L");
+    const int64_t k = n;
+    Tensor Y = colmajor_copy(V, A.dtype());
+    EMBER_DISPATCH_LINALG_TYPES(A.dtype(), op, [&] {
+      using R = real_t<scalar_t>;
+      const R* wp = ptr<R>(w);
+      scalar_t* y = ptr<scalar_t>(Y);
+      for (int64_t b = 0; b < batch; ++b) {
+        R mx = 0;
+        for (int64_t i = 0; i < k; ++i) mx = std::max(mx, std::abs(wp[b * k + i]));
+        const double tol = std::max(at, rt * double(mx));
+        for (int64_t j = 0; j < k; ++j) {
+          const R wv = wp[b * k + j];
+          const R f = double(std::abs(wv)) > tol ? R(1) / wv : R(0);
+          for (int64_t i = 0; i < n; ++i) y[b * n * k + j * n + i] *= f;
+        }
+      }
+    });
+    return batched_gemm(Y, V, false, true);
+  }
+  auto [U, S, Vh] = linalg::svd(A, false);
+  const int64_t k = std::min(m, n);
+  EMBER_DISPATCH_LINALG_TYPES(A.dtype(), op, [&] {
+    using R = real_t<scalar_t>;
+    const R* s = ptr<R>(S);
+    scalar_t* v = ptr<scalar_t>(Vh);  // k x n column-major
+    for (int64_t b = 0; b < batch; ++b) {
+      const double tol = std::max(at, rt * double(s[b * k]));
+      for (int64_t i = 0; i < k; ++i) {
+        const R sv = s[b * k + i];
+        const R f = double(sv) > tol ? R(1) / sv : R(0);
+        for (int64_t j = 0; j < n; ++j) v[b * k * n + j * k + i] *= f;
+      }
+    }
+  });
+  // pinv = Vhᴴ diag(1/s) Uᴴ = (diag(1/s) Vh)ᴴ Uᴴ
+  return batched_gemm(Vh, U, true, true);
+}
+
+Tensor pinv(const Tensor& A, double rcond, bool hermitian) {
+  return pinv(A, 0.0, rcond, hermitian);
+}
+
+Tensor matrix_rank(const Tensor& A, std::optional<double> atol, std::optional<double> rtol,
+                   bool hermitian) {
+  const char* op = "linalg.matrix_rank";
+  check_cpu(A, op);
+  check_pinv_input(A, op);
+  const double at = atol.value_or(0.0), rt = default_rtol(A, atol, rtol);
+  const DimVector bs = batch_shape(A);
+  Tensor out = zeros(bs, TensorOptions(kLong));
+  const int64_t m = A.size(-2), n = A.size(-1);
+  if (m == 0 || n == 0) return out;
+  Tensor S = (hermitian ? eigvalsh(A, "L") : svdvals(A)).to(kDouble).contiguous();
+  const int64_t k = S.size(-1), batch = batch_count(A);
+  const double* s = ptr<double>(S);
+  int64_t* o = ptr<int64_t>(out);
+  for (int64_t b = 0; b < batch; ++b) {
+    double mx = 0;
+    for (int64_t i = 0; i < k; ++i) mx = std::max(mx, std::abs(s[b * k + i]));
+    const double tol = std::max(at, rt * mx);
+    int64_t r = 0;
+    for (int64_t i = 0; i < k; ++i) r += std::abs(s[b * k + i]) > tol;
+    o[b] = r;
+  }
+  return out;
+}
+
+Tensor matrix_rank(const Tensor& A, double tol, bool hermitian) {
+  return matrix_rank(A, tol, 0.0, hermitian);
+}
+
+Tensor matrix_power(const Tensor& A, int64_t n) {
+  const char* op = "linalg.matrix_power";
+  check_cpu(A, op);
+  check_square(A, op);
+  if (n == 0) {
+    Tensor r = zeros(A.sizes(), TensorOptions(A.dtype()));
+    if (r.numel() > 0) r.diagonal(0, -2, -1).fill_(Scalar(1));
+    return r;
+  }
+  Tensor base = n < 0 ? inv(A) : A;
+  uint64_t e = n < 0 ? uint64_t(-(n + 1)) + 1 : uint64_t(n);
+  if (e == 1) return n < 0 ? base : A.clone();
+  // Binary powering: at most 2 log2(n) products.
+  Tensor result;
+  while (e > 0) {
+    if (e & 1) result = result.defined() ? ember::matmul(result, base) : base;
+    e >>= 1;
+    if (e > 0) base = ember::matmul(base, base);
+  }
+  return result.is_same(A) ? A.clone() : result;
+}
+
+Tensor matrix_norm(const Tensor& A, double ord, std::vector<int64_t> dim, bool keepdim,
+                   std::optional<ScalarType> dtype) {
+  const char* op = "linalg.matrix_norm";
+  return matrix_norm_impl(A, numeric_norm_kind(ord, op), std::move(dim), keepdim, dtype, op);
+}
+
+Tensor matrix_norm(const Tensor& A, std::string_view ord, std::vector<int64_t> dim,
+                   bool keepdim, std::optional<ScalarType> dtype) {
+  const char* op = "linalg.matrix_norm";
+  return matrix_norm_impl(A, string_norm_kind(ord, op), std::move(dim), keepdim, dtype, op);
+}
+
+Tensor norm(const Tensor& A, std::optional<double> ord,
+            std::optional<std::vector<int64_t>> dim, bool keepdim,
+            std::optional<ScalarType> dtype) {
+  const char* op = "linalg.norm";
+  if (dim) {
+    EMBER_CHECK(dim->size() == 1 || dim->size() == 2, "[", op, "] If dim is specified, it must "
+                "be of length 1 or 2. Got ", dim->size(), " dims");
+  } else if (ord) {
+    EMBER_CHECK(A.dim() == 1 || A.dim() == 2, "[", op, "] If dim is not specified but ord is, "
+                "the input must be 1D or 2D. Got ", A.dim(), "D.");
+  }
+  if (ord && ((dim && dim->size() == 2) || (!dim && A.dim() == 2))) {
+    return matrix_norm(A, *ord, dim ? *dim : std::vector<int64_t>{0, 1}, keepdim, dtype);
+  }
+  const Scalar o(ord.value_or(2.0));
+  if (dim) return vector_norm(A, o, IntArrayRef(*dim), keepdim, dtype);
+  return vector_norm(A, o, std::nullopt, keepdim, dtype);
+}
+
+Tensor norm(const Tensor& A, std::string_view ord, std::optional<std::vector<int64_t>> dim,
+            bool keepdim, std::optional<ScalarType> dtype) {
+  const char* op = "linalg.norm";
+  if (dim) {
+    EMBER_CHECK(dim->size() == 1 || dim->size() == 2, "[", op, "] If dim is specified, it must "
+                "be of length 1 or 2. Got ", dim->size(), " dims");
+  } else {
+    EMBER_CHECK(A.dim() == 1 || A.dim() == 2, "[", op, "] If dim is not specified but ord is, "
+                "the input must be 1D or 2D. Got ", A.dim(), "D.");
+  }
+  return matrix_norm(A, ord, dim ? *dim : std::vector<int64_t>{0, 1}, keepdim, dtype);
+}
+
+namespace {
+
+Tensor cond_empty(const Tensor& A) {
+  return zeros(batch_shape(A), TensorOptions(toRealValueType(A.dtype())));
+}
+
+/// norm(A) * norm(inv(A)), with inf for singular matrices (as PyTorch and NumPy).
+Tensor cond_by_inverse(const Tensor& A, NormKind kind) {
+  auto [Ainv, info] = inv_ex(A);
+  const int32_t* ip = ptr<int32_t>(info);
+  const int64_t n = A.size(-1), batch = batch_count(A);
+  // A singular matrix's inverse is zeroed so its norm is finite (the SVD of an inf-filled matrix
+  // is undefined); its condition number is set below.
+  EMBER_DISPATCH_LINALG_TYPES(A.dtype(), "linalg.cond", [&] {
+    scalar_t* x = ptr<scalar_t>(Ainv);
+    for (int64_t b = 0; b < batch; ++b) {
+      if (ip[b] > 0) std::fill(x + b * n * n, x + (b + 1) * n * n, scalar_t(0));
+    }
+  });
+  const std::vector<int64_t> d{-2, -1};
+  const char* op = "linalg.cond";
+  const Tensor norm_a = matrix_norm_impl(A, kind, d, false, std::nullopt, op);
+  Tensor r = ember::mul(norm_a, matrix_norm_impl(Ainv, kind, d, false, std::nullopt, op));
+  // Singular: norm(A) * inf, so a zero matrix gives nan, then inf through nan_to_num for all
+  // norms but the nuclear one (PyTorch 1.13 skips it there).
+  r = ember::where(ember::gt(info, Scalar(0)), ember::mul(norm_a, Scalar(INFINITY)), r);
+  if (kind != NormKind::Nuc) r.nan_to_num_(INFINITY, INFINITY, -INFINITY);
+  return r;
+}
+
+}  // namespace
+
+Tensor cond(const Tensor& A, std::optional<double> p) {
+  const char* op = "linalg.cond";
+  check_cpu(A, op);
+  EMBER_CHECK(A.dim() >= 2, "[", op, "] The input tensor must have at least 2 dimensions.");
+  const double ord = p.value_or(2.0);
+  EMBER_CHECK(ord == 2 || ord == -2 || ord == 1 || ord == -1 || std::isinf(ord), "[", op,
+              "] linalg.cond got an invalid norm type: ", ord);
+  if (A.numel() == 0) {
+    check_dtype(A, op);
+    if (std::abs(ord) != 2) check_square(A, op);
+    return cond_empty(A);
+  }
+  if (std::abs(ord) == 2) {
+    Tensor S = svdvals(A);
+    const int64_t k = S.size(-1);
+    Tensor smax = S.narrow(-1, 0, 1), smin = S.narrow(-1, k - 1, 1);
+    return (ord == 2 ? ember::div(smax, smin) : ember::div(smin, smax)).squeeze(-1);
+  }
+  check_square(A, op);
+  check_dtype(A, op);
+  return cond_by_inverse(A, numeric_norm_kind(ord, op));
+}
+
+Tensor cond(const Tensor& A, std::string_view p) {
+  const char* op = "linalg.cond";
+  check_cpu(A, op);
+  EMBER_CHECK(A.dim() >= 2, "[", op, "] The input tensor must have at least 2 dimensions.");
+  EMBER_CHECK(p == "fro" || p == "nuc", "[", op, "] linalg.cond got an invalid norm type: ", p);
+  check_square(A, op);
+  check_dtype(A, op);
+  if (A.numel() == 0) return cond_empty(A);
+  return cond_by_inverse(A, string_norm_kind(p, op));
+}
+
+Tensor matrix_exp(const Tensor& A) {
+  const char* op = "linalg.matrix_exp";
+  check_cpu(A, op);
+  check_square(A, op);
+  if (A.dtype() == kBFloat16 || A.dtype() == kHalf) {
+    // PyTorch 1.13 takes bfloat16 (computed here in float32, then rounded) but has no float16
+    // kernel; empty inputs of either return early there.
+    if (A.numel() == 0) return empty_tensor(A.sizes(), A.dtype());
+    EMBER_CHECK(A.dtype() == kBFloat16, "[", op, "] \"matrix_exp\" not implemented for 'Half' "
+                "(hint: convert the input to float32)");
+    return linalg::matrix_exp(A.to(kFloat)).to(kBFloat16);
+  }
+  check_dtype(A, op);
+  const int64_t n = A.size(-1), batch = batch_count(A);
+  Tensor X = colmajor_copy(A, A.dtype());
+  if (X.numel() == 0) return X;
+  EMBER_DISPATCH_LINALG_TYPES(A.dtype(), op, [&] {
+    scalar_t* x = ptr<scalar_t>(X);
+    for_each_matrix(batch, 20.0 * n * n * n, [&](int64_t b) {
+      matrix_exp_one<scalar_t>(x + b * n * n, int(n));
+    });
+  });
+  return X;
+}
+
+}  // namespace linalg
+
+Tensor logdet(const Tensor& A) {
+  auto [sign, logabs] = slogdet_impl(A, "logdet");
+  if (A.is_complex()) return ember::add(ember::log(sign), logabs);
+  // A negative determinant has no real logarithm.
+  return ember::where(ember::lt(sign, Scalar(0)), Scalar(NAN), logabs);
+}
+
+}  // namespace ember
+
+namespace ember {
+
+Tensor Tensor::det() const { return linalg::det(*this); }
+Tensor Tensor::logdet() const { return ember::logdet(*this); }
+std::tuple<Tensor, Tensor> Tensor::slogdet() const { return linalg::slogdet(*this); }
+Tensor Tensor::inverse() const { return linalg::inv(*this); }
+Tensor Tensor::cholesky(bool upper) const { return linalg::cholesky(*this, upper); }
+std::tuple<Tensor, Tensor> Tensor::qr(bool some) const { return ember::qr(*this, some); }
+std::tuple<Tensor, Tensor, Tensor> Tensor::svd(bool some, bool compute_uv) const {
+  return ember::svd(*this, some, compute_uv);
+}
+Tensor Tensor::pinverse(double rcond) const { return linalg::pinv(*this, rcond); }
+Tensor Tensor::matrix_power(int64_t n) const { return linalg::matrix_power(*this, n); }
+Tensor Tensor::matrix_exp() const { return linalg::matrix_exp(*this); }
+
+}  // namespace ember

@@ -1,0 +1,425 @@
+// Solvers and inverses: inv (getrf + getri), solve (getrf + getrs), lu_solve (getrs),
+// solve_triangular / triangular_solve (trsm), cholesky_solve / cholesky_inverse (potrs / potri)
+// and lstsq (gels, gelsy, gelsd, gelss). Batch dims of the two operands broadcast; each operand
+// is copied into a column-major workspace of the broadcast batch (Note [Linalg workspaces]).
+#include "ops/linalg_util.h"
+
+namespace ember {
+using namespace linalg_detail;
+
+namespace {
+
+/// PyTorch's rule: B is a (batch of) vector(s) when it is 1-D or has A's shape without the
+/// last dim.
+bool is_vector_rhs(const Tensor& A, const Tensor& B) {
+  if (B.dim() == 1) return true;
+  if (B.dim() != A.dim() - 1) return false;
+  for (int64_t d = 0; d < B.dim(); ++d) {
+    if (B.size(d) != A.size(d)) return false;
+  }
+  return true;
+}
+
+/// The broadcast batch shape of two batches of matrices (RuntimeError when incompatible).
+DimVector broadcast_batch(const Tensor& A, const Tensor& B) {
+  return broadcast_shapes(batch_shape(A), batch_shape(B));
+}
+
+void check_same_dtype(const Tensor& A, const Tensor& B, const char* op) {
+  EMBER_CHECK(A.dtype() == B.dtype(), "[", op, "] Expected A and B to have the same dtype, but "
+              "found A of type ", dtype_name(A.dtype()), " and B of type ",
+              dtype_name(B.dtype()), " instead");
+}
+
+const char* singular_msg = "The solver failed because the input matrix is singular.";
+
+std::tuple<Tensor, Tensor> solve_impl(const Tensor& A, const Tensor& B, bool left,
+                                      bool check_errors, const char* op) {
+  check_cpu(A, op);
+  check_cpu(B, op);
+  check_square(A, op);
+  check_dtype(A, op);
+  check_same_dtype(A, B, op);
+  const bool vector = is_vector_rhs(A, B);
+  const Tensor B2 = vector ? B.unsqueeze(-1) : B;
+  EMBER_CHECK(B2.dim() >= 2, "[", op, "] The input tensor B must have at least 2 dimensions.");
+  const int64_t n = A.size(-1);
+  EMBER_CHECK((left ? B2.size(-2) : B2.size(-1)) == n, "[", op, "] Incompatible shapes of A and "
+              "B for the equation ", left ? "AX = B" : "XA = B", " (", A.size(-2), "x",
+              A.size(-1), " and ", B2.size(-2), "x", B2.size(-1), ")");
+  const DimVector bs = broadcast_batch(A, B2);
+  const Tensor Bl = left ? B2 : B2.mT();  // solve A X = B or Aᵀ Xᵀ = Bᵀ
+  const int64_t k = Bl.size(-1);
+  Tensor LU = colmajor_copy(A, A.dtype(), cat_shape(bs, {n, n}));
+  Tensor X = colmajor_copy(Bl, A.dtype(), cat_shape(bs, {n, k}));
+  int64_t batch = 1;
+  for (int64_t s : bs) batch *= s;
+  std::vector<int> infos(size_t(batch), 0);
+  if (n > 0) {
+    EMBER_DISPATCH_LINALG_TYPES(A.dtype(), op, [&] {
+      scalar_t* a = ptr<scalar_t>(LU);
+      scalar_t* x = ptr<scalar_t>(X);
+      for_each_matrix(batch, double(n) * n * (n + k), [&](int64_t b) {
+        std::vector<lapack_int> piv(static_cast<size_t>(n));
+        scalar_t* ab = a + b * n * n;
+        infos[size_t(b)] = lapack::getrf(int(n), int(n), ab, int(n), piv.data());
+        // Solved even when U is singular: the _ex result then holds LAPACK's inf/nan, as
+        // PyTorch's.
+        if (k > 0) {
+          lapack::getrs(left ? 'N' : 'T', int(n), int(k), ab, int(n), piv.data(), x + b * n * k,
+                        int(n));
+        }
+      });
+    });
+  }
+  if (check_errors) {
+    raise_infos(infos, bs.size() > 0, op, [](int) { return std::string(singular_msg); });
+  }
+  Tensor R = left ? X : X.mT();
+  if (vector) R = R.squeeze(-1);
+  return {R, info_tensor(infos, bs)};
+}
+
+std::tuple<Tensor, Tensor> inv_impl(const Tensor& A, bool check_errors, const char* op) {
+  check_cpu(A, op);
+  check_square(A, op);
+  check_dtype(A, op);
+  const int64_t n = A.size(-1), batch = batch_count(A);
+  // inv(A) solves A X = I (getrf + getrs, as PyTorch 1.13): the same rounding as solve, and a
+  // singular A leaves LAPACK's inf/nan in the _ex result rather than an arbitrary value.
+  Tensor LU = colmajor_copy(A, A.dtype());
+  Tensor X = colmajor_empty(A.sizes(), A.dtype());
+  std::vector<int> infos(size_t(batch), 0);
+  if (n > 0) {
+    X.zero_();
+    X.diagonal(0, -2, -1).fill_(Scalar(1));
+    EMBER_DISPATCH_LINALG_TYPES(A.dtype(), op, [&] {
+      scalar_t* a = ptr<scalar_t>(LU);
+      scalar_t* x = ptr<scalar_t>(X);
+      for_each_matrix(batch, 2.0 * n * n * n, [&](int64_t b) {
+        std::vector<lapack_int> piv(static_cast<size_t>(n));
+        scalar_t* ab = a + b * n * n;
+        infos[size_t(b)] = lapack::getrf(int(n), int(n), ab, int(n), piv.data());
+        lapack::getrs('N', int(n), int(n), ab, int(n), piv.data(), x + b * n * n, int(n));
+      });
+    });
+  }
+  if (check_errors) {
+    raise_infos(infos, A.dim() > 2, op, [](int info) {
+      return "The diagonal element " + std::to_string(info) +
+             " is zero, the inversion could not be completed because the input matrix is "
+             "singular.";
+    });
+  }
+  return {X, info_tensor(infos, batch_shape(A))};
+}
+
+/// Writes the conjugate of a complex workspace in place (no-op for real dtypes).
+void conj_inplace(Tensor& w) {
+  if (w.is_complex() && w.numel() > 0) w.conj_physical_();
+}
+
+/// op(A) X = B (left) or X op(A) = B through trsm; op is A, Aᵀ (`trans`) or Aᴴ (`conj_trans`).
+Tensor trsm_impl(const Tensor& A, const Tensor& B, bool upper, bool left, bool unit, bool trans,
+                 const char* op) {
+  const DimVector bs = broadcast_batch(A, B);
+  const int64_t n = A.size(-1), m = B.size(-2), k = B.size(-1);
+  Tensor Aw = colmajor_copy(A, A.dtype(), cat_shape(bs, {n, n}));
+  Tensor X = colmajor_copy(B, A.dtype(), cat_shape(bs, {m, k}));
+  int64_t batch = 1;
+  for (int64_t s : bs) batch *= s;
+  if (X.numel() == 0 || n == 0) return X;
+  EMBER_DISPATCH_LINALG_TYPES(A.dtype(), op, [&] {
+    const scalar_t* a = ptr<scalar_t>(Aw);
+    scalar_t* x = ptr<scalar_t>(X);
+    for_each_matrix(batch, double(n) * n * (left ? k : m), [&](int64_t b) {
+      lapack::trsm(left ? CblasLeft : CblasRight, upper ? CblasUpper : CblasLower,
+                   trans ? CblasTrans : CblasNoTrans, unit ? CblasUnit : CblasNonUnit, int(m),
+                   int(k), a + b * n * n, int(n), x + b * m * k, int(m));
+    });
+  });
+  return X;
+}
+
+}  // namespace
+
+namespace linalg {
+
+Tensor inv(const Tensor& A) { return std::get<0>(inv_impl(A, true, "linalg.inv")); }
+
+std::tuple<Tensor, Tensor> inv_ex(const Tensor& A, bool check_errors) {
+  return inv_impl(A, check_errors, "linalg.inv_ex");
+}
+
+Tensor solve(const Tensor& A, const Tensor& B, bool left) {
+  return std::get<0>(solve_impl(A, B, left, true, "linalg.solve"));
+}
+
+std::tuple<Tensor, Tensor> solve_ex(const Tensor& A, const Tensor& B, bool left,
+                                    bool check_errors) {
+  return solve_impl(A, B, left, check_errors, "linalg.solve_ex");
+}
+
+Tensor solve_triangular(const Tensor& A, const Tensor& B, bool upper, bool left,
+                        bool unitriangular) {
+  const char* op = "linalg.solve_triangular";
+  check_cpu(A, op);
+  check_cpu(B, op);
+  check_matrix(A, op, "A");
+  check_matrix(B, op, "B");
+  check_square(A, op);
+  check_dtype(A, op);
+  check_same_dtype(A, B, op);
+  EMBER_CHECK((left ? B.size(-2) : B.size(-1)) == A.size(-1), "[", op, "] Incompatible shapes "
+              "of A and B for the equation ", left ? "AX = B" : "XA = B", " (", A.size(-2), "x",
+              A.size(-1), " and ", B.size(-2), "x", B.size(-1), ")");
+  return trsm_impl(A, B, upper, left, unitriangular, false, op);
+}
+
+Tensor lu_solve(const Tensor& LU, const Tensor& pivots, const Tensor& B, bool left,
+                bool adjoint) {
+  const char* op = "linalg.lu_solve";
+  check_cpu(LU, op);
+  check_cpu(B, op);
+  check_square(LU, op, "LU");
+  check_matrix(B, op, "B");
+  check_dtype(LU, op);
+  EMBER_CHECK(LU.dtype() == B.dtype(), "[", op, "] Expected LU and B to have the same dtype, but "
+              "found LU of type ", dtype_name(LU.dtype()), " and B of type ",
+              dtype_name(B.dtype()), " instead");
+  EMBER_CHECK(pivots.dtype() == kInt, "[", op, "] pivots should be a Tensor of scalar type int32."
+              " Got ", dtype_name(pivots.dtype()));
+  const int64_t n = LU.size(-1);
+  EMBER_CHECK(pivots.dim() == LU.dim() - 1 && pivots.size(-1) == n, "[", op, "] Incompatible "
+              "shapes of LU ", shape_str(LU.sizes()), " and pivots ", shape_str(pivots.sizes()));
+  EMBER_CHECK((left ? B.size(-2) : B.size(-1)) == n, "[", op, "] Incompatible shapes of A and B "
+              "for the equation ", left ? "AX = B" : "XA = B", " (", n, "x", n, " and ",
+              B.size(-2), "x", B.size(-1), ")");
+  const DimVector bs = broadcast_batch(LU, B);
+  // X op(A) = B is op(A)ᴴ Xᴴ = Bᴴ: solve on the conjugate transpose and conjugate back.
+  const Tensor Bl = left ? B : B.mT().conj();
+  const int64_t k = Bl.size(-1);
+  Tensor A = colmajor_copy(LU, LU.dtype(), cat_shape(bs, {n, n}));
+  Tensor P = fresh_copy(pivots.expand(cat_shape(bs, {n})));
+  Tensor X = colmajor_copy(Bl, LU.dtype(), cat_shape(bs, {n, k}));
+  int64_t batch = 1;
+  for (int64_t s : bs) batch *= s;
+  const bool conj_t = left ? adjoint : !adjoint;
+  if (X.numel() > 0 && n > 0) {
+    const int32_t* pv = ptr<int32_t>(P);
+    for (int64_t i = 0; i < P.numel(); ++i) {
+      EMBER_CHECK(pv[i] >= 1 && pv[i] <= n, "[", op, "] pivot ", pv[i], " out of range [1, ", n,
+                  "]");
+    }
+    EMBER_DISPATCH_LINALG_TYPES(LU.dtype(), op, [&] {
+      const scalar_t* a = ptr<scalar_t>(A);
+      scalar_t* x = ptr<scalar_t>(X);
+      for_each_matrix(batch, 2.0 * n * n * k, [&](int64_t b) {
+        lapack::getrs(conj_t ? 'C' : 'N', int(n), int(k), a + b * n * n, int(n), pv + b * n,
+                      x + b * n * k, int(n));
+      });
+    });
+  }
+  if (left) return X;
+  conj_inplace(X);
+  return X.mT();
+}
+
+std::tuple<Tensor, Tensor, Tensor, Tensor> lstsq(const Tensor& A, const Tensor& B,
+                                                 std::optional<double> rcond,
+                                                 std::optional<std::string_view> driver) {
+  const char* op = "linalg.lstsq";
+  check_cpu(A, op);
+  check_cpu(B, op);
+  check_matrix(A, op, "input");
+  EMBER_CHECK(B.dim() >= 1, "[", op, "] other must have at least 1 dimension.");
+  check_dtype(A, op);
+  EMBER_CHECK(A.dtype() == B.dtype(), "[", op, "] Expected input and other to have the same "
+              "dtype, but got input's dtype ", dtype_name(A.dtype()), " and other's dtype ",
+              dtype_name(B.dtype()));
+  EMBER_CHECK(A.dim() >= B.dim() && A.dim() - B.dim() <= 1, "[", op, "] input.dim() must be "
+              "greater or equal to other.dim() and (input.dim() - other.dim()) <= 1, got ",
+              A.dim(), " and ", B.dim());
+  // Unlike solve, lstsq takes B as (a batch of) vectors whenever it has one dim less than A.
+  const bool vector = A.dim() - B.dim() == 1;
+  const Tensor B2 = vector ? B.unsqueeze(-1) : B;
+  EMBER_CHECK(A.size(-2) == B2.size(-2), "[", op, "] input.size(-2) should match other.size(",
+              vector ? -1 : -2, "), got shapes ", shape_str(A.sizes()), " and ",
+              shape_str(B.sizes()));
+  const std::string drv(driver.value_or("gelsy"));
+  EMBER_CHECK(drv == "gels" || drv == "gelsy" || drv == "gelsd" || drv == "gelss", "[", op,
+              "] parameter `driver` should be one of (gels, gelsy, gelsd, gelss), got ", drv);
+  const DimVector bs = broadcast_batch(A, B2);
+  const int64_t m = A.size(-2), n = A.size(-1), k = B2.size(-1), mn = std::max(m, n);
+  const int64_t kmin = std::min(m, n);
+  const ScalarType rdt = toRealValueType(A.dtype());
+  const double rc = rcond.value_or(eps_of(A.dtype()) * double(mn));
+  Tensor Aw = colmajor_copy(A, A.dtype(), cat_shape(bs, {m, n}));
+  Tensor X = colmajor_empty(cat_shape(bs, {mn, k}), A.dtype());
+  if (X.numel() > 0) {
+    X.zero_();
+    if (m > 0) X.narrow(-2, 0, m).copy_(B2.resolve_conj());
+  }
+  int64_t batch = 1;
+  for (int64_t s : bs) batch *= s;
+  const bool has_rank = drv != "gels";
+  const bool has_sv = drv == "gelsd" || drv == "gelss";
+  Tensor rank = has_rank ? zeros(bs, TensorOptions(kLong)) : empty_tensor({0}, kLong);
+  Tensor sv = has_sv ? zeros(cat_shape(bs, {kmin}), TensorOptions(rdt)) : empty_tensor({0}, rdt);
+  std::vector<int> infos(size_t(batch), 0);
+  if (m > 0 && n > 0 && k > 0) {
+    EMBER_DISPATCH_LINALG_TYPES(A.dtype(), op, [&] {
+      using R = real_t<scalar_t>;
+      scalar_t* a = ptr<scalar_t>(Aw);
+      scalar_t* x = ptr<scalar_t>(X);
+      int64_t* rk = has_rank ? ptr<int64_t>(rank) : nullptr;
+      R* s = has_sv ? ptr<R>(sv) : nullptr;
+      for_each_matrix(batch, 2.0 * m * n * (n + k), [&](int64_t b) {
+        scalar_t* ab = a + b * m * n;
+        scalar_t* xb = x + b * mn * k;
+        lapack_int r = 0;
+        int info = 0;
+        if (drv == "gels") {
+          info = lapack::gels('N', int(m), int(n), int(k), ab, int(m), xb, int(mn));
+        } else if (drv == "gelsy") {
+          std::vector<lapack_int> jpvt(size_t(n), 0);
+          info = lapack::gelsy(int(m), int(n), int(k), ab, int(m), xb, int(mn), jpvt.data(),
+                               R(rc), &r);
+        } else if (drv == "gelsd") {
+          info = lapack::gelsd(int(m), int(n), int(k), ab, int(m), xb, int(mn), s + b * kmin,
+                               R(rc), &r);
+        } else {
+          info = lapack::gelss(int(m), int(n), int(k), ab, int(m), xb, int(mn), s + b * kmin,
+                               R(rc), &r);
+        }
+        infos[size_t(b)] = info;
+        if (rk) rk[b] = r;
+      });
+    });
+  } else if (has_rank) {
+    rank.zero_();
+  }
+  // PyTorch 1.13 does not raise for a rank-deficient A with gels: the solution is whatever
+  // LAPACK left in B (zero for a zero A). Only the SVD drivers' non-convergence is an error.
+  if (drv == "gels") {
+    for (int& i : infos) i = std::min(i, 0);
+  }
+  raise_infos(infos, bs.size() > 0, op, [&](int info) {
+    return "The algorithm failed to converge (error code: " + std::to_string(info) + ").";
+  });
+  Tensor solution = X.narrow(-2, 0, n);
+  Tensor residuals = empty_tensor({0}, rdt);
+  if (m > n && drv != "gelsy") {
+    bool compute = true;
+    if (has_sv) {
+      const int64_t* rk = ptr<int64_t>(rank);
+      for (int64_t b = 0; b < batch; ++b) compute = compute && rk[b] == n;
+    }
+    if (compute) {
+      residuals = zeros(cat_shape(bs, {k}), TensorOptions(rdt));
+      EMBER_DISPATCH_LINALG_TYPES(A.dtype(), op, [&] {
+        using R = real_t<scalar_t>;
+        const scalar_t* x = ptr<scalar_t>(X);
+        R* res = ptr<R>(residuals);
+        for (int64_t b = 0; b < batch; ++b) {
+          for (int64_t j = 0; j < k; ++j) {
+            R acc = 0;
+            for (int64_t i = n; i < m; ++i) acc += std::norm(x[b * mn * k + j * mn + i]);
+            res[b * k + j] = acc;
+          }
+        }
+      });
+    }
+  }
+  if (vector) solution = solution.squeeze(-1);
+  return {solution, residuals, rank, sv};
+}
+
+}  // namespace linalg
+
+std::tuple<Tensor, Tensor> triangular_solve(const Tensor& B, const Tensor& A, bool upper,
+                                            bool transpose, bool unitriangular) {
+  const char* op = "triangular_solve";
+  check_cpu(A, op);
+  check_cpu(B, op);
+  check_matrix(B, op, "self");
+  check_matrix(A, op, "A");
+  check_square(A, op);
+  check_dtype(A, op);
+  check_same_dtype(A, B, op);
+  EMBER_CHECK(B.size(-2) == A.size(-1), "[", op, "] Incompatible matrix sizes for triangular "
+              "solve: A ", shape_str(A.sizes()), ", b ", shape_str(B.sizes()));
+  const DimVector bs = broadcast_batch(A, B);
+  Tensor X = trsm_impl(A, B, upper, true, unitriangular, transpose, op);
+  Tensor Ac = colmajor_copy(A, A.dtype(), cat_shape(bs, {A.size(-2), A.size(-1)}));
+  return {X, Ac};
+}
+
+Tensor cholesky_solve(const Tensor& B, const Tensor& L, bool upper) {
+  const char* op = "cholesky_solve";
+  check_cpu(L, op);
+  check_cpu(B, op);
+  check_matrix(B, op, "self");
+  check_matrix(L, op, "input2");
+  check_square(L, op, "input2");
+  check_dtype(L, op);
+  EMBER_CHECK(L.dtype() == B.dtype(), "[", op, "] Expected b and A to have the same dtype, but "
+              "found b of type ", dtype_name(B.dtype()), " and A of type ",
+              dtype_name(L.dtype()), " instead.");
+  const int64_t n = L.size(-1);
+  EMBER_CHECK(B.size(-2) == n, "[", op, "] Incompatible matrix sizes for cholesky_solve: each A "
+              "matrix is ", n, " by ", n, " but each b matrix is ", B.size(-2), " by ",
+              B.size(-1));
+  const DimVector bs = broadcast_batch(L, B);
+  const int64_t k = B.size(-1);
+  Tensor Lw = colmajor_copy(L, L.dtype(), cat_shape(bs, {n, n}));
+  Tensor X = colmajor_copy(B, L.dtype(), cat_shape(bs, {n, k}));
+  int64_t batch = 1;
+  for (int64_t s : bs) batch *= s;
+  if (X.numel() == 0 || n == 0) return X;
+  EMBER_DISPATCH_LINALG_TYPES(L.dtype(), op, [&] {
+    const scalar_t* l = ptr<scalar_t>(Lw);
+    scalar_t* x = ptr<scalar_t>(X);
+    for_each_matrix(batch, 2.0 * n * n * k, [&](int64_t b) {
+      lapack::potrs(upper ? 'U' : 'L', int(n), int(k), l + b * n * n, int(n), x + b * n * k,
+                    int(n));
+    });
+  });
+  return X;
+}
+
+Tensor cholesky_inverse(const Tensor& L, bool upper) {
+  const char* op = "cholesky_inverse";
+  check_cpu(L, op);
+  check_square(L, op, "input");
+  check_dtype(L, op);
+  const int64_t n = L.size(-1), batch = batch_count(L);
+  Tensor X = colmajor_copy(L, L.dtype());
+  if (X.numel() == 0) return X;
+  std::vector<int> infos(size_t(batch), 0);
+  EMBER_DISPATCH_LINALG_TYPES(L.dtype(), op, [&] {
+    scalar_t* x = ptr<scalar_t>(X);
+    for_each_matrix(batch, 2.0 * n * n * n, [&](int64_t b) {
+      scalar_t* xb = x + b * n * n;
+      infos[size_t(b)] = lapack::potri(upper ? 'U' : 'L', int(n), xb, int(n));
+      // potri fills one triangle of the Hermitian inverse: mirror it.
+      for (int64_t j = 0; j < n; ++j) {
+        for (int64_t i = j + 1; i < n; ++i) {
+          if (upper) {
+            xb[i + j * n] = conj_val(xb[j + i * n]);
+          } else {
+            xb[j + i * n] = conj_val(xb[i + j * n]);
+          }
+        }
+      }
+    });
+  });
+  raise_infos(infos, L.dim() > 2, op, [](int info) {
+    return "The diagonal element " + std::to_string(info) +
+           " is zero, the inversion could not be completed because the input matrix is "
+           "singular.";
+  });
+  return X;
+}
+
+}  // namespace ember

@@ -1,0 +1,227 @@
+// Spectral decompositions: svd / svdvals (gesdd), eigh / eigvalsh (syevd / heevd), eig /
+// eigvals (geev). Signs and phases of singular and eigen vectors are LAPACK's; only the
+// reconstructions (A = U S Vᴴ, A = V diag(w) Vᴴ) and the values are unique.
+#include "ops/linalg_util.h"
+
+namespace ember {
+using namespace linalg_detail;
+
+namespace {
+
+void check_uplo(std::string_view uplo, const char* op) {
+  EMBER_CHECK(uplo == "L" || uplo == "U" || uplo == "l" || uplo == "u", "[", op,
+              "] Expected UPLO argument to be 'L' or 'U', but got ", uplo);
+}
+
+std::string no_convergence(int info, const char* what) {
+  return std::string("The algorithm failed to converge because the input matrix is "
+                     "ill-conditioned or has too many repeated ") +
+         what + " (error code: " + std::to_string(info) + ").";
+}
+
+/// (U, S, Vh) through gesdd; `uv` false computes S alone (U, Vh undefined).
+std::tuple<Tensor, Tensor, Tensor> svd_impl(const Tensor& A, bool full, bool uv, const char* op) {
+  check_cpu(A, op);
+  check_matrix(A, op);
+  check_dtype(A, op);
+  const int64_t m = A.size(-2), n = A.size(-1), k = std::min(m, n), batch = batch_count(A);
+  const DimVector bs = batch_shape(A);
+  const int64_t ucols = full ? m : k, vrows = full ? n : k;
+  Tensor W = colmajor_copy(A, A.dtype());
+  Tensor S = empty_tensor(cat_shape(bs, {k}), toRealValueType(A.dtype()));
+  Tensor U, Vh;
+  if (uv) {
+    U = colmajor_empty(cat_shape(bs, {m, ucols}), A.dtype());
+    Vh = colmajor_empty(cat_shape(bs, {vrows, n}), A.dtype());
+    if (k == 0) {
+      // No singular values: the orthonormal bases are identities (empty when reduced).
+      for (Tensor* t : {&U, &Vh}) {
+        if (t->numel() == 0) continue;
+        t->zero_();
+        t->diagonal(0, -2, -1).fill_(Scalar(1));
+      }
+    }
+  }
+  std::vector<int> infos(size_t(batch), 0);
+  if (k > 0) {
+    // gesdd rejects NaN/inf as illegal arguments: report them as PyTorch does (LinAlgError).
+    int64_t bad = -1;
+    EMBER_DISPATCH_LINALG_TYPES(A.dtype(), op,
+                                [&] { bad = first_nonfinite(ptr<scalar_t>(W), batch, m * n); });
+    if (bad >= 0) {
+      std::vector<int> bad_infos(size_t(bad) + 1, 0);
+      bad_infos.back() = 1;
+      raise_infos(bad_infos, A.dim() > 2, op, [](int) {
+        return std::string("The algorithm failed to converge because the input matrix "
+                           "contained non-finite values.");
+      });
+    }
+    EMBER_DISPATCH_LINALG_TYPES(A.dtype(), op, [&] {
+      using R = real_t<scalar_t>;
+      scalar_t* w = ptr<scalar_t>(W);
+      R* s = ptr<R>(S);
+      scalar_t* u = uv ? ptr<scalar_t>(U) : nullptr;
+      scalar_t* v = uv ? ptr<scalar_t>(Vh) : nullptr;
+      for_each_matrix(batch, 4.0 * m * n * k, [&](int64_t b) {
+        scalar_t dummy(0);
+        infos[size_t(b)] = lapack::gesdd(
+            uv ? (full ? 'A' : 'S') : 'N', int(m), int(n), w + b * m * n, int(m), s + b * k,
+            uv ? u + b * m * ucols : &dummy, int(m), uv ? v + b * vrows * n : &dummy,
+            int(uv ? vrows : 1));
+      });
+    });
+  }
+  raise_infos(infos, A.dim() > 2, op,
+              [](int info) { return no_convergence(info, "singular values"); });
+  return {U, S, Vh};
+}
+
+std::tuple<Tensor, Tensor> eigh_impl(const Tensor& A, std::string_view uplo, bool vectors,
+                                     const char* op) {
+  check_cpu(A, op);
+  check_square(A, op);
+  check_dtype(A, op);
+  check_uplo(uplo, op);
+  const char ul = (uplo == "U" || uplo == "u") ? 'U' : 'L';
+  const int64_t n = A.size(-1), batch = batch_count(A);
+  Tensor V = colmajor_copy(A, A.dtype());
+  Tensor w = empty_tensor(cat_shape(batch_shape(A), {n}), toRealValueType(A.dtype()));
+  std::vector<int> infos(size_t(batch), 0);
+  if (n > 0) {
+    EMBER_DISPATCH_LINALG_TYPES(A.dtype(), op, [&] {
+      using R = real_t<scalar_t>;
+      scalar_t* v = ptr<scalar_t>(V);
+      R* wp = ptr<R>(w);
+      for_each_matrix(batch, 9.0 * n * n * n, [&](int64_t b) {
+        infos[size_t(b)] =
+            lapack::syevd(vectors ? 'V' : 'N', ul, int(n), v + b * n * n, int(n), wp + b * n);
+      });
+    });
+  }
+  raise_infos(infos, A.dim() > 2, op, [](int info) { return no_convergence(info, "eigenvalues"); });
+  return {w, V};
+}
+
+// geev: the real routine returns conjugate pairs as (re, im) columns; complex is direct.
+template <class T>
+int geev(bool vectors, int n, T* a, std::complex<real_t<T>>* w, std::complex<real_t<T>>* v) {
+  using R = real_t<T>;
+  using C = std::complex<R>;
+  const char jobvr = vectors ? 'V' : 'N';
+  if constexpr (is_complex_v<T>) {
+    C dummy(0);
+    if constexpr (std::is_same_v<R, float>) {
+      return LAPACKE_cgeev(LAPACK_COL_MAJOR, 'N', jobvr, n, a, n, w, &dummy, 1,
+                           vectors ? v : &dummy, vectors ? n : 1);
+    } else {
+      return LAPACKE_zgeev(LAPACK_COL_MAJOR, 'N', jobvr, n, a, n, w, &dummy, 1,
+                           vectors ? v : &dummy, vectors ? n : 1);
+    }
+  } else {
+    std::vector<R> wr(static_cast<size_t>(n)), wi(static_cast<size_t>(n));
+    std::vector<R> vr(vectors ? static_cast<size_t>(n) * size_t(n) : 1);
+    R dummy = 0;
+    int info;
+    if constexpr (std::is_same_v<R, float>) {
+      info = LAPACKE_sgeev(LAPACK_COL_MAJOR, 'N', jobvr, n, a, n, wr.data(), wi.data(), &dummy, 1,
+                           vr.data(), vectors ? n : 1);
+    } else {
+      info = LAPACKE_dgeev(LAPACK_COL_MAJOR, 'N', jobvr, n, a, n, wr.data(), wi.data(), &dummy, 1,
+                           vr.data(), vectors ? n : 1);
+    }
+    if (info != 0) return info;
+    for (int j = 0; j < n; ++j) w[j] = C(wr[size_t(j)], wi[size_t(j)]);
+    if (vectors) {
+      for (int j = 0; j < n; ++j) {
+        if (wi[size_t(j)] != 0 && j + 1 < n) {
+          for (int i = 0; i < n; ++i) {
+            const R re = vr[size_t(i + j * n)], im = vr[size_t(i + (j + 1) * n)];
+            v[i + j * n] = C(re, im);
+            v[i + (j + 1) * n] = C(re, -im);
+          }
+          ++j;
+        } else {
+          for (int i = 0; i < n; ++i) v[i + j * n] = C(vr[size_t(i + j * n)], 0);
+        }
+      }
+    }
+    return 0;
+  }
+}
+
+std::tuple<Tensor, Tensor> eig_impl(const Tensor& A, bool vectors, const char* op) {
+  check_cpu(A, op);
+  check_square(A, op);
+  check_dtype(A, op);
+  const int64_t n = A.size(-1), batch = batch_count(A);
+  const ScalarType cdt = toComplexType(A.dtype());
+  Tensor W = colmajor_copy(A, A.dtype());
+  Tensor w = empty_tensor(cat_shape(batch_shape(A), {n}), cdt);
+  Tensor V = vectors ? colmajor_empty(A.sizes(), cdt) : Tensor();
+  std::vector<int> infos(size_t(batch), 0);
+  if (n > 0) {
+    // geev rejects NaN and inf as illegal arguments (and prints to stderr): check first, with
+    // PyTorch's message and type (RuntimeError).
+    int64_t bad = -1;
+    EMBER_DISPATCH_LINALG_TYPES(A.dtype(), op,
+                                [&] { bad = first_nonfinite(ptr<scalar_t>(W), batch, n * n); });
+    EMBER_CHECK(bad < 0, "[", op, "] input tensor should not contain infs or NaNs.");
+    EMBER_DISPATCH_LINALG_TYPES(A.dtype(), op, [&] {
+      using C = std::complex<real_t<scalar_t>>;
+      scalar_t* a = ptr<scalar_t>(W);
+      C* wp = ptr<C>(w);
+      C* vp = vectors ? ptr<C>(V) : nullptr;
+      for_each_matrix(batch, 10.0 * n * n * n, [&](int64_t b) {
+        infos[size_t(b)] = geev<scalar_t>(vectors, int(n), a + b * n * n, wp + b * n,
+                                          vectors ? vp + b * n * n : nullptr);
+      });
+    });
+  }
+  raise_infos(infos, A.dim() > 2, op, [](int info) {
+    return "The algorithm failed to converge because the input matrix is ill-conditioned or has "
+           "too many repeated eigenvalues (error code: " +
+           std::to_string(info) + ").";
+  });
+  return {w, V};
+}
+
+}  // namespace
+
+namespace linalg {
+
+std::tuple<Tensor, Tensor, Tensor> svd(const Tensor& A, bool full_matrices,
+                                       std::optional<std::string_view> driver) {
+  EMBER_CHECK(!driver.has_value(), "[linalg.svd] keyword argument `driver=` is only supported on "
+              "CUDA inputs with cuSOLVER backend.");
+  return svd_impl(A, full_matrices, true, "linalg.svd");
+}
+
+Tensor svdvals(const Tensor& A) { return std::get<1>(svd_impl(A, false, false, "linalg.svdvals")); }
+
+std::tuple<Tensor, Tensor> eigh(const Tensor& A, std::string_view uplo) {
+  return eigh_impl(A, uplo, true, "linalg.eigh");
+}
+
+Tensor eigvalsh(const Tensor& A, std::string_view uplo) {
+  return std::get<0>(eigh_impl(A, uplo, false, "linalg.eigvalsh"));
+}
+
+std::tuple<Tensor, Tensor> eig(const Tensor& A) { return eig_impl(A, true, "linalg.eig"); }
+
+Tensor eigvals(const Tensor& A) { return std::get<0>(eig_impl(A, false, "linalg.eigvals")); }
+
+}  // namespace linalg
+
+std::tuple<Tensor, Tensor, Tensor> svd(const Tensor& A, bool some, bool compute_uv) {
+  if (!compute_uv) {
+    Tensor S = std::get<1>(svd_impl(A, false, false, "svd"));
+    const DimVector bs = batch_shape(A);
+    Tensor U = zeros(cat_shape(bs, {A.size(-2), A.size(-2)}), TensorOptions(A.dtype()));
+    Tensor V = zeros(cat_shape(bs, {A.size(-1), A.size(-1)}), TensorOptions(A.dtype()));
+    return {U, S, V};
+  }
+  auto [U, S, Vh] = svd_impl(A, !some, true, "svd");
+  return {U, S, Vh.mT().conj().resolve_conj()};
+}
+
+}  // namespace ember

@@ -1,0 +1,795 @@
+// Sums, products, extrema (with and without indices), all/any and count_nonzero on the
+// reduction engine (Note [Reductions] in kernels/cpu/reduce.cpp). PyTorch 1.13's rules: integer
+// and bool sums/products are int64, half/bfloat16 accumulate in float32, NaN wins in max/min,
+// indices point at the first occurrence, empty reductions give the identity or an error.
+#include <limits>
+
+#include "ember/factory.h"
+#include "ember/ops.h"
+#include "ops/reduce_core.h"
+
+namespace ember {
+namespace reduce_detail {
+
+uint64_t dim_mask(const Tensor& x, IntArrayRef dims, const char* op) {
+  const int64_t nd = x.dim();
+  EMBER_CHECK(nd <= 64, "[", op, "] supports tensors of at most 64 dims, got ", nd);
+  if (dims.empty()) return nd == 0 ? 0 : (nd == 64 ? ~uint64_t(0) : (uint64_t(1) << nd) - 1);
+  uint64_t m = 0;
+  for (int64_t d : dims) {
+    const int64_t w = wrap_dim(d, nd, op);
+    EMBER_CHECK(!((m >> w) & 1), "[", op, "] dim ", w,
+                " appears multiple times in the list of dims");
+    m |= uint64_t(1) << w;
+  }
+  return nd == 0 ? 0 : m;
+}
+
+DimVector reduced_shape(const Tensor& x, uint64_t mask, bool keepdim) {
+  DimVector s;
+  for (int64_t d = 0; d < x.dim(); ++d) {
+    if (!((mask >> d) & 1))
+      s.push_back(x.size(d));
+    else if (keepdim)
+      s.push_back(1);
+  }
+  return s;
+}
+
+int64_t reduced_count(const Tensor& x, uint64_t mask) {
+  int64_t n = 1;
+  for (int64_t d = 0; d < x.dim(); ++d)
+    if ((mask >> d) & 1) n *= x.size(d);
+  return n;
+}
+
+void write_out(Tensor& out, const Tensor& result, const char* op) {
+  EMBER_CHECK(out.defined(), "[", op, "] out= tensor is undefined");
+  if (out.sizes() != result.sizes()) {
+    EMBER_CHECK(out.numel() == 0, "[", op, "] out= tensor has shape ", shape_str(out.sizes()),
+                " but the result has shape ", shape_str(result.sizes()),
+                "; pass an empty tensor or one of the result's shape");
+    resize_output(out, result.sizes());
+  }
+  out.copy_(result);
+}
+
+}  // namespace reduce_detail
+
+using namespace reduce_detail;
+
+namespace {
+
+const cpu::ReduceKernels& K() { return cpu::reduce_kernels(); }
+
+/// Accumulator of a sum/product of T: int64 for integers and bool, float for half/bfloat16.
+template <class T>
+using sum_acc_t = std::conditional_t<std::is_integral_v<T>, int64_t, opmath_t<T>>;
+
+// Pairwise sum of a strided range (the contiguous float/double case uses the ISA kernels).
+template <class A, class T, class Op>
+A pairwise(const Op& op, const T* p, int64_t n, int64_t s) {
+  if (n <= 64) {
+    A a0 = A(0), a1 = A(0), a2 = A(0), a3 = A(0);
+    int64_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+      a0 += op.load(p[i * s]);
+      a1 += op.load(p[(i + 1) * s]);
+      a2 += op.load(p[(i + 2) * s]);
+      a3 += op.load(p[(i + 3) * s]);
+    }
+    for (; i < n; ++i) a0 += op.load(p[i * s]);
+    return (a0 + a1) + (a2 + a3);
+  }
+  const int64_t half = n / 2;
+  return pairwise<A>(op, p, half, s) + pairwise<A>(op, p + half * s, n - half, s);
+}
+
+// sum / nansum / mean. O is the output type; kMean divides by `count` (as PyTorch: the sum is
+// rounded to O first, then divided).
+template <class T, class O, bool kNan, bool kMean>
+struct SumOp {
+  using acc_t =
+      std::conditional_t<std::is_integral_v<O> && !std::is_integral_v<T>, O, sum_acc_t<T>>;
+  using out_t = O;
+  static constexpr bool kVertical = true;
+  double count = 1;
+  acc_t init() const { return acc_t(0); }
+  acc_t load(T x) const {
+    if constexpr (kNan && is_float_v<T>) {
+      const opmath_t<T> v = opmath_t<T>(x);
+      return v != v ? acc_t(0) : acc_t(v);
+    } else if constexpr (std::is_same_v<T, bool>) {
+      return acc_t(x ? 1 : 0);
+    } else {
+      return acc_t(opmath_t<T>(x));
+    }
+  }
+  acc_t step(acc_t a, T x) const { return a + load(x); }
+  acc_t combine(acc_t a, acc_t b) const { return a + b; }
+  acc_t reduce(const T* p, int64_t n, int64_t s, int64_t) const {
+    if constexpr (!kNan && std::is_same_v<T, float> && std::is_same_v<acc_t, float>) {
+      if (s == 1) return K().sum_f32(p, n);
+    }
+    if constexpr (!kNan && std::is_same_v<T, double> && std::is_same_v<acc_t, double>) {
+      if (s == 1) return K().sum_f64(p, n);
+    }
+    if constexpr (std::is_integral_v<acc_t>) {
+      acc_t a = 0;
+      if (s == 1)
+        for (int64_t i = 0; i < n; ++i) a += load(p[i]);
+      else
+        for (int64_t i = 0; i < n; ++i) a += load(p[i * s]);
+      return a;
+    } else {
+      return pairwise<acc_t>(*this, p, n, s);
+    }
+  }
+  out_t project(acc_t a) const {
+    if constexpr (kMean) {
+      using M = opmath_t<O>;
+      return O(M(O(a)) / M(count));
+    } else if constexpr (std::is_same_v<O, bool>) {
+      return a != acc_t(0);
+    } else {
+      return O(a);
+    }
+  }
+  void project_extra(int64_t, acc_t) const {}
+  void add_row(acc_t* acc, const T* row, int64_t w) const {
+    if constexpr (!kNan && std::is_same_v<T, float> && std::is_same_v<acc_t, float>)
+      K().add_rows_f32(acc, row, w);
+    else if constexpr (!kNan && std::is_same_v<T, double> && std::is_same_v<acc_t, double>)
+      K().add_rows_f64(acc, row, w);
+    else
+      for (int64_t j = 0; j < w; ++j) acc[j] += load(row[j]);
+  }
+  static void add_acc(acc_t* acc, const acc_t* b, int64_t w) {
+    if constexpr (std::is_same_v<acc_t, float>)
+      K().add_rows_f32(acc, b, w);
+    else if constexpr (std::is_same_v<acc_t, double>)
+      K().add_rows_f64(acc, b, w);
+    else
+      for (int64_t j = 0; j < w; ++j) acc[j] += b[j];
+  }
+  // Cascade: 32 rows into l1, 32 l1 blocks into l2, l2 into l3 (Note [Reductions]).
+  void vertical(out_t* out, const T* base, int64_t rows, int64_t rs, int64_t w, int64_t) const {
+    if constexpr (std::is_integral_v<acc_t>) {
+      std::vector<acc_t> acc(static_cast<size_t>(w), 0);
+      for (int64_t r = 0; r < rows; ++r) add_row(acc.data(), base + r * rs, w);
+      for (int64_t j = 0; j < w; ++j) out[j] = project(acc[j]);
+    } else {
+      std::vector<acc_t> buf(static_cast<size_t>(3 * w), acc_t(0));
+      acc_t *l1 = buf.data(), *l2 = l1 + w, *l3 = l2 + w;
+      int64_t r = 0, blocks = 0;
+      while (r < rows) {
+        const int64_t e = std::min(rows, r + 32);
+        std::fill(l1, l1 + w, acc_t(0));
+        for (; r < e; ++r) add_row(l1, base + r * rs, w);
+        add_acc(l2, l1, w);
+        if (++blocks == 32) {
+          add_acc(l3, l2, w);
+          std::fill(l2, l2 + w, acc_t(0));
+          blocks = 0;
+        }
+      }
+      add_acc(l3, l2, w);
+      for (int64_t j = 0; j < w; ++j) out[j] = project(l3[j]);
+    }
+  }
+};
+
+template <class T, class O>
+struct ProdOp {
+  using acc_t = std::conditional_t<std::is_same_v<O, bool>, int64_t,
+                                   std::conditional_t<std::is_integral_v<O>, int64_t, opmath_t<O>>>;
+  using out_t = O;
+  static constexpr bool kVertical = true;
+  acc_t init() const { return acc_t(1); }
+  acc_t load(T x) const {
+    if constexpr (std::is_same_v<T, bool>)
+      return acc_t(x ? 1 : 0);
+    else
+      return acc_t(opmath_t<T>(x));
+  }
+  acc_t mul(acc_t a, acc_t b) const {
+    if constexpr (std::is_integral_v<acc_t>)
+      return acc_t(uint64_t(a) * uint64_t(b));  // wraps like PyTorch, without signed overflow UB
+    else
+      return a * b;
+  }
+  acc_t step(acc_t a, T x) const { return mul(a, load(x)); }
+  acc_t combine(acc_t a, acc_t b) const { return mul(a, b); }
+  acc_t reduce(const T* p, int64_t n, int64_t s, int64_t) const {
+    acc_t a = init();
+    for (int64_t i = 0; i < n; ++i) a = step(a, p[i * s]);
+    return a;
+  }
+  out_t project(acc_t a) const {
+    if constexpr (std::is_same_v<O, bool>)
+      return a != 0;
+    else
+      return O(a);
+  }
+  void project_extra(int64_t, acc_t) const {}
+  void vertical(out_t* out, const T* base, int64_t rows, int64_t rs, int64_t w, int64_t oi) const {
+    vertical_simple(*this, out, base, rows, rs, w, oi);
+  }
+};
+
+// Whether x beats the current best (Max: larger; NaN beats everything but an earlier NaN).
+template <bool Max, class M>
+inline bool better(M x, M best) {
+  if constexpr (is_float_v<M>) {
+    if (best != best) return false;
+    if (x != x) return true;
+  }
+  return Max ? x > best : x < best;
+}
+
+// amax / amin / max() / min(): values only.
+template <class T, bool Max>
+struct ExtremeOp {
+  using M = std::conditional_t<std::is_same_v<T, bool>, bool, opmath_t<T>>;
+  using acc_t = M;
+  using out_t = T;
+  static constexpr bool kVertical = true;
+  acc_t init() const {
+    if constexpr (std::is_same_v<M, bool>)
+      return !Max;
+    else if constexpr (std::is_floating_point_v<M>)
+      return Max ? -std::numeric_limits<M>::infinity() : std::numeric_limits<M>::infinity();
+    else
+      return Max ? std::numeric_limits<M>::lowest() : std::numeric_limits<M>::max();
+  }
+  acc_t step(acc_t a, T x) const {
+    const M v = M(x);
+    return better<Max>(v, a) ? v : a;
+  }
+  acc_t combine(acc_t a, acc_t b) const { return better<Max>(b, a) ? b : a; }
+  acc_t reduce(const T* p, int64_t n, int64_t s, int64_t) const {
+    if constexpr (std::is_same_v<T, float>) {
+      if (s == 1 && n > 0) return p[(Max ? K().argmax_f32 : K().argmin_f32)(p, n)];
+    }
+    if constexpr (std::is_same_v<T, double>) {
+      if (s == 1 && n > 0) return p[(Max ? K().argmax_f64 : K().argmin_f64)(p, n)];
+    }
+    acc_t a = init();
+    for (int64_t i = 0; i < n; ++i) a = step(a, p[i * s]);
+    return a;
+  }
+  out_t project(acc_t a) const { return T(a); }
+  void project_extra(int64_t, acc_t) const {}
+  void vertical(out_t* out, const T* base, int64_t rows, int64_t rs, int64_t w, int64_t oi) const {
+    vertical_simple(*this, out, base, rows, rs, w, oi);
+  }
+};
+
+// max(dim) / min(dim) (kValues: values out, indices extra) and argmax / argmin (indices out).
+template <class T, bool Max, bool kValues>
+struct ArgOp {
+  using M = std::conditional_t<std::is_same_v<T, bool>, bool, opmath_t<T>>;
+  struct acc_t {
+    M v;
+    int64_t i;
+  };
+  using out_t = std::conditional_t<kValues, T, int64_t>;
+  static constexpr bool kVertical = true;
+  int64_t* indices = nullptr;
+  acc_t init() const { return {ExtremeOp<T, Max>().init(), 0}; }
+  acc_t combine(acc_t a, acc_t b) const { return better<Max>(b.v, a.v) ? b : a; }
+  acc_t reduce(const T* p, int64_t n, int64_t s, int64_t base) const {
+    if (n == 0) return init();
+    if constexpr (std::is_same_v<T, float>) {
+      if (s == 1) {
+        const int64_t k = (Max ? K().argmax_f32 : K().argmin_f32)(p, n);
+        return {p[k], base + k};
+      }
+    }
+    if constexpr (std::is_same_v<T, double>) {
+      if (s == 1) {
+        const int64_t k = (Max ? K().argmax_f64 : K().argmin_f64)(p, n);
+        return {p[k], base + k};
+      }
+    }
+    acc_t a{M(p[0]), base};
+    for (int64_t i = 1; i < n; ++i) {
+      const M v = M(p[i * s]);
+      if (better<Max>(v, a.v)) a = {v, base + i};
+    }
+    return a;
+  }
+  out_t project(acc_t a) const {
+    if constexpr (kValues)
+      return T(a.v);
+    else
+      return a.i;
+  }
+  void project_extra(int64_t o, acc_t a) const {
+    if constexpr (kValues) indices[o] = a.i;
+  }
+  void vertical(out_t* out, const T* base, int64_t rows, int64_t rs, int64_t w, int64_t oi) const {
+    std::unique_ptr<M[]> val(new M[size_t(w)]);  // not std::vector: M may be bool
+    std::vector<int64_t> idx(static_cast<size_t>(w), 0);
+    for (int64_t j = 0; j < w; ++j) val[size_t(j)] = M(base[j]);
+    for (int64_t r = 1; r < rows; ++r) {
+      const T* row = base + r * rs;
+      for (int64_t j = 0; j < w; ++j) {
+        const M v = M(row[j]);
+        if (better<Max>(v, val[size_t(j)])) {
+          val[size_t(j)] = v;
+          idx[size_t(j)] = r;
+        }
+      }
+    }
+    for (int64_t j = 0; j < w; ++j) {
+      out[j] = project({val[size_t(j)], idx[size_t(j)]});
+      project_extra(oi + j, {val[size_t(j)], idx[size_t(j)]});
+    }
+  }
+};
+
+// all / any / count_nonzero.
+template <class T, class O, int kKind>  // 0 all, 1 any, 2 count
+struct LogicalOp {
+  using acc_t = std::conditional_t<kKind == 2, int64_t, bool>;
+  using out_t = O;
+  static constexpr bool kVertical = true;
+  acc_t init() const { return kKind == 0; }
+  static bool nz(T x) { return x != T(0); }
+  acc_t step(acc_t a, T x) const {
+    if constexpr (kKind == 0)
+      return a && nz(x);
+    else if constexpr (kKind == 1)
+      return a || nz(x);
+    else
+      return a + (nz(x) ? 1 : 0);
+  }
+  acc_t combine(acc_t a, acc_t b) const {
+    if constexpr (kKind == 0)
+      return a && b;
+    else if constexpr (kKind == 1)
+      return a || b;
+    else
+      return a + b;
+  }
+  acc_t reduce(const T* p, int64_t n, int64_t s, int64_t) const {
+    if constexpr (kKind == 2) {
+      int64_t c = 0;
+      if (s == 1)
+        for (int64_t i = 0; i < n; ++i) c += nz(p[i]);
+      else
+        for (int64_t i = 0; i < n; ++i) c += nz(p[i * s]);
+      return c;
+    } else {
+      for (int64_t i = 0; i < n; ++i)
+        if (nz(p[i * s]) != (kKind == 0)) return kKind == 1;
+      return kKind == 0;
+    }
+  }
+  out_t project(acc_t a) const { return O(a); }
+  void project_extra(int64_t, acc_t) const {}
+  void vertical(out_t* out, const T* base, int64_t rows, int64_t rs, int64_t w, int64_t oi) const {
+    vertical_simple(*this, out, base, rows, rs, w, oi);
+  }
+};
+
+ScalarType sum_out_dtype(const Tensor& x, std::optional<ScalarType> dtype) {
+  if (dtype) return *dtype;
+  return isIntegralType(x.dtype(), /*include_bool=*/true) ? kLong : x.dtype();
+}
+
+Tensor prepare(const Tensor& x, std::optional<ScalarType> dtype) {
+  Tensor in = (dtype && *dtype != x.dtype()) ? x.to(*dtype) : x;
+  return in.is_conj() ? in.resolve_conj() : in;
+}
+
+// sum / nansum / mean share this: dtype promotion, then the functor per input type.
+template <bool kNan, bool kMean>
+Tensor sum_impl(const Tensor& x0, IntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype,
+                const char* op) {
+  EMBER_CHECK(x0.defined(), "[", op, "] input is undefined");
+  const uint64_t mask = dim_mask(x0, dim, op);
+  const ScalarType od = sum_out_dtype(x0, dtype);
+  if constexpr (kMean) {
+    EMBER_CHECK(isFloatingType(od) || isComplexType(od), "[", op,
+                "] could not infer output "
+                "dtype. Input dtype must be either a floating point or complex dtype. Got: ",
+                dtype_name(od));
+  }
+  if constexpr (kNan) {
+    EMBER_CHECK(!isComplexType(x0.dtype()) && !isComplexType(od), "[", op,
+                "] does not support complex inputs (got ", dtype_name(x0.dtype()), ")");
+  }
+  const Tensor x = prepare(x0, dtype);
+  const DimVector shape = reduced_shape(x, mask, keepdim);
+  const double count = double(reduced_count(x, mask));
+  if constexpr (kNan || kMean) {
+    // nansum of integers is sum; mean has a floating or complex input by now.
+    if (!kMean && !x.is_floating_point()) return sum_impl<false, false>(x, dim, keepdim, od, op);
+    return EMBER_DISPATCH_FLOATING_AND_COMPLEX_TYPES(x.dtype(), op, [&]() -> Tensor {
+      if constexpr (kNan && is_complex_v<scalar_t>) {
+        EMBER_THROW(Error, "[", op, "] does not support complex inputs");
+      } else {
+        SumOp<scalar_t, scalar_t, kNan, kMean> f{count};
+        return run<scalar_t>(x, mask, shape, od, f);
+      }
+    });
+  } else {
+    return EMBER_DISPATCH_ALL_TYPES(x.dtype(), op, [&]() -> Tensor {
+      using T = scalar_t;
+      if constexpr (std::is_integral_v<T>) {
+        if (od == kLong) {
+          SumOp<T, int64_t, false, false> f{count};
+          return run<T>(x, mask, shape, od, f);
+        }
+      }
+      SumOp<T, T, false, false> f{count};
+      return run<T>(x, mask, shape, od, f);
+    });
+  }
+}
+
+template <bool Max>
+Tensor extreme_impl(const Tensor& x0, IntArrayRef dim, bool keepdim, const char* op) {
+  EMBER_CHECK(x0.defined(), "[", op, "] input is undefined");
+  EMBER_CHECK(!x0.is_complex(), "[", op, "] is not supported for complex inputs (got ",
+              dtype_name(x0.dtype()), ")");
+  const uint64_t mask = dim_mask(x0, dim, op);
+  if (x0.numel() == 0) {
+    EMBER_CHECK(dim.size() != 0 && x0.dim() > 0, "[", op,
+                "] Expected reduction dim to be "
+                "specified for input.numel() == 0. Specify the reduction dim with the 'dim' "
+                "argument.");
+    for (int64_t d = 0; d < x0.dim(); ++d)
+      EMBER_CHECK_INDEX(!((mask >> d) & 1) || x0.size(d) != 0, "[", op,
+                        "] Expected reduction "
+                        "dim ",
+                        d, " to have non-zero size (input shape ", shape_str(x0.sizes()), ")");
+  }
+  const DimVector shape = reduced_shape(x0, mask, keepdim);
+  return EMBER_DISPATCH_REAL_TYPES_AND_BOOL(x0.dtype(), op, [&]() -> Tensor {
+    ExtremeOp<scalar_t, Max> f;
+    return run<scalar_t>(x0, mask, shape, x0.dtype(), f);
+  });
+}
+
+// max(dim)/min(dim) and argmax/argmin over one dim of a tensor with at least one dim.
+template <bool Max, bool kValues>
+std::tuple<Tensor, Tensor> arg_impl(const Tensor& x, int64_t dim, bool keepdim, const char* op) {
+  EMBER_CHECK(x.defined(), "[", op, "] input is undefined");
+  EMBER_CHECK(!x.is_complex(), "[", op, "] is not supported for complex inputs (got ",
+              dtype_name(x.dtype()), ")");
+  const int64_t d = wrap_dim(dim, x.dim(), op);
+  if (x.numel() == 0 && x.dim() > 0) {
+    EMBER_CHECK_INDEX(x.size(d) != 0, "[", op, "] cannot compute ", op,
+                      " over an empty dimension "
+                      "as the operation has no identity (dim ",
+                      d, " of shape ", shape_str(x.sizes()), ")");
+  }
+  const uint64_t mask = x.dim() == 0 ? 0 : uint64_t(1) << d;
+  const DimVector shape = reduced_shape(x, mask, keepdim);
+  return EMBER_DISPATCH_REAL_TYPES_AND_BOOL(x.dtype(), op, [&]() -> std::tuple<Tensor, Tensor> {
+    ArgOp<scalar_t, Max, kValues> f;
+    if constexpr (kValues) {
+      Tensor idx;
+      Tensor v = run<scalar_t>(x, mask, shape, x.dtype(), f, &idx, kLong,
+                               reinterpret_cast<void**>(&f.indices));
+      return {v, idx};
+    } else {
+      return {run<scalar_t>(x, mask, shape, kLong, f), Tensor()};
+    }
+  });
+}
+
+}  // namespace
+
+// ---- sums and means ----
+
+Tensor sum(const Tensor& self, std::optional<ScalarType> dtype) {
+  return sum_impl<false, false>(self, {}, false, dtype, "sum");
+}
+Tensor sum(const Tensor& self, IntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
+  return sum_impl<false, false>(self, dim, keepdim, dtype, "sum");
+}
+Tensor& sum_out(Tensor& out, const Tensor& self, IntArrayRef dim, bool keepdim,
+                std::optional<ScalarType> dtype) {
+  write_out(out, sum_impl<false, false>(self, dim, keepdim, dtype ? dtype : out.dtype(), "sum"),
+            "sum");
+  return out;
+}
+Tensor nansum(const Tensor& self, IntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
+  return sum_impl<true, false>(self, dim, keepdim, dtype, "nansum");
+}
+Tensor& nansum_out(Tensor& out, const Tensor& self, IntArrayRef dim, bool keepdim,
+                   std::optional<ScalarType> dtype) {
+  write_out(out, sum_impl<true, false>(self, dim, keepdim, dtype ? dtype : out.dtype(), "nansum"),
+            "nansum");
+  return out;
+}
+Tensor mean(const Tensor& self, std::optional<ScalarType> dtype) {
+  return sum_impl<false, true>(self, {}, false, dtype, "mean");
+}
+Tensor mean(const Tensor& self, IntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
+  return sum_impl<false, true>(self, dim, keepdim, dtype, "mean");
+}
+Tensor& mean_out(Tensor& out, const Tensor& self, IntArrayRef dim, bool keepdim,
+                 std::optional<ScalarType> dtype) {
+  write_out(out, sum_impl<false, true>(self, dim, keepdim, dtype ? dtype : out.dtype(), "mean"),
+            "mean");
+  return out;
+}
+Tensor nanmean(const Tensor& self, IntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
+  EMBER_CHECK(self.defined(), "[nanmean] input is undefined");
+  EMBER_CHECK(self.is_floating_point(), "[nanmean] expects a floating point input tensor, got ",
+              dtype_name(self.dtype()));
+  const Tensor notnan = logical_not(isnan(self));
+  return nansum(self, dim, keepdim, dtype).div(sum(notnan, dim, keepdim));
+}
+Tensor& nanmean_out(Tensor& out, const Tensor& self, IntArrayRef dim, bool keepdim,
+                    std::optional<ScalarType> dtype) {
+  write_out(out, nanmean(self, dim, keepdim, dtype ? dtype : out.dtype()), "nanmean");
+  return out;
+}
+
+// ---- products ----
+
+namespace {
+Tensor prod_impl(const Tensor& x0, IntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
+  EMBER_CHECK(x0.defined(), "[prod] input is undefined");
+  const uint64_t mask = dim_mask(x0, dim, "prod");
+  const ScalarType od = sum_out_dtype(x0, dtype);
+  const Tensor x = prepare(x0, dtype);
+  const DimVector shape = reduced_shape(x, mask, keepdim);
+  return EMBER_DISPATCH_ALL_TYPES(x.dtype(), "prod", [&]() -> Tensor {
+    using T = scalar_t;
+    if constexpr (std::is_integral_v<T>) {
+      if (od == kLong) {
+        ProdOp<T, int64_t> f;
+        return run<T>(x, mask, shape, od, f);
+      }
+    }
+    ProdOp<T, T> f;
+    return run<T>(x, mask, shape, od, f);
+  });
+}
+}  // namespace
+
+Tensor prod(const Tensor& self, std::optional<ScalarType> dtype) {
+  return prod_impl(self, {}, false, dtype);
+}
+Tensor prod(const Tensor& self, int64_t dim, bool keepdim, std::optional<ScalarType> dtype) {
+  return prod_impl(self, {dim}, keepdim, dtype);
+}
+Tensor& prod_out(Tensor& out, const Tensor& self, int64_t dim, bool keepdim,
+                 std::optional<ScalarType> dtype) {
+  write_out(out, prod_impl(self, {dim}, keepdim, dtype ? dtype : out.dtype()), "prod");
+  return out;
+}
+
+// ---- extrema ----
+
+Tensor max(const Tensor& self) {
+  EMBER_CHECK(self.defined(), "[max] input is undefined");
+  EMBER_CHECK(self.numel() > 0,
+              "[max] max(): Expected reduction dim to be specified for "
+              "input.numel() == 0. Specify the reduction dim with the 'dim' argument.");
+  return extreme_impl<true>(self, {}, false, "max");
+}
+Tensor min(const Tensor& self) {
+  EMBER_CHECK(self.defined(), "[min] input is undefined");
+  EMBER_CHECK(self.numel() > 0,
+              "[min] min(): Expected reduction dim to be specified for "
+              "input.numel() == 0. Specify the reduction dim with the 'dim' argument.");
+  return extreme_impl<false>(self, {}, false, "min");
+}
+std::tuple<Tensor, Tensor> max(const Tensor& self, int64_t dim, bool keepdim) {
+  return arg_impl<true, true>(self, dim, keepdim, "max");
+}
+std::tuple<Tensor, Tensor> min(const Tensor& self, int64_t dim, bool keepdim) {
+  return arg_impl<false, true>(self, dim, keepdim, "min");
+}
+namespace {
+std::tuple<Tensor&, Tensor&> arg_out(Tensor& values, Tensor& indices, std::tuple<Tensor, Tensor> r,
+                                     const char* op) {
+  EMBER_CHECK(values.dtype() == std::get<0>(r).dtype(), "[", op, "] expected out values dtype ",
+              dtype_name(std::get<0>(r).dtype()), " but got ", dtype_name(values.dtype()));
+  EMBER_CHECK(indices.dtype() == kLong, "[", op, "] expected out indices dtype int64 but got ",
+              dtype_name(indices.dtype()));
+  write_out(values, std::get<0>(r), op);
+  write_out(indices, std::get<1>(r), op);
+  return {values, indices};
+}
+}  // namespace
+std::tuple<Tensor&, Tensor&> max_out(Tensor& values, Tensor& indices, const Tensor& self,
+                                     int64_t dim, bool keepdim) {
+  return arg_out(values, indices, max(self, dim, keepdim), "max");
+}
+std::tuple<Tensor&, Tensor&> min_out(Tensor& values, Tensor& indices, const Tensor& self,
+                                     int64_t dim, bool keepdim) {
+  return arg_out(values, indices, min(self, dim, keepdim), "min");
+}
+Tensor max(const Tensor& self, const Tensor& other) { return maximum(self, other); }
+Tensor min(const Tensor& self, const Tensor& other) { return minimum(self, other); }
+
+Tensor amax(const Tensor& self, IntArrayRef dim, bool keepdim) {
+  return extreme_impl<true>(self, dim, keepdim, "amax");
+}
+Tensor amin(const Tensor& self, IntArrayRef dim, bool keepdim) {
+  return extreme_impl<false>(self, dim, keepdim, "amin");
+}
+Tensor& amax_out(Tensor& out, const Tensor& self, IntArrayRef dim, bool keepdim) {
+  write_out(out, amax(self, dim, keepdim), "amax");
+  return out;
+}
+Tensor& amin_out(Tensor& out, const Tensor& self, IntArrayRef dim, bool keepdim) {
+  write_out(out, amin(self, dim, keepdim), "amin");
+  return out;
+}
+
+namespace {
+template <bool Max>
+Tensor argext(const Tensor& self, std::optional<int64_t> dim, bool keepdim, const char* op) {
+  EMBER_CHECK(self.defined(), "[", op, "] input is undefined");
+  if (!dim) {
+    EMBER_CHECK_INDEX(self.numel() > 0, "[", op,
+                      "] Expected reduction dim to be specified for "
+                      "input.numel() == 0.");
+    EMBER_CHECK(self.dtype() != kBool, "[", op, "] not implemented for 'Bool'");
+    Tensor r = std::get<0>(arg_impl<Max, false>(self.reshape({-1}), 0, false, op));
+    if (keepdim) r = r.reshape(DimVector(size_t(self.dim()), 1));
+    return r;
+  }
+  // Empty inputs: an IndexError for an empty reduced dim, else an empty result (any dtype).
+  if (self.dim() > 0 && self.numel() == 0)
+    return std::get<0>(arg_impl<Max, false>(self, *dim, keepdim, op));
+  EMBER_CHECK(self.dtype() != kBool, "[", op, "] not implemented for 'Bool'");
+  if (self.dim() == 0) {
+    wrap_dim(*dim, 0, op);
+    return zeros({}, TensorOptions(kLong));
+  }
+  return std::get<0>(arg_impl<Max, false>(self, *dim, keepdim, op));
+}
+}  // namespace
+
+Tensor argmax(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
+  return argext<true>(self, dim, keepdim, "argmax");
+}
+Tensor argmin(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
+  return argext<false>(self, dim, keepdim, "argmin");
+}
+Tensor& argmax_out(Tensor& out, const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
+  write_out(out, argmax(self, dim, keepdim), "argmax");
+  return out;
+}
+Tensor& argmin_out(Tensor& out, const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
+  write_out(out, argmin(self, dim, keepdim), "argmin");
+  return out;
+}
+
+std::tuple<Tensor, Tensor> aminmax(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
+  EMBER_CHECK(self.defined(), "[aminmax] input is undefined");
+  if (!dim) {
+    EMBER_CHECK(self.numel() > 0,
+                "[aminmax] cannot compute aminmax over an empty tensor as the "
+                "operation has no identity");
+    Tensor lo = amin(self), hi = amax(self);
+    if (keepdim) {
+      DimVector ones(size_t(self.dim()), 1);
+      lo = lo.reshape(ones);
+      hi = hi.reshape(ones);
+    }
+    return {lo, hi};
+  }
+  const int64_t d = wrap_dim(*dim, self.dim(), "aminmax");
+  if (self.dim() > 0)
+    EMBER_CHECK_INDEX(self.size(d) != 0,
+                      "[aminmax] cannot compute aminmax over an empty "
+                      "dimension as the operation has no identity (dim ",
+                      d, ")");
+  if (self.dim() == 0 && keepdim) return {self.reshape({1}), self.reshape({1})};  // as PyTorch
+  return {amin(self, {d}, keepdim), amax(self, {d}, keepdim)};
+}
+
+// ---- logical ----
+
+namespace {
+template <int kKind>
+Tensor logical_impl(const Tensor& x0, IntArrayRef dim, bool keepdim, const char* op) {
+  EMBER_CHECK(x0.defined(), "[", op, "] input is undefined");
+  const uint64_t mask = dim_mask(x0, dim, op);
+  const Tensor x = x0.is_conj() ? x0.resolve_conj() : x0;
+  const DimVector shape = reduced_shape(x, mask, keepdim);
+  const ScalarType od = kKind == 2 ? kLong : x.dtype() == kByte ? kByte : kBool;
+  return EMBER_DISPATCH_ALL_TYPES(x.dtype(), op, [&]() -> Tensor {
+    if constexpr (kKind == 2) {
+      LogicalOp<scalar_t, int64_t, kKind> f;
+      return run<scalar_t>(x, mask, shape, od, f);
+    } else {
+      if (od == kByte) {
+        LogicalOp<scalar_t, uint8_t, kKind> f;
+        return run<scalar_t>(x, mask, shape, od, f);
+      }
+      LogicalOp<scalar_t, bool, kKind> f;
+      return run<scalar_t>(x, mask, shape, od, f);
+    }
+  });
+}
+}  // namespace
+
+Tensor all(const Tensor& self) { return logical_impl<0>(self, {}, false, "all"); }
+Tensor all(const Tensor& self, int64_t dim, bool keepdim) {
+  return logical_impl<0>(self, {dim}, keepdim, "all");
+}
+Tensor& all_out(Tensor& out, const Tensor& self, int64_t dim, bool keepdim) {
+  write_out(out, all(self, dim, keepdim), "all");
+  return out;
+}
+Tensor any(const Tensor& self) { return logical_impl<1>(self, {}, false, "any"); }
+Tensor any(const Tensor& self, int64_t dim, bool keepdim) {
+  return logical_impl<1>(self, {dim}, keepdim, "any");
+}
+Tensor& any_out(Tensor& out, const Tensor& self, int64_t dim, bool keepdim) {
+  write_out(out, any(self, dim, keepdim), "any");
+  return out;
+}
+Tensor count_nonzero(const Tensor& self, IntArrayRef dim) {
+  return logical_impl<2>(self, dim, false, "count_nonzero");
+}
+Tensor count_nonzero(const Tensor& self, std::optional<int64_t> dim) {
+  if (!dim) return count_nonzero(self, IntArrayRef{});
+  return count_nonzero(self, IntArrayRef{*dim});
+}
+
+// ---- Tensor methods ----
+
+Tensor Tensor::sum(std::optional<ScalarType> dtype) const { return ember::sum(*this, dtype); }
+Tensor Tensor::sum(IntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) const {
+  return ember::sum(*this, dim, keepdim, dtype);
+}
+Tensor Tensor::nansum(IntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) const {
+  return ember::nansum(*this, dim, keepdim, dtype);
+}
+Tensor Tensor::mean(std::optional<ScalarType> dtype) const { return ember::mean(*this, dtype); }
+Tensor Tensor::mean(IntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) const {
+  return ember::mean(*this, dim, keepdim, dtype);
+}
+Tensor Tensor::nanmean(IntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) const {
+  return ember::nanmean(*this, dim, keepdim, dtype);
+}
+Tensor Tensor::prod(std::optional<ScalarType> dtype) const { return ember::prod(*this, dtype); }
+Tensor Tensor::prod(int64_t dim, bool keepdim, std::optional<ScalarType> dtype) const {
+  return ember::prod(*this, dim, keepdim, dtype);
+}
+Tensor Tensor::max() const { return ember::max(*this); }
+Tensor Tensor::min() const { return ember::min(*this); }
+std::tuple<Tensor, Tensor> Tensor::max(int64_t dim, bool keepdim) const {
+  return ember::max(*this, dim, keepdim);
+}
+std::tuple<Tensor, Tensor> Tensor::min(int64_t dim, bool keepdim) const {
+  return ember::min(*this, dim, keepdim);
+}
+Tensor Tensor::max(const Tensor& other) const { return ember::maximum(*this, other); }
+Tensor Tensor::min(const Tensor& other) const { return ember::minimum(*this, other); }
+Tensor Tensor::amax(IntArrayRef dim, bool keepdim) const {
+  return ember::amax(*this, dim, keepdim);
+}
+Tensor Tensor::amin(IntArrayRef dim, bool keepdim) const {
+  return ember::amin(*this, dim, keepdim);
+}
+Tensor Tensor::argmax(std::optional<int64_t> dim, bool keepdim) const {
+  return ember::argmax(*this, dim, keepdim);
+}
+Tensor Tensor::argmin(std::optional<int64_t> dim, bool keepdim) const {
+  return ember::argmin(*this, dim, keepdim);
+}
+std::tuple<Tensor, Tensor> Tensor::aminmax(std::optional<int64_t> dim, bool keepdim) const {
+  return ember::aminmax(*this, dim, keepdim);
+}
+Tensor Tensor::all() const { return ember::all(*this); }
+Tensor Tensor::all(int64_t dim, bool keepdim) const { return ember::all(*this, dim, keepdim); }
+Tensor Tensor::any() const { return ember::any(*this); }
+Tensor Tensor::any(int64_t dim, bool keepdim) const { return ember::any(*this, dim, keepdim); }
+Tensor Tensor::count_nonzero(IntArrayRef dim) const { return ember::count_nonzero(*this, dim); }
+
+}  // namespace ember

@@ -1,0 +1,323 @@
+// var / std / var_mean / std_mean (Welford on the reduction engine), logsumexp and the vector
+// norms (composites of abs, pow and the sums/extrema of reduce_ops.cpp).
+#include <limits>
+
+#include "ember/factory.h"
+#include "ember/linalg.h"
+#include "ember/ops.h"
+#include "ops/reduce_core.h"
+
+namespace ember {
+
+using namespace reduce_detail;
+
+namespace {
+
+template <class T>
+struct real_of {
+  using type = T;
+};
+template <class T>
+struct real_of<complex<T>> {
+  using type = T;
+};
+
+// Welford's running (count, mean, M2) in double; partials merge with Chan's formula, so the
+// fixed-chunk split of the engine gives the same result on any number of threads.
+template <class T>
+struct VarOp {
+  using M = std::conditional_t<is_complex_v<T>, complex<double>, double>;
+  struct acc_t {
+    M mean;
+    double m2;
+    double n;
+  };
+  using out_t = typename real_of<T>::type;
+  static constexpr bool kVertical = true;
+  double correction = 1;
+  bool take_sqrt = false;
+  T* means = nullptr;  // var_mean / std_mean: the mean output
+
+  acc_t init() const { return {M(0), 0.0, 0.0}; }
+  static double sq(M d) {
+    if constexpr (is_complex_v<T>)
+      return d.real() * d.real() + d.imag() * d.imag();
+    else
+      return d * d;
+  }
+  acc_t step(acc_t a, T x0) const {
+    M x;
+    if constexpr (is_complex_v<T>)
+      x = M(x0.real(), x0.imag());
+    else
+      x = M(double(opmath_t<T>(x0)));
+    a.n += 1;
+    const M delta = x - a.mean;
+    a.mean += delta / a.n;
+    if constexpr (is_complex_v<T>)
+      a.m2 += (std::conj(delta) * (x - a.mean)).real();
+    else
+      a.m2 += delta * (x - a.mean);
+    return a;
+  }
+  acc_t combine(acc_t a, acc_t b) const {
+    if (a.n == 0) return b;
+    if (b.n == 0) return a;
+    const double n = a.n + b.n;
+    const M delta = b.mean - a.mean;
+    return {a.mean + delta * (b.n / n), a.m2 + b.m2 + sq(delta) * (a.n * b.n / n), n};
+  }
+  acc_t reduce(const T* p, int64_t n, int64_t s, int64_t) const {
+    acc_t a = init();
+    for (int64_t i = 0; i < n; ++i) a = step(a, p[i * s]);
+    return a;
+  }
+  out_t project(acc_t a) const {
+    const double div = std::max(0.0, a.n - correction);
+    const double v = a.m2 / div;
+    return out_t(take_sqrt ? std::sqrt(v) : v);
+  }
+  void project_extra(int64_t o, acc_t a) const {
+    if (!means) return;
+    const M m = a.n == 0 ? M(std::numeric_limits<double>::quiet_NaN()) : a.mean;
+    if constexpr (is_complex_v<T>)
+      means[o] = T(typename T::value_type(m.real()), typename T::value_type(m.imag()));
+    else
+      means[o] = T(opmath_t<T>(m));
+  }
+  void vertical(out_t* out, const T* base, int64_t rows, int64_t rs, int64_t w, int64_t oi) const {
+    vertical_simple(*this, out, base, rows, rs, w, oi);
+  }
+};
+
+std::tuple<Tensor, Tensor> var_impl(const Tensor& x0, OptionalIntArrayRef dim,
+                                    std::optional<int64_t> correction, bool keepdim, bool take_sqrt,
+                                    bool with_mean, const char* op) {
+  EMBER_CHECK(x0.defined(), "[", op, "] input is undefined");
+  EMBER_CHECK(x0.is_floating_point() || x0.is_complex(), "[", op,
+              "] std and var only support "
+              "floating point and complex dtypes, got ",
+              dtype_name(x0.dtype()));
+  const Tensor x = x0.is_conj() ? x0.resolve_conj() : x0;
+  const uint64_t mask = dim_mask(x, dim ? *dim : IntArrayRef{}, op);
+  const DimVector shape = reduced_shape(x, mask, keepdim);
+  return EMBER_DISPATCH_FLOATING_AND_COMPLEX_TYPES(
+      x.dtype(), op, [&]() -> std::tuple<Tensor, Tensor> {
+        VarOp<scalar_t> f;
+        f.correction = double(correction.value_or(1));
+        f.take_sqrt = take_sqrt;
+        const ScalarType od = toRealValueType(x.dtype());
+        if (!with_mean) return {run<scalar_t>(x, mask, shape, od, f), Tensor()};
+        Tensor m;
+        Tensor v =
+            run<scalar_t>(x, mask, shape, od, f, &m, x.dtype(), reinterpret_cast<void**>(&f.means));
+        return {v, m};
+      });
+}
+
+std::optional<int64_t> corr(bool unbiased) { return unbiased ? 1 : 0; }
+
+}  // namespace
+
+Tensor var(const Tensor& self, bool unbiased) {
+  return std::get<0>(var_impl(self, std::nullopt, corr(unbiased), false, false, false, "var"));
+}
+Tensor var(const Tensor& self, OptionalIntArrayRef dim, bool unbiased, bool keepdim) {
+  return std::get<0>(var_impl(self, dim, corr(unbiased), keepdim, false, false, "var"));
+}
+Tensor var(const Tensor& self, OptionalIntArrayRef dim, std::optional<int64_t> correction,
+           bool keepdim) {
+  return std::get<0>(var_impl(self, dim, correction, keepdim, false, false, "var"));
+}
+Tensor& var_out(Tensor& out, const Tensor& self, OptionalIntArrayRef dim,
+                std::optional<int64_t> correction, bool keepdim) {
+  write_out(out, var(self, dim, correction, keepdim), "var");
+  return out;
+}
+Tensor std(const Tensor& self, bool unbiased) {
+  return std::get<0>(var_impl(self, std::nullopt, corr(unbiased), false, true, false, "std"));
+}
+Tensor std(const Tensor& self, OptionalIntArrayRef dim, bool unbiased, bool keepdim) {
+  return std::get<0>(var_impl(self, dim, corr(unbiased), keepdim, true, false, "std"));
+}
+Tensor std(const Tensor& self, OptionalIntArrayRef dim, std::optional<int64_t> correction,
+           bool keepdim) {
+  return std::get<0>(var_impl(self, dim, correction, keepdim, true, false, "std"));
+}
+Tensor& std_out(Tensor& out, const Tensor& self, OptionalIntArrayRef dim,
+                std::optional<int64_t> correction, bool keepdim) {
+  write_out(out, ember::std(self, dim, correction, keepdim), "std");
+  return out;
+}
+std::tuple<Tensor, Tensor> var_mean(const Tensor& self, bool unbiased) {
+  return var_impl(self, std::nullopt, corr(unbiased), false, false, true, "var_mean");
+}
+std::tuple<Tensor, Tensor> var_mean(const Tensor& self, OptionalIntArrayRef dim, bool unbiased,
+                                    bool keepdim) {
+  return var_impl(self, dim, corr(unbiased), keepdim, false, true, "var_mean");
+}
+std::tuple<Tensor, Tensor> var_mean(const Tensor& self, OptionalIntArrayRef dim,
+                                    std::optional<int64_t> correction, bool keepdim) {
+  return var_impl(self, dim, correction, keepdim, false, true, "var_mean");
+}
+std::tuple<Tensor, Tensor> std_mean(const Tensor& self, bool unbiased) {
+  return var_impl(self, std::nullopt, corr(unbiased), false, true, true, "std_mean");
+}
+std::tuple<Tensor, Tensor> std_mean(const Tensor& self, OptionalIntArrayRef dim, bool unbiased,
+                                    bool keepdim) {
+  return var_impl(self, dim, corr(unbiased), keepdim, true, true, "std_mean");
+}
+std::tuple<Tensor, Tensor> std_mean(const Tensor& self, OptionalIntArrayRef dim,
+                                    std::optional<int64_t> correction, bool keepdim) {
+  return var_impl(self, dim, correction, keepdim, true, true, "std_mean");
+}
+
+// ---- logsumexp ----
+
+Tensor logsumexp(const Tensor& self, IntArrayRef dim, bool keepdim) {
+  EMBER_CHECK(self.defined(), "[logsumexp] input is undefined");
+  EMBER_CHECK(!self.is_complex(), "[logsumexp] does not support complex inputs (got ",
+              dtype_name(self.dtype()), ")");
+  const Tensor x = isIntegralType(self.dtype(), true) ? self.to(get_default_dtype()) : self;
+  const uint64_t mask = dim_mask(x, dim, "logsumexp");
+  const DimVector shape = reduced_shape(x, mask, keepdim);
+  if (x.numel() == 0) return log(sum(exp(x), dim, keepdim));
+  // Subtracting the max keeps exp() in range; an infinite max is replaced by 0 so that
+  // inf - inf does not turn the result into NaN.
+  Tensor m = amax(x, dim, true);
+  m = where(isinf(m), Scalar(0.0), m);
+  return log(sum(exp(x - m), dim, true)).add(m).view(shape);
+}
+Tensor& logsumexp_out(Tensor& out, const Tensor& self, IntArrayRef dim, bool keepdim) {
+  write_out(out, logsumexp(self, dim, keepdim), "logsumexp");
+  return out;
+}
+
+// ---- norms ----
+
+namespace {
+Tensor vector_norm_impl(const Tensor& self, double p, IntArrayRef dims, bool keepdim,
+                        std::optional<ScalarType> dtype, const char* op, bool torch_norm = false) {
+  EMBER_CHECK(self.defined(), "[", op, "] input is undefined");
+  EMBER_CHECK(self.is_floating_point() || self.is_complex(), "[", op,
+              "] Expected a floating "
+              "point or complex tensor as input. Got ",
+              dtype_name(self.dtype()));
+  if (dtype) {
+    EMBER_CHECK(isFloatingType(*dtype) || isComplexType(*dtype), "[", op,
+                "] dtype should be "
+                "floating point or complex, but got ",
+                dtype_name(*dtype));
+    EMBER_CHECK(isComplexType(*dtype) == self.is_complex(), "[", op, "] dtype should be ",
+                self.is_complex() ? "complex" : "real", " for ", dtype_name(self.dtype()),
+                " input, but got ", dtype_name(*dtype));
+  }
+  const Tensor x = dtype ? self.to(*dtype) : self;
+  const uint64_t mask = dim_mask(x, dims, op);
+  // torch.norm (unlike linalg.vector_norm) gives 0 for an empty input, whatever p is.
+  if (torch_norm && x.numel() == 0) return sum(abs(x), dims, keepdim);
+  if (p < 0 || std::isinf(p)) {
+    bool empty = x.numel() == 0 && (dims.empty() || x.dim() == 0);
+    for (int64_t d = 0; d < x.dim(); ++d) empty |= ((mask >> d) & 1) && x.size(d) == 0;
+    EMBER_CHECK(!empty, "[", op, "] cannot compute the ", p,
+                " norm on an empty tensor because "
+                "the operation does not have an identity");
+  }
+  // Half and bfloat16 are computed in float32 and rounded once.
+  const ScalarType rt = toRealValueType(x.dtype());
+  if (isReducedFloatingType(rt))
+    return vector_norm_impl(abs(x).to(kFloat), p, dims, keepdim, std::nullopt, op, torch_norm)
+        .to(rt);
+  const Tensor a = abs(x);
+  if (std::isinf(p)) {
+    if (x.numel() == 0) return sum(a, dims, keepdim);  // only kept zero-size dims remain
+    return p > 0 ? amax(a, dims, keepdim) : amin(a, dims, keepdim);
+  }
+  if (p == 0) return sum(ne(a, Scalar(0)).to(a.dtype()), dims, keepdim);
+  if (p == 1) return sum(a, dims, keepdim);
+  if (p == 2) return sqrt(sum(a * a, dims, keepdim));
+  return pow(sum(pow(a, Scalar(p)), dims, keepdim), Scalar(1.0 / p));
+}
+}  // namespace
+
+Tensor linalg_vector_norm(const Tensor& self, const Scalar& ord, OptionalIntArrayRef dim,
+                          bool keepdim, std::optional<ScalarType> dtype) {
+  EMBER_CHECK(!ord.isComplex(), "[linalg.vector_norm] ord must be a real number");
+  return vector_norm_impl(self, ord.toDouble(), dim ? *dim : IntArrayRef{}, keepdim, dtype,
+                          "linalg.vector_norm");
+}
+Tensor& linalg_vector_norm_out(Tensor& out, const Tensor& self, const Scalar& ord,
+                               OptionalIntArrayRef dim, bool keepdim,
+                               std::optional<ScalarType> dtype) {
+  write_out(out, linalg_vector_norm(self, ord, dim, keepdim, dtype), "linalg.vector_norm");
+  return out;
+}
+namespace linalg {
+Tensor vector_norm(const Tensor& self, const Scalar& ord, OptionalIntArrayRef dim, bool keepdim,
+                   std::optional<ScalarType> dtype) {
+  return linalg_vector_norm(self, ord, dim, keepdim, dtype);
+}
+}  // namespace linalg
+
+Tensor norm(const Tensor& self, const std::optional<Scalar>& p, IntArrayRef dim, bool keepdim,
+            std::optional<ScalarType> dtype) {
+  const double pv = p ? p->toDouble() : 2.0;
+  return vector_norm_impl(self, pv, dim, keepdim, dtype, "norm", true);
+}
+Tensor norm(const Tensor& self, std::string_view p, IntArrayRef dim, bool keepdim,
+            std::optional<ScalarType> dtype) {
+  if (p == "fro") return vector_norm_impl(self, 2.0, dim, keepdim, dtype, "norm", true);
+  if (p == "nuc") {
+    // Sum of singular values of the matrices spanned by the two dims (the last two by default).
+    EMBER_CHECK(self.is_floating_point() || self.is_complex(),
+                "[norm] the nuclear norm "
+                "expects a floating point or complex input, got ",
+                dtype_name(self.dtype()));
+    EMBER_CHECK(dim.empty() ? self.dim() == 2 : dim.size() == 2,
+                "[norm] the nuclear norm "
+                "needs a 2-D input or two dims, got shape ",
+                shape_str(self.sizes()), " and dim ", shape_str(dim));
+    const Tensor x = dtype ? self.to(*dtype) : self;
+    const int64_t d0 = wrap_dim(dim.empty() ? 0 : dim[0], x.dim(), "norm");
+    const int64_t d1 = wrap_dim(dim.empty() ? 1 : dim[1], x.dim(), "norm");
+    EMBER_CHECK(d0 != d1, "[norm] the nuclear norm needs two different dims, got ", d0, " twice");
+    Tensor r = sum(linalg::svdvals(x.movedim({d0, d1}, {-2, -1})), {-1});
+    if (keepdim) {
+      r = r.unsqueeze(std::min(d0, d1)).unsqueeze(std::max(d0, d1));
+    }
+    return r;
+  }
+  EMBER_THROW(Error, "[norm] invalid norm type '", p, "': expected a number, 'fro' or 'nuc'");
+}
+Tensor norm(const Tensor& self, const char* p, IntArrayRef dim, bool keepdim,
+            std::optional<ScalarType> dtype) {
+  return norm(self, std::string_view(p), dim, keepdim, dtype);
+}
+
+// ---- Tensor methods ----
+
+Tensor Tensor::var(bool unbiased) const { return ember::var(*this, unbiased); }
+Tensor Tensor::var(std::optional<IntArrayRef> dim, bool unbiased, bool keepdim) const {
+  return ember::var(*this, dim, unbiased, keepdim);
+}
+Tensor Tensor::var(std::optional<IntArrayRef> dim, std::optional<int64_t> correction,
+                   bool keepdim) const {
+  return ember::var(*this, dim, correction, keepdim);
+}
+Tensor Tensor::std(bool unbiased) const { return ember::std(*this, unbiased); }
+Tensor Tensor::std(std::optional<IntArrayRef> dim, bool unbiased, bool keepdim) const {
+  return ember::std(*this, dim, unbiased, keepdim);
+}
+Tensor Tensor::std(std::optional<IntArrayRef> dim, std::optional<int64_t> correction,
+                   bool keepdim) const {
+  return ember::std(*this, dim, correction, keepdim);
+}
+Tensor Tensor::logsumexp(IntArrayRef dim, bool keepdim) const {
+  return ember::logsumexp(*this, dim, keepdim);
+}
+Tensor Tensor::norm(const std::optional<Scalar>& p, IntArrayRef dim, bool keepdim,
+                    std::optional<ScalarType> dtype) const {
+  return ember::norm(*this, p, dim, keepdim, dtype);
+}
+
+}  // namespace ember

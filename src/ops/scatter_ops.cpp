@@ -1,0 +1,214 @@
+// scatter / scatter_ (src or value, reduce "add" / "multiply"), scatter_add and scatter_reduce.
+// Duplicated indices accumulate deterministically (Note [Deterministic index accumulation]).
+#include <climits>
+#include <limits>
+#include <string>
+#include <string_view>
+
+#include "core/tensor_util.h"
+#include "ember/error.h"
+#include "ember/factory.h"
+#include "ember/index_ops.h"
+#include "ember/ops.h"
+#include "kernels/cpu/index.h"
+
+namespace ember {
+namespace {
+
+/// Validates a scatter and runs the kernel: `src` (may be undefined, then `value`).
+void scatter_impl(Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
+                  const Scalar& value, cpu::ScatterOp op, const char* name) {
+  dim = wrap_dim(dim, self.dim(), name);
+  EMBER_CHECK(index.dtype() == kLong, "[", name, "] ", name, "(): Expected dtype int64 for index");
+  EMBER_CHECK(!self.is_conj(), "[", name,
+              "] writing into a lazily conjugated tensor is not "
+              "supported; call resolve_conj() first");
+  Tensor s1 = self.dim() == 0 ? self.reshape({1}) : self;
+  Tensor idx = index.contiguous();
+  Tensor i1 = idx.dim() == 0 ? idx.reshape({1}) : idx;
+  Tensor src1;
+  if (src.defined()) {
+    EMBER_CHECK(src.dtype() == self.dtype(), "[", name, "] ", name,
+                "(): Expected self.dtype to "
+                "be equal to src.dtype (got ",
+                dtype_name(self.dtype()), " and ", dtype_name(src.dtype()), ")");
+    src1 = src.resolve_conj();
+    if (src1.dim() == 0) src1 = src1.reshape({1});
+    if (src1.is_alias_of(self)) src1 = src1.clone();
+  }
+  if (idx.numel() == 0) return;
+  EMBER_CHECK(i1.dim() == s1.dim() && (!src1.defined() || src1.dim() == s1.dim()), "[", name,
+              "] Index tensor must have the same number of dimensions as self tensor",
+              src.defined() ? " and src tensor" : "", " (shapes ", shape_str(index.sizes()),
+              " and ", shape_str(self.sizes()), ")");
+  for (int64_t d = 0; d < s1.dim(); ++d) {
+    EMBER_CHECK(d == dim || i1.size(d) <= s1.size(d), "[", name, "] Expected index ",
+                shape_str(index.sizes()), " to be smaller than self ", shape_str(self.sizes()),
+                " apart from dimension ", dim);
+    EMBER_CHECK(!src1.defined() || i1.size(d) <= src1.size(d), "[", name, "] Expected index ",
+                shape_str(index.sizes()), " to be smaller size than src ", shape_str(src.sizes()));
+  }
+  cpu::check_indices(idx.data_ptr<int64_t>(), idx.numel(), s1.size(dim), false, name, dim,
+                     /*runtime_error=*/true);
+  Tensor v;
+  if (!src1.defined()) {
+    v = empty({}, TensorOptions(self.dtype()));
+    v.fill_(value);
+  }
+  cpu::GatherLoop l;
+  l.sizes = i1.sizes();
+  l.dim = dim;
+  l.dst = static_cast<char*>(s1.data_ptr());
+  l.dst_strides = s1.strides();
+  if (src1.defined()) {
+    l.src = static_cast<const char*>(src1.data_ptr());
+    l.src_strides = src1.strides();
+  } else {
+    l.src_strides = DimVector(size_t(s1.dim()), 0);
+    l.value = v.data_ptr();
+  }
+  l.index = idx.data_ptr<int64_t>();
+  cpu::scatter_kernel(l, self.dtype(), op);
+}
+
+cpu::ScatterOp legacy_reduce(std::string_view reduce) {
+  if (reduce == "add") return cpu::ScatterOp::Sum;
+  if (reduce == "multiply") return cpu::ScatterOp::Prod;
+  EMBER_THROW(Error, "[scatter_] reduce argument must be either add or multiply. Got ",
+              std::string(reduce));
+}
+
+}  // namespace
+
+Tensor& Tensor::scatter_(int64_t dim, const Tensor& index, const Tensor& src) {
+  scatter_impl(*this, dim, index, src, Scalar(0), cpu::ScatterOp::Assign, "scatter_");
+  return *this;
+}
+Tensor& Tensor::scatter_(int64_t dim, const Tensor& index, const Scalar& value) {
+  scatter_impl(*this, dim, index, Tensor(), value, cpu::ScatterOp::Assign, "scatter_");
+  return *this;
+}
+Tensor& Tensor::scatter_(int64_t dim, const Tensor& index, const Tensor& src,
+                         std::string_view reduce) {
+  scatter_impl(*this, dim, index, src, Scalar(0), legacy_reduce(reduce), "scatter_");
+  return *this;
+}
+Tensor& Tensor::scatter_(int64_t dim, const Tensor& index, const Scalar& value,
+                         std::string_view reduce) {
+  scatter_impl(*this, dim, index, Tensor(), value, legacy_reduce(reduce), "scatter_");
+  return *this;
+}
+Tensor& Tensor::scatter_add_(int64_t dim, const Tensor& index, const Tensor& src) {
+  scatter_impl(*this, dim, index, src, Scalar(0), cpu::ScatterOp::Sum, "scatter_add_");
+  return *this;
+}
+
+Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
+  return self.clone().scatter_(dim, index, src);
+}
+Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {
+  return self.clone().scatter_(dim, index, value);
+}
+Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
+               std::string_view reduce) {
+  return self.clone().scatter_(dim, index, src, reduce);
+}
+Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value,
+               std::string_view reduce) {
+  return self.clone().scatter_(dim, index, value, reduce);
+}
+Tensor scatter_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
+  return self.clone().scatter_add_(dim, index, src);
+}
+Tensor Tensor::scatter(int64_t dim, const Tensor& index, const Tensor& src) const {
+  return ember::scatter(*this, dim, index, src);
+}
+Tensor Tensor::scatter(int64_t dim, const Tensor& index, const Scalar& value) const {
+  return ember::scatter(*this, dim, index, value);
+}
+Tensor Tensor::scatter_add(int64_t dim, const Tensor& index, const Tensor& src) const {
+  return ember::scatter_add(*this, dim, index, src);
+}
+
+// scatter_reduce: include_self=false first resets the scattered-to positions to the identity
+// of the reduction; "mean" sums, then divides by the number of contributions (floor division
+// for integers), as PyTorch.
+Tensor& Tensor::scatter_reduce_(int64_t dim, const Tensor& index, const Tensor& src,
+                                std::string_view reduce, bool include_self) {
+  const char* name = "scatter_reduce_";
+  cpu::ScatterOp op;
+  if (reduce == "sum" || reduce == "mean") {
+    op = cpu::ScatterOp::Sum;
+  } else if (reduce == "prod") {
+    op = cpu::ScatterOp::Prod;
+  } else if (reduce == "amax") {
+    op = cpu::ScatterOp::Max;
+  } else if (reduce == "amin") {
+    op = cpu::ScatterOp::Min;
+  } else {
+    EMBER_THROW(Error, "[", name,
+                "] reduce argument must be either sum, prod, mean, amax or "
+                "amin, got ",
+                std::string(reduce));
+  }
+  EMBER_CHECK(!isComplexType(dtype()) || op == cpu::ScatterOp::Sum || op == cpu::ScatterOp::Prod,
+              "[", name, "] ", std::string(reduce), " is not supported for complex tensors");
+  EMBER_CHECK(src.defined() && src.dtype() == dtype(), "[", name, "] ", name,
+              "(): Expected self.dtype to be equal to src.dtype");
+  if (!include_self) {
+    Scalar identity = 0;
+    if (op == cpu::ScatterOp::Prod) identity = 1;
+    if (op == cpu::ScatterOp::Max || op == cpu::ScatterOp::Min) {
+      const bool mx = op == cpu::ScatterOp::Max;
+      if (isFloatingType(dtype())) {
+        identity =
+            mx ? -std::numeric_limits<double>::infinity() : std::numeric_limits<double>::infinity();
+      } else if (dtype() == kBool) {
+        identity = !mx;
+      } else {
+        // Integer extremes: the dtype's lowest / highest value.
+        switch (dtype()) {
+          case kByte:
+            identity = mx ? 0 : 255;
+            break;
+          case kChar:
+            identity = mx ? -128 : 127;
+            break;
+          case kShort:
+            identity = mx ? -32768 : 32767;
+            break;
+          case kInt:
+            identity = mx ? int64_t(INT32_MIN) : int64_t(INT32_MAX);
+            break;
+          default:
+            identity = mx ? INT64_MIN : INT64_MAX;
+            break;
+        }
+      }
+    }
+    scatter_impl(*this, dim, index, Tensor(), identity, cpu::ScatterOp::Assign, name);
+  }
+  scatter_impl(*this, dim, index, src, Scalar(0), op, name);
+  if (reduce == "mean") {
+    Tensor count = include_self ? ones_like(*this) : zeros_like(*this);
+    count.scatter_add_(dim, index, ones_like(src));
+    count.masked_fill_(count.eq(Scalar(0)), Scalar(1));
+    if (isFloatingType(dtype()) || isComplexType(dtype())) {
+      div_(count);
+    } else {
+      div_(count, "floor");
+    }
+  }
+  return *this;
+}
+
+Tensor scatter_reduce(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
+                      std::string_view reduce, bool include_self) {
+  return self.clone().scatter_reduce_(dim, index, src, reduce, include_self);
+}
+Tensor Tensor::scatter_reduce(int64_t dim, const Tensor& index, const Tensor& src,
+                              std::string_view reduce, bool include_self) const {
+  return ember::scatter_reduce(*this, dim, index, src, reduce, include_self);
+}
+
+}  // namespace ember

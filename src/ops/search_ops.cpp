@@ -1,0 +1,312 @@
+// Searching and counting: searchsorted / bucketize (binary search per value), histc (equal-width
+// bins) and bincount. Each follows PyTorch 1.13's checks, result dtypes and NaN placement.
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "core/parallel_internal.h"
+#include "core/tensor_util.h"
+#include "ember/dispatch_type.h"
+#include "ember/factory.h"
+#include "ember/ops.h"
+#include "ember/shape_ops.h"
+
+namespace ember {
+namespace {
+
+constexpr const char* kSS = "searchsorted";
+
+/// Validates searchsorted arguments; returns whether the search is for the right side.
+bool searchsorted_check(const Tensor& seq, const Tensor& values, bool out_int32, bool right,
+                        std::optional<std::string_view> side, const std::optional<Tensor>& sorter,
+                        bool scalar_value) {
+  if (side) {
+    EMBER_CHECK(*side == "left" || *side == "right", "[", kSS, "] side can only be 'left' or "
+                "'right' but got ", *side);
+    EMBER_CHECK(!(right && *side == "left"), "[", kSS, "] side and right can't be set to "
+                "opposites, got side of ", *side, " while right was True");
+  }
+  EMBER_CHECK(seq.device() == values.device(), "[", kSS, "] boundaries and input value tensors "
+              "should be on the same device");
+  EMBER_CHECK(seq.is_cpu(), "[", kSS, "] only CPU tensors are supported");
+  if (sorter) {
+    EMBER_CHECK(sorter->dtype() == kLong, "[", kSS, "] sorter must be a tensor of long dtype but "
+                "got dtype ", dtype_name(sorter->dtype()));
+    EMBER_CHECK(sorter->sizes() == seq.sizes(), "[", kSS, "] boundary and sorter must have the "
+                "same size, but got boundary tensor ", shape_str(seq.sizes()),
+                " and got sorter tensor ", shape_str(sorter->sizes()));
+  }
+  EMBER_CHECK(!scalar_value || seq.dim() == 1, "[", kSS, "] input value can be a scalar only when "
+              "boundaries tensor dimension is 1, but we got boundaries tensor dim(", seq.dim(),
+              ") and input value's dim(0) numel(1)");
+  EMBER_CHECK(seq.dim() != 0, "[", kSS, "] boundaries tensor should have positive dimension, but "
+              "got 0 dimension");
+  bool match = seq.dim() == values.dim();
+  for (int64_t d = 0; match && d + 1 < seq.dim(); ++d) match = seq.size(d) == values.size(d);
+  EMBER_CHECK(seq.dim() == 1 || match, "[", kSS, "] boundaries tensor should be 1 dimension or "
+              "the first N-1 dimensions of boundaries tensor and input value tensor must match, "
+              "but we got boundaries tensor ", shape_str(seq.sizes()), " and input value tensor ",
+              shape_str(values.sizes()));
+  (void)out_int32;
+  return right || (side && *side == "right");
+}
+
+template <class T>
+void search_kernel(const T* seq, const int64_t* sort, int64_t len, int64_t n_rows, const T* vals,
+                   int64_t per_row, int64_t n_vals, bool right, bool out32, void* out) {
+  // One sequence row serves `per_row` consecutive values (all values for a 1-D sequence).
+  parallel_for(0, n_vals, 4096, [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i) {
+      const int64_t row = n_rows == 1 ? 0 : i / per_row;
+      const T* s = seq + row * len;
+      const int64_t* so = sort ? sort + row * len : nullptr;
+      const T v = vals[i];
+      int64_t lo = 0, hi = len;
+      // PyTorch's comparisons, so NaN values land past every element.
+      while (lo < hi) {
+        const int64_t mid = lo + ((hi - lo) >> 1);
+        const T m = so ? s[so[mid]] : s[mid];
+        const bool go_right = right ? !(m > v) : !(m >= v);
+        if (go_right) lo = mid + 1;
+        else hi = mid;
+      }
+      if (out32) static_cast<int32_t*>(out)[i] = int32_t(lo);
+      else static_cast<int64_t*>(out)[i] = lo;
+    }
+  });
+}
+
+Tensor searchsorted_impl(const Tensor& seq, const Tensor& values, bool out_int32, bool right,
+                         std::optional<std::string_view> side, const std::optional<Tensor>& sorter,
+                         bool scalar_value) {
+  right = searchsorted_check(seq, values, out_int32, right, side, sorter, scalar_value);
+  ScalarType ct = promoteTypes(seq.dtype(), values.dtype());
+  EMBER_CHECK(ct != kBool && !isComplexType(ct), "[", kSS, "] \"searchsorted_out_cpu\" not "
+              "implemented for '", dtype_name(ct), "'");
+  // 16-bit floats convert exactly to float32, which keeps every comparison.
+  if (ct == kHalf || ct == kBFloat16) ct = kFloat;
+  Tensor out = empty(values.sizes(), TensorOptions(out_int32 ? kInt : kLong));
+  const int64_t len = seq.size(-1);
+  const int64_t n_vals = values.numel();
+  if (n_vals == 0) return out;
+  const Tensor s = seq.to(ct).contiguous();
+  const Tensor v = values.to(ct).contiguous();
+  Tensor so;
+  if (sorter) {
+    so = sorter->contiguous();
+    const int64_t* p = so.data_ptr<int64_t>();
+    for (int64_t i = 0; i < so.numel(); ++i) {
+      EMBER_CHECK_INDEX(p[i] >= 0 && p[i] < len, "[", kSS, "] sorter index ", p[i],
+                        " is out of range for a sequence of length ", len);
+    }
+  }
+  const int64_t n_rows = seq.numel() / std::max<int64_t>(len, 1);
+  const int64_t per_row = seq.dim() == 1 ? n_vals : values.size(-1);
+  EMBER_DISPATCH_REAL_TYPES(ct, kSS, [&] {
+    search_kernel<scalar_t>(s.data_ptr<scalar_t>(), sorter ? so.data_ptr<int64_t>() : nullptr,
+                            len, seq.dim() == 1 ? 1 : n_rows, v.data_ptr<scalar_t>(), per_row,
+                            n_vals, right, out_int32, out.data_ptr());
+  });
+  return out;
+}
+
+Tensor& write_result(Tensor& out, const Tensor& r, const char* op) {
+  if (out.sizes() != r.sizes()) {
+    EMBER_CHECK(out.numel() == 0, "[", op, "] out= tensor has shape ", shape_str(out.sizes()),
+                " but the result has shape ", shape_str(r.sizes()));
+    resize_output(out, r.sizes());
+  }
+  return out.copy_(r);
+}
+
+}  // namespace
+
+Tensor searchsorted(const Tensor& sorted_sequence, const Tensor& self, bool out_int32, bool right,
+                    std::optional<std::string_view> side, const std::optional<Tensor>& sorter) {
+  return searchsorted_impl(sorted_sequence, self, out_int32, right, side, sorter, false);
+}
+
+Tensor searchsorted(const Tensor& sorted_sequence, const Scalar& self, bool out_int32, bool right,
+                    std::optional<std::string_view> side, const std::optional<Tensor>& sorter) {
+  return searchsorted_impl(sorted_sequence, scalar_tensor(self), out_int32, right, side, sorter,
+                           true);
+}
+
+Tensor& searchsorted_out(Tensor& out, const Tensor& sorted_sequence, const Tensor& self,
+                         bool out_int32, bool right, std::optional<std::string_view> side,
+                         const std::optional<Tensor>& sorter) {
+  EMBER_CHECK(out.dtype() == (out_int32 ? kInt : kLong), "[", kSS, "] output tensor's dtype is "
+              "wrong, it can only be Int(int32) or Long(int64) depending on whether out_int32 "
+              "flag is True, but we got output tensor's dtype ", dtype_name(out.dtype()),
+              " and out_int32 flag is ", out_int32 ? "True" : "False");
+  return write_result(out, searchsorted(sorted_sequence, self, out_int32, right, side, sorter),
+                      kSS);
+}
+
+Tensor bucketize(const Tensor& self, const Tensor& boundaries, bool out_int32, bool right) {
+  EMBER_CHECK(boundaries.dim() == 1, "[bucketize] boundaries tensor must be 1 dimension, but got "
+              "dim(", boundaries.dim(), ")");
+  return searchsorted(boundaries, self, out_int32, right);
+}
+
+Tensor bucketize(const Scalar& self, const Tensor& boundaries, bool out_int32, bool right) {
+  return bucketize(scalar_tensor(self), boundaries, out_int32, right);
+}
+
+Tensor& bucketize_out(Tensor& out, const Tensor& self, const Tensor& boundaries, bool out_int32,
+                      bool right) {
+  EMBER_CHECK(boundaries.dim() == 1, "[bucketize] boundaries tensor must be 1 dimension, but got "
+              "dim(", boundaries.dim(), ")");
+  return searchsorted_out(out, boundaries, self, out_int32, right);
+}
+
+// ---- histc ----
+
+namespace {
+
+template <class T>
+struct HistMath {
+  // bfloat16 arithmetic rounds after every operation, as PyTorch's BFloat16 operators do.
+  static float r(float x) { return std::is_same_v<T, BFloat16> ? float(BFloat16(x)) : x; }
+};
+
+template <class T>
+void histc_kernel(const T* x, int64_t n, int64_t bins, double lo_d, double hi_d, int64_t* counts) {
+  using acc_t = std::conditional_t<std::is_same_v<T, double>, double, float>;
+  using M = HistMath<T>;
+  const acc_t lo = acc_t(M::r(float(lo_d))), hi = acc_t(M::r(float(hi_d)));
+  const acc_t lo_e = std::is_same_v<T, double> ? acc_t(lo_d) : lo;
+  const acc_t hi_e = std::is_same_v<T, double> ? acc_t(hi_d) : hi;
+  const acc_t width = std::is_same_v<T, BFloat16> ? acc_t(M::r(float(hi_e - lo_e))) : hi_e - lo_e;
+  const acc_t nb = std::is_same_v<T, BFloat16> ? acc_t(M::r(float(bins))) : acc_t(bins);
+  std::vector<int64_t> total(size_t(bins), 0);
+  // Integer counts add in any order, so per-range partial histograms are deterministic.
+  parallel_for(0, n, 65536, [&](int64_t b, int64_t e) {
+    std::vector<int64_t> local(size_t(bins), 0);
+    for (int64_t i = b; i < e; ++i) {
+      const acc_t v = acc_t(x[i]);
+      if (!(v >= lo_e && v <= hi_e)) continue;
+      acc_t f;
+      if constexpr (std::is_same_v<T, BFloat16>) {
+        f = M::r(M::r(M::r(v - lo_e) * nb) / width);
+      } else {
+        f = (v - lo_e) * nb / width;
+      }
+      int64_t pos = int64_t(f);
+      if (pos >= bins) pos = bins - 1;
+      if (pos < 0) pos = 0;
+      ++local[size_t(pos)];
+    }
+#pragma omp critical(ember_histc_merge)
+    for (int64_t k = 0; k < bins; ++k) total[size_t(k)] += local[size_t(k)];
+  });
+  std::copy(total.begin(), total.end(), counts);
+}
+
+}  // namespace
+
+Tensor histc(const Tensor& self, int64_t bins, const Scalar& min, const Scalar& max) {
+  const ScalarType dt = self.dtype();
+  EMBER_CHECK(dt == kFloat || dt == kDouble || dt == kBFloat16, "[histc] \"histogram_cpu\" not "
+              "implemented for '", dtype_name(dt), "'");
+  EMBER_CHECK(self.is_cpu(), "[histc] only CPU tensors are supported");
+  EMBER_CHECK(bins > 0, "[histc] torch.histogram(): bins must be > 0, but got ", bins,
+              " for dimension 0");
+  double lo = min.to<double>(), hi = max.to<double>();
+  EMBER_CHECK(!(lo > hi), "[histc] torch.histc: max must be larger than min (min ", lo, ", max ",
+              hi, ")");
+  const Tensor x = self.contiguous();
+  const int64_t n = x.numel();
+  if (lo == hi && n > 0) {
+    EMBER_DISPATCH_FLOATING_TYPES(dt, "histc", [&] {
+      const scalar_t* p = x.data_ptr<scalar_t>();
+      double mn = double(p[0]), mx = double(p[0]);
+      for (int64_t i = 1; i < n && !std::isnan(mn); ++i) {
+        const double v = double(p[i]);
+        if (std::isnan(v)) mn = mx = v;
+        mn = std::min(mn, v);
+        mx = std::max(mx, v);
+      }
+      lo = mn;
+      hi = mx;
+    });
+  }
+  if (lo == hi) {
+    lo -= 1;
+    hi += 1;
+  }
+  EMBER_CHECK(std::isfinite(lo) && std::isfinite(hi), "[histc] torch.histc: range of [", lo, ", ",
+              hi, "] is not finite");
+  std::vector<int64_t> counts(size_t(bins), 0);
+  if (n > 0) {
+    EMBER_DISPATCH_FLOATING_TYPES(dt, "histc", [&] {
+      histc_kernel<scalar_t>(x.data_ptr<scalar_t>(), n, bins, lo, hi, counts.data());
+    });
+  }
+  Tensor c = empty({bins}, TensorOptions(kLong));
+  std::copy(counts.begin(), counts.end(), c.data_ptr<int64_t>());
+  return c.to(dt);
+}
+
+Tensor& histc_out(Tensor& out, const Tensor& self, int64_t bins, const Scalar& min,
+                  const Scalar& max) {
+  EMBER_CHECK(out.dtype() == self.dtype(), "[histc] torch.histogram: input tensor and hist tensor "
+              "should have the same dtype, but got input ", dtype_name(self.dtype()), " and hist ",
+              dtype_name(out.dtype()));
+  Tensor r = histc(self, bins, min, max);
+  // PyTorch resizes a histc out= of any shape (it is an output of known size).
+  if (out.sizes() != r.sizes()) resize_output(out, r.sizes());
+  return out.copy_(r);
+}
+
+// ---- bincount ----
+
+Tensor bincount(const Tensor& self, const std::optional<Tensor>& weights, int64_t minlength) {
+  EMBER_CHECK(isIntegralType(self.dtype(), false), "[bincount] \"bincount_cpu\" not implemented "
+              "for '", dtype_name(self.dtype()), "'");
+  EMBER_CHECK(self.is_cpu(), "[bincount] only CPU tensors are supported");
+  EMBER_CHECK(minlength >= 0, "[bincount] minlength should be >= 0, got ", minlength);
+  if (self.dim() == 1 && self.numel() == 0) return zeros({minlength}, TensorOptions(kLong));
+  EMBER_CHECK(self.dim() == 1, "[bincount] bincount only supports 1-d non-negative integral "
+              "inputs (got shape ", shape_str(self.sizes()), ")");
+  const Tensor idx = self.to(kLong).contiguous();
+  const int64_t* p = idx.data_ptr<int64_t>();
+  const int64_t n = idx.numel();
+  const int64_t lo = *std::min_element(p, p + n), hi = *std::max_element(p, p + n);
+  EMBER_CHECK(lo >= 0, "[bincount] bincount only supports 1-d non-negative integral inputs (got "
+              "value ", lo, ")");
+  if (weights) {
+    EMBER_CHECK(weights->dim() == 1 && weights->size(0) == n, "[bincount] weights should be 1-d "
+                "and have the same length as input (weights ", shape_str(weights->sizes()),
+                ", input ", shape_str(self.sizes()), ")");
+  }
+  const int64_t len = std::max(hi + 1, minlength);
+  if (!weights) {
+    Tensor out = zeros({len}, TensorOptions(kLong));
+    int64_t* o = out.data_ptr<int64_t>();
+    for (int64_t i = 0; i < n; ++i) ++o[p[i]];
+    return out;
+  }
+  // float32 weights sum in float32 (in input order, as PyTorch); everything else in float64.
+  const ScalarType wt = weights->dtype() == kFloat ? kFloat : kDouble;
+  const Tensor w = (weights->is_complex() ? weights->real() : *weights).to(wt).contiguous();
+  Tensor out = zeros({len}, TensorOptions(wt));
+  auto accumulate = [&](auto zero) {
+    using T = decltype(zero);
+    const T* wp = w.data_ptr<T>();
+    T* o = out.data_ptr<T>();
+    for (int64_t i = 0; i < n; ++i) o[p[i]] += wp[i];
+  };
+  if (wt == kFloat) accumulate(0.0f);
+  else accumulate(0.0);
+  return out;
+}
+
+Tensor Tensor::histc(int64_t bins, const Scalar& min, const Scalar& max) const {
+  return ember::histc(*this, bins, min, max);
+}
+Tensor Tensor::bincount(const std::optional<Tensor>& weights, int64_t minlength) const {
+  return ember::bincount(*this, weights, minlength);
+}
+
+}  // namespace ember

@@ -1,0 +1,524 @@
+// Shape ops that move whole elements around: tensor_split, flip, roll, rot90, repeat, tile,
+// repeat_interleave, broadcast_to/broadcast_tensors, meshgrid, cartesian_prod, combinations and
+// tril/triu_indices. Copies go through map_copy (Note [Index-map copies]).
+#include <algorithm>
+#include <cstring>
+#include <numeric>
+
+#include "core/parallel_internal.h"
+#include "core/tensor_util.h"
+#include "ember/dispatch_type.h"
+#include "ember/factory.h"
+#include "ember/ops.h"
+#include "ember/shape_ops.h"
+#include "ops/elementwise_core.h"
+
+namespace ember {
+
+// Note [Index-map copies]
+// flip, roll, repeat, tile, repeat_interleave and the non-constant pads all build a contiguous
+// output whose element at (i0, ..., in) is the input element at (m0[i0], ..., mn[in]) for one
+// index map per dim (identity for most dims). map_copy does that in one pass: the dims after the
+// last mapped dim form a contiguous run copied whole, and the last mapped dim's map is cut into
+// segments where it steps by +1 or -1, so a roll or a pad copies a few long runs with memcpy per
+// row and a flip of the last dim is one reversed loop, never per-element index arithmetic.
+Tensor map_copy(const Tensor& x, IntArrayRef out_sizes, const std::vector<std::vector<int64_t>>& maps);
+
+namespace {
+
+struct Segment {
+  int64_t out_start, src_start, len, step;  // step is +1 or -1
+};
+
+std::vector<Segment> segments_of(const std::vector<int64_t>& map) {
+  std::vector<Segment> segs;
+  const int64_t n = int64_t(map.size());
+  int64_t j = 0;
+  while (j < n) {
+    int64_t step = 1;
+    if (j + 1 < n && map[size_t(j + 1)] == map[size_t(j)] - 1) step = -1;
+    int64_t k = j + 1;
+    while (k < n && map[size_t(k)] == map[size_t(k - 1)] + step) ++k;
+    segs.push_back({j, map[size_t(j)], k - j, step});
+    j = k;
+  }
+  return segs;
+}
+
+template <size_t N>
+struct alignas(N <= 8 ? N : 8) Bytes {
+  char b[N];
+};
+
+/// Copies `len` elements of `item` bytes from src, src - 1, ... (reversed) to dst.
+void copy_reversed(char* dst, const char* src, int64_t len, size_t item) {
+  auto run = [&](auto tag) {
+    using T = decltype(tag);
+    T* d = reinterpret_cast<T*>(dst);
+    const T* s = reinterpret_cast<const T*>(src);
+    for (int64_t e = 0; e < len; ++e) d[e] = s[-e];
+  };
+  switch (item) {
+    case 1: return run(uint8_t{});
+    case 2: return run(uint16_t{});
+    case 4: return run(uint32_t{});
+    case 8: return run(uint64_t{});
+    default: return run(Bytes<16>{});
+  }
+}
+
+}  // namespace
+
+Tensor map_copy(const Tensor& x, IntArrayRef out_sizes,
+                const std::vector<std::vector<int64_t>>& maps) {
+  EMBER_CHECK(x.is_cpu(), "[map_copy] only CPU tensors are supported, got ", x.device().str());
+  Tensor out = empty(out_sizes, x.options());
+  if (out.numel() == 0) return out;
+  const int64_t nd = int64_t(out_sizes.size());
+  int64_t last = -1;
+  for (int64_t d = 0; d < nd; ++d)
+    if (d < int64_t(maps.size()) && !maps[size_t(d)].empty()) last = d;
+  if (last < 0) return out.copy_(x);
+  const Tensor src = x.resolve_conj().contiguous();
+  const size_t item = src.itemsize();
+  int64_t inner = 1;
+  for (int64_t d = last + 1; d < nd; ++d) inner *= out_sizes[size_t(d)];
+  const int64_t n_last = out_sizes[size_t(last)];
+  const int64_t prefix = out.numel() / (inner * n_last);
+  const std::vector<Segment> segs = segments_of(maps[size_t(last)]);
+  const char* sbase = static_cast<const char*>(src.data_ptr());
+  char* obase = static_cast<char*>(out.data_ptr());
+  const IntArrayRef sstr = src.strides();
+  const size_t run_bytes = size_t(inner) * item;
+  const int64_t grain = std::max<int64_t>(1, 32768 / std::max<int64_t>(1, n_last * inner));
+  parallel_for(0, prefix, grain, [&](int64_t begin, int64_t end) {
+    for (int64_t p = begin; p < end; ++p) {
+      // Source offset of this row prefix: mapped coordinates of dims [0, last).
+      int64_t off = 0, rem = p;
+      for (int64_t d = last - 1; d >= 0; --d) {
+        const int64_t sz = out_sizes[size_t(d)];
+        const int64_t c = rem % sz;
+        rem /= sz;
+        const bool mapped = d < int64_t(maps.size()) && !maps[size_t(d)].empty();
+        off += (mapped ? maps[size_t(d)][size_t(c)] : c) * sstr[size_t(d)];
+      }
+      const char* s_row = sbase + size_t(off) * item;
+      char* o_row = obase + size_t(p * n_last) * run_bytes;
+      for (const Segment& sg : segs) {
+        char* o = o_row + size_t(sg.out_start) * run_bytes;
+        const char* s = s_row + size_t(sg.src_start * sstr[size_t(last)]) * item;
+        if (sg.step > 0) {
+          std::memcpy(o, s, size_t(sg.len) * run_bytes);
+        } else if (inner == 1) {
+          copy_reversed(o, s, sg.len, item);
+        } else {
+          for (int64_t e = 0; e < sg.len; ++e)
+            std::memcpy(o + size_t(e) * run_bytes, s - size_t(e) * run_bytes, run_bytes);
+        }
+      }
+    }
+  });
+  return out;
+}
+
+// ---- tensor_split ----
+
+namespace {
+
+void check_split_input(const Tensor& self, const char* op) {
+  EMBER_CHECK(self.dim() > 0, "[", op, "] expected at least a 1-dimensional tensor, but got a "
+              "tensor with ", self.dim(), " dims");
+}
+
+}  // namespace
+
+std::vector<Tensor> tensor_split(const Tensor& self, int64_t sections, int64_t dim) {
+  check_split_input(self, "tensor_split");
+  EMBER_CHECK(sections > 0, "[tensor_split] number of sections must be larger than 0, got ",
+              sections);
+  dim = wrap_dim(dim, self.dim(), "tensor_split");
+  const int64_t n = self.size(dim);
+  const int64_t base = n / sections, extra = n % sections;
+  std::vector<Tensor> parts;
+  parts.reserve(size_t(sections));
+  int64_t start = 0;
+  for (int64_t i = 0; i < sections; ++i) {
+    const int64_t len = base + (i < extra ? 1 : 0);
+    parts.push_back(self.slice(dim, start, start + len));
+    start += len;
+  }
+  return parts;
+}
+
+std::vector<Tensor> tensor_split(const Tensor& self, IntArrayRef indices, int64_t dim) {
+  check_split_input(self, "tensor_split");
+  dim = wrap_dim(dim, self.dim(), "tensor_split");
+  std::vector<Tensor> parts;
+  parts.reserve(indices.size() + 1);
+  int64_t start = 0;
+  for (int64_t idx : indices) {
+    parts.push_back(self.slice(dim, start, idx));
+    start = idx;
+  }
+  parts.push_back(self.slice(dim, start, self.size(dim)));
+  return parts;
+}
+
+std::vector<Tensor> tensor_split(const Tensor& self, const Tensor& ios, int64_t dim) {
+  check_split_input(self, "tensor_split");
+  EMBER_CHECK(ios.is_cpu(), "[tensor_split] tensor_indices_or_sections must be on the CPU, got ",
+              ios.device().str());
+  EMBER_CHECK(ios.dtype() == kLong, "[tensor_split] expected tensor_indices_or_sections to have "
+              "dtype of long, but got ", dtype_name(ios.dtype()));
+  EMBER_CHECK(ios.dim() <= 1, "[tensor_split] expected tensor_indices_or_sections to be a "
+              "zero-dimensional or one-dimensional tensor, but got a tensor with ", ios.dim(),
+              " dims");
+  const Tensor c = ios.contiguous();
+  const int64_t* p = c.data_ptr<int64_t>();
+  if (ios.dim() == 0) return tensor_split(self, p[0], dim);
+  return tensor_split(self, IntArrayRef(p, size_t(c.numel())), dim);
+}
+
+// ---- flip, roll, rot90 ----
+
+Tensor flip(const Tensor& self, IntArrayRef dims) {
+  const int64_t nd = self.dim();
+  std::vector<std::vector<int64_t>> maps(size_t(std::max<int64_t>(nd, 1)));
+  std::vector<bool> seen(size_t(std::max<int64_t>(nd, 1)), false);
+  for (int64_t d : dims) {
+    const int64_t w = wrap_dim(d, nd, "flip");
+    EMBER_CHECK(!seen[size_t(w)], "[flip] dim ", w, " appears multiple times in the list of dims ",
+                shape_str(dims));
+    seen[size_t(w)] = true;
+  }
+  if (nd == 0) return self.clone();
+  for (int64_t d = 0; d < nd; ++d) {
+    const int64_t n = self.size(d);
+    if (!seen[size_t(d)] || n <= 1) continue;
+    auto& m = maps[size_t(d)];
+    m.resize(size_t(n));
+    for (int64_t j = 0; j < n; ++j) m[size_t(j)] = n - 1 - j;
+  }
+  return map_copy(self, self.sizes(), maps);
+}
+
+Tensor fliplr(const Tensor& self) {
+  EMBER_CHECK(self.dim() >= 2, "[fliplr] Input must be >= 2-d, got a tensor of shape ",
+              shape_str(self.sizes()));
+  return flip(self, {1});
+}
+
+Tensor flipud(const Tensor& self) {
+  EMBER_CHECK(self.dim() >= 1, "[flipud] Input must be >= 1-d, got a 0-dim tensor");
+  return flip(self, {0});
+}
+
+Tensor roll(const Tensor& self, IntArrayRef shifts, IntArrayRef dims) {
+  EMBER_CHECK(!shifts.empty(), "[roll] `shifts` required");
+  if (dims.empty() && shifts.size() == 1) {
+    return roll(self.flatten(), shifts, {0}).view(self.sizes());
+  }
+  EMBER_CHECK(shifts.size() == dims.size(), "[roll] shifts and dimensions must align. shifts: ",
+              shifts.size(), ", dims:", dims.size());
+  EMBER_CHECK_INDEX(self.dim() > 0, "[roll] Dimension specified as ", dims[0],
+                    " but tensor has no dimensions");
+  const int64_t nd = self.dim();
+  std::vector<std::vector<int64_t>> maps(static_cast<size_t>(nd));
+  std::vector<int64_t> total(size_t(nd), 0);
+  for (size_t i = 0; i < dims.size(); ++i) total[size_t(wrap_dim(dims[i], nd, "roll"))] += shifts[i];
+  if (self.numel() == 0) return self.clone();
+  for (int64_t d = 0; d < nd; ++d) {
+    const int64_t n = self.size(d);
+    const int64_t s = ((total[size_t(d)] % n) + n) % n;
+    if (s == 0) continue;
+    auto& m = maps[size_t(d)];
+    m.resize(size_t(n));
+    for (int64_t j = 0; j < n; ++j) m[size_t(j)] = (j - s + n) % n;
+  }
+  return map_copy(self, self.sizes(), maps);
+}
+
+Tensor rot90(const Tensor& self, int64_t k, IntArrayRef dims) {
+  const int64_t nd = self.dim();
+  EMBER_CHECK(dims.size() == 2, "[rot90] expected total rotation dims == 2, but got dims = ",
+              dims.size());
+  EMBER_CHECK(nd >= 2, "[rot90] expected total dims >= 2, but got total dims = ", nd);
+  EMBER_CHECK(dims[0] != dims[1] && std::abs(dims[0] - dims[1]) != nd, "[rot90] expected "
+              "rotation dims to be different, but got dim0 = ", dims[0], " and dim1 = ", dims[1]);
+  EMBER_CHECK(dims[0] < nd && dims[0] >= -nd, "[rot90] Rotation dim0 out of range, dim0 = ",
+              dims[0]);
+  EMBER_CHECK(dims[1] < nd && dims[1] >= -nd, "[rot90] Rotation dim1 out of range, dim1 = ",
+              dims[1]);
+  k = ((k % 4) + 4) % 4;
+  switch (k) {
+    case 1: return flip(self, {dims[1]}).transpose(dims[0], dims[1]);
+    case 2: return flip(self, dims);
+    case 3: return flip(self, {dims[0]}).transpose(dims[0], dims[1]);
+    default: return self.clone();
+  }
+}
+
+// ---- repeat, tile, repeat_interleave ----
+
+Tensor repeat(const Tensor& self, IntArrayRef repeats) {
+  const int64_t nd = int64_t(repeats.size());
+  EMBER_CHECK(nd >= self.dim(), "[repeat] Number of dimensions of repeat dims can not be smaller "
+              "than number of dimensions of tensor (repeats ", shape_str(repeats), ", tensor ",
+              shape_str(self.sizes()), ")");
+  DimVector padded(static_cast<size_t>(nd), 1), out_sizes(static_cast<size_t>(nd));
+  for (int64_t i = 0; i < self.dim(); ++i) padded[size_t(nd - self.dim() + i)] = self.size(i);
+  for (int64_t i = 0; i < nd; ++i) out_sizes[size_t(i)] = padded[size_t(i)] * repeats[size_t(i)];
+  for (int64_t i = 0; i < nd; ++i) {
+    EMBER_CHECK(out_sizes[size_t(i)] >= 0 && repeats[size_t(i)] >= 0, "[repeat] Trying to create "
+                "tensor with negative dimension ", std::min(out_sizes[size_t(i)], repeats[size_t(i)]),
+                ": ", shape_str(out_sizes));
+  }
+  std::vector<std::vector<int64_t>> maps(static_cast<size_t>(nd));
+  int64_t numel = 1;
+  for (int64_t s : out_sizes) numel *= s;
+  if (numel != 0) {
+    for (int64_t i = 0; i < nd; ++i) {
+      if (repeats[size_t(i)] == 1) continue;
+      const int64_t n = padded[size_t(i)];
+      auto& m = maps[size_t(i)];
+      m.resize(size_t(out_sizes[size_t(i)]));
+      for (int64_t j = 0; j < out_sizes[size_t(i)]; ++j) m[size_t(j)] = j % n;
+    }
+  }
+  return map_copy(self.reshape(padded), out_sizes, maps);
+}
+
+Tensor tile(const Tensor& self, IntArrayRef dims) {
+  DimVector reps(dims);
+  while (int64_t(reps.size()) < self.dim()) reps.insert(0, 1);
+  return repeat(self, reps);
+}
+
+namespace {
+
+/// Repeats slices of `self` along `dim` (nullopt: flattened) by per-index counts.
+Tensor interleave(const Tensor& self, const std::vector<int64_t>& counts, std::optional<int64_t> dim,
+                  std::optional<int64_t> output_size) {
+  EMBER_CHECK_INDEX(!dim || self.dim() > 0, "[repeat_interleave] Dimension specified as ",
+                    dim.value_or(0), " but tensor has no dimensions");
+  Tensor x = dim ? self : self.flatten();
+  const int64_t d = dim ? wrap_dim(*dim, self.dim(), "repeat_interleave") : 0;
+  if (x.dim() == 0) x = x.reshape({1});
+  const int64_t n = x.size(d);
+  std::vector<int64_t> reps = counts;
+  if (reps.size() == 1 && n != 1) reps.assign(size_t(n), counts[0]);
+  EMBER_CHECK(int64_t(reps.size()) == n, "[repeat_interleave] repeats must have the same size as "
+              "input along dim (", reps.size(), " repeats, size ", n, " along dim ", d, ")");
+  int64_t total = 0;
+  for (int64_t r : reps) {
+    EMBER_CHECK(r >= 0, "[repeat_interleave] repeats can not be negative, got ", r);
+    total += r;
+  }
+  EMBER_CHECK(!output_size || *output_size == total, "[repeat_interleave] allocated size does not "
+              "match required size (output_size ", output_size.value_or(0), ", required ", total,
+              ")");
+  DimVector out_sizes;
+  out_sizes.assign(x.sizes());
+  out_sizes[size_t(d)] = total;
+  std::vector<std::vector<int64_t>> maps(static_cast<size_t>(x.dim()));
+  auto& m = maps[size_t(d)];
+  m.reserve(size_t(total));
+  for (int64_t i = 0; i < n; ++i) m.insert(m.end(), size_t(reps[size_t(i)]), i);
+  return map_copy(x, out_sizes, maps);
+}
+
+std::vector<int64_t> repeat_counts(const Tensor& repeats) {
+  EMBER_CHECK(repeats.dim() <= 1, "[repeat_interleave] repeat_interleave only accept 1D vector as "
+              "repeat, got shape ", shape_str(repeats.sizes()));
+  EMBER_CHECK(repeats.dtype() == kLong || repeats.dtype() == kInt, "[repeat_interleave] "
+              "\"repeat_interleave_cpu\" not implemented for '", dtype_name(repeats.dtype()),
+              "' repeats");
+  Tensor c = repeats.to(kLong).contiguous();
+  const int64_t* p = c.data_ptr<int64_t>();
+  return std::vector<int64_t>(p, p + c.numel());
+}
+
+}  // namespace
+
+Tensor repeat_interleave(const Tensor& self, int64_t repeats, std::optional<int64_t> dim,
+                         std::optional<int64_t> output_size) {
+  return interleave(self, {repeats}, dim, output_size);
+}
+
+Tensor repeat_interleave(const Tensor& self, const Tensor& repeats, std::optional<int64_t> dim,
+                         std::optional<int64_t> output_size) {
+  return interleave(self, repeat_counts(repeats), dim, output_size);
+}
+
+Tensor repeat_interleave(const Tensor& repeats, std::optional<int64_t> output_size) {
+  EMBER_CHECK(repeats.dim() == 1, "[repeat_interleave] repeat_interleave only accept 1D vector as "
+              "repeat, got shape ", shape_str(repeats.sizes()));
+  std::vector<int64_t> counts = repeat_counts(repeats);
+  Tensor idx = arange(int64_t(counts.size()), TensorOptions(repeats.dtype()));
+  return interleave(idx, counts, 0, output_size);
+}
+
+// ---- tril_indices, triu_indices ----
+
+namespace {
+
+Tensor triangle_indices(int64_t row, int64_t col, int64_t offset, const TensorOptions& opts,
+                        bool lower, const char* op) {
+  EMBER_CHECK(row >= 0, "[", op, "] row must be non-negative, got", row);
+  EMBER_CHECK(col >= 0, "[", op, "] col must be non-negative, got", col);
+  const ScalarType dt = opts.dtype_opt().value_or(kLong);
+  EMBER_CHECK(dt == kLong || dt == kInt, "[", op, "] \"", op, "\" not implemented for '",
+              dtype_name(dt), "'");
+  // Count per row first so the output is allocated once.
+  std::vector<std::pair<int64_t, int64_t>> range(static_cast<size_t>(row));  // [begin, end) of j for row i
+  int64_t total = 0;
+  for (int64_t i = 0; i < row; ++i) {
+    int64_t b = 0, e = col;
+    if (lower) e = std::clamp<int64_t>(i + offset + 1, 0, col);
+    else b = std::clamp<int64_t>(i + offset, 0, col);
+    range[size_t(i)] = {b, std::max(b, e)};
+    total += std::max<int64_t>(0, e - b);
+  }
+  Tensor out = empty({2, total}, TensorOptions(kLong).device(opts.device()));
+  int64_t* r = out.data_ptr<int64_t>();
+  int64_t* c = r + total;
+  int64_t k = 0;
+  for (int64_t i = 0; i < row; ++i) {
+    for (int64_t j = range[size_t(i)].first; j < range[size_t(i)].second; ++j, ++k) {
+      r[k] = i;
+      c[k] = j;
+    }
+  }
+  return dt == kLong ? out : out.to(dt);
+}
+
+}  // namespace
+
+Tensor tril_indices(int64_t row, int64_t col, int64_t offset, const TensorOptions& opts) {
+  return triangle_indices(row, col, offset, opts, true, "tril_indices");
+}
+
+Tensor triu_indices(int64_t row, int64_t col, int64_t offset, const TensorOptions& opts) {
+  return triangle_indices(row, col, offset, opts, false, "triu_indices");
+}
+
+// ---- broadcasting, grids, products ----
+
+Tensor broadcast_to(const Tensor& self, IntArrayRef size) { return self.expand(size); }
+
+std::vector<Tensor> broadcast_tensors(ArrayRef<Tensor> tensors) {
+  std::vector<Tensor> out;
+  if (tensors.empty()) return out;
+  const DimVector shape = broadcast_all(tensors, "broadcast_tensors");
+  out.reserve(tensors.size());
+  for (const Tensor& t : tensors) out.push_back(t.expand(shape));
+  return out;
+}
+
+std::vector<Tensor> meshgrid(ArrayRef<Tensor> tensors, std::string_view indexing) {
+  EMBER_CHECK(!tensors.empty(), "[meshgrid] expects a non-empty TensorList");
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    EMBER_CHECK(tensors[i].dim() <= 1, "[meshgrid] Expected 0D or 1D tensor in the tensor list "
+                "but got tensor ", i, " of shape ", shape_str(tensors[i].sizes()));
+    EMBER_CHECK(tensors[i].dtype() == tensors[0].dtype(), "[meshgrid] expects all tensors to have "
+                "the same dtype, got ", dtype_name(tensors[0].dtype()), " and ",
+                dtype_name(tensors[i].dtype()));
+    EMBER_CHECK(tensors[i].device() == tensors[0].device(), "[meshgrid] expects all tensors to "
+                "have the same device");
+  }
+  EMBER_CHECK(indexing == "ij" || indexing == "xy", "[meshgrid] indexing must be one of \"xy\" "
+              "or \"ij\", but received: ", indexing);
+  const size_t n = tensors.size();
+  // "xy" is "ij" with the first two inputs (and outputs) swapped.
+  const bool swap = indexing == "xy" && n >= 2;
+  std::vector<Tensor> ts(tensors.begin(), tensors.end());
+  if (swap) std::swap(ts[0], ts[1]);
+  DimVector shape(n);
+  for (size_t i = 0; i < n; ++i) shape[i] = ts[i].numel();
+  std::vector<Tensor> out;
+  out.reserve(n);
+  for (size_t i = 0; i < n; ++i) {
+    DimVector view(n, 1);
+    view[i] = shape[i];
+    out.push_back(ts[i].view(view).expand(shape));
+  }
+  if (swap) std::swap(out[0], out[1]);
+  return out;
+}
+
+Tensor cartesian_prod(ArrayRef<Tensor> tensors) {
+  EMBER_CHECK(!tensors.empty(), "[cartesian_prod] expects a non-empty TensorList");
+  for (const Tensor& t : tensors) {
+    EMBER_CHECK(t.dim() == 1, "[cartesian_prod] Expect a 1D vector, but got shape ",
+                shape_str(t.sizes()));
+  }
+  if (tensors.size() == 1) return tensors[0];
+  std::vector<Tensor> grids = meshgrid(tensors, "ij");
+  for (Tensor& g : grids) g = g.flatten();
+  return stack(grids, 1);
+}
+
+Tensor combinations(const Tensor& self, int64_t r, bool with_replacement) {
+  EMBER_CHECK(self.dim() == 1, "[combinations] Expect a 1D vector, but got shape ",
+              shape_str(self.sizes()));
+  EMBER_CHECK(r >= 0, "[combinations] Expect a non-negative number, but got ", r);
+  if (r == 0) return empty({0}, self.options());
+  const int64_t n = self.size(0);
+  // Index tuples in lexicographic order (itertools.combinations[_with_replacement]).
+  std::vector<int64_t> idx;
+  std::vector<int64_t> cur(static_cast<size_t>(r));
+  int64_t count = 0;
+  if (with_replacement ? n > 0 : n >= r) {
+    for (int64_t i = 0; i < r; ++i) cur[size_t(i)] = with_replacement ? 0 : i;
+    while (true) {
+      idx.insert(idx.end(), cur.begin(), cur.end());
+      ++count;
+      int64_t i = r - 1;
+      while (i >= 0 && cur[size_t(i)] == (with_replacement ? n - 1 : n - r + i)) --i;
+      if (i < 0) break;
+      ++cur[size_t(i)];
+      for (int64_t j = i + 1; j < r; ++j)
+        cur[size_t(j)] = with_replacement ? cur[size_t(i)] : cur[size_t(j - 1)] + 1;
+    }
+  }
+  Tensor out = empty({count, r}, self.options());
+  if (count == 0) return out;
+  const Tensor src = self.resolve_conj().contiguous();
+  const size_t item = src.itemsize();
+  const char* s = static_cast<const char*>(src.data_ptr());
+  char* o = static_cast<char*>(out.data_ptr());
+  for (size_t k = 0; k < idx.size(); ++k) std::memcpy(o + k * item, s + size_t(idx[k]) * item, item);
+  return out;
+}
+
+// ---- Tensor methods ----
+
+std::vector<Tensor> Tensor::tensor_split(int64_t sections, int64_t dim) const {
+  return ember::tensor_split(*this, sections, dim);
+}
+std::vector<Tensor> Tensor::tensor_split(IntArrayRef indices, int64_t dim) const {
+  return ember::tensor_split(*this, indices, dim);
+}
+std::vector<Tensor> Tensor::tensor_split(const Tensor& ios, int64_t dim) const {
+  return ember::tensor_split(*this, ios, dim);
+}
+Tensor Tensor::flip(IntArrayRef dims) const { return ember::flip(*this, dims); }
+Tensor Tensor::fliplr() const { return ember::fliplr(*this); }
+Tensor Tensor::flipud() const { return ember::flipud(*this); }
+Tensor Tensor::roll(IntArrayRef shifts, IntArrayRef dims) const {
+  return ember::roll(*this, shifts, dims);
+}
+Tensor Tensor::rot90(int64_t k, IntArrayRef dims) const { return ember::rot90(*this, k, dims); }
+Tensor Tensor::repeat(IntArrayRef repeats) const { return ember::repeat(*this, repeats); }
+Tensor Tensor::tile(IntArrayRef dims) const { return ember::tile(*this, dims); }
+Tensor Tensor::repeat_interleave(int64_t repeats, std::optional<int64_t> dim,
+                                 std::optional<int64_t> output_size) const {
+  return ember::repeat_interleave(*this, repeats, dim, output_size);
+}
+Tensor Tensor::repeat_interleave(const Tensor& repeats, std::optional<int64_t> dim,
+                                 std::optional<int64_t> output_size) const {
+  return ember::repeat_interleave(*this, repeats, dim, output_size);
+}
+Tensor Tensor::broadcast_to(IntArrayRef size) const { return ember::broadcast_to(*this, size); }
+
+}  // namespace ember
