@@ -109,6 +109,12 @@ Tensor matrix_rank(const Tensor& A, std::optional<double> atol = std::nullopt,
                    std::optional<double> rtol = std::nullopt, bool hermitian = false);
 /// matrix_rank with the legacy absolute tolerance `tol`.
 Tensor matrix_rank(const Tensor& A, double tol, bool hermitian = false);
+/// pinv / matrix_rank with tolerance tensors broadcast against the batch shape (the result's
+/// batch shape is the broadcast one).
+Tensor pinv(const Tensor& A, const std::optional<Tensor>& atol, const std::optional<Tensor>& rtol,
+            bool hermitian = false);
+Tensor matrix_rank(const Tensor& A, const std::optional<Tensor>& atol,
+                   const std::optional<Tensor>& rtol, bool hermitian = false);
 /// A^n by repeated squaring; n < 0 inverts first, n == 0 is the identity (any dtype for n >= 0).
 Tensor matrix_power(const Tensor& A, int64_t n);
 /// Matrix norm over `dim` for a numeric ord: 1, -1, 2, -2, inf, -inf.

@@ -6,6 +6,7 @@
 from ember import _C
 from ember._C import *  # noqa: F401,F403  (functions, Tensor, dtypes, device, Size, Generator)
 from ember._C import Tensor, Size, dtype, device, Generator, finfo, iinfo  # noqa: F401
+from ember._C import _unique2  # noqa: F401  (torch._unique2; `import *` skips it)
 
 __version__ = _C.__version__
 

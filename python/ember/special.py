@@ -13,5 +13,13 @@ logit = _C.logit
 xlogy = _C.xlogy
 round = _C.round
 
-softmax = _C.softmax
-log_softmax = _C.log_softmax
+
+
+def softmax(input, dim, dtype=None):
+    """torch.special.softmax: no out= (unlike torch.softmax)."""
+    return _C.softmax(input, dim, dtype)
+
+
+def log_softmax(input, dim, *, dtype=None):
+    """torch.special.log_softmax: no out= (unlike torch.log_softmax)."""
+    return _C.log_softmax(input, dim, dtype)

@@ -46,7 +46,18 @@ auto nogil(const Tensor& a, F&& f) {
   return maybe_without_gil(a.numel() * std::max<int64_t>(1, a.dim() ? a.size(-1) : 1), f);
 }
 
-/// A tolerance argument: None, a number or a one-element tensor.
+/// Whether a tolerance argument is a tensor with dims (broadcast against the batch).
+bool is_batched_tol(py::handle o) { return is_tensor(o.ptr()) && unwrap(o.ptr()).dim() > 0; }
+
+/// A tolerance argument as a tensor (None stays empty).
+std::optional<Tensor> to_tol_tensor(py::handle o, const char* fn, const char* name) {
+  if (o.is_none()) return std::nullopt;
+  if (is_tensor(o.ptr())) return unwrap(o.ptr());
+  EMBER_CHECK_TYPE(!PyComplex_Check(o.ptr()), fn, "(): ", name, " must be a real number");
+  return full({}, to_double(o.ptr(), fn, name), TensorOptions(kDouble));
+}
+
+/// A tolerance argument: None, a number or a 0-dim tensor.
 std::optional<double> to_tol(py::handle o, const char* fn, const char* name) {
   if (o.is_none()) return std::nullopt;
   if (is_tensor(o.ptr())) {
@@ -201,6 +212,10 @@ void init_linalg(py::module_& m) {
   lm.def("pinv", [](const Tensor& A, py::handle rcond, bool hermitian, py::handle atol,
                     py::handle rtol, py::handle out) {
     const char* fn = "linalg.pinv";
+    if (rcond.is_none() && (is_batched_tol(atol) || is_batched_tol(rtol))) {
+      auto at = to_tol_tensor(atol, fn, "atol"), rt = to_tol_tensor(rtol, fn, "rtol");
+      return finish(out, nogil(A, [&] { return linalg::pinv(A, at, rt, hermitian); }), fn);
+    }
     std::optional<double> at = to_tol(atol, fn, "atol"), rt = to_tol(rtol, fn, "rtol");
     if (!rcond.is_none()) {
       EMBER_CHECK(!at && !rt, "[", fn, "] rcond cannot be combined with atol or rtol");
@@ -213,6 +228,10 @@ void init_linalg(py::module_& m) {
   lm.def("matrix_rank", [](const Tensor& A, py::handle tol, bool hermitian, py::handle atol,
                            py::handle rtol, py::handle out) {
     const char* fn = "linalg.matrix_rank";
+    if (tol.is_none() && (is_batched_tol(atol) || is_batched_tol(rtol))) {
+      auto at = to_tol_tensor(atol, fn, "atol"), rt = to_tol_tensor(rtol, fn, "rtol");
+      return finish(out, nogil(A, [&] { return linalg::matrix_rank(A, at, rt, hermitian); }), fn);
+    }
     std::optional<double> at = to_tol(atol, fn, "atol"), rt = to_tol(rtol, fn, "rtol");
     if (!tol.is_none()) {
       EMBER_CHECK(!at && !rt, "[", fn, "] tol cannot be combined with atol or rtol");

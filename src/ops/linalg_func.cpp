@@ -467,6 +467,66 @@ Tensor matrix_rank(const Tensor& A, double tol, bool hermitian) {
   return matrix_rank(A, tol, 0.0, hermitian);
 }
 
+namespace {
+
+/// The cutoff max(atol, rtol * smax) with tensor tolerances broadcast against `smax` (the batch
+/// of largest singular values), in float64. A missing rtol is eps * max(m, n) where atol is
+/// absent or not positive, else 0 (PyTorch's rule, elementwise).
+Tensor tensor_cutoff(const Tensor& A, const Tensor& smax, const std::optional<Tensor>& atol,
+                     const std::optional<Tensor>& rtol, const char* op) {
+  for (const auto* t : {&atol, &rtol}) {
+    if (!*t) continue;
+    EMBER_CHECK(!(*t)->is_complex(), "[", op, "] tolerance tensors of complex type are not "
+                "supported, got ", dtype_name((*t)->dtype()));
+  }
+  Tensor at = atol ? atol->to(kDouble) : zeros({}, TensorOptions(kDouble));
+  Tensor rt;
+  if (rtol) {
+    rt = rtol->to(kDouble);
+  } else {
+    const double eps = eps_of(A.dtype()) * double(std::max(A.size(-1), A.size(-2)));
+    rt = atol ? where(gt(at, zeros({}, TensorOptions(kDouble))), Scalar(0.0), Scalar(eps))
+              : full({}, eps, TensorOptions(kDouble));
+  }
+  return maximum(at, mul(rt, smax.to(kDouble)));
+}
+
+}  // namespace
+
+Tensor pinv(const Tensor& A, const std::optional<Tensor>& atol, const std::optional<Tensor>& rtol,
+            bool hermitian) {
+  const char* op = "linalg.pinv";
+  check_cpu(A, op);
+  check_pinv_input(A, op);
+  if (A.numel() == 0) return pinv(A, std::optional<double>(0.0), std::optional<double>(0.0));
+  if (hermitian) {
+    auto [w, V] = eigh(A, "L");
+    Tensor aw = abs(w);
+    Tensor tol = tensor_cutoff(A, aw.amax({-1}), atol, rtol, op).unsqueeze(-1);
+    Tensor f = where(gt(aw.to(kDouble), tol), reciprocal(w), zeros({}, TensorOptions(w.dtype())));
+    return ember::matmul(mul(V, f.unsqueeze(-2)), V.mT().conj());
+  }
+  auto [U, S, Vh] = linalg::svd(A, false);
+  Tensor tol = tensor_cutoff(A, S.select(-1, 0), atol, rtol, op).unsqueeze(-1);
+  Tensor f = where(gt(S.to(kDouble), tol), reciprocal(S), zeros({}, TensorOptions(S.dtype())));
+  return ember::matmul(mul(Vh.mT().conj(), f.unsqueeze(-2)), U.mT().conj());
+}
+
+Tensor matrix_rank(const Tensor& A, const std::optional<Tensor>& atol,
+                   const std::optional<Tensor>& rtol, bool hermitian) {
+  const char* op = "linalg.matrix_rank";
+  check_cpu(A, op);
+  check_pinv_input(A, op);
+  if (A.size(-2) == 0 || A.size(-1) == 0) {
+    Tensor z = zeros(batch_shape(A), TensorOptions(kLong));
+    Tensor tol = tensor_cutoff(A, zeros({}, TensorOptions(kDouble)), atol, rtol, op);
+    return zeros(broadcast_shapes(z.sizes(), tol.sizes()), TensorOptions(kLong));
+  }
+  Tensor S = abs(hermitian ? eigvalsh(A, "L") : svdvals(A)).to(kDouble);
+  Tensor tol = tensor_cutoff(A, S.amax({-1}), atol, rtol, op);
+  return gt(S, tol.unsqueeze(-1)).sum({-1});
+}
+
 Tensor matrix_power(const Tensor& A, int64_t n) {
   const char* op = "linalg.matrix_power";
   check_cpu(A, op);
@@ -612,6 +672,12 @@ Tensor matrix_exp(const Tensor& A) {
     return linalg::matrix_exp(A.to(kFloat)).to(kBFloat16);
   }
   check_dtype(A, op);
+  // Single precision runs in double and rounds once: squaring amplifies the Padé step's
+  // rounding error by the matrix norm, which costs float32 several digits otherwise.
+  if (A.dtype() == kFloat || A.dtype() == kComplexFloat) {
+    const ScalarType wide = A.dtype() == kFloat ? kDouble : kComplexDouble;
+    return linalg::matrix_exp(A.to(wide)).to(A.dtype()).contiguous();
+  }
   const int64_t n = A.size(-1), batch = batch_count(A);
   Tensor X = colmajor_copy(A, A.dtype());
   if (X.numel() == 0) return X;

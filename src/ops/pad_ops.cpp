@@ -63,12 +63,15 @@ Tensor pad_indexed(const Tensor& self, IntArrayRef pad, PadMode mode) {
                   "corresponding input dimension, but got: padding (", l, ", ", r,
                   ") at dimension ", d, " of input ", shape_str(self.sizes()));
     }
+    // Circular: negative pads crop first and the positive pads wrap around what is left (as
+    // PyTorch), so each may be at most the cropped size.
+    const int64_t crop_l = std::max<int64_t>(-l, 0), core = n - crop_l - std::max<int64_t>(-r, 0);
     if (mode == PadMode::Circular) {
-      EMBER_CHECK(l <= n && r <= n, "[pad] Padding value causes wrapping around more than once "
-                  "(padding (", l, ", ", r, ") at dimension ", d, " of input ",
-                  shape_str(self.sizes()), ")");
-      EMBER_CHECK(out_n >= 0, "[pad] negative padding (", l, ", ", r, ") at dimension ", d,
+      EMBER_CHECK(core >= 0, "[pad] negative padding (", l, ", ", r, ") at dimension ", d,
                   " leaves a negative size ", out_n);
+      EMBER_CHECK(l <= core && r <= core, "[pad] Padding value causes wrapping around more than "
+                  "once (padding (", l, ", ", r, ") at dimension ", d, " of input ",
+                  shape_str(self.sizes()), ")");
     } else {
       EMBER_CHECK(out_n >= 1, "[pad] input (size ", n, " at dimension ", d, ") is too small. "
                   "Calculated output size: ", out_n);
@@ -83,7 +86,11 @@ Tensor pad_indexed(const Tensor& self, IntArrayRef pad, PadMode mode) {
       switch (mode) {
         case PadMode::Reflect: src = pos < 0 ? -pos : pos >= n ? 2 * (n - 1) - pos : pos; break;
         case PadMode::Replicate: src = std::clamp<int64_t>(pos, 0, n - 1); break;
-        default: src = ((pos % n) + n) % n; break;
+        default: {
+          const int64_t q = j - std::max<int64_t>(l, 0);  // position in the cropped core
+          src = crop_l + ((q % core) + core) % core;
+          break;
+        }
       }
       m[size_t(j)] = std::clamp<int64_t>(src, 0, n - 1);
     }

@@ -143,8 +143,20 @@ def describe(exc):
     return f"{type(exc).__name__}: {text}" if not isinstance(exc, Mismatch) else text
 
 
-def run_sample(backend, op, fn, sample, tol, meta):
-    """None when the sample passes, else the failure message."""
+def _retype(x, dtype):
+    """x with its floating tensors (also inside lists and tuples) converted to dtype."""
+    if isinstance(x, torch.Tensor):
+        return x.to(dtype) if x.is_floating_point() else x
+    if isinstance(x, (list, tuple)):
+        return type(x)(_retype(v, dtype) for v in x)
+    if isinstance(x, dict):
+        return {k: _retype(v, dtype) for k, v in x.items()}
+    return x
+
+
+def run_sample(backend, op, fn, sample, tol, meta, ref64=False):
+    """None when the sample passes, else the failure message. With ref64, the expected float32
+    result is torch's float64 result rounded to float32."""
     try:
         b_input = backend.convert(sample.input)
         b_args = backend.convert(sample.args)
@@ -152,7 +164,13 @@ def run_sample(backend, op, fn, sample, tol, meta):
     except Exception as e:
         return f"converting the inputs: {describe(e)}"
     try:
-        expected, t_error = op(sample.input, *sample.args, **sample.kwargs), None
+        if ref64:
+            expected = _retype(op(_retype(sample.input, torch.float64),
+                                  *_retype(sample.args, torch.float64),
+                                  **_retype(sample.kwargs, torch.float64)), torch.float32)
+        else:
+            expected = op(sample.input, *sample.args, **sample.kwargs)
+        t_error = None
     except Exception as e:
         t_error = e
     try:
@@ -206,7 +224,8 @@ def run_op(backend, op, entry, dtype, only_cuda, inputs, max_samples, log=None):
     tol = tolerances(op, dtype)
     res = Result("pass", total=len(samples))
     for i, sample in enumerate(samples):
-        msg = run_sample(backend, op, fn, sample, tol, entry.compare == "meta")
+        msg = run_sample(backend, op, fn, sample, tol, entry.compare == "meta",
+                         entry.reference == "float64" and dtype == torch.float32)
         if msg is None:
             res.passed += 1
             continue

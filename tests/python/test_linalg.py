@@ -317,6 +317,18 @@ def test_pinv_rank_tolerances():
     check(lambda L, x: L.linalg.matrix_rank(x, 2.0), low)
     check(lambda L, x: L.linalg.pinv(x, 0.5), low, rtol=1e-9, atol=1e-9)
     check(lambda L, x: L.pinverse(x, rcond=0.5), low, rtol=1e-9, atol=1e-9)
+    # tolerance tensors broadcast against the batch (and widen it)
+    b = pair(rand((3, 4, 2), "float64", 23) @ rand((3, 2, 4), "float64", 24), "float64")
+    for dtype in ("float32", "float64"):
+        for kw in [lambda L: {"atol": L.tensor([0.1, 1e3, 0.0])},
+                   lambda L: {"rtol": L.tensor([[0.5], [1e-9]])},
+                   lambda L: {"atol": L.tensor([0.0, 5.0, 1e3]), "rtol": L.tensor(0.1)},
+                   lambda L: {"atol": L.tensor([])[:, None]}]:
+            check(lambda L, x: L.linalg.matrix_rank(x.to(getattr(L, dtype)), **kw(L)), b)
+            check(lambda L, x: L.linalg.matrix_rank(x.to(getattr(L, dtype)), hermitian=True,
+                                                    **kw(L)), b)
+            check(lambda L, x: L.linalg.pinv(x.to(getattr(L, dtype)), **kw(L)), b,
+                  rtol=1e-4, atol=1e-4)
     check(lambda L: L.linalg.matrix_power(L.arange(9).view(3, 3), 3))
     check(lambda L: L.linalg.matrix_power(L.arange(9).view(3, 3), 0))
     raises_like(lambda L: L.linalg.matrix_power(L.arange(9).view(3, 3), -1))
