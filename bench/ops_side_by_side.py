@@ -75,7 +75,7 @@ def workloads(full):
 
 
 class Data:
-    """Inputs built once in NumPy and shared by both libraries (same values)."""
+    """Inputs built once in NumPy and copied into each library (same values)."""
 
     def __init__(self, torch, ember):
         self.torch, self.ember = torch, ember
@@ -106,8 +106,10 @@ class Data:
         k = (lib.__name__, str(key))
         if k not in self.cache:
             a = self.array(key)
-            self.cache[k] = (self.torch.from_numpy(a.copy()) if lib is self.torch
-                             else self.ember.from_numpy(a.copy()))
+            # Each library's own memory (clone), as for tensors its ops produce: NumPy's
+            # buffers are only 16-byte aligned, the libraries' allocators align to 64.
+            self.cache[k] = (self.torch.from_numpy(a).clone() if lib is self.torch
+                             else self.ember.from_numpy(a).clone())
         return self.cache[k]
 
 

@@ -143,7 +143,15 @@ Tensor& index_select_out(Tensor& out, const Tensor& self_in, int64_t dim, const 
   EMBER_CHECK(self.size(dim) > 0 || idx.numel() == 0, "[", op,
               "] index_select(): self indexing "
               "axis dim should be positive");
-  std::vector<int64_t> off = dim_offsets(idx, self.size(dim), self.stride(dim), false, op, dim);
+  // Along a unit-stride dim the checked indices are the offsets: no second pass, no copy.
+  std::vector<int64_t> off;
+  const int64_t* offp = idx.data_ptr<int64_t>();
+  if (self.stride(dim) == 1) {
+    cpu::check_indices(offp, idx.numel(), self.size(dim), false, op, dim);
+  } else {
+    off = dim_offsets(idx, self.size(dim), self.stride(dim), false, op, dim);
+    offp = off.data();
+  }
   if (!out.sizes().equals(shape)) {
     EMBER_CHECK(out.numel() == 0, "[", op, "] out= tensor has shape ", shape_str(out.sizes()),
                 " but the result has shape ", shape_str(shape));
@@ -151,11 +159,11 @@ Tensor& index_select_out(Tensor& out, const Tensor& self_in, int64_t dim, const 
   }
   Tensor o = as_1d(out);
   cpu::IndexLoop l;
-  l.n = int64_t(off.size());
+  l.n = idx.numel();
   l.rest_sizes = without(self.sizes(), dim);
   l.elsize = self.element_size();
   l.src.data = static_cast<char*>(self.data_ptr());
-  l.src.off = off.data();
+  l.src.off = offp;
   l.src.rest_strides = without(self.strides(), dim);
   l.dst.data = static_cast<char*>(o.data_ptr());
   l.dst.istride = o.stride(dim);

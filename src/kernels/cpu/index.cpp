@@ -167,6 +167,20 @@ template <class T>
 void copy_loop(const IndexLoop& l) {
   T* dst = reinterpret_cast<T*>(l.dst.data);
   const T* src = reinterpret_cast<const T*>(l.src.data);
+  if (l.rest_sizes.empty()) {
+    // One element per entry (a 1-D select): a tight loop keeps many random reads in flight.
+    const int64_t* so = l.src.off;
+    const int64_t* dof = l.dst.off;
+    const int64_t ds = l.dst.istride, ss = l.src.istride;
+    if (so && !dof) {
+      for (int64_t i = 0; i < l.n; ++i) dst[i * ds] = src[so[i]];
+    } else if (!so && dof) {
+      for (int64_t i = 0; i < l.n; ++i) dst[dof[i]] = src[i * ss];
+    } else {
+      for (int64_t i = 0; i < l.n; ++i) dst[entry(l.dst, i)] = src[entry(l.src, i)];
+    }
+    return;
+  }
   const bool rows =
       l.rest_sizes.size() == 1 && l.dst.rest_strides[0] == 1 && l.src.rest_strides[0] == 1;
   // When consecutive entries are closer in memory than consecutive rest elements (a select
@@ -345,7 +359,11 @@ void sg_parallel(const GatherLoop& l, bool index_dst, bool deterministic, const 
   if (nd == 0) return sg_iterate(l, index_dst, 0, 1, 0, 1, f);
   const int64_t inner = l.sizes[nd - 1];
   const int64_t outer = total / inner;
-  if (!deterministic || l.dim == nd - 1) {
+  // Positions are independent without `deterministic` (gather): few long rows split by column.
+  if (!deterministic && outer < inner) {
+    parallel_for(0, inner, std::max<int64_t>(1, kGrain / outer),
+                 [&](int64_t b, int64_t e) { sg_iterate(l, index_dst, 0, outer, b, e, f); });
+  } else if (!deterministic || l.dim == nd - 1) {
     parallel_for(0, outer, std::max<int64_t>(1, kGrain / inner),
                  [&](int64_t b, int64_t e) { sg_iterate(l, index_dst, b, e, 0, inner, f); });
   } else {

@@ -69,42 +69,45 @@ int64_t arg_extreme(const T* p, int64_t n) {
   using IE = std::conditional_t<sizeof(T) == 4, int32_t, int64_t>;
   using I = std::conditional_t<sizeof(T) == 4, vint32, vint64>;
   constexpr int64_t L = kLanes<T>;
+  constexpr int kChains = 4;  // independent compare-select chains hide their latency
   if (n <= 0) return 0;
   int64_t i = 0, best_i = 0;
   T best = p[0];
   bool nan = false;
-  if (n >= 2 * L && n < (int64_t(1) << 30)) {
+  if (n >= kChains * L && n < (int64_t(1) << 30)) {
     I lane{};
     for (int64_t k = 0; k < L; ++k) lane[k] = IE(k);
-    V m0 = vload<V>(p), m1 = vload<V>(p + L);
-    I i0 = lane, i1 = lane + IE(L);
-    I bad = (m0 != m0) | (m1 != m1);
-    I cur = lane + IE(2 * L);
-    const IE step = IE(2 * L);
-    for (i = 2 * L; i + 2 * L <= n; i += 2 * L) {
-      V x0 = vload<V>(p + i), x1 = vload<V>(p + i + L);
-      bad |= (x0 != x0) | (x1 != x1);
-      I b0 = Max ? (x0 > m0) : (x0 < m0);
-      I b1 = Max ? (x1 > m1) : (x1 < m1);
-      m0 = b0 ? x0 : m0;
-      i0 = b0 ? cur : i0;
-      m1 = b1 ? x1 : m1;
-      i1 = b1 ? cur + IE(L) : i1;
-      cur += step;
+    V m[kChains];
+    I ix[kChains], bad{};
+    for (int c = 0; c < kChains; ++c) {
+      m[c] = vload<V>(p + c * L);
+      ix[c] = lane + IE(c * L);
+      bad |= (m[c] != m[c]);
+    }
+    I cur = lane + IE(kChains * L);
+    for (i = kChains * L; i + kChains * L <= n; i += kChains * L) {
+      for (int c = 0; c < kChains; ++c) {
+        const V x = vload<V>(p + i + c * L);
+        bad |= (x != x);
+        const I b = Max ? (x > m[c]) : (x < m[c]);
+        m[c] = b ? x : m[c];
+        ix[c] = b ? cur + IE(c * L) : ix[c];
+      }
+      cur += IE(kChains * L);
     }
     for (int64_t k = 0; k < L; ++k) nan |= bad[k] != 0;
-    best = m0[0];
-    best_i = i0[0];
-    for (int64_t k = 0; k < L; ++k) {
-      for (int s = 0; s < 2; ++s) {
-        const T v = s ? m1[k] : m0[k];
-        const int64_t vi = s ? i1[k] : i0[k];
-        if ((Max ? v > best : v < best) || (v == best && vi < best_i)) {
-          best = v;
-          best_i = vi;
-        }
-      }
+    // Merge the chains lane by lane (better value, or equal value at a smaller index), then
+    // the lanes, without branches: this runs once per row.
+    for (int c = 1; c < kChains; ++c) {
+      const I b = (Max ? (m[c] > m[0]) : (m[c] < m[0])) | ((m[c] == m[0]) & (ix[c] < ix[0]));
+      m[0] = b ? m[c] : m[0];
+      ix[0] = b ? ix[c] : ix[0];
     }
+    best = m[0][0];
+    for (int64_t k = 1; k < L; ++k) best = (Max ? m[0][k] > best : m[0][k] < best) ? m[0][k] : best;
+    best_i = n;
+    for (int64_t k = 0; k < L; ++k)
+      best_i = (m[0][k] == best && ix[0][k] < best_i) ? int64_t(ix[0][k]) : best_i;
   } else {
     i = 1;
   }
