@@ -7,9 +7,9 @@ namespace ember {
 /// ember's own CPU kernels are deterministic whatever this flag says: reductions and scans split
 /// work by a fixed block size, never by the thread count or the data's address, and
 /// scatter/index accumulation runs in index order. (Float matrix products are OpenBLAS's: the
-/// same for a fixed thread count, not across thread counts.) The flag is the contract for device kernels that have a faster nondeterministic
-/// variant (atomics): with it on they use the deterministic one, or raise when none exists
-/// (warn instead when `warn_only`).
+/// same for a fixed thread count, not across thread counts.) The flag is the contract for device
+/// kernels that have a faster nondeterministic variant (atomics): with it on they use the
+/// deterministic one, or raise when none exists (warn instead when `warn_only`).
 void use_deterministic_algorithms(bool mode, bool warn_only = false);
 /// Whether deterministic algorithms were requested.
 bool are_deterministic_algorithms_enabled();

@@ -69,10 +69,9 @@ Tensor lu_solve(const Tensor& LU, const Tensor& pivots, const Tensor& B, bool le
 /// fills them per driver ("gelsy" default, "gels", "gelsd", "gelss"). B is a (batch of)
 /// vector(s) when it has one dim less than A. A rank-deficient A is not an error with "gels"
 /// (the solution is LAPACK's output), as PyTorch.
-std::tuple<Tensor, Tensor, Tensor, Tensor> lstsq(const Tensor& A, const Tensor& B,
-                                                 std::optional<double> rcond = std::nullopt,
-                                                 std::optional<std::string_view> driver =
-                                                     std::nullopt);
+std::tuple<Tensor, Tensor, Tensor, Tensor> lstsq(
+    const Tensor& A, const Tensor& B, std::optional<double> rcond = std::nullopt,
+    std::optional<std::string_view> driver = std::nullopt);
 
 // ---- spectral (linalg_spectral.cpp) ----
 /// (U, S, Vh) with A = U diag(S) Vh; S real, descending. U m×m / Vh n×n when full_matrices.
@@ -168,9 +167,7 @@ inline Tensor linalg_eigvalsh(const Tensor& A, std::string_view uplo = "L") {
   return linalg::eigvalsh(A, uplo);
 }
 inline std::tuple<Tensor, Tensor> linalg_slogdet(const Tensor& A) { return linalg::slogdet(A); }
-inline Tensor linalg_matrix_power(const Tensor& A, int64_t n) {
-  return linalg::matrix_power(A, n);
-}
+inline Tensor linalg_matrix_power(const Tensor& A, int64_t n) { return linalg::matrix_power(A, n); }
 inline Tensor linalg_matrix_exp(const Tensor& A) { return linalg::matrix_exp(A); }
 inline Tensor linalg_pinv(const Tensor& A, double rcond = 1e-15, bool hermitian = false) {
   return linalg::pinv(A, rcond, hermitian);

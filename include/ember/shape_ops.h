@@ -1,5 +1,7 @@
 #pragma once
-/// Shape ops: tensor_split, flip/roll/rot90, repeat/tile, diag*, *_scatter, one_hot, pad, meshgrid, broadcast_to, searchsorted/bucketize/histc/bincount, cartesian_prod/combinations (shape_ops.cpp, search_ops.cpp).
+/// Shape ops: tensor_split, flip/roll/rot90, repeat/tile, diag*, *_scatter, one_hot, pad, meshgrid,
+/// broadcast_to, searchsorted/bucketize/histc/bincount, cartesian_prod/combinations (shape_ops.cpp,
+/// search_ops.cpp).
 ///
 /// Semantics follow PyTorch 1.13: dtypes, empty and 0-dim inputs, negative dims and error kinds.
 /// Results are new contiguous tensors unless stated (broadcast_to, broadcast_tensors, meshgrid
@@ -39,7 +41,8 @@ Tensor repeat(const Tensor& self, IntArrayRef repeats);
 /// numpy.tile: repeat() with `dims` padded with leading ones to self.dim().
 Tensor tile(const Tensor& self, IntArrayRef dims);
 /// Repeats each element `repeats` times along `dim` (flattened input when dim is nullopt).
-Tensor repeat_interleave(const Tensor& self, int64_t repeats, std::optional<int64_t> dim = std::nullopt,
+Tensor repeat_interleave(const Tensor& self, int64_t repeats,
+                         std::optional<int64_t> dim = std::nullopt,
                          std::optional<int64_t> output_size = std::nullopt);
 /// Repeats element i `repeats[i]` times (an int32/int64 1-D tensor, or one value for all).
 Tensor repeat_interleave(const Tensor& self, const Tensor& repeats,
@@ -68,8 +71,8 @@ Tensor diag_embed(const Tensor& self, int64_t offset = 0, int64_t dim1 = -2, int
 /// diag of the flattened input.
 Tensor diagflat(const Tensor& self, int64_t offset = 0);
 /// A copy of `self` with `self.diagonal(offset, dim1, dim2)` replaced by `src`.
-Tensor diagonal_scatter(const Tensor& self, const Tensor& src, int64_t offset = 0,
-                        int64_t dim1 = 0, int64_t dim2 = 1);
+Tensor diagonal_scatter(const Tensor& self, const Tensor& src, int64_t offset = 0, int64_t dim1 = 0,
+                        int64_t dim2 = 1);
 /// A copy of `self` with `self.select(dim, index)` replaced by `src`.
 Tensor select_scatter(const Tensor& self, const Tensor& src, int64_t dim, int64_t index);
 /// A copy of `self` with `self.slice(dim, start, end, step)` replaced by `src`.

@@ -19,8 +19,7 @@ Tensor softmax(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype 
 Tensor& softmax_out(Tensor& out, const Tensor& self, int64_t dim,
                     std::optional<ScalarType> dtype = std::nullopt);
 /// log(softmax(x)) along `dim`, computed stably as x - max - log(sum(exp(x - max))).
-Tensor log_softmax(const Tensor& self, int64_t dim,
-                   std::optional<ScalarType> dtype = std::nullopt);
+Tensor log_softmax(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype = std::nullopt);
 /// log_softmax into `out`.
 Tensor& log_softmax_out(Tensor& out, const Tensor& self, int64_t dim,
                         std::optional<ScalarType> dtype = std::nullopt);

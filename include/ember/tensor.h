@@ -3,9 +3,9 @@
 /// The API mirrors libtorch's `at::Tensor`.
 
 #include <optional>
-#include <tuple>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <vector>
 
 #include "ember/generator.h"
@@ -163,10 +163,10 @@ class Tensor {
 #define EMBER_DECL_PRED_METHOD(op) Tensor op() const;
   EMBER_UNARY_PREDICATE_OPS(EMBER_DECL_PRED_METHOD)
 #undef EMBER_DECL_PRED_METHOD
-#define EMBER_DECL_BINARY_METHOD(op)         \
-  Tensor op(const Tensor& other) const;      \
-  Tensor op(const Scalar& other) const;      \
-  Tensor& op##_(const Tensor& other);        \
+#define EMBER_DECL_BINARY_METHOD(op)    \
+  Tensor op(const Tensor& other) const; \
+  Tensor op(const Scalar& other) const; \
+  Tensor& op##_(const Tensor& other);   \
   Tensor& op##_(const Scalar& other);
   EMBER_BINARY_OPS(EMBER_DECL_BINARY_METHOD)
   EMBER_COMPARISON_OPS(EMBER_DECL_BINARY_METHOD)
@@ -181,26 +181,33 @@ class Tensor {
   Tensor& sub_(const Tensor& other, const Scalar& alpha = 1);
   Tensor& sub_(const Scalar& other, const Scalar& alpha = 1);
   /// rounding_mode: nullopt (true division), "trunc" or "floor".
-  Tensor div(const Tensor& other, std::optional<std::string_view> rounding_mode = std::nullopt) const;
-  Tensor div(const Scalar& other, std::optional<std::string_view> rounding_mode = std::nullopt) const;
+  Tensor div(const Tensor& other,
+             std::optional<std::string_view> rounding_mode = std::nullopt) const;
+  Tensor div(const Scalar& other,
+             std::optional<std::string_view> rounding_mode = std::nullopt) const;
   Tensor& div_(const Tensor& other, std::optional<std::string_view> rounding_mode = std::nullopt);
   Tensor& div_(const Scalar& other, std::optional<std::string_view> rounding_mode = std::nullopt);
   Tensor round(int64_t decimals = 0) const;
   Tensor& round_(int64_t decimals = 0);
-  Tensor clamp(const std::optional<Scalar>& min, const std::optional<Scalar>& max = std::nullopt) const;
-  Tensor clamp(const std::optional<Tensor>& min, const std::optional<Tensor>& max = std::nullopt) const;
+  Tensor clamp(const std::optional<Scalar>& min,
+               const std::optional<Scalar>& max = std::nullopt) const;
+  Tensor clamp(const std::optional<Tensor>& min,
+               const std::optional<Tensor>& max = std::nullopt) const;
   Tensor& clamp_(const std::optional<Scalar>& min, const std::optional<Scalar>& max = std::nullopt);
   Tensor& clamp_(const std::optional<Tensor>& min, const std::optional<Tensor>& max = std::nullopt);
   Tensor clamp_min(const Scalar& min) const { return clamp(min, std::nullopt); }
   Tensor clamp_max(const Scalar& max) const { return clamp(std::nullopt, max); }
-  Tensor clip(const std::optional<Scalar>& min, const std::optional<Scalar>& max = std::nullopt) const {
+  Tensor clip(const std::optional<Scalar>& min,
+              const std::optional<Scalar>& max = std::nullopt) const {
     return clamp(min, max);
   }
   Tensor logit(std::optional<double> eps = std::nullopt) const;
   Tensor& logit_(std::optional<double> eps = std::nullopt);
-  Tensor nan_to_num(std::optional<double> nan = std::nullopt, std::optional<double> posinf = std::nullopt,
+  Tensor nan_to_num(std::optional<double> nan = std::nullopt,
+                    std::optional<double> posinf = std::nullopt,
                     std::optional<double> neginf = std::nullopt) const;
-  Tensor& nan_to_num_(std::optional<double> nan = std::nullopt, std::optional<double> posinf = std::nullopt,
+  Tensor& nan_to_num_(std::optional<double> nan = std::nullopt,
+                      std::optional<double> posinf = std::nullopt,
                       std::optional<double> neginf = std::nullopt);
   Tensor lerp(const Tensor& end, const Scalar& weight) const;
   Tensor lerp(const Tensor& end, const Tensor& weight) const;
@@ -355,7 +362,8 @@ class Tensor {
   Tensor diagonal_scatter(const Tensor& src, int64_t offset = 0, int64_t dim1 = 0,
                           int64_t dim2 = 1) const;
   Tensor select_scatter(const Tensor& src, int64_t dim, int64_t index) const;
-  Tensor slice_scatter(const Tensor& src, int64_t dim = 0, std::optional<int64_t> start = std::nullopt,
+  Tensor slice_scatter(const Tensor& src, int64_t dim = 0,
+                       std::optional<int64_t> start = std::nullopt,
                        std::optional<int64_t> end = std::nullopt, int64_t step = 1) const;
   Tensor broadcast_to(IntArrayRef size) const;
   Tensor histc(int64_t bins = 100, const Scalar& min = 0, const Scalar& max = 0) const;
@@ -426,7 +434,8 @@ class Tensor {
   Tensor& exponential_(double lambd = 1, std::optional<Generator> gen = std::nullopt);
   Tensor& bernoulli_(double p = 0.5, std::optional<Generator> gen = std::nullopt);
   Tensor& bernoulli_(const Tensor& p, std::optional<Generator> gen = std::nullopt);
-  Tensor& random_(int64_t from, std::optional<int64_t> to, std::optional<Generator> gen = std::nullopt);
+  Tensor& random_(int64_t from, std::optional<int64_t> to,
+                  std::optional<Generator> gen = std::nullopt);
   Tensor bernoulli(std::optional<Generator> gen = std::nullopt) const;
 
   // ---- printing ----

@@ -313,7 +313,8 @@ void init_types(py::module_& m) {
         use_deterministic_algorithms(mode.ptr() == Py_True, warn_only);
       },
       py::arg("mode"), py::kw_only(), py::arg("warn_only") = false);
-  m.def("are_deterministic_algorithms_enabled", [] { return are_deterministic_algorithms_enabled(); });
+  m.def("are_deterministic_algorithms_enabled",
+        [] { return are_deterministic_algorithms_enabled(); });
   m.def("is_deterministic_algorithms_warn_only_enabled",
         [] { return is_deterministic_algorithms_warn_only_enabled(); });
   m.def(

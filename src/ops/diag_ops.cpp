@@ -22,9 +22,10 @@ template <class F>
 Tensor scatter_into_view(const Tensor& self, const Tensor& src, F view_of, const char* op) {
   Tensor out = materialize(self);
   Tensor slot = view_of(out);
-  EMBER_CHECK(slot.sizes() == src.sizes(), "[", op, "] expected src to have a size equal to the "
-              "slice of self. src size = ", shape_str(src.sizes()), ", slice size = ",
-              shape_str(slot.sizes()));
+  EMBER_CHECK(slot.sizes() == src.sizes(), "[", op,
+              "] expected src to have a size equal to the "
+              "slice of self. src size = ",
+              shape_str(src.sizes()), ", slice size = ", shape_str(slot.sizes()));
   slot.copy_(src);
   return out;
 }
@@ -40,8 +41,8 @@ Tensor diag(const Tensor& self, int64_t diagonal) {
     // PyTorch 1.13 sizes the result min(rows + k, cols) / min(rows, cols - k) and fails when
     // that is negative (an offset past the matrix), rather than returning an empty diagonal.
     const int64_t rows = self.size(0), cols = self.size(1);
-    const int64_t len = diagonal >= 0 ? std::min(rows, cols - diagonal)
-                                      : std::min(rows + diagonal, cols);
+    const int64_t len =
+        diagonal >= 0 ? std::min(rows, cols - diagonal) : std::min(rows + diagonal, cols);
     EMBER_CHECK(len >= 0, "[diag] offset ", diagonal, " is outside a matrix of shape ",
                 shape_str(self.sizes()));
     return materialize(self.diagonal(diagonal, 0, 1));
@@ -98,7 +99,8 @@ Tensor diagonal_scatter(const Tensor& self, const Tensor& src, int64_t offset, i
 }
 
 Tensor select_scatter(const Tensor& self, const Tensor& src, int64_t dim, int64_t index) {
-  EMBER_CHECK_INDEX(self.dim() > 0, "[select_scatter] select() cannot be applied to a 0-dim "
+  EMBER_CHECK_INDEX(self.dim() > 0,
+                    "[select_scatter] select() cannot be applied to a 0-dim "
                     "tensor");
   const int64_t d = wrap_dim(dim, self.dim(), "select_scatter");
   const int64_t n = self.size(d);
@@ -135,8 +137,10 @@ Tensor one_hot(const Tensor& self, int64_t num_classes) {
   }
   EMBER_CHECK(lo >= 0, "[one_hot] Class values must be non-negative, got ", lo);
   if (num_classes == -1) num_classes = hi + 1;
-  EMBER_CHECK(n == 0 || hi < num_classes, "[one_hot] Class values must be smaller than "
-              "num_classes (", num_classes, "), got ", hi);
+  EMBER_CHECK(n == 0 || hi < num_classes,
+              "[one_hot] Class values must be smaller than "
+              "num_classes (",
+              num_classes, "), got ", hi);
   DimVector shape;
   shape.assign(self.sizes());
   shape.push_back(num_classes);

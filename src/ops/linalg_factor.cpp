@@ -147,17 +147,23 @@ Tensor householder_product(const Tensor& A, const Tensor& tau) {
   check_cpu(A, op);
   EMBER_CHECK(A.dim() >= 2, "[", op, "] input must have at least 2 dimensions, got shape ",
               shape_str(A.sizes()));
-  EMBER_CHECK(A.size(-2) >= A.size(-1), "[", op, "] input.shape[-2] must be greater than or "
-              "equal to input.shape[-1], got shape ", shape_str(A.sizes()));
-  EMBER_CHECK(A.size(-1) >= tau.size(-1), "[", op, "] input.shape[-1] must be greater than or "
-              "equal to tau.shape[-1], got ", A.size(-1), " and ", tau.size(-1));
-  EMBER_CHECK(A.dim() - tau.dim() == 1, "[", op, "] Expected tau to have one dimension less "
-              "than input, but got tau.ndim equal to ", tau.dim(), " and input.ndim is equal to ",
-              A.dim());
+  EMBER_CHECK(A.size(-2) >= A.size(-1), "[", op,
+              "] input.shape[-2] must be greater than or "
+              "equal to input.shape[-1], got shape ",
+              shape_str(A.sizes()));
+  EMBER_CHECK(A.size(-1) >= tau.size(-1), "[", op,
+              "] input.shape[-1] must be greater than or "
+              "equal to tau.shape[-1], got ",
+              A.size(-1), " and ", tau.size(-1));
+  EMBER_CHECK(A.dim() - tau.dim() == 1, "[", op,
+              "] Expected tau to have one dimension less "
+              "than input, but got tau.ndim equal to ",
+              tau.dim(), " and input.ndim is equal to ", A.dim());
   for (int64_t d = 0; d + 2 < A.dim(); ++d) {
-    EMBER_CHECK(A.size(d) == tau.size(d), "[", op, "] Expected batch dimensions of tau to be "
-                "equal to input.shape[:-2], got shapes ", shape_str(A.sizes()), " and ",
-                shape_str(tau.sizes()));
+    EMBER_CHECK(A.size(d) == tau.size(d), "[", op,
+                "] Expected batch dimensions of tau to be "
+                "equal to input.shape[:-2], got shapes ",
+                shape_str(A.sizes()), " and ", shape_str(tau.sizes()));
   }
   EMBER_CHECK(A.dtype() == tau.dtype(), "[", op, "] tau dtype ", dtype_name(tau.dtype()),
               " does not match input dtype ", dtype_name(A.dtype()));
@@ -182,14 +188,19 @@ std::tuple<Tensor, Tensor, Tensor> lu_unpack(const Tensor& LU, const Tensor& piv
                                              bool unpack_data, bool unpack_pivots) {
   const char* op = "lu_unpack";
   check_cpu(LU, op);
-  EMBER_CHECK(LU.dim() >= 2, "[", op, "] torch.lu_unpack: Expected tensor with 2 or more "
-              "dimensions. Got size: ", shape_str(LU.sizes()), " instead");
+  EMBER_CHECK(LU.dim() >= 2, "[", op,
+              "] torch.lu_unpack: Expected tensor with 2 or more "
+              "dimensions. Got size: ",
+              shape_str(LU.sizes()), " instead");
   const int64_t m = LU.size(-2), n = LU.size(-1), k = std::min(m, n);
-  EMBER_CHECK(pivots.dim() >= 1 && pivots.size(-1) == k, "[", op, "] torch.lu_unpack: Expected "
-              "LU_pivots.size(-1) == min(LU.size(-1), LU.size(-2)), but got ", pivots.size(-1),
-              " and LU of shape ", shape_str(LU.sizes()));
-  EMBER_CHECK(pivots.dtype() == kInt, "[", op, "] torch.lu_unpack: LU_pivots is expected to be a "
-              "contiguous tensor of torch.int32 dtype. Got ", dtype_name(pivots.dtype()));
+  EMBER_CHECK(pivots.dim() >= 1 && pivots.size(-1) == k, "[", op,
+              "] torch.lu_unpack: Expected "
+              "LU_pivots.size(-1) == min(LU.size(-1), LU.size(-2)), but got ",
+              pivots.size(-1), " and LU of shape ", shape_str(LU.sizes()));
+  EMBER_CHECK(pivots.dtype() == kInt, "[", op,
+              "] torch.lu_unpack: LU_pivots is expected to be a "
+              "contiguous tensor of torch.int32 dtype. Got ",
+              dtype_name(pivots.dtype()));
   const DimVector bs = batch_shape(LU);
   Tensor L = empty_tensor({0}, LU.dtype()), U = empty_tensor({0}, LU.dtype());
   Tensor P = empty_tensor({0}, LU.dtype());

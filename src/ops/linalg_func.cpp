@@ -65,8 +65,10 @@ double default_rtol(const Tensor& A, std::optional<double> atol, std::optional<d
 void check_pinv_input(const Tensor& A, const char* op) {
   EMBER_CHECK(A.dim() >= 2 && (A.dtype() == kFloat || A.dtype() == kDouble ||
                                A.dtype() == kComplexFloat || A.dtype() == kComplexDouble),
-              "[", op, "] expected a tensor with 2 or more dimensions of float, double, cfloat "
-              "or cdouble types, got ", dtype_name(A.dtype()), " of shape ", shape_str(A.sizes()));
+              "[", op,
+              "] expected a tensor with 2 or more dimensions of float, double, cfloat "
+              "or cdouble types, got ",
+              dtype_name(A.dtype()), " of shape ", shape_str(A.sizes()));
 }
 
 /// A copy of `x` with dims `d0`, `d1` moved last, as float64 |values| (contiguous).
@@ -102,10 +104,11 @@ Tensor matrix_norm_impl(const Tensor& A0, NormKind kind, std::vector<int64_t> di
                         std::optional<ScalarType> dtype, const char* op) {
   check_cpu(A0, op);
   EMBER_CHECK(A0.dim() >= 2, "[", op, "] The input tensor A must have at least 2 dimensions.");
-  EMBER_CHECK(A0.is_floating_point() || A0.is_complex(), "[", op, "] Expected a floating point "
-              "or complex tensor as input. Got ", dtype_name(A0.dtype()));
-  EMBER_CHECK(dim.size() == 2, "[", op, "] dim must be a 2-tuple. Got ", dim.size(),
-              " dims");
+  EMBER_CHECK(A0.is_floating_point() || A0.is_complex(), "[", op,
+              "] Expected a floating point "
+              "or complex tensor as input. Got ",
+              dtype_name(A0.dtype()));
+  EMBER_CHECK(dim.size() == 2, "[", op, "] dim must be a 2-tuple. Got ", dim.size(), " dims");
   const int64_t d0 = wrap_dim(dim[0], A0.dim(), op), d1 = wrap_dim(dim[1], A0.dim(), op);
   EMBER_CHECK(d0 != d1, "[", op, "] dims must be different. Got (", dim[0], ", ", dim[1], ")");
   if (dtype) {
@@ -115,8 +118,7 @@ Tensor matrix_norm_impl(const Tensor& A0, NormKind kind, std::vector<int64_t> di
   }
   const Tensor A = dtype ? A0.to(*dtype) : A0;
   const ScalarType out_dt = toRealValueType(A.dtype());
-  const bool spectral =
-      kind == NormKind::Nuc || kind == NormKind::Two || kind == NormKind::NegTwo;
+  const bool spectral = kind == NormKind::Nuc || kind == NormKind::Two || kind == NormKind::NegTwo;
   const Tensor Am = A.movedim({d0, d1}, {-2, -1});
   const int64_t m = Am.size(-2), n = Am.size(-1);
   const bool needs_nonempty = kind != NormKind::Fro && kind != NormKind::Nuc;
@@ -125,8 +127,8 @@ Tensor matrix_norm_impl(const Tensor& A0, NormKind kind, std::vector<int64_t> di
     // max/min over an empty dim is undefined (PyTorch raises from amax/amin).
     // IndexError, as PyTorch's amax over an empty dim.
     EMBER_CHECK_INDEX(spectral ? (m > 0 && n > 0) : (rows_reduced_by_max ? m > 0 : n > 0), "[", op,
-                "] Expected a non-empty matrix for this norm, got shape ",
-                shape_str(A.sizes()));
+                      "] Expected a non-empty matrix for this norm, got shape ",
+                      shape_str(A.sizes()));
   }
   const DimVector bs = batch_shape(Am);
   int64_t batch = 1;
@@ -152,50 +154,52 @@ Tensor matrix_norm_impl(const Tensor& A0, NormKind kind, std::vector<int64_t> di
     const double* x = ptr<double>(X);
     parallel_for(0, batch, std::max<int64_t>(1, 32768 / std::max<int64_t>(1, m * n)),
                  [&](int64_t b0, int64_t b1) {
-      std::vector<double> acc;
-      for (int64_t b = b0; b < b1; ++b) {
-        const double* xb = x + b * m * n;
-        if (kind == NormKind::Fro) {
-          // Scaled sum of squares: no overflow for large entries.
-          double scale = 0, ssq = 1;
-          for (int64_t i = 0; i < m * n; ++i) {
-            const double v = xb[i];
-            if (v == 0) continue;
-            if (std::isnan(v) || std::isinf(v)) {
-              scale = v + scale * 0;
-              ssq = 1;
-              if (std::isnan(v)) break;
-              continue;
-            }
-            if (scale < v) {
-              ssq = 1 + ssq * (scale / v) * (scale / v);
-              scale = v;
-            } else {
-              ssq += (v / scale) * (v / scale);
-            }
-          }
-          o[b] = std::isinf(scale) || std::isnan(scale) ? scale : scale * std::sqrt(ssq);
-          continue;
-        }
-        const bool by_cols = kind == NormKind::One || kind == NormKind::NegOne;
-        const bool take_max = kind == NormKind::One || kind == NormKind::Inf;
-        const int64_t len = by_cols ? n : m;
-        acc.assign(size_t(len), 0.0);
-        for (int64_t i = 0; i < m; ++i) {
-          for (int64_t j = 0; j < n; ++j) acc[size_t(by_cols ? j : i)] += xb[i * n + j];
-        }
-        double r = acc[0];
-        for (int64_t i = 1; i < len; ++i) {
-          const double v = acc[size_t(i)];
-          if (std::isnan(v) || std::isnan(r)) {
-            r = NAN;
-          } else {
-            r = take_max ? std::max(r, v) : std::min(r, v);
-          }
-        }
-        o[b] = r;
-      }
-    });
+                   std::vector<double> acc;
+                   for (int64_t b = b0; b < b1; ++b) {
+                     const double* xb = x + b * m * n;
+                     if (kind == NormKind::Fro) {
+                       // Scaled sum of squares: no overflow for large entries.
+                       double scale = 0, ssq = 1;
+                       for (int64_t i = 0; i < m * n; ++i) {
+                         const double v = xb[i];
+                         if (v == 0) continue;
+                         if (std::isnan(v) || std::isinf(v)) {
+                           scale = v + scale * 0;
+                           ssq = 1;
+                           if (std::isnan(v)) break;
+                           continue;
+                         }
+                         if (scale < v) {
+                           ssq = 1 + ssq * (scale / v) * (scale / v);
+                           scale = v;
+                         } else {
+                           ssq += (v / scale) * (v / scale);
+                         }
+                       }
+                       o[b] =
+                           std::isinf(scale) || std::isnan(scale) ? scale : scale * std::sqrt(ssq);
+                       continue;
+                     }
+                     const bool by_cols = kind == NormKind::One || kind == NormKind::NegOne;
+                     const bool take_max = kind == NormKind::One || kind == NormKind::Inf;
+                     const int64_t len = by_cols ? n : m;
+                     acc.assign(size_t(len), 0.0);
+                     for (int64_t i = 0; i < m; ++i) {
+                       for (int64_t j = 0; j < n; ++j)
+                         acc[size_t(by_cols ? j : i)] += xb[i * n + j];
+                     }
+                     double r = acc[0];
+                     for (int64_t i = 1; i < len; ++i) {
+                       const double v = acc[size_t(i)];
+                       if (std::isnan(v) || std::isnan(r)) {
+                         r = NAN;
+                       } else {
+                         r = take_max ? std::max(r, v) : std::min(r, v);
+                       }
+                     }
+                     o[b] = r;
+                   }
+                 });
   }
   Tensor r = out.to(out_dt);
   return keepdim ? keep_dims(r, d0, d1) : r;
@@ -245,12 +249,21 @@ void matrix_exp_one(T* a, int n) {
   static const double b5[] = {30240, 15120, 3360, 420, 30, 1};
   static const double b7[] = {17297280, 8648640, 1995840, 277200, 25200, 1512, 56, 1};
   static const double b9[] = {17643225600., 8821612800., 2075673600., 302702400., 30270240.,
-                              2162160., 110880., 3960., 90., 1.};
-  static const double b13[] = {64764752532480000., 32382376266240000., 7771770303897600.,
-                               1187353796428800.,  129060195264000.,   10559470521600.,
-                               670442572800.,      33522128640.,       1323241920.,
-                               40840800.,          960960.,            16380.,
-                               182.,               1.};
+                              2162160.,     110880.,     3960.,       90.,        1.};
+  static const double b13[] = {64764752532480000.,
+                               32382376266240000.,
+                               7771770303897600.,
+                               1187353796428800.,
+                               129060195264000.,
+                               10559470521600.,
+                               670442572800.,
+                               33522128640.,
+                               1323241920.,
+                               40840800.,
+                               960960.,
+                               16380.,
+                               182.,
+                               1.};
   const double theta_d[] = {1.495585217958292e-2, 2.539398330063230e-1, 9.504178996162932e-1,
                             2.097847961257068e0, 5.371920351148152e0};
   const double theta_s[] = {4.258730016922831e-1, 1.880152677804762e0, 3.925724783138660e0};
@@ -476,8 +489,10 @@ Tensor tensor_cutoff(const Tensor& A, const Tensor& smax, const std::optional<Te
                      const std::optional<Tensor>& rtol, const char* op) {
   for (const auto* t : {&atol, &rtol}) {
     if (!*t) continue;
-    EMBER_CHECK(!(*t)->is_complex(), "[", op, "] tolerance tensors of complex type are not "
-                "supported, got ", dtype_name((*t)->dtype()));
+    EMBER_CHECK(!(*t)->is_complex(), "[", op,
+                "] tolerance tensors of complex type are not "
+                "supported, got ",
+                dtype_name((*t)->dtype()));
   }
   Tensor at = atol ? atol->to(kDouble) : zeros({}, TensorOptions(kDouble));
   Tensor rt;
@@ -555,22 +570,25 @@ Tensor matrix_norm(const Tensor& A, double ord, std::vector<int64_t> dim, bool k
   return matrix_norm_impl(A, numeric_norm_kind(ord, op), std::move(dim), keepdim, dtype, op);
 }
 
-Tensor matrix_norm(const Tensor& A, std::string_view ord, std::vector<int64_t> dim,
-                   bool keepdim, std::optional<ScalarType> dtype) {
+Tensor matrix_norm(const Tensor& A, std::string_view ord, std::vector<int64_t> dim, bool keepdim,
+                   std::optional<ScalarType> dtype) {
   const char* op = "linalg.matrix_norm";
   return matrix_norm_impl(A, string_norm_kind(ord, op), std::move(dim), keepdim, dtype, op);
 }
 
-Tensor norm(const Tensor& A, std::optional<double> ord,
-            std::optional<std::vector<int64_t>> dim, bool keepdim,
-            std::optional<ScalarType> dtype) {
+Tensor norm(const Tensor& A, std::optional<double> ord, std::optional<std::vector<int64_t>> dim,
+            bool keepdim, std::optional<ScalarType> dtype) {
   const char* op = "linalg.norm";
   if (dim) {
-    EMBER_CHECK(dim->size() == 1 || dim->size() == 2, "[", op, "] If dim is specified, it must "
-                "be of length 1 or 2. Got ", dim->size(), " dims");
+    EMBER_CHECK(dim->size() == 1 || dim->size() == 2, "[", op,
+                "] If dim is specified, it must "
+                "be of length 1 or 2. Got ",
+                dim->size(), " dims");
   } else if (ord) {
-    EMBER_CHECK(A.dim() == 1 || A.dim() == 2, "[", op, "] If dim is not specified but ord is, "
-                "the input must be 1D or 2D. Got ", A.dim(), "D.");
+    EMBER_CHECK(A.dim() == 1 || A.dim() == 2, "[", op,
+                "] If dim is not specified but ord is, "
+                "the input must be 1D or 2D. Got ",
+                A.dim(), "D.");
   }
   if (ord && ((dim && dim->size() == 2) || (!dim && A.dim() == 2))) {
     return matrix_norm(A, *ord, dim ? *dim : std::vector<int64_t>{0, 1}, keepdim, dtype);
@@ -584,11 +602,15 @@ Tensor norm(const Tensor& A, std::string_view ord, std::optional<std::vector<int
             bool keepdim, std::optional<ScalarType> dtype) {
   const char* op = "linalg.norm";
   if (dim) {
-    EMBER_CHECK(dim->size() == 1 || dim->size() == 2, "[", op, "] If dim is specified, it must "
-                "be of length 1 or 2. Got ", dim->size(), " dims");
+    EMBER_CHECK(dim->size() == 1 || dim->size() == 2, "[", op,
+                "] If dim is specified, it must "
+                "be of length 1 or 2. Got ",
+                dim->size(), " dims");
   } else {
-    EMBER_CHECK(A.dim() == 1 || A.dim() == 2, "[", op, "] If dim is not specified but ord is, "
-                "the input must be 1D or 2D. Got ", A.dim(), "D.");
+    EMBER_CHECK(A.dim() == 1 || A.dim() == 2, "[", op,
+                "] If dim is not specified but ord is, "
+                "the input must be 1D or 2D. Got ",
+                A.dim(), "D.");
   }
   return matrix_norm(A, ord, dim ? *dim : std::vector<int64_t>{0, 1}, keepdim, dtype);
 }
@@ -667,7 +689,8 @@ Tensor matrix_exp(const Tensor& A) {
     // PyTorch 1.13 takes bfloat16 (computed here in float32, then rounded) but has no float16
     // kernel; empty inputs of either return early there.
     if (A.numel() == 0) return empty_tensor(A.sizes(), A.dtype());
-    EMBER_CHECK(A.dtype() == kBFloat16, "[", op, "] \"matrix_exp\" not implemented for 'Half' "
+    EMBER_CHECK(A.dtype() == kBFloat16, "[", op,
+                "] \"matrix_exp\" not implemented for 'Half' "
                 "(hint: convert the input to float32)");
     return linalg::matrix_exp(A.to(kFloat)).to(kBFloat16);
   }
@@ -683,9 +706,8 @@ Tensor matrix_exp(const Tensor& A) {
   if (X.numel() == 0) return X;
   EMBER_DISPATCH_LINALG_TYPES(A.dtype(), op, [&] {
     scalar_t* x = ptr<scalar_t>(X);
-    for_each_matrix(batch, 20.0 * n * n * n, [&](int64_t b) {
-      matrix_exp_one<scalar_t>(x + b * n * n, int(n));
-    });
+    for_each_matrix(batch, 20.0 * n * n * n,
+                    [&](int64_t b) { matrix_exp_one<scalar_t>(x + b * n * n, int(n)); });
   });
   return X;
 }

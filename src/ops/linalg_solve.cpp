@@ -26,9 +26,10 @@ DimVector broadcast_batch(const Tensor& A, const Tensor& B) {
 }
 
 void check_same_dtype(const Tensor& A, const Tensor& B, const char* op) {
-  EMBER_CHECK(A.dtype() == B.dtype(), "[", op, "] Expected A and B to have the same dtype, but "
-              "found A of type ", dtype_name(A.dtype()), " and B of type ",
-              dtype_name(B.dtype()), " instead");
+  EMBER_CHECK(A.dtype() == B.dtype(), "[", op,
+              "] Expected A and B to have the same dtype, but "
+              "found A of type ",
+              dtype_name(A.dtype()), " and B of type ", dtype_name(B.dtype()), " instead");
 }
 
 const char* singular_msg = "The solver failed because the input matrix is singular.";
@@ -44,9 +45,11 @@ std::tuple<Tensor, Tensor> solve_impl(const Tensor& A, const Tensor& B, bool lef
   const Tensor B2 = vector ? B.unsqueeze(-1) : B;
   EMBER_CHECK(B2.dim() >= 2, "[", op, "] The input tensor B must have at least 2 dimensions.");
   const int64_t n = A.size(-1);
-  EMBER_CHECK((left ? B2.size(-2) : B2.size(-1)) == n, "[", op, "] Incompatible shapes of A and "
-              "B for the equation ", left ? "AX = B" : "XA = B", " (", A.size(-2), "x",
-              A.size(-1), " and ", B2.size(-2), "x", B2.size(-1), ")");
+  EMBER_CHECK((left ? B2.size(-2) : B2.size(-1)) == n, "[", op,
+              "] Incompatible shapes of A and "
+              "B for the equation ",
+              left ? "AX = B" : "XA = B", " (", A.size(-2), "x", A.size(-1), " and ", B2.size(-2),
+              "x", B2.size(-1), ")");
   const DimVector bs = broadcast_batch(A, B2);
   const Tensor Bl = left ? B2 : B2.mT();  // solve A X = B or Aᵀ Xᵀ = Bᵀ
   const int64_t k = Bl.size(-1);
@@ -170,31 +173,39 @@ Tensor solve_triangular(const Tensor& A, const Tensor& B, bool upper, bool left,
   check_square(A, op);
   check_dtype(A, op);
   check_same_dtype(A, B, op);
-  EMBER_CHECK((left ? B.size(-2) : B.size(-1)) == A.size(-1), "[", op, "] Incompatible shapes "
-              "of A and B for the equation ", left ? "AX = B" : "XA = B", " (", A.size(-2), "x",
-              A.size(-1), " and ", B.size(-2), "x", B.size(-1), ")");
+  EMBER_CHECK((left ? B.size(-2) : B.size(-1)) == A.size(-1), "[", op,
+              "] Incompatible shapes "
+              "of A and B for the equation ",
+              left ? "AX = B" : "XA = B", " (", A.size(-2), "x", A.size(-1), " and ", B.size(-2),
+              "x", B.size(-1), ")");
   return trsm_impl(A, B, upper, left, unitriangular, false, op);
 }
 
-Tensor lu_solve(const Tensor& LU, const Tensor& pivots, const Tensor& B, bool left,
-                bool adjoint) {
+Tensor lu_solve(const Tensor& LU, const Tensor& pivots, const Tensor& B, bool left, bool adjoint) {
   const char* op = "linalg.lu_solve";
   check_cpu(LU, op);
   check_cpu(B, op);
   check_square(LU, op, "LU");
   check_matrix(B, op, "B");
   check_dtype(LU, op);
-  EMBER_CHECK(LU.dtype() == B.dtype(), "[", op, "] Expected LU and B to have the same dtype, but "
-              "found LU of type ", dtype_name(LU.dtype()), " and B of type ",
-              dtype_name(B.dtype()), " instead");
-  EMBER_CHECK(pivots.dtype() == kInt, "[", op, "] pivots should be a Tensor of scalar type int32."
-              " Got ", dtype_name(pivots.dtype()));
+  EMBER_CHECK(LU.dtype() == B.dtype(), "[", op,
+              "] Expected LU and B to have the same dtype, but "
+              "found LU of type ",
+              dtype_name(LU.dtype()), " and B of type ", dtype_name(B.dtype()), " instead");
+  EMBER_CHECK(pivots.dtype() == kInt, "[", op,
+              "] pivots should be a Tensor of scalar type int32."
+              " Got ",
+              dtype_name(pivots.dtype()));
   const int64_t n = LU.size(-1);
-  EMBER_CHECK(pivots.dim() == LU.dim() - 1 && pivots.size(-1) == n, "[", op, "] Incompatible "
-              "shapes of LU ", shape_str(LU.sizes()), " and pivots ", shape_str(pivots.sizes()));
-  EMBER_CHECK((left ? B.size(-2) : B.size(-1)) == n, "[", op, "] Incompatible shapes of A and B "
-              "for the equation ", left ? "AX = B" : "XA = B", " (", n, "x", n, " and ",
-              B.size(-2), "x", B.size(-1), ")");
+  EMBER_CHECK(pivots.dim() == LU.dim() - 1 && pivots.size(-1) == n, "[", op,
+              "] Incompatible "
+              "shapes of LU ",
+              shape_str(LU.sizes()), " and pivots ", shape_str(pivots.sizes()));
+  EMBER_CHECK((left ? B.size(-2) : B.size(-1)) == n, "[", op,
+              "] Incompatible shapes of A and B "
+              "for the equation ",
+              left ? "AX = B" : "XA = B", " (", n, "x", n, " and ", B.size(-2), "x", B.size(-1),
+              ")");
   const DimVector bs = broadcast_batch(LU, B);
   // X op(A) = B is op(A)ᴴ Xᴴ = Bᴴ: solve on the conjugate transpose and conjugate back.
   const Tensor Bl = left ? B : B.mT().conj();
@@ -234,10 +245,12 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> lstsq(const Tensor& A, const Tensor& 
   check_matrix(A, op, "input");
   EMBER_CHECK(B.dim() >= 1, "[", op, "] other must have at least 1 dimension.");
   check_dtype(A, op);
-  EMBER_CHECK(A.dtype() == B.dtype(), "[", op, "] Expected input and other to have the same "
-              "dtype, but got input's dtype ", dtype_name(A.dtype()), " and other's dtype ",
-              dtype_name(B.dtype()));
-  EMBER_CHECK(A.dim() >= B.dim() && A.dim() - B.dim() <= 1, "[", op, "] input.dim() must be "
+  EMBER_CHECK(A.dtype() == B.dtype(), "[", op,
+              "] Expected input and other to have the same "
+              "dtype, but got input's dtype ",
+              dtype_name(A.dtype()), " and other's dtype ", dtype_name(B.dtype()));
+  EMBER_CHECK(A.dim() >= B.dim() && A.dim() - B.dim() <= 1, "[", op,
+              "] input.dim() must be "
               "greater or equal to other.dim() and (input.dim() - other.dim()) <= 1, got ",
               A.dim(), " and ", B.dim());
   // Unlike solve, lstsq takes B as (a batch of) vectors whenever it has one dim less than A.
@@ -283,14 +296,14 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> lstsq(const Tensor& A, const Tensor& 
           info = lapack::gels('N', int(m), int(n), int(k), ab, int(m), xb, int(mn));
         } else if (drv == "gelsy") {
           std::vector<lapack_int> jpvt(size_t(n), 0);
-          info = lapack::gelsy(int(m), int(n), int(k), ab, int(m), xb, int(mn), jpvt.data(),
-                               R(rc), &r);
+          info = lapack::gelsy(int(m), int(n), int(k), ab, int(m), xb, int(mn), jpvt.data(), R(rc),
+                               &r);
         } else if (drv == "gelsd") {
-          info = lapack::gelsd(int(m), int(n), int(k), ab, int(m), xb, int(mn), s + b * kmin,
-                               R(rc), &r);
+          info = lapack::gelsd(int(m), int(n), int(k), ab, int(m), xb, int(mn), s + b * kmin, R(rc),
+                               &r);
         } else {
-          info = lapack::gelss(int(m), int(n), int(k), ab, int(m), xb, int(mn), s + b * kmin,
-                               R(rc), &r);
+          info = lapack::gelss(int(m), int(n), int(k), ab, int(m), xb, int(mn), s + b * kmin, R(rc),
+                               &r);
         }
         infos[size_t(b)] = info;
         if (rk) rk[b] = r;
@@ -347,8 +360,10 @@ std::tuple<Tensor, Tensor> triangular_solve(const Tensor& B, const Tensor& A, bo
   check_square(A, op);
   check_dtype(A, op);
   check_same_dtype(A, B, op);
-  EMBER_CHECK(B.size(-2) == A.size(-1), "[", op, "] Incompatible matrix sizes for triangular "
-              "solve: A ", shape_str(A.sizes()), ", b ", shape_str(B.sizes()));
+  EMBER_CHECK(B.size(-2) == A.size(-1), "[", op,
+              "] Incompatible matrix sizes for triangular "
+              "solve: A ",
+              shape_str(A.sizes()), ", b ", shape_str(B.sizes()));
   const DimVector bs = broadcast_batch(A, B);
   Tensor X = trsm_impl(A, B, upper, true, unitriangular, transpose, op);
   Tensor Ac = colmajor_copy(A, A.dtype(), cat_shape(bs, {A.size(-2), A.size(-1)}));
@@ -363,13 +378,15 @@ Tensor cholesky_solve(const Tensor& B, const Tensor& L, bool upper) {
   check_matrix(L, op, "input2");
   check_square(L, op, "input2");
   check_dtype(L, op);
-  EMBER_CHECK(L.dtype() == B.dtype(), "[", op, "] Expected b and A to have the same dtype, but "
-              "found b of type ", dtype_name(B.dtype()), " and A of type ",
-              dtype_name(L.dtype()), " instead.");
+  EMBER_CHECK(L.dtype() == B.dtype(), "[", op,
+              "] Expected b and A to have the same dtype, but "
+              "found b of type ",
+              dtype_name(B.dtype()), " and A of type ", dtype_name(L.dtype()), " instead.");
   const int64_t n = L.size(-1);
-  EMBER_CHECK(B.size(-2) == n, "[", op, "] Incompatible matrix sizes for cholesky_solve: each A "
-              "matrix is ", n, " by ", n, " but each b matrix is ", B.size(-2), " by ",
-              B.size(-1));
+  EMBER_CHECK(B.size(-2) == n, "[", op,
+              "] Incompatible matrix sizes for cholesky_solve: each A "
+              "matrix is ",
+              n, " by ", n, " but each b matrix is ", B.size(-2), " by ", B.size(-1));
   const DimVector bs = broadcast_batch(L, B);
   const int64_t k = B.size(-1);
   Tensor Lw = colmajor_copy(L, L.dtype(), cat_shape(bs, {n, n}));

@@ -14,8 +14,9 @@ void check_uplo(std::string_view uplo, const char* op) {
 }
 
 std::string no_convergence(int info, const char* what) {
-  return std::string("The algorithm failed to converge because the input matrix is "
-                     "ill-conditioned or has too many repeated ") +
+  return std::string(
+             "The algorithm failed to converge because the input matrix is "
+             "ill-conditioned or has too many repeated ") +
          what + " (error code: " + std::to_string(info) + ").";
 }
 
@@ -52,8 +53,9 @@ std::tuple<Tensor, Tensor, Tensor> svd_impl(const Tensor& A, bool full, bool uv,
       std::vector<int> bad_infos(size_t(bad) + 1, 0);
       bad_infos.back() = 1;
       raise_infos(bad_infos, A.dim() > 2, op, [](int) {
-        return std::string("The algorithm failed to converge because the input matrix "
-                           "contained non-finite values.");
+        return std::string(
+            "The algorithm failed to converge because the input matrix "
+            "contained non-finite values.");
       });
     }
     EMBER_DISPATCH_LINALG_TYPES(A.dtype(), op, [&] {
@@ -64,10 +66,10 @@ std::tuple<Tensor, Tensor, Tensor> svd_impl(const Tensor& A, bool full, bool uv,
       scalar_t* v = uv ? ptr<scalar_t>(Vh) : nullptr;
       for_each_matrix(batch, 4.0 * m * n * k, [&](int64_t b) {
         scalar_t dummy(0);
-        infos[size_t(b)] = lapack::gesdd(
-            uv ? (full ? 'A' : 'S') : 'N', int(m), int(n), w + b * m * n, int(m), s + b * k,
-            uv ? u + b * m * ucols : &dummy, int(m), uv ? v + b * vrows * n : &dummy,
-            int(uv ? vrows : 1));
+        infos[size_t(b)] =
+            lapack::gesdd(uv ? (full ? 'A' : 'S') : 'N', int(m), int(n), w + b * m * n, int(m),
+                          s + b * k, uv ? u + b * m * ucols : &dummy, int(m),
+                          uv ? v + b * vrows * n : &dummy, int(uv ? vrows : 1));
       });
     });
   }
@@ -191,7 +193,8 @@ namespace linalg {
 
 std::tuple<Tensor, Tensor, Tensor> svd(const Tensor& A, bool full_matrices,
                                        std::optional<std::string_view> driver) {
-  EMBER_CHECK(!driver.has_value(), "[linalg.svd] keyword argument `driver=` is only supported on "
+  EMBER_CHECK(!driver.has_value(),
+              "[linalg.svd] keyword argument `driver=` is only supported on "
               "CUDA inputs with cuSOLVER backend.");
   return svd_impl(A, full_matrices, true, "linalg.svd");
 }

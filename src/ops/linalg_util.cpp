@@ -18,8 +18,8 @@ void check_dtype(const Tensor& a, const char* op, const char* arg) {
   const ScalarType dt = a.dtype();
   EMBER_CHECK(isFloatingType(dt) || isComplexType(dt), "[", op, "] Expected a floating point or ",
               "complex tensor as ", arg, ". Got ", dtype_name(dt));
-  EMBER_CHECK(dt == kFloat || dt == kDouble || dt == kComplexFloat || dt == kComplexDouble, "[",
-              op, "] Low precision dtypes not supported. Got ", dtype_name(dt));
+  EMBER_CHECK(dt == kFloat || dt == kDouble || dt == kComplexFloat || dt == kComplexDouble, "[", op,
+              "] Low precision dtypes not supported. Got ", dtype_name(dt));
 }
 
 void check_matrix(const Tensor& a, const char* op, const char* arg) {
@@ -30,8 +30,8 @@ void check_matrix(const Tensor& a, const char* op, const char* arg) {
 void check_square(const Tensor& a, const char* op, const char* arg) {
   check_matrix(a, op, arg);
   EMBER_CHECK(a.size(-1) == a.size(-2), "[", op, "] ", arg,
-              " must be batches of square matrices, but they are ", a.size(-2), " by ",
-              a.size(-1), " matrices");
+              " must be batches of square matrices, but they are ", a.size(-2), " by ", a.size(-1),
+              " matrices");
 }
 
 void check_cpu(const Tensor& a, const char* op) {
@@ -103,14 +103,13 @@ Tensor batched_gemm(const Tensor& A, const Tensor& B, bool adj_a, bool adj_b) {
     const scalar_t* a = ptr<scalar_t>(A);
     const scalar_t* b = ptr<scalar_t>(B);
     scalar_t* c = ptr<scalar_t>(C);
-    const CBLAS_TRANSPOSE ta = adj_a ? (is_complex_v<scalar_t> ? CblasConjTrans : CblasTrans)
-                                     : CblasNoTrans;
-    const CBLAS_TRANSPOSE tb = adj_b ? (is_complex_v<scalar_t> ? CblasConjTrans : CblasTrans)
-                                     : CblasNoTrans;
+    const CBLAS_TRANSPOSE ta =
+        adj_a ? (is_complex_v<scalar_t> ? CblasConjTrans : CblasTrans) : CblasNoTrans;
+    const CBLAS_TRANSPOSE tb =
+        adj_b ? (is_complex_v<scalar_t> ? CblasConjTrans : CblasTrans) : CblasNoTrans;
     for_each_matrix(batch, 2.0 * m * n * k, [&](int64_t i) {
-      lapack::gemm(ta, tb, int(m), int(n), int(k), scalar_t(1), a + i * m * k,
-                   int(adj_a ? k : m), b + i * k * n, int(adj_b ? n : k), scalar_t(0),
-                   c + i * m * n, int(m));
+      lapack::gemm(ta, tb, int(m), int(n), int(k), scalar_t(1), a + i * m * k, int(adj_a ? k : m),
+                   b + i * k * n, int(adj_b ? n : k), scalar_t(0), c + i * m * n, int(m));
     });
   });
   return C;

@@ -53,14 +53,14 @@ T conj_val(T x) {
 }
 
 /// Dispatch over the four LAPACK dtypes.
-#define EMBER_DISPATCH_LINALG_TYPES(TYPE, NAME, ...)                                         \
-  [&] {                                                                                      \
-    switch (TYPE) {                                                                          \
-      EMBER_PRIVATE_CASE(Float, float, __VA_ARGS__)                                          \
-      EMBER_PRIVATE_CASE(Double, double, __VA_ARGS__)                                        \
-      EMBER_PRIVATE_CASES_COMPLEX(__VA_ARGS__)                                               \
-      EMBER_PRIVATE_DISPATCH_DEFAULT(TYPE, NAME)                                             \
-    }                                                                                        \
+#define EMBER_DISPATCH_LINALG_TYPES(TYPE, NAME, ...)  \
+  [&] {                                               \
+    switch (TYPE) {                                   \
+      EMBER_PRIVATE_CASE(Float, float, __VA_ARGS__)   \
+      EMBER_PRIVATE_CASE(Double, double, __VA_ARGS__) \
+      EMBER_PRIVATE_CASES_COMPLEX(__VA_ARGS__)        \
+      EMBER_PRIVATE_DISPATCH_DEFAULT(TYPE, NAME)      \
+    }                                                 \
   }()
 
 // ---- checks ----
@@ -149,30 +149,30 @@ void zero_triangle(T* a, int64_t m, int64_t n, int64_t lda, bool lower) {
 
 // ---- LAPACK wrappers (column-major) ----
 namespace lapack {
-#define EMBER_LAPACK_4(name, sig_s, args)                                   \
-  inline lapack_int name(sig_s(float)) { return LAPACKE_s##name args; }     \
-  inline lapack_int name(sig_s(double)) { return LAPACKE_d##name args; }    \
+#define EMBER_LAPACK_4(name, sig_s, args)                                             \
+  inline lapack_int name(sig_s(float)) { return LAPACKE_s##name args; }               \
+  inline lapack_int name(sig_s(double)) { return LAPACKE_d##name args; }              \
   inline lapack_int name(sig_s(std::complex<float>)) { return LAPACKE_c##name args; } \
   inline lapack_int name(sig_s(std::complex<double>)) { return LAPACKE_z##name args; }
 
-#define SIG_GETRF(T) lapack_int m, lapack_int n, T* a, lapack_int lda, lapack_int* ipiv
+#define SIG_GETRF(T) lapack_int m, lapack_int n, T *a, lapack_int lda, lapack_int *ipiv
 EMBER_LAPACK_4(getrf, SIG_GETRF, (LAPACK_COL_MAJOR, m, n, a, lda, ipiv))
-#define SIG_GETRI(T) lapack_int n, T* a, lapack_int lda, const lapack_int* ipiv
+#define SIG_GETRI(T) lapack_int n, T *a, lapack_int lda, const lapack_int *ipiv
 EMBER_LAPACK_4(getri, SIG_GETRI, (LAPACK_COL_MAJOR, n, a, lda, ipiv))
-#define SIG_GETRS(T) \
-  char trans, lapack_int n, lapack_int nrhs, const T* a, lapack_int lda, const lapack_int* ipiv, \
-      T* b, lapack_int ldb
+#define SIG_GETRS(T)                                                                             \
+  char trans, lapack_int n, lapack_int nrhs, const T *a, lapack_int lda, const lapack_int *ipiv, \
+      T *b, lapack_int ldb
 EMBER_LAPACK_4(getrs, SIG_GETRS, (LAPACK_COL_MAJOR, trans, n, nrhs, a, lda, ipiv, b, ldb))
-#define SIG_POTRF(T) char uplo, lapack_int n, T* a, lapack_int lda
+#define SIG_POTRF(T) char uplo, lapack_int n, T *a, lapack_int lda
 EMBER_LAPACK_4(potrf, SIG_POTRF, (LAPACK_COL_MAJOR, uplo, n, a, lda))
 EMBER_LAPACK_4(potri, SIG_POTRF, (LAPACK_COL_MAJOR, uplo, n, a, lda))
 #define SIG_POTRS(T) \
-  char uplo, lapack_int n, lapack_int nrhs, const T* a, lapack_int lda, T* b, lapack_int ldb
+  char uplo, lapack_int n, lapack_int nrhs, const T *a, lapack_int lda, T *b, lapack_int ldb
 EMBER_LAPACK_4(potrs, SIG_POTRS, (LAPACK_COL_MAJOR, uplo, n, nrhs, a, lda, b, ldb))
-#define SIG_GEQRF(T) lapack_int m, lapack_int n, T* a, lapack_int lda, T* tau
+#define SIG_GEQRF(T) lapack_int m, lapack_int n, T *a, lapack_int lda, T *tau
 EMBER_LAPACK_4(geqrf, SIG_GEQRF, (LAPACK_COL_MAJOR, m, n, a, lda, tau))
-#define SIG_GELS(T) \
-  char trans, lapack_int m, lapack_int n, lapack_int nrhs, T* a, lapack_int lda, T* b, \
+#define SIG_GELS(T)                                                                    \
+  char trans, lapack_int m, lapack_int n, lapack_int nrhs, T *a, lapack_int lda, T *b, \
       lapack_int ldb
 EMBER_LAPACK_4(gels, SIG_GELS, (LAPACK_COL_MAJOR, trans, m, n, nrhs, a, lda, b, ldb))
 #undef SIG_GETRF
@@ -207,8 +207,8 @@ inline lapack_int gesdd(char jobz, lapack_int m, lapack_int n, float* a, lapack_
                         float* u, lapack_int ldu, float* vt, lapack_int ldvt) {
   return LAPACKE_sgesdd(LAPACK_COL_MAJOR, jobz, m, n, a, lda, s, u, ldu, vt, ldvt);
 }
-inline lapack_int gesdd(char jobz, lapack_int m, lapack_int n, double* a, lapack_int lda,
-                        double* s, double* u, lapack_int ldu, double* vt, lapack_int ldvt) {
+inline lapack_int gesdd(char jobz, lapack_int m, lapack_int n, double* a, lapack_int lda, double* s,
+                        double* u, lapack_int ldu, double* vt, lapack_int ldvt) {
   return LAPACKE_dgesdd(LAPACK_COL_MAJOR, jobz, m, n, a, lda, s, u, ldu, vt, ldvt);
 }
 inline lapack_int gesdd(char jobz, lapack_int m, lapack_int n, std::complex<float>* a,
@@ -229,28 +229,28 @@ inline lapack_int syevd(char jobz, char uplo, lapack_int n, float* a, lapack_int
 inline lapack_int syevd(char jobz, char uplo, lapack_int n, double* a, lapack_int lda, double* w) {
   return LAPACKE_dsyevd(LAPACK_COL_MAJOR, jobz, uplo, n, a, lda, w);
 }
-inline lapack_int syevd(char jobz, char uplo, lapack_int n, std::complex<float>* a,
-                        lapack_int lda, float* w) {
+inline lapack_int syevd(char jobz, char uplo, lapack_int n, std::complex<float>* a, lapack_int lda,
+                        float* w) {
   return LAPACKE_cheevd(LAPACK_COL_MAJOR, jobz, uplo, n, a, lda, w);
 }
-inline lapack_int syevd(char jobz, char uplo, lapack_int n, std::complex<double>* a,
-                        lapack_int lda, double* w) {
+inline lapack_int syevd(char jobz, char uplo, lapack_int n, std::complex<double>* a, lapack_int lda,
+                        double* w) {
   return LAPACKE_zheevd(LAPACK_COL_MAJOR, jobz, uplo, n, a, lda, w);
 }
 
 // gelsy / gelsd / gelss (rank-revealing least squares).
-#define EMBER_GELSY(P, T, R)                                                                   \
-  inline lapack_int gelsy(lapack_int m, lapack_int n, lapack_int nrhs, T* a, lapack_int lda,  \
-                          T* b, lapack_int ldb, lapack_int* jpvt, R rcond, lapack_int* rank) { \
-    return LAPACKE_##P##gelsy(LAPACK_COL_MAJOR, m, n, nrhs, a, lda, b, ldb, jpvt, rcond, rank); \
-  }                                                                                            \
-  inline lapack_int gelsd(lapack_int m, lapack_int n, lapack_int nrhs, T* a, lapack_int lda,  \
-                          T* b, lapack_int ldb, R* s, R rcond, lapack_int* rank) {             \
-    return LAPACKE_##P##gelsd(LAPACK_COL_MAJOR, m, n, nrhs, a, lda, b, ldb, s, rcond, rank);  \
-  }                                                                                            \
-  inline lapack_int gelss(lapack_int m, lapack_int n, lapack_int nrhs, T* a, lapack_int lda,  \
-                          T* b, lapack_int ldb, R* s, R rcond, lapack_int* rank) {             \
-    return LAPACKE_##P##gelss(LAPACK_COL_MAJOR, m, n, nrhs, a, lda, b, ldb, s, rcond, rank);  \
+#define EMBER_GELSY(P, T, R)                                                                       \
+  inline lapack_int gelsy(lapack_int m, lapack_int n, lapack_int nrhs, T* a, lapack_int lda, T* b, \
+                          lapack_int ldb, lapack_int* jpvt, R rcond, lapack_int* rank) {           \
+    return LAPACKE_##P##gelsy(LAPACK_COL_MAJOR, m, n, nrhs, a, lda, b, ldb, jpvt, rcond, rank);    \
+  }                                                                                                \
+  inline lapack_int gelsd(lapack_int m, lapack_int n, lapack_int nrhs, T* a, lapack_int lda, T* b, \
+                          lapack_int ldb, R* s, R rcond, lapack_int* rank) {                       \
+    return LAPACKE_##P##gelsd(LAPACK_COL_MAJOR, m, n, nrhs, a, lda, b, ldb, s, rcond, rank);       \
+  }                                                                                                \
+  inline lapack_int gelss(lapack_int m, lapack_int n, lapack_int nrhs, T* a, lapack_int lda, T* b, \
+                          lapack_int ldb, R* s, R rcond, lapack_int* rank) {                       \
+    return LAPACKE_##P##gelss(LAPACK_COL_MAJOR, m, n, nrhs, a, lda, b, ldb, s, rcond, rank);       \
   }
 EMBER_GELSY(s, float, float)
 EMBER_GELSY(d, double, double)

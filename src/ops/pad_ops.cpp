@@ -12,7 +12,8 @@
 namespace ember {
 
 // Defined in shape_ops.cpp (Note [Index-map copies]).
-Tensor map_copy(const Tensor& x, IntArrayRef out_sizes, const std::vector<std::vector<int64_t>>& maps);
+Tensor map_copy(const Tensor& x, IntArrayRef out_sizes,
+                const std::vector<std::vector<int64_t>>& maps);
 
 namespace {
 
@@ -45,9 +46,11 @@ Tensor pad_indexed(const Tensor& self, IntArrayRef pad, PadMode mode) {
     // Every dim but the batch dim must be non-empty (replicate: the batch dim only when batched).
     const int64_t first = (mode == PadMode::Reflect || nd == k + 2) ? 1 : 0;
     for (int64_t d = first; d < nd; ++d) {
-      EMBER_CHECK(self.size(d) != 0, "[pad] Expected ", k + 1, "D or ", k + 2, "D (batch mode) "
+      EMBER_CHECK(self.size(d) != 0, "[pad] Expected ", k + 1, "D or ", k + 2,
+                  "D (batch mode) "
                   "tensor with possibly 0 batch size and other non-zero dimensions for input, but "
-                  "got: ", shape_str(self.sizes()));
+                  "got: ",
+                  shape_str(self.sizes()));
     }
   }
   DimVector out_sizes;
@@ -59,9 +62,10 @@ Tensor pad_indexed(const Tensor& self, IntArrayRef pad, PadMode mode) {
     const int64_t n = self.size(d);
     const int64_t out_n = n + l + r;
     if (mode == PadMode::Reflect) {
-      EMBER_CHECK(l < n && r < n, "[pad] Argument #4: Padding size should be less than the "
-                  "corresponding input dimension, but got: padding (", l, ", ", r,
-                  ") at dimension ", d, " of input ", shape_str(self.sizes()));
+      EMBER_CHECK(l < n && r < n,
+                  "[pad] Argument #4: Padding size should be less than the "
+                  "corresponding input dimension, but got: padding (",
+                  l, ", ", r, ") at dimension ", d, " of input ", shape_str(self.sizes()));
     }
     // Circular: negative pads crop first and the positive pads wrap around what is left (as
     // PyTorch), so each may be at most the cropped size.
@@ -69,12 +73,15 @@ Tensor pad_indexed(const Tensor& self, IntArrayRef pad, PadMode mode) {
     if (mode == PadMode::Circular) {
       EMBER_CHECK(core >= 0, "[pad] negative padding (", l, ", ", r, ") at dimension ", d,
                   " leaves a negative size ", out_n);
-      EMBER_CHECK(l <= core && r <= core, "[pad] Padding value causes wrapping around more than "
-                  "once (padding (", l, ", ", r, ") at dimension ", d, " of input ",
-                  shape_str(self.sizes()), ")");
+      EMBER_CHECK(l <= core && r <= core,
+                  "[pad] Padding value causes wrapping around more than "
+                  "once (padding (",
+                  l, ", ", r, ") at dimension ", d, " of input ", shape_str(self.sizes()), ")");
     } else {
-      EMBER_CHECK(out_n >= 1, "[pad] input (size ", n, " at dimension ", d, ") is too small. "
-                  "Calculated output size: ", out_n);
+      EMBER_CHECK(out_n >= 1, "[pad] input (size ", n, " at dimension ", d,
+                  ") is too small. "
+                  "Calculated output size: ",
+                  out_n);
     }
     out_sizes[size_t(d)] = out_n;
     if (l == 0 && r == 0) continue;
@@ -84,8 +91,12 @@ Tensor pad_indexed(const Tensor& self, IntArrayRef pad, PadMode mode) {
       const int64_t pos = j - l;  // input coordinate before wrapping
       int64_t src;
       switch (mode) {
-        case PadMode::Reflect: src = pos < 0 ? -pos : pos >= n ? 2 * (n - 1) - pos : pos; break;
-        case PadMode::Replicate: src = std::clamp<int64_t>(pos, 0, n - 1); break;
+        case PadMode::Reflect:
+          src = pos < 0 ? -pos : pos >= n ? 2 * (n - 1) - pos : pos;
+          break;
+        case PadMode::Replicate:
+          src = std::clamp<int64_t>(pos, 0, n - 1);
+          break;
         default: {
           const int64_t q = j - std::max<int64_t>(l, 0);  // position in the cropped core
           src = crop_l + ((q % core) + core) % core;
@@ -110,9 +121,10 @@ Tensor constant_pad_nd(const Tensor& self, IntArrayRef pad, const Scalar& value)
               pad.size());
   const int64_t nd = self.dim();
   const int64_t k = int64_t(pad.size()) / 2;
-  EMBER_CHECK(k <= nd, "[pad] Length of pad should be no more than twice the number of "
-              "dimensions of the input. Pad length is ", pad.size(), " while the input has ", nd,
-              " dimensions.");
+  EMBER_CHECK(k <= nd,
+              "[pad] Length of pad should be no more than twice the number of "
+              "dimensions of the input. Pad length is ",
+              pad.size(), " while the input has ", nd, " dimensions.");
   // Negative pads crop the input first (PyTorch's order: per dim, left then right).
   Tensor in = self;
   bool grows = false;
@@ -151,24 +163,29 @@ Tensor constant_pad_nd(const Tensor& self, IntArrayRef pad, const Scalar& value)
   return out;
 }
 
-Tensor pad(const Tensor& self, IntArrayRef pad, std::string_view mode, std::optional<double> value) {
-  EMBER_CHECK(pad.size() % 2 == 0, "[pad] Padding length must be divisible by 2, got ",
-              pad.size());
-  EMBER_CHECK(int64_t(pad.size()) <= 2 * self.dim(), "[pad] Padding length too large: ",
-              pad.size(), " for an input of shape ", shape_str(self.sizes()));
+Tensor pad(const Tensor& self, IntArrayRef pad, std::string_view mode,
+           std::optional<double> value) {
+  EMBER_CHECK(pad.size() % 2 == 0, "[pad] Padding length must be divisible by 2, got ", pad.size());
+  EMBER_CHECK(int64_t(pad.size()) <= 2 * self.dim(), "[pad] Padding length too large: ", pad.size(),
+              " for an input of shape ", shape_str(self.sizes()));
   PadMode m;
   if (mode == "constant") return constant_pad_nd(self, pad, value.value_or(0.0));
-  if (mode == "reflect") m = PadMode::Reflect;
-  else if (mode == "replicate") m = PadMode::Replicate;
-  else if (mode == "circular") m = PadMode::Circular;
-  else EMBER_THROW(NotImplementedError, "[pad] Unrecognised padding mode ", mode);
+  if (mode == "reflect")
+    m = PadMode::Reflect;
+  else if (mode == "replicate")
+    m = PadMode::Replicate;
+  else if (mode == "circular")
+    m = PadMode::Circular;
+  else
+    EMBER_THROW(NotImplementedError, "[pad] Unrecognised padding mode ", mode);
   EMBER_CHECK(!value || *value == 0, "[pad] Padding mode \"", mode,
               "\" doesn't take in value argument");
   const int64_t k = int64_t(pad.size()) / 2, nd = self.dim();
   if (k < 1 || k > 3 || (nd != k + 1 && nd != k + 2)) {
-    EMBER_THROW(NotImplementedError, "[pad] Only 2D, 3D, 4D, 5D padding with non-constant "
-                "padding are supported for now (input of shape ", shape_str(self.sizes()),
-                ", padding of length ", pad.size(), ")");
+    EMBER_THROW(NotImplementedError,
+                "[pad] Only 2D, 3D, 4D, 5D padding with non-constant "
+                "padding are supported for now (input of shape ",
+                shape_str(self.sizes()), ", padding of length ", pad.size(), ")");
   }
   return pad_indexed(self, pad, m);
 }

@@ -21,32 +21,43 @@ bool searchsorted_check(const Tensor& seq, const Tensor& values, bool out_int32,
                         std::optional<std::string_view> side, const std::optional<Tensor>& sorter,
                         bool scalar_value) {
   if (side) {
-    EMBER_CHECK(*side == "left" || *side == "right", "[", kSS, "] side can only be 'left' or "
-                "'right' but got ", *side);
-    EMBER_CHECK(!(right && *side == "left"), "[", kSS, "] side and right can't be set to "
-                "opposites, got side of ", *side, " while right was True");
+    EMBER_CHECK(*side == "left" || *side == "right", "[", kSS,
+                "] side can only be 'left' or "
+                "'right' but got ",
+                *side);
+    EMBER_CHECK(!(right && *side == "left"), "[", kSS,
+                "] side and right can't be set to "
+                "opposites, got side of ",
+                *side, " while right was True");
   }
-  EMBER_CHECK(seq.device() == values.device(), "[", kSS, "] boundaries and input value tensors "
+  EMBER_CHECK(seq.device() == values.device(), "[", kSS,
+              "] boundaries and input value tensors "
               "should be on the same device");
   EMBER_CHECK(seq.is_cpu(), "[", kSS, "] only CPU tensors are supported");
   if (sorter) {
-    EMBER_CHECK(sorter->dtype() == kLong, "[", kSS, "] sorter must be a tensor of long dtype but "
-                "got dtype ", dtype_name(sorter->dtype()));
-    EMBER_CHECK(sorter->sizes() == seq.sizes(), "[", kSS, "] boundary and sorter must have the "
-                "same size, but got boundary tensor ", shape_str(seq.sizes()),
-                " and got sorter tensor ", shape_str(sorter->sizes()));
+    EMBER_CHECK(sorter->dtype() == kLong, "[", kSS,
+                "] sorter must be a tensor of long dtype but "
+                "got dtype ",
+                dtype_name(sorter->dtype()));
+    EMBER_CHECK(sorter->sizes() == seq.sizes(), "[", kSS,
+                "] boundary and sorter must have the "
+                "same size, but got boundary tensor ",
+                shape_str(seq.sizes()), " and got sorter tensor ", shape_str(sorter->sizes()));
   }
-  EMBER_CHECK(!scalar_value || seq.dim() == 1, "[", kSS, "] input value can be a scalar only when "
-              "boundaries tensor dimension is 1, but we got boundaries tensor dim(", seq.dim(),
-              ") and input value's dim(0) numel(1)");
-  EMBER_CHECK(seq.dim() != 0, "[", kSS, "] boundaries tensor should have positive dimension, but "
+  EMBER_CHECK(!scalar_value || seq.dim() == 1, "[", kSS,
+              "] input value can be a scalar only when "
+              "boundaries tensor dimension is 1, but we got boundaries tensor dim(",
+              seq.dim(), ") and input value's dim(0) numel(1)");
+  EMBER_CHECK(seq.dim() != 0, "[", kSS,
+              "] boundaries tensor should have positive dimension, but "
               "got 0 dimension");
   bool match = seq.dim() == values.dim();
   for (int64_t d = 0; match && d + 1 < seq.dim(); ++d) match = seq.size(d) == values.size(d);
-  EMBER_CHECK(seq.dim() == 1 || match, "[", kSS, "] boundaries tensor should be 1 dimension or "
+  EMBER_CHECK(seq.dim() == 1 || match, "[", kSS,
+              "] boundaries tensor should be 1 dimension or "
               "the first N-1 dimensions of boundaries tensor and input value tensor must match, "
-              "but we got boundaries tensor ", shape_str(seq.sizes()), " and input value tensor ",
-              shape_str(values.sizes()));
+              "but we got boundaries tensor ",
+              shape_str(seq.sizes()), " and input value tensor ", shape_str(values.sizes()));
   (void)out_int32;
   return right || (side && *side == "right");
 }
@@ -67,11 +78,15 @@ void search_kernel(const T* seq, const int64_t* sort, int64_t len, int64_t n_row
         const int64_t mid = lo + ((hi - lo) >> 1);
         const T m = so ? s[so[mid]] : s[mid];
         const bool go_right = right ? !(m > v) : !(m >= v);
-        if (go_right) lo = mid + 1;
-        else hi = mid;
+        if (go_right)
+          lo = mid + 1;
+        else
+          hi = mid;
       }
-      if (out32) static_cast<int32_t*>(out)[i] = int32_t(lo);
-      else static_cast<int64_t*>(out)[i] = lo;
+      if (out32)
+        static_cast<int32_t*>(out)[i] = int32_t(lo);
+      else
+        static_cast<int64_t*>(out)[i] = lo;
     }
   });
 }
@@ -81,8 +96,10 @@ Tensor searchsorted_impl(const Tensor& seq, const Tensor& values, bool out_int32
                          bool scalar_value) {
   right = searchsorted_check(seq, values, out_int32, right, side, sorter, scalar_value);
   ScalarType ct = promoteTypes(seq.dtype(), values.dtype());
-  EMBER_CHECK(ct != kBool && !isComplexType(ct), "[", kSS, "] \"searchsorted_out_cpu\" not "
-              "implemented for '", dtype_name(ct), "'");
+  EMBER_CHECK(ct != kBool && !isComplexType(ct), "[", kSS,
+              "] \"searchsorted_out_cpu\" not "
+              "implemented for '",
+              dtype_name(ct), "'");
   // 16-bit floats convert exactly to float32, which keeps every comparison.
   if (ct == kHalf || ct == kBFloat16) ct = kFloat;
   Tensor out = empty(values.sizes(), TensorOptions(out_int32 ? kInt : kLong));
@@ -103,9 +120,9 @@ Tensor searchsorted_impl(const Tensor& seq, const Tensor& values, bool out_int32
   const int64_t n_rows = seq.numel() / std::max<int64_t>(len, 1);
   const int64_t per_row = seq.dim() == 1 ? n_vals : values.size(-1);
   EMBER_DISPATCH_REAL_TYPES(ct, kSS, [&] {
-    search_kernel<scalar_t>(s.data_ptr<scalar_t>(), sorter ? so.data_ptr<int64_t>() : nullptr,
-                            len, seq.dim() == 1 ? 1 : n_rows, v.data_ptr<scalar_t>(), per_row,
-                            n_vals, right, out_int32, out.data_ptr());
+    search_kernel<scalar_t>(s.data_ptr<scalar_t>(), sorter ? so.data_ptr<int64_t>() : nullptr, len,
+                            seq.dim() == 1 ? 1 : n_rows, v.data_ptr<scalar_t>(), per_row, n_vals,
+                            right, out_int32, out.data_ptr());
   });
   return out;
 }
@@ -135,17 +152,20 @@ Tensor searchsorted(const Tensor& sorted_sequence, const Scalar& self, bool out_
 Tensor& searchsorted_out(Tensor& out, const Tensor& sorted_sequence, const Tensor& self,
                          bool out_int32, bool right, std::optional<std::string_view> side,
                          const std::optional<Tensor>& sorter) {
-  EMBER_CHECK(out.dtype() == (out_int32 ? kInt : kLong), "[", kSS, "] output tensor's dtype is "
+  EMBER_CHECK(out.dtype() == (out_int32 ? kInt : kLong), "[", kSS,
+              "] output tensor's dtype is "
               "wrong, it can only be Int(int32) or Long(int64) depending on whether out_int32 "
-              "flag is True, but we got output tensor's dtype ", dtype_name(out.dtype()),
-              " and out_int32 flag is ", out_int32 ? "True" : "False");
+              "flag is True, but we got output tensor's dtype ",
+              dtype_name(out.dtype()), " and out_int32 flag is ", out_int32 ? "True" : "False");
   return write_result(out, searchsorted(sorted_sequence, self, out_int32, right, side, sorter),
                       kSS);
 }
 
 Tensor bucketize(const Tensor& self, const Tensor& boundaries, bool out_int32, bool right) {
-  EMBER_CHECK(boundaries.dim() == 1, "[bucketize] boundaries tensor must be 1 dimension, but got "
-              "dim(", boundaries.dim(), ")");
+  EMBER_CHECK(boundaries.dim() == 1,
+              "[bucketize] boundaries tensor must be 1 dimension, but got "
+              "dim(",
+              boundaries.dim(), ")");
   return searchsorted(boundaries, self, out_int32, right);
 }
 
@@ -155,8 +175,10 @@ Tensor bucketize(const Scalar& self, const Tensor& boundaries, bool out_int32, b
 
 Tensor& bucketize_out(Tensor& out, const Tensor& self, const Tensor& boundaries, bool out_int32,
                       bool right) {
-  EMBER_CHECK(boundaries.dim() == 1, "[bucketize] boundaries tensor must be 1 dimension, but got "
-              "dim(", boundaries.dim(), ")");
+  EMBER_CHECK(boundaries.dim() == 1,
+              "[bucketize] boundaries tensor must be 1 dimension, but got "
+              "dim(",
+              boundaries.dim(), ")");
   return searchsorted_out(out, boundaries, self, out_int32, right);
 }
 
@@ -207,8 +229,10 @@ void histc_kernel(const T* x, int64_t n, int64_t bins, double lo_d, double hi_d,
 
 Tensor histc(const Tensor& self, int64_t bins, const Scalar& min, const Scalar& max) {
   const ScalarType dt = self.dtype();
-  EMBER_CHECK(dt == kFloat || dt == kDouble || dt == kBFloat16, "[histc] \"histogram_cpu\" not "
-              "implemented for '", dtype_name(dt), "'");
+  EMBER_CHECK(dt == kFloat || dt == kDouble || dt == kBFloat16,
+              "[histc] \"histogram_cpu\" not "
+              "implemented for '",
+              dtype_name(dt), "'");
   EMBER_CHECK(self.is_cpu(), "[histc] only CPU tensors are supported");
   EMBER_CHECK(bins > 0, "[histc] torch.histogram(): bins must be > 0, but got ", bins,
               " for dimension 0");
@@ -250,9 +274,10 @@ Tensor histc(const Tensor& self, int64_t bins, const Scalar& min, const Scalar& 
 
 Tensor& histc_out(Tensor& out, const Tensor& self, int64_t bins, const Scalar& min,
                   const Scalar& max) {
-  EMBER_CHECK(out.dtype() == self.dtype(), "[histc] torch.histogram: input tensor and hist tensor "
-              "should have the same dtype, but got input ", dtype_name(self.dtype()), " and hist ",
-              dtype_name(out.dtype()));
+  EMBER_CHECK(out.dtype() == self.dtype(),
+              "[histc] torch.histogram: input tensor and hist tensor "
+              "should have the same dtype, but got input ",
+              dtype_name(self.dtype()), " and hist ", dtype_name(out.dtype()));
   Tensor r = histc(self, bins, min, max);
   // PyTorch resizes a histc out= of any shape (it is an output of known size).
   if (out.sizes() != r.sizes()) resize_output(out, r.sizes());
@@ -262,23 +287,30 @@ Tensor& histc_out(Tensor& out, const Tensor& self, int64_t bins, const Scalar& m
 // ---- bincount ----
 
 Tensor bincount(const Tensor& self, const std::optional<Tensor>& weights, int64_t minlength) {
-  EMBER_CHECK(isIntegralType(self.dtype(), false), "[bincount] \"bincount_cpu\" not implemented "
-              "for '", dtype_name(self.dtype()), "'");
+  EMBER_CHECK(isIntegralType(self.dtype(), false),
+              "[bincount] \"bincount_cpu\" not implemented "
+              "for '",
+              dtype_name(self.dtype()), "'");
   EMBER_CHECK(self.is_cpu(), "[bincount] only CPU tensors are supported");
   EMBER_CHECK(minlength >= 0, "[bincount] minlength should be >= 0, got ", minlength);
   if (self.dim() == 1 && self.numel() == 0) return zeros({minlength}, TensorOptions(kLong));
-  EMBER_CHECK(self.dim() == 1, "[bincount] bincount only supports 1-d non-negative integral "
-              "inputs (got shape ", shape_str(self.sizes()), ")");
+  EMBER_CHECK(self.dim() == 1,
+              "[bincount] bincount only supports 1-d non-negative integral "
+              "inputs (got shape ",
+              shape_str(self.sizes()), ")");
   const Tensor idx = self.to(kLong).contiguous();
   const int64_t* p = idx.data_ptr<int64_t>();
   const int64_t n = idx.numel();
   const int64_t lo = *std::min_element(p, p + n), hi = *std::max_element(p, p + n);
-  EMBER_CHECK(lo >= 0, "[bincount] bincount only supports 1-d non-negative integral inputs (got "
-              "value ", lo, ")");
+  EMBER_CHECK(lo >= 0,
+              "[bincount] bincount only supports 1-d non-negative integral inputs (got "
+              "value ",
+              lo, ")");
   if (weights) {
-    EMBER_CHECK(weights->dim() == 1 && weights->size(0) == n, "[bincount] weights should be 1-d "
-                "and have the same length as input (weights ", shape_str(weights->sizes()),
-                ", input ", shape_str(self.sizes()), ")");
+    EMBER_CHECK(weights->dim() == 1 && weights->size(0) == n,
+                "[bincount] weights should be 1-d "
+                "and have the same length as input (weights ",
+                shape_str(weights->sizes()), ", input ", shape_str(self.sizes()), ")");
   }
   const int64_t len = std::max(hi + 1, minlength);
   if (!weights) {
@@ -297,8 +329,10 @@ Tensor bincount(const Tensor& self, const std::optional<Tensor>& weights, int64_
     T* o = out.data_ptr<T>();
     for (int64_t i = 0; i < n; ++i) o[p[i]] += wp[i];
   };
-  if (wt == kFloat) accumulate(0.0f);
-  else accumulate(0.0);
+  if (wt == kFloat)
+    accumulate(0.0f);
+  else
+    accumulate(0.0);
   return out;
 }
 

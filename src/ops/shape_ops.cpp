@@ -22,7 +22,8 @@ namespace ember {
 // last mapped dim form a contiguous run copied whole, and the last mapped dim's map is cut into
 // segments where it steps by +1 or -1, so a roll or a pad copies a few long runs with memcpy per
 // row and a flip of the last dim is one reversed loop, never per-element index arithmetic.
-Tensor map_copy(const Tensor& x, IntArrayRef out_sizes, const std::vector<std::vector<int64_t>>& maps);
+Tensor map_copy(const Tensor& x, IntArrayRef out_sizes,
+                const std::vector<std::vector<int64_t>>& maps);
 
 namespace {
 
@@ -59,11 +60,16 @@ void copy_reversed(char* dst, const char* src, int64_t len, size_t item) {
     for (int64_t e = 0; e < len; ++e) d[e] = s[-e];
   };
   switch (item) {
-    case 1: return run(uint8_t{});
-    case 2: return run(uint16_t{});
-    case 4: return run(uint32_t{});
-    case 8: return run(uint64_t{});
-    default: return run(Bytes<16>{});
+    case 1:
+      return run(uint8_t{});
+    case 2:
+      return run(uint16_t{});
+    case 4:
+      return run(uint32_t{});
+    case 8:
+      return run(uint64_t{});
+    default:
+      return run(Bytes<16>{});
   }
 }
 
@@ -126,8 +132,10 @@ Tensor map_copy(const Tensor& x, IntArrayRef out_sizes,
 namespace {
 
 void check_split_input(const Tensor& self, const char* op) {
-  EMBER_CHECK(self.dim() > 0, "[", op, "] expected at least a 1-dimensional tensor, but got a "
-              "tensor with ", self.dim(), " dims");
+  EMBER_CHECK(self.dim() > 0, "[", op,
+              "] expected at least a 1-dimensional tensor, but got a "
+              "tensor with ",
+              self.dim(), " dims");
 }
 
 }  // namespace
@@ -168,11 +176,14 @@ std::vector<Tensor> tensor_split(const Tensor& self, const Tensor& ios, int64_t 
   check_split_input(self, "tensor_split");
   EMBER_CHECK(ios.is_cpu(), "[tensor_split] tensor_indices_or_sections must be on the CPU, got ",
               ios.device().str());
-  EMBER_CHECK(ios.dtype() == kLong, "[tensor_split] expected tensor_indices_or_sections to have "
-              "dtype of long, but got ", dtype_name(ios.dtype()));
-  EMBER_CHECK(ios.dim() <= 1, "[tensor_split] expected tensor_indices_or_sections to be a "
-              "zero-dimensional or one-dimensional tensor, but got a tensor with ", ios.dim(),
-              " dims");
+  EMBER_CHECK(ios.dtype() == kLong,
+              "[tensor_split] expected tensor_indices_or_sections to have "
+              "dtype of long, but got ",
+              dtype_name(ios.dtype()));
+  EMBER_CHECK(ios.dim() <= 1,
+              "[tensor_split] expected tensor_indices_or_sections to be a "
+              "zero-dimensional or one-dimensional tensor, but got a tensor with ",
+              ios.dim(), " dims");
   const Tensor c = ios.contiguous();
   const int64_t* p = c.data_ptr<int64_t>();
   if (ios.dim() == 0) return tensor_split(self, p[0], dim);
@@ -218,14 +229,16 @@ Tensor roll(const Tensor& self, IntArrayRef shifts, IntArrayRef dims) {
   if (dims.empty() && shifts.size() == 1) {
     return roll(self.flatten(), shifts, {0}).view(self.sizes());
   }
-  EMBER_CHECK(shifts.size() == dims.size(), "[roll] shifts and dimensions must align. shifts: ",
-              shifts.size(), ", dims:", dims.size());
+  EMBER_CHECK(shifts.size() == dims.size(),
+              "[roll] shifts and dimensions must align. shifts: ", shifts.size(),
+              ", dims:", dims.size());
   EMBER_CHECK_INDEX(self.dim() > 0, "[roll] Dimension specified as ", dims[0],
                     " but tensor has no dimensions");
   const int64_t nd = self.dim();
   std::vector<std::vector<int64_t>> maps(static_cast<size_t>(nd));
   std::vector<int64_t> total(size_t(nd), 0);
-  for (size_t i = 0; i < dims.size(); ++i) total[size_t(wrap_dim(dims[i], nd, "roll"))] += shifts[i];
+  for (size_t i = 0; i < dims.size(); ++i)
+    total[size_t(wrap_dim(dims[i], nd, "roll"))] += shifts[i];
   if (self.numel() == 0) return self.clone();
   for (int64_t d = 0; d < nd; ++d) {
     const int64_t n = self.size(d);
@@ -240,21 +253,27 @@ Tensor roll(const Tensor& self, IntArrayRef shifts, IntArrayRef dims) {
 
 Tensor rot90(const Tensor& self, int64_t k, IntArrayRef dims) {
   const int64_t nd = self.dim();
-  EMBER_CHECK(dims.size() == 2, "[rot90] expected total rotation dims == 2, but got dims = ",
-              dims.size());
+  EMBER_CHECK(dims.size() == 2,
+              "[rot90] expected total rotation dims == 2, but got dims = ", dims.size());
   EMBER_CHECK(nd >= 2, "[rot90] expected total dims >= 2, but got total dims = ", nd);
-  EMBER_CHECK(dims[0] != dims[1] && std::abs(dims[0] - dims[1]) != nd, "[rot90] expected "
-              "rotation dims to be different, but got dim0 = ", dims[0], " and dim1 = ", dims[1]);
-  EMBER_CHECK(dims[0] < nd && dims[0] >= -nd, "[rot90] Rotation dim0 out of range, dim0 = ",
-              dims[0]);
-  EMBER_CHECK(dims[1] < nd && dims[1] >= -nd, "[rot90] Rotation dim1 out of range, dim1 = ",
-              dims[1]);
+  EMBER_CHECK(dims[0] != dims[1] && std::abs(dims[0] - dims[1]) != nd,
+              "[rot90] expected "
+              "rotation dims to be different, but got dim0 = ",
+              dims[0], " and dim1 = ", dims[1]);
+  EMBER_CHECK(dims[0] < nd && dims[0] >= -nd,
+              "[rot90] Rotation dim0 out of range, dim0 = ", dims[0]);
+  EMBER_CHECK(dims[1] < nd && dims[1] >= -nd,
+              "[rot90] Rotation dim1 out of range, dim1 = ", dims[1]);
   k = ((k % 4) + 4) % 4;
   switch (k) {
-    case 1: return flip(self, {dims[1]}).transpose(dims[0], dims[1]);
-    case 2: return flip(self, dims);
-    case 3: return flip(self, {dims[0]}).transpose(dims[0], dims[1]);
-    default: return self.clone();
+    case 1:
+      return flip(self, {dims[1]}).transpose(dims[0], dims[1]);
+    case 2:
+      return flip(self, dims);
+    case 3:
+      return flip(self, {dims[0]}).transpose(dims[0], dims[1]);
+    default:
+      return self.clone();
   }
 }
 
@@ -262,16 +281,18 @@ Tensor rot90(const Tensor& self, int64_t k, IntArrayRef dims) {
 
 Tensor repeat(const Tensor& self, IntArrayRef repeats) {
   const int64_t nd = int64_t(repeats.size());
-  EMBER_CHECK(nd >= self.dim(), "[repeat] Number of dimensions of repeat dims can not be smaller "
-              "than number of dimensions of tensor (repeats ", shape_str(repeats), ", tensor ",
-              shape_str(self.sizes()), ")");
+  EMBER_CHECK(nd >= self.dim(),
+              "[repeat] Number of dimensions of repeat dims can not be smaller "
+              "than number of dimensions of tensor (repeats ",
+              shape_str(repeats), ", tensor ", shape_str(self.sizes()), ")");
   DimVector padded(static_cast<size_t>(nd), 1), out_sizes(static_cast<size_t>(nd));
   for (int64_t i = 0; i < self.dim(); ++i) padded[size_t(nd - self.dim() + i)] = self.size(i);
   for (int64_t i = 0; i < nd; ++i) out_sizes[size_t(i)] = padded[size_t(i)] * repeats[size_t(i)];
   for (int64_t i = 0; i < nd; ++i) {
-    EMBER_CHECK(out_sizes[size_t(i)] >= 0 && repeats[size_t(i)] >= 0, "[repeat] Trying to create "
-                "tensor with negative dimension ", std::min(out_sizes[size_t(i)], repeats[size_t(i)]),
-                ": ", shape_str(out_sizes));
+    EMBER_CHECK(out_sizes[size_t(i)] >= 0 && repeats[size_t(i)] >= 0,
+                "[repeat] Trying to create "
+                "tensor with negative dimension ",
+                std::min(out_sizes[size_t(i)], repeats[size_t(i)]), ": ", shape_str(out_sizes));
   }
   std::vector<std::vector<int64_t>> maps(static_cast<size_t>(nd));
   int64_t numel = 1;
@@ -297,8 +318,8 @@ Tensor tile(const Tensor& self, IntArrayRef dims) {
 namespace {
 
 /// Repeats slices of `self` along `dim` (nullopt: flattened) by per-index counts.
-Tensor interleave(const Tensor& self, const std::vector<int64_t>& counts, std::optional<int64_t> dim,
-                  std::optional<int64_t> output_size) {
+Tensor interleave(const Tensor& self, const std::vector<int64_t>& counts,
+                  std::optional<int64_t> dim, std::optional<int64_t> output_size) {
   EMBER_CHECK_INDEX(!dim || self.dim() > 0, "[repeat_interleave] Dimension specified as ",
                     dim.value_or(0), " but tensor has no dimensions");
   Tensor x = dim ? self : self.flatten();
@@ -307,16 +328,19 @@ Tensor interleave(const Tensor& self, const std::vector<int64_t>& counts, std::o
   const int64_t n = x.size(d);
   std::vector<int64_t> reps = counts;
   if (reps.size() == 1 && n != 1) reps.assign(size_t(n), counts[0]);
-  EMBER_CHECK(int64_t(reps.size()) == n, "[repeat_interleave] repeats must have the same size as "
-              "input along dim (", reps.size(), " repeats, size ", n, " along dim ", d, ")");
+  EMBER_CHECK(int64_t(reps.size()) == n,
+              "[repeat_interleave] repeats must have the same size as "
+              "input along dim (",
+              reps.size(), " repeats, size ", n, " along dim ", d, ")");
   int64_t total = 0;
   for (int64_t r : reps) {
     EMBER_CHECK(r >= 0, "[repeat_interleave] repeats can not be negative, got ", r);
     total += r;
   }
-  EMBER_CHECK(!output_size || *output_size == total, "[repeat_interleave] allocated size does not "
-              "match required size (output_size ", output_size.value_or(0), ", required ", total,
-              ")");
+  EMBER_CHECK(!output_size || *output_size == total,
+              "[repeat_interleave] allocated size does not "
+              "match required size (output_size ",
+              output_size.value_or(0), ", required ", total, ")");
   DimVector out_sizes;
   out_sizes.assign(x.sizes());
   out_sizes[size_t(d)] = total;
@@ -328,11 +352,14 @@ Tensor interleave(const Tensor& self, const std::vector<int64_t>& counts, std::o
 }
 
 std::vector<int64_t> repeat_counts(const Tensor& repeats) {
-  EMBER_CHECK(repeats.dim() <= 1, "[repeat_interleave] repeat_interleave only accept 1D vector as "
-              "repeat, got shape ", shape_str(repeats.sizes()));
-  EMBER_CHECK(repeats.dtype() == kLong || repeats.dtype() == kInt, "[repeat_interleave] "
-              "\"repeat_interleave_cpu\" not implemented for '", dtype_name(repeats.dtype()),
-              "' repeats");
+  EMBER_CHECK(repeats.dim() <= 1,
+              "[repeat_interleave] repeat_interleave only accept 1D vector as "
+              "repeat, got shape ",
+              shape_str(repeats.sizes()));
+  EMBER_CHECK(repeats.dtype() == kLong || repeats.dtype() == kInt,
+              "[repeat_interleave] "
+              "\"repeat_interleave_cpu\" not implemented for '",
+              dtype_name(repeats.dtype()), "' repeats");
   Tensor c = repeats.to(kLong).contiguous();
   const int64_t* p = c.data_ptr<int64_t>();
   return std::vector<int64_t>(p, p + c.numel());
@@ -351,8 +378,10 @@ Tensor repeat_interleave(const Tensor& self, const Tensor& repeats, std::optiona
 }
 
 Tensor repeat_interleave(const Tensor& repeats, std::optional<int64_t> output_size) {
-  EMBER_CHECK(repeats.dim() == 1, "[repeat_interleave] repeat_interleave only accept 1D vector as "
-              "repeat, got shape ", shape_str(repeats.sizes()));
+  EMBER_CHECK(repeats.dim() == 1,
+              "[repeat_interleave] repeat_interleave only accept 1D vector as "
+              "repeat, got shape ",
+              shape_str(repeats.sizes()));
   std::vector<int64_t> counts = repeat_counts(repeats);
   Tensor idx = arange(int64_t(counts.size()), TensorOptions(repeats.dtype()));
   return interleave(idx, counts, 0, output_size);
@@ -370,12 +399,15 @@ Tensor triangle_indices(int64_t row, int64_t col, int64_t offset, const TensorOp
   EMBER_CHECK(dt == kLong || dt == kInt, "[", op, "] \"", op, "\" not implemented for '",
               dtype_name(dt), "'");
   // Count per row first so the output is allocated once.
-  std::vector<std::pair<int64_t, int64_t>> range(static_cast<size_t>(row));  // [begin, end) of j for row i
+  std::vector<std::pair<int64_t, int64_t>> range(
+      static_cast<size_t>(row));  // [begin, end) of j for row i
   int64_t total = 0;
   for (int64_t i = 0; i < row; ++i) {
     int64_t b = 0, e = col;
-    if (lower) e = std::clamp<int64_t>(i + offset + 1, 0, col);
-    else b = std::clamp<int64_t>(i + offset, 0, col);
+    if (lower)
+      e = std::clamp<int64_t>(i + offset + 1, 0, col);
+    else
+      b = std::clamp<int64_t>(i + offset, 0, col);
     range[size_t(i)] = {b, std::max(b, e)};
     total += std::max<int64_t>(0, e - b);
   }
@@ -418,16 +450,22 @@ std::vector<Tensor> broadcast_tensors(ArrayRef<Tensor> tensors) {
 std::vector<Tensor> meshgrid(ArrayRef<Tensor> tensors, std::string_view indexing) {
   EMBER_CHECK(!tensors.empty(), "[meshgrid] expects a non-empty TensorList");
   for (size_t i = 0; i < tensors.size(); ++i) {
-    EMBER_CHECK(tensors[i].dim() <= 1, "[meshgrid] Expected 0D or 1D tensor in the tensor list "
-                "but got tensor ", i, " of shape ", shape_str(tensors[i].sizes()));
-    EMBER_CHECK(tensors[i].dtype() == tensors[0].dtype(), "[meshgrid] expects all tensors to have "
-                "the same dtype, got ", dtype_name(tensors[0].dtype()), " and ",
-                dtype_name(tensors[i].dtype()));
-    EMBER_CHECK(tensors[i].device() == tensors[0].device(), "[meshgrid] expects all tensors to "
+    EMBER_CHECK(tensors[i].dim() <= 1,
+                "[meshgrid] Expected 0D or 1D tensor in the tensor list "
+                "but got tensor ",
+                i, " of shape ", shape_str(tensors[i].sizes()));
+    EMBER_CHECK(tensors[i].dtype() == tensors[0].dtype(),
+                "[meshgrid] expects all tensors to have "
+                "the same dtype, got ",
+                dtype_name(tensors[0].dtype()), " and ", dtype_name(tensors[i].dtype()));
+    EMBER_CHECK(tensors[i].device() == tensors[0].device(),
+                "[meshgrid] expects all tensors to "
                 "have the same device");
   }
-  EMBER_CHECK(indexing == "ij" || indexing == "xy", "[meshgrid] indexing must be one of \"xy\" "
-              "or \"ij\", but received: ", indexing);
+  EMBER_CHECK(indexing == "ij" || indexing == "xy",
+              "[meshgrid] indexing must be one of \"xy\" "
+              "or \"ij\", but received: ",
+              indexing);
   const size_t n = tensors.size();
   // "xy" is "ij" with the first two inputs (and outputs) swapped.
   const bool swap = indexing == "xy" && n >= 2;
@@ -487,7 +525,8 @@ Tensor combinations(const Tensor& self, int64_t r, bool with_replacement) {
   const size_t item = src.itemsize();
   const char* s = static_cast<const char*>(src.data_ptr());
   char* o = static_cast<char*>(out.data_ptr());
-  for (size_t k = 0; k < idx.size(); ++k) std::memcpy(o + k * item, s + size_t(idx[k]) * item, item);
+  for (size_t k = 0; k < idx.size(); ++k)
+    std::memcpy(o + k * item, s + size_t(idx[k]) * item, item);
   return out;
 }
 

@@ -17,8 +17,12 @@ class KernelTable {
  public:
   void set(OpId op, ScalarType t, ElementwiseFn fn) { fns_[int(op)][int(t)] = fn; }
   ElementwiseFn get(OpId op, ScalarType t) const { return fns_[int(op)][int(t)]; }
-  void set_cast(ScalarType from, ScalarType to, ElementwiseFn fn) { casts_[int(from)][int(to)] = fn; }
-  ElementwiseFn get_cast(ScalarType from, ScalarType to) const { return casts_[int(from)][int(to)]; }
+  void set_cast(ScalarType from, ScalarType to, ElementwiseFn fn) {
+    casts_[int(from)][int(to)] = fn;
+  }
+  ElementwiseFn get_cast(ScalarType from, ScalarType to) const {
+    return casts_[int(from)][int(to)];
+  }
 
  private:
   ElementwiseFn fns_[kNumOps][kNumScalarTypes] = {};
@@ -31,7 +35,8 @@ const KernelTable& kernels();
 // Note [Kernel families]
 // Each family is one file src/kernels/cpu/<family>_kernels.cpp, compiled once per capability
 // into namespace ember::cpu::cap_<capability>, defining register_<family>_kernels().
-#define EMBER_KERNEL_FAMILIES(_) _(copy) _(arith) _(compare) _(unary) _(activation) _(reduce) _(softmax)
+#define EMBER_KERNEL_FAMILIES(_) \
+  _(copy) _(arith) _(compare) _(unary) _(activation) _(reduce) _(softmax)
 
 #define EMBER_DECLARE_FAMILY(family) void register_##family##_kernels(KernelTable& t);
 namespace cap_default {
