@@ -8,6 +8,7 @@
 #include <limits>
 #include <type_traits>
 
+#include "core/scalar_traits.h"
 #include "core/tensor_util.h"
 #include "ember/dispatch_type.h"
 #include "ember/error.h"
@@ -64,20 +65,6 @@ size_t strided_nbytes(IntArrayRef sizes, IntArrayRef strides, ScalarType dtype, 
               "] Storage size calculation overflowed with sizes=", shape_str(sizes));
   return size_t(nbytes);
 }
-
-template <class T>
-constexpr bool is_complex_v = false;
-template <class T>
-constexpr bool is_complex_v<complex<T>> = true;
-
-template <class T>
-struct real_of {
-  using type = T;
-};
-template <class T>
-struct real_of<complex<T>> {
-  using type = T;
-};
 
 template <class T>
 constexpr bool is_reduced_v = std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>;

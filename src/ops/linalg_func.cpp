@@ -576,20 +576,27 @@ Tensor matrix_norm(const Tensor& A, std::string_view ord, std::vector<int64_t> d
   return matrix_norm_impl(A, string_norm_kind(ord, op), std::move(dim), keepdim, dtype, op);
 }
 
-Tensor norm(const Tensor& A, std::optional<double> ord, std::optional<std::vector<int64_t>> dim,
-            bool keepdim, std::optional<ScalarType> dtype) {
+namespace {
+
+/// linalg.norm's rules: `dim` has one or two entries; without it, an `ord` needs a 1-D or 2-D A.
+void check_norm_dims(const Tensor& A, const std::optional<std::vector<int64_t>>& dim,
+                     bool has_ord) {
   const char* op = "linalg.norm";
   if (dim) {
     EMBER_CHECK(dim->size() == 1 || dim->size() == 2, "[", op,
-                "] If dim is specified, it must "
-                "be of length 1 or 2. Got ",
-                dim->size(), " dims");
-  } else if (ord) {
+                "] If dim is specified, it must be of length 1 or 2. Got ", dim->size(), " dims");
+  } else if (has_ord) {
     EMBER_CHECK(A.dim() == 1 || A.dim() == 2, "[", op,
-                "] If dim is not specified but ord is, "
-                "the input must be 1D or 2D. Got ",
-                A.dim(), "D.");
+                "] If dim is not specified but ord is, the input must be 1D or 2D. Got ", A.dim(),
+                "D.");
   }
+}
+
+}  // namespace
+
+Tensor norm(const Tensor& A, std::optional<double> ord, std::optional<std::vector<int64_t>> dim,
+            bool keepdim, std::optional<ScalarType> dtype) {
+  check_norm_dims(A, dim, ord.has_value());
   if (ord && ((dim && dim->size() == 2) || (!dim && A.dim() == 2))) {
     return matrix_norm(A, *ord, dim ? *dim : std::vector<int64_t>{0, 1}, keepdim, dtype);
   }
@@ -600,18 +607,7 @@ Tensor norm(const Tensor& A, std::optional<double> ord, std::optional<std::vecto
 
 Tensor norm(const Tensor& A, std::string_view ord, std::optional<std::vector<int64_t>> dim,
             bool keepdim, std::optional<ScalarType> dtype) {
-  const char* op = "linalg.norm";
-  if (dim) {
-    EMBER_CHECK(dim->size() == 1 || dim->size() == 2, "[", op,
-                "] If dim is specified, it must "
-                "be of length 1 or 2. Got ",
-                dim->size(), " dims");
-  } else {
-    EMBER_CHECK(A.dim() == 1 || A.dim() == 2, "[", op,
-                "] If dim is not specified but ord is, "
-                "the input must be 1D or 2D. Got ",
-                A.dim(), "D.");
-  }
+  check_norm_dims(A, dim, true);
   return matrix_norm(A, ord, dim ? *dim : std::vector<int64_t>{0, 1}, keepdim, dtype);
 }
 

@@ -41,6 +41,7 @@ Sleef___m256d_2 Sleef_sincospid4_u05avx2(__m256d);
 #endif
 
 #include "core/parallel_internal.h"
+#include "core/scalar_traits.h"
 #include "core/tensor_util.h"
 #include "ember/dispatch_type.h"
 #include "ember/error.h"
@@ -364,11 +365,6 @@ inline double u53(uint32_t a, uint32_t b) {
 }
 inline double u32d(uint32_t w) { return double(w) * 0x1.0p-32; }
 inline uint64_t w64(uint32_t a, uint32_t b) { return (uint64_t(b) << 32) | a; }
-
-template <class T>
-constexpr bool is_complex_v = false;
-template <class T>
-constexpr bool is_complex_v<complex<T>> = true;
 
 // ---- kernels on a contiguous buffer of n real values ----
 

@@ -7,6 +7,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "core/scalar_traits.h"
 #include "core/tensor_util.h"
 #include "ember/dispatch_type.h"
 #include "ember/reduce.h"
@@ -28,9 +29,6 @@ int64_t reduced_count(const Tensor& x, uint64_t mask);
 template <class T>
 using opmath_t =
     std::conditional_t<std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>, float, T>;
-template <class T>
-inline constexpr bool is_complex_v =
-    std::is_same_v<T, complex<float>> || std::is_same_v<T, complex<double>>;
 template <class T>
 inline constexpr bool is_float_v = std::is_floating_point_v<opmath_t<T>>;
 

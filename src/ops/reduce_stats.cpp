@@ -13,15 +13,6 @@ using namespace reduce_detail;
 
 namespace {
 
-template <class T>
-struct real_of {
-  using type = T;
-};
-template <class T>
-struct real_of<complex<T>> {
-  using type = T;
-};
-
 // Welford's running (count, mean, M2) in double; partials merge with Chan's formula, so the
 // fixed-chunk split of the engine gives the same result on any number of threads.
 template <class T>

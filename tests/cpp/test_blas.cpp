@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "ember/ember.h"
+#include "view_test_util.h"
 
 using namespace ember;
 
@@ -13,9 +14,7 @@ namespace {
 
 template <class T>
 std::vector<T> values(const Tensor& t) {
-  Tensor c = t.resolve_conj().contiguous();
-  const T* p = c.data_ptr<T>();
-  return std::vector<T>(p, p + c.numel());
+  return ember_test::values<T>(t.resolve_conj());
 }
 
 // [[1, 2, 3], [4, 5, 6]] in `dt`.

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "ember/ember.h"
+#include "view_test_util.h"
 
 using namespace ember;
 
@@ -15,9 +16,7 @@ namespace {
 
 template <class T>
 std::vector<T> values(const Tensor& t) {
-  Tensor c = t.resolve_conj().contiguous();
-  const T* p = c.data_ptr<T>();
-  return std::vector<T>(p, p + c.numel());
+  return ember_test::values<T>(t.resolve_conj());
 }
 
 TensorOptions f64() { return TensorOptions().dtype(kDouble); }

@@ -289,6 +289,24 @@ def upcast_oracle(fn, args, dtype):
     return r.to(low) if r.dtype == torch.float32 else r
 
 
+def _to_half(r):
+    if isinstance(r, torch.Tensor):
+        return r.half() if r.dtype == torch.float32 else r
+    if isinstance(r, tuple):
+        return tuple(_to_half(x) for x in r)
+    return r
+
+
+def check_half_upcast(fn, a, dtype, **kw):
+    """check(); for float16 inputs the oracle is torch on a float32 copy of the (ember, torch)
+    pair `a`, rounded back to float16 (tuple results too)."""
+    if dtype != "float16":
+        return check(fn, a, **kw)
+    rt, et = run(torch, fn, a[1].float())
+    re_, ee = run(ember, fn, a[0])
+    return compare(_to_half(rt), et, re_, ee, kw.get("rtol"), kw.get("atol"))
+
+
 def check_lowp(fn, *args, dtype, what="", rtol=None, atol=None, key=None):
     """check(), with the upcast oracle where torch 1.13 lacks a float16/bfloat16 kernel."""
     rt, et = torch_run(fn, *args, key=key)
@@ -297,3 +315,26 @@ def check_lowp(fn, *args, dtype, what="", rtol=None, atol=None, key=None):
         assert_same(re_, upcast_oracle(fn, args, dtype), rtol, atol, what + " (upcast oracle)")
         return re_
     return compare(rt, et, re_, ee, rtol, atol, what)
+
+
+# ---- matrices for linear algebra ----
+
+def rand_matrix(shape, dtype, seed, kind="general"):
+    """A NumPy array of matrices: 'general' (well conditioned), 'spd' (Hermitian positive
+    definite), 'hermitian', 'triangular' (upper, well conditioned)."""
+    rng = np.random.default_rng(seed)
+    a = rng.standard_normal(shape)
+    if dtype.startswith("complex"):
+        a = a + 1j * rng.standard_normal(shape)
+    n = shape[-1]
+    if len(shape) >= 2 and shape[-1] == shape[-2] and n > 0:
+        eye = np.eye(n)
+        if kind == "general":
+            a = a + 2 * n ** 0.5 * eye
+        elif kind == "spd":
+            a = a @ np.conj(np.swapaxes(a, -1, -2)) + n * eye
+        elif kind == "hermitian":
+            a = a + np.conj(np.swapaxes(a, -1, -2))
+        elif kind == "triangular":
+            a = np.triu(a) + 2 * n ** 0.5 * eye
+    return a.astype(dtype)

@@ -12,8 +12,8 @@ import pytest
 import torch
 
 import ember
-import ember.linalg  # noqa: F401 - the submodule (ember/__init__.py may not import it)
-from _oracle import check as _check, raises_like, tensors_from, to_numpy
+import ember.linalg  # noqa: F401
+from _oracle import check as _check, rand_matrix as rand, raises_like, tensors_from, to_numpy
 
 DTYPES = ["float32", "float64", "complex64", "complex128"]
 # (layout, batch shape) pairs: every layout and every batch rank, without the full product.
@@ -39,24 +39,6 @@ def real_of(dtype):
 
 def eps(dtype):
     return float(np.finfo(real_of(dtype)).eps)
-
-
-def rand(shape, dtype, seed, kind="general"):
-    """A NumPy array of matrices: 'general' (well conditioned when square), 'spd' (Hermitian
-    positive definite), 'hermitian'."""
-    rng = np.random.default_rng(seed)
-    a = rng.standard_normal(shape)
-    if dtype.startswith("complex"):
-        a = a + 1j * rng.standard_normal(shape)
-    n = shape[-1]
-    if len(shape) >= 2 and shape[-1] == shape[-2] and n > 0:
-        if kind == "general":
-            a = a + 2 * n ** 0.5 * np.eye(n)
-        elif kind == "spd":
-            a = a @ adj(a) + n * np.eye(n)
-        elif kind == "hermitian":
-            a = a + adj(a)
-    return a.astype(dtype)
 
 
 def adj(x):

@@ -11,8 +11,8 @@ import pytest
 import torch
 
 import ember
-from _oracle import (COMPLEX, DTYPES, FLOATS, LAYOUTS, check, compare, make, raises_like, run,
-                     to_numpy)
+from _oracle import (COMPLEX, DTYPES, FLOATS, LAYOUTS, check, check_half_upcast, compare, make,
+                     raises_like, to_numpy)
 
 
 def dims_of(layout):
@@ -24,24 +24,9 @@ def tol(dtype):
     return dict(rtol=2e-3, atol=2e-3) if dtype == "float16" else {}
 
 
-def _to_half(r):
-    if isinstance(r, torch.Tensor):
-        return r.half() if r.dtype == torch.float32 else r
-    if isinstance(r, tuple):
-        return tuple(_to_half(x) for x in r)
-    return r
-
-
 def lcheck(fn, a, dtype, **kw):
-    """check(); for float16 inputs (no torch 1.13 CPU kernel) the oracle is torch on a float32
-    copy, rounded back to float16."""
-    kw.update(tol(dtype))
-    if dtype != "float16":
-        return check(fn, a, **kw)
-    kw.pop("key", None)
-    rt, et = run(torch, fn, a[1].float())
-    re_, ee = run(ember, fn, a[0])
-    return compare(_to_half(rt), et, re_, ee, kw.get("rtol"), kw.get("atol"))
+    """check() with this file's tolerances; float16 against torch in float32 (no 1.13 kernel)."""
+    return check_half_upcast(fn, a, dtype, **{**kw, **tol(dtype)})
 
 
 @pytest.mark.parametrize("dtype", DTYPES)

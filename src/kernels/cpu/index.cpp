@@ -12,6 +12,7 @@
 #include <string>
 
 #include "core/parallel_internal.h"
+#include "core/scalar_traits.h"
 #include "ember/dispatch_type.h"
 #include "ember/error.h"
 
@@ -19,11 +20,6 @@ namespace ember::cpu {
 namespace {
 
 constexpr int64_t kGrain = 32768;
-
-template <class T>
-inline constexpr bool is_complex_v = false;
-template <class T>
-inline constexpr bool is_complex_v<complex<T>> = true;
 
 struct Bytes16 {
   uint64_t a, b;

@@ -16,6 +16,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "core/scalar_traits.h"
 #include "ember/dispatch_type.h"
 #include "kernels/cpu/kernel_registry.h"
 #include "kernels/cpu/vec.h"
@@ -38,15 +39,6 @@ struct opmath<BFloat16> {
 template <class T>
 using opmath_t = typename opmath<T>::type;
 
-template <class T>
-struct real_of {
-  using type = T;
-};
-template <class T>
-struct real_of<complex<T>> {
-  using type = T;
-};
-
 // Output type selectors for registration.
 template <class T>
 using out_same = T;
@@ -64,9 +56,8 @@ template <class F, class C, class = void>
 struct has_vec2 : std::false_type {};
 template <class F, class C>
 struct has_vec2<F, C,
-                std::void_t<decltype(std::declval<const F&>().vec(std::declval<Vec<C>>(),
-                                                                  std::declval<Vec<C>>()))>>
-    : std::true_type {};
+                std::void_t<decltype(std::declval<const F&>().vec(
+                    std::declval<Vec<C>>(), std::declval<Vec<C>>()))>> : std::true_type {};
 template <class F, class C, class = void>
 struct has_vec3 : std::false_type {};
 template <class F, class C>
@@ -77,11 +68,16 @@ struct has_vec3<F, C,
 
 template <class F, class C, int N>
 constexpr bool functor_has_vec() {
-  if constexpr (!std::is_same_v<C, float> && !std::is_same_v<C, double>) return false;
-  else if constexpr (N == 1) return has_vec1<F, C>::value;
-  else if constexpr (N == 2) return has_vec2<F, C>::value;
-  else if constexpr (N == 3) return has_vec3<F, C>::value;
-  else return false;
+  if constexpr (!std::is_same_v<C, float> && !std::is_same_v<C, double>)
+    return false;
+  else if constexpr (N == 1)
+    return has_vec1<F, C>::value;
+  else if constexpr (N == 2)
+    return has_vec2<F, C>::value;
+  else if constexpr (N == 3)
+    return has_vec3<F, C>::value;
+  else
+    return false;
 }
 
 constexpr int64_t kBlock = 256;
@@ -133,9 +129,12 @@ inline void block_kernel(OutC* __restrict o, const C* const* in, int64_t n, cons
     constexpr int L = kLanes<C>;
     using V = Vec<C>;
     for (; i + L <= n; i += L) {
-      if constexpr (N == 1) vstore(o + i, f.vec(vload<V>(in[0] + i)));
-      else if constexpr (N == 2) vstore(o + i, f.vec(vload<V>(in[0] + i), vload<V>(in[1] + i)));
-      else vstore(o + i, f.vec(vload<V>(in[0] + i), vload<V>(in[1] + i), vload<V>(in[2] + i)));
+      if constexpr (N == 1)
+        vstore(o + i, f.vec(vload<V>(in[0] + i)));
+      else if constexpr (N == 2)
+        vstore(o + i, f.vec(vload<V>(in[0] + i), vload<V>(in[1] + i)));
+      else
+        vstore(o + i, f.vec(vload<V>(in[0] + i), vload<V>(in[1] + i), vload<V>(in[2] + i)));
     }
   }
   if constexpr (N == 0) {
@@ -172,8 +171,8 @@ inline void strided_loop(char** data, const int64_t* s, int64_t n, const F& f,
 template <class Out, class T, int N, class F>
 inline void elementwise_loop(char** data, const int64_t* s, int64_t n, const F& f) {
   using C = opmath_t<T>;
-  using OutC = std::conditional_t<std::is_same_v<Out, Half> || std::is_same_v<Out, BFloat16>,
-                                  float, Out>;
+  using OutC =
+      std::conditional_t<std::is_same_v<Out, Half> || std::is_same_v<Out, BFloat16>, float, Out>;
   bool dense = s[0] == int64_t(sizeof(Out));
   for (int k = 0; k < N; ++k) dense = dense && (s[1 + k] == int64_t(sizeof(T)) || s[1 + k] == 0);
   // Short runs (per-op overhead matters most there) skip the block buffers.
@@ -188,8 +187,9 @@ inline void elementwise_loop(char** data, const int64_t* s, int64_t n, const F& 
   OutC obuf[direct_out ? 1 : kBlock];
   const C* in[N > 0 ? N : 1] = {};
   for (int k = 0; k < N; ++k)
-    if (s[1 + k] == 0) std::fill(bcast[k], bcast[k] + std::min(n, kBlock),
-                                 convert<C>(*reinterpret_cast<const T*>(data[1 + k])));
+    if (s[1 + k] == 0)
+      std::fill(bcast[k], bcast[k] + std::min(n, kBlock),
+                convert<C>(*reinterpret_cast<const T*>(data[1 + k])));
   for (int64_t b = 0; b < n; b += kBlock) {
     int64_t len = std::min(kBlock, n - b);
     for (int k = 0; k < N; ++k) {
@@ -228,8 +228,7 @@ using ComplexTypes = TypeList<complex<float>, complex<double>>;
 using BoolType = TypeList<bool>;
 
 /// Registers `F` for (op, T) for every T in the given type lists.
-template <template <class> class F, int N, template <class> class OutSel = out_same,
-          class... Lists>
+template <template <class> class F, int N, template <class> class OutSel = out_same, class... Lists>
 void reg(KernelTable& t, OpId op, Lists... lists) {
   auto one = [&]<class... Ts>(TypeList<Ts...>) {
     (t.set(op, scalar_type_of<Ts>, &kernel_fn<F, N, Ts, OutSel>), ...);
