@@ -144,6 +144,20 @@ def test_functional_and_special():
         raises_like(lambda L, x: getattr(L.special, fn)(x, 1, out=L.empty(0)), a)
 
 
+def test_softmax_extreme_gaps():
+    # Gaps beyond float32's normal exp range (about -87.3) underflow to (almost) 0, -inf to 0;
+    # long rows take the vector path, on the last dim and on an inner dim.
+    row = np.array([0.0, -1.0, -20.0, -87.0, -87.2, -87.4, -88.0, -100.0, -1e4, -np.inf] * 7,
+                   dtype=np.float32)
+    a = np.stack([row, row * 0.5, row[::-1].copy(), np.full_like(row, -3.0)])
+    for arr in (a, np.ascontiguousarray(a.T)):
+        for d in (0, 1):
+            for fn in ("softmax", "log_softmax"):
+                e = getattr(ember, fn)(ember.from_numpy(arr), d).numpy()
+                t = getattr(torch, fn)(torch.from_numpy(arr), d).numpy()
+                np.testing.assert_allclose(e, t, rtol=2e-6, atol=1e-37, err_msg=f"{fn} {d}")
+
+
 def test_softmax_errors():
     raises_like(lambda L: L.softmax(L.ones(2, 3), 2))
     raises_like(lambda L: L.log_softmax(L.ones(2, 3), -3))

@@ -1,6 +1,7 @@
 // Fused softmax / log_softmax (Note [Fused softmax]). Compiled once per CPU capability.
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <vector>
 
@@ -22,6 +23,38 @@ namespace {
 template <class T>
 inline Vec<T> vmax(Vec<T> a, Vec<T> b) {
   return vselect(a > b, a, b);
+}
+
+/// exp(x) for softmax's x - max <= 0 in float: x = n ln2 + r with |r| <= ln2/2, exp(r) by its
+/// degree-7 Taylor polynomial (truncation < 1e-8 relative), times 2^n built in the exponent
+/// bits. Below -87.3 (where 2^n would leave the normal range) it returns 0, -inf included; NaN
+/// stays NaN. About twice as fast as the general vector exp, which handles every input.
+inline vfloat exp_nonpos(vfloat x) {
+  const vfloat lo = splat<float>(-87.3f);
+  const vfloat n = (x * splat<float>(1.44269504f) + splat<float>(12582912.f)) -
+                   splat<float>(12582912.f);  // round to nearest (|x log2 e| < 2^22)
+  const vfloat r = (x - n * splat<float>(0.693359375f)) - n * splat<float>(-2.12194440e-4f);
+  vfloat p = splat<float>(1.f / 5040.f);
+  p = p * r + splat<float>(1.f / 720.f);
+  p = p * r + splat<float>(1.f / 120.f);
+  p = p * r + splat<float>(1.f / 24.f);
+  p = p * r + splat<float>(1.f / 6.f);
+  p = p * r + splat<float>(0.5f);
+  p = p * r + splat<float>(1.f);
+  p = p * r + splat<float>(1.f);
+  const vfloat nc = vselect(x < lo, lo, n);  // keeps the exponent arithmetic in range
+  const vint32 bits = (__builtin_convertvector(nc, vint32) + 127) << 23;
+  vfloat scale;
+  std::memcpy(&scale, &bits, sizeof(scale));
+  return vselect(x < lo, splat<float>(0.f), p * scale);
+}
+
+template <class T>
+inline Vec<T> vexp_nonpos(Vec<T> x) {
+  if constexpr (std::is_same_v<T, float>)
+    return exp_nonpos(x);
+  else
+    return vexp(x);
 }
 
 template <class T>
@@ -63,8 +96,8 @@ void lastdim(const T* in, T* out, int64_t row_begin, int64_t row_end, int64_t n,
     i = 0;
     if (log) {
       for (; i + 2 * L <= n; i += 2 * L) {
-        s0 += vexp(vload<V>(x + i) - vm);
-        s1 += vexp(vload<V>(x + i + L) - vm);
+        s0 += vexp_nonpos<T>(vload<V>(x + i) - vm);
+        s1 += vexp_nonpos<T>(vload<V>(x + i + L) - vm);
       }
       s = hsum<T>(s0 + s1);
       for (; i < n; ++i) s += std::exp(x[i] - m);
@@ -76,7 +109,7 @@ void lastdim(const T* in, T* out, int64_t row_begin, int64_t row_end, int64_t n,
       for (; i < n; ++i) y[i] = (x[i] - m) - ls;
     } else {
       for (; i + 2 * L <= n; i += 2 * L) {
-        V e0 = vexp(vload<V>(x + i) - vm), e1 = vexp(vload<V>(x + i + L) - vm);
+        V e0 = vexp_nonpos<T>(vload<V>(x + i) - vm), e1 = vexp_nonpos<T>(vload<V>(x + i + L) - vm);
         vstore(y + i, e0);
         vstore(y + i + L, e1);
         s0 += e0;
@@ -112,13 +145,13 @@ void inner(const T* in, T* out, int64_t o_begin, int64_t o_end, int64_t n, int64
       // a NaN the max skipped still turns the sum, hence the column, into NaN
       V s = V{};
       if (log) {
-        for (int64_t j = 0; j < n; ++j) s += vexp(vload<V>(xb + j * inner + c) - m);
+        for (int64_t j = 0; j < n; ++j) s += vexp_nonpos<T>(vload<V>(xb + j * inner + c) - m);
         const V ls = vlog(s);
         for (int64_t j = 0; j < n; ++j)
           vstore(yb + j * inner + c, (vload<V>(xb + j * inner + c) - m) - ls);
       } else {
         for (int64_t j = 0; j < n; ++j) {
-          V e = vexp(vload<V>(xb + j * inner + c) - m);
+          V e = vexp_nonpos<T>(vload<V>(xb + j * inner + c) - m);
           vstore(yb + j * inner + c, e);
           s += e;
         }
