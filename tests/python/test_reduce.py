@@ -144,6 +144,40 @@ def test_extrema_ties_nan_and_sizes():
             check(lambda L, x: L.argmin(x), (ed, td))
 
 
+def test_extrema_blocks_infinities_and_signed_zeros():
+    # Rows long enough for the blocked argmax (Note [Blocked argmax]): the extreme in the tail,
+    # in the first block, repeated in several lanes and blocks, +-inf (also both in one row),
+    # -0.0 next to 0.0, and sums that overflow.
+    rng = np.random.default_rng(5)
+    rows = []
+    for n in (128, 129, 1000, 4099):
+        base = rng.integers(-3, 4, n).astype(np.float32)
+        for case in range(7):
+            r = base.copy()
+            if case == 1:
+                r[-1] = 9
+            elif case == 2:
+                r[0] = -9
+            elif case == 3:
+                r[[5, 77, n // 2, n - 2]] = 7
+            elif case == 4:
+                r[[3, n // 3]] = [np.inf, -np.inf]
+            elif case == 5:
+                r[:] = 0.0
+                r[rng.integers(0, n, n // 3)] = -0.0
+            elif case == 6:
+                r[:] = 3e38
+                r[n // 2] = -3e38
+            rows.append(np.pad(r, (0, 4099 - n), constant_values=-5))
+    a = np.stack(rows)
+    e, t = ember.from_numpy(a), torch.from_numpy(a)
+    for fn in ("argmax", "argmin"):
+        check(lambda L, x: getattr(L, fn)(x, 1), (e, t), what=fn)
+        check(lambda L, x: getattr(L, fn)(x.double(), 1), (e, t), what=fn + " double")
+    for fn in ("max", "min"):
+        check(lambda L, x: tuple(getattr(L, fn)(x, 1)), (e, t), what=fn)
+
+
 def test_max_out_and_binary():
     a = make("float32", seed=7)
     b = make("float32", seed=8)

@@ -59,69 +59,72 @@ void add_rows(T* __restrict acc, const T* __restrict row, int64_t w) {
 }
 
 // First index of the largest (Max) or smallest element; the first NaN when there is one.
-// One vector pass keeps, per lane, the best value and the index where it was first seen (a
-// strictly better value replaces it, so ties keep the earliest); lanes are merged at the end
-// preferring the smaller index on equal values. NaNs are only flagged in the loop and then
-// located by a scalar scan (rare in practice).
+// Note [Blocked argmax]: the row is read in blocks of four vectors. Per block only the
+// elementwise extreme of the four is formed and compared with a running per-lane extreme, which
+// remembers the first block where each lane improved; the exact index is found afterwards by
+// looking into that block for each lane. NaN is detected by a running sum (a NaN anywhere, or
+// an inf - inf, makes it NaN) and then handled by the exact scalar scan.
 template <class T, bool Max>
-int64_t arg_extreme(const T* p, int64_t n) {
-  using V = Vec<T>;
-  using IE = std::conditional_t<sizeof(T) == 4, int32_t, int64_t>;
-  using I = std::conditional_t<sizeof(T) == 4, vint32, vint64>;
-  constexpr int64_t L = kLanes<T>;
-  constexpr int kChains = 4;  // independent compare-select chains hide their latency
-  if (n <= 0) return 0;
-  int64_t i = 0, best_i = 0;
+int64_t arg_extreme_scalar(const T* p, int64_t n) {
+  int64_t best_i = 0;
   T best = p[0];
-  bool nan = false;
-  if (n >= kChains * L && n < (int64_t(1) << 30)) {
-    I lane{};
-    for (int64_t k = 0; k < L; ++k) lane[k] = IE(k);
-    V m[kChains];
-    I ix[kChains], bad{};
-    for (int c = 0; c < kChains; ++c) {
-      m[c] = vload<V>(p + c * L);
-      ix[c] = lane + IE(c * L);
-      bad |= (m[c] != m[c]);
-    }
-    I cur = lane + IE(kChains * L);
-    for (i = kChains * L; i + kChains * L <= n; i += kChains * L) {
-      for (int c = 0; c < kChains; ++c) {
-        const V x = vload<V>(p + i + c * L);
-        bad |= (x != x);
-        const I b = Max ? (x > m[c]) : (x < m[c]);
-        m[c] = b ? x : m[c];
-        ix[c] = b ? cur + IE(c * L) : ix[c];
-      }
-      cur += IE(kChains * L);
-    }
-    for (int64_t k = 0; k < L; ++k) nan |= bad[k] != 0;
-    // Merge the chains lane by lane (better value, or equal value at a smaller index), then
-    // the lanes, without branches: this runs once per row.
-    for (int c = 1; c < kChains; ++c) {
-      const I b = (Max ? (m[c] > m[0]) : (m[c] < m[0])) | ((m[c] == m[0]) & (ix[c] < ix[0]));
-      m[0] = b ? m[c] : m[0];
-      ix[0] = b ? ix[c] : ix[0];
-    }
-    best = m[0][0];
-    for (int64_t k = 1; k < L; ++k) best = (Max ? m[0][k] > best : m[0][k] < best) ? m[0][k] : best;
-    best_i = n;
-    for (int64_t k = 0; k < L; ++k)
-      best_i = (m[0][k] == best && ix[0][k] < best_i) ? int64_t(ix[0][k]) : best_i;
-  } else {
-    i = 1;
-  }
-  for (int64_t k = i; k < n; ++k) {
+  for (int64_t k = 0; k < n; ++k) {
     const T x = p[k];
-    if (x != x) nan = true;
+    if (x != x) return k;
     if (Max ? x > best : x < best) {
       best = x;
       best_i = k;
     }
   }
-  if (nan) {
-    for (int64_t k = 0; k < n; ++k)
-      if (p[k] != p[k]) return k;
+  return best_i;
+}
+
+template <class T, bool Max>
+int64_t arg_extreme(const T* p, int64_t n) {
+  using V = Vec<T>;
+  using IE = std::conditional_t<sizeof(T) == 4, int32_t, int64_t>;
+  using I = std::conditional_t<sizeof(T) == 4, vint32, vint64>;
+  constexpr int64_t L = kLanes<T>, B = 4 * L;
+  if (n <= 0) return 0;
+  if (n < 2 * B || n >= (int64_t(1) << 30)) return arg_extreme_scalar<T, Max>(p, n);
+  auto ext = [](V a, V b) { return vselect(Max ? (a > b) : (a < b), a, b); };
+  V x0 = vload<V>(p), x1 = vload<V>(p + L), x2 = vload<V>(p + 2 * L), x3 = vload<V>(p + 3 * L);
+  V m = ext(ext(x0, x1), ext(x2, x3));
+  V acc = (x0 + x1) + (x2 + x3);
+  I blk{};
+  const int64_t blocks = n / B;
+  for (int64_t b = 1; b < blocks; ++b) {
+    const T* q = p + b * B;
+    x0 = vload<V>(q);
+    x1 = vload<V>(q + L);
+    x2 = vload<V>(q + 2 * L);
+    x3 = vload<V>(q + 3 * L);
+    const V bm = ext(ext(x0, x1), ext(x2, x3));
+    acc += (x0 + x1) + (x2 + x3);
+    const I up = Max ? (bm > m) : (bm < m);
+    m = vselect(up, bm, m);
+    blk = up ? I{} + IE(b) : blk;
+  }
+  bool nan = false;
+  for (int64_t k = 0; k < L; ++k) nan |= acc[k] != acc[k];
+  if (nan) return arg_extreme_scalar<T, Max>(p, n);
+  T best = m[0];
+  int64_t best_i = n;
+  for (int64_t k = 0; k < L; ++k) {
+    int64_t at = int64_t(blk[k]) * B + k;  // the lane's first index holding its extreme
+    while (p[at] != m[k]) at += L;
+    if ((Max ? m[k] > best : m[k] < best) || (m[k] == best && at < best_i)) {
+      best = m[k];
+      best_i = at;
+    }
+  }
+  for (int64_t k = blocks * B; k < n; ++k) {
+    const T x = p[k];
+    if (x != x) return arg_extreme_scalar<T, Max>(p, n);
+    if (Max ? x > best : x < best) {
+      best = x;
+      best_i = k;
+    }
   }
   return best_i;
 }
