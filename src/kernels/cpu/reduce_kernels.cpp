@@ -1,6 +1,7 @@
 // The hot leaf loops of the reduction engine (Note [Reductions] in reduce.cpp), compiled once
 // per CPU capability: pairwise float sums, row accumulation for vertical sums, and
 // first-occurrence argmax/argmin with NaN propagation.
+#include <algorithm>
 #include <cmath>
 
 #include "kernels/cpu/kernel_registry.h"
@@ -108,15 +109,15 @@ int64_t arg_extreme(const T* p, int64_t n) {
   bool nan = false;
   for (int64_t k = 0; k < L; ++k) nan |= acc[k] != acc[k];
   if (nan) return arg_extreme_scalar<T, Max>(p, n);
+  // The extreme over lanes first (branch-free), then the index in the lanes that hold it.
   T best = m[0];
+  for (int64_t k = 1; k < L; ++k) best = (Max ? m[k] > best : m[k] < best) ? m[k] : best;
   int64_t best_i = n;
   for (int64_t k = 0; k < L; ++k) {
+    if (m[k] != best) continue;
     int64_t at = int64_t(blk[k]) * B + k;  // the lane's first index holding its extreme
-    while (p[at] != m[k]) at += L;
-    if ((Max ? m[k] > best : m[k] < best) || (m[k] == best && at < best_i)) {
-      best = m[k];
-      best_i = at;
-    }
+    while (p[at] != best) at += L;
+    best_i = std::min(best_i, at);
   }
   for (int64_t k = blocks * B; k < n; ++k) {
     const T x = p[k];
