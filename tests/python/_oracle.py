@@ -102,7 +102,9 @@ def make(dtype, layout="contiguous", seed=0, kind="any", shape=(3, 4)):
     key = (dtype, layout, seed, kind, shape)
     if key not in _made:
         _made[key] = _make(dtype, layout, seed, kind, shape)
-    return _made[key]
+    # New tensor objects on the shared storage: a test's in-place metadata change (t_(),
+    # resize_(), squeeze_()) cannot reach the next caller.
+    return tuple(x.as_strided(x.size(), x.stride(), x.storage_offset()) for x in _made[key])
 
 
 def _make(dtype, layout, seed, kind, shape):
@@ -209,9 +211,13 @@ _torch_errors = {}
 
 
 def torch_run(fn, *args, key=None, **kwargs):
-    """run(torch, ...), with the exception remembered under `key`."""
-    if key is not None and key in _torch_errors:
-        return None, _torch_errors[key]
+    """run(torch, ...), with the exception remembered under `key` (scoped to the place `fn` is
+    written, so that keys of different tests and files never collide)."""
+    if key is not None:
+        code = getattr(fn, "__code__", None)
+        key = (code.co_filename, code.co_firstlineno, key) if code else (id(fn), key)
+        if key in _torch_errors:
+            return None, _torch_errors[key]
     rt, et = run(torch, fn, *args, **kwargs)
     if key is not None and et is not None:
         _torch_errors[key] = et
