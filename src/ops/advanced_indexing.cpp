@@ -166,7 +166,11 @@ void advanced_index_put(const Tensor& view, const std::vector<Tensor>& adv, cons
                 " cannot be broadcast to indexing result of shape ", shape_str(p.result_sizes));
   }
   Tensor v = values.resolve_conj().expand(p.result_sizes);
-  if (!v.is_contiguous() || v.is_alias_of(view)) v = v.contiguous().clone();
+  // A non-contiguous v becomes a fresh copy; a contiguous one is copied only when it aliases.
+  if (!v.is_contiguous())
+    v = v.contiguous();
+  else if (v.is_alias_of(view))
+    v = v.clone();
   cpu::IndexLoop l;
   l.n = int64_t(p.offsets.size());
   for (int64_t d : p.rest_dims) {
