@@ -112,6 +112,8 @@ std::tuple<Tensor, Tensor> std_mean(const Tensor& self, OptionalIntArrayRef dim,
 // ---- norms, logsumexp ----
 /// log(sum(exp(x))) over `dim`, computed stably (max subtracted); integer input gives float.
 Tensor logsumexp(const Tensor& self, IntArrayRef dim, bool keepdim = false);
+/// The p-norm of self - other (broadcast), as vector_norm of the difference.
+Tensor dist(const Tensor& self, const Tensor& other, const Scalar& p = 2);
 Tensor& logsumexp_out(Tensor& out, const Tensor& self, IntArrayRef dim, bool keepdim = false);
 /// Vector norm of order `ord` (inf, -inf, 0, any real p) over `dim` (nullopt: all elements).
 Tensor linalg_vector_norm(const Tensor& self, const Scalar& ord = 2,

@@ -92,6 +92,13 @@ std::vector<Tensor> broadcast_tensors(ArrayRef<Tensor> tensors);
 std::vector<Tensor> meshgrid(ArrayRef<Tensor> tensors, std::string_view indexing = "ij");
 /// Cartesian product of 1-D tensors, as rows of an N x len(tensors) tensor.
 Tensor cartesian_prod(ArrayRef<Tensor> tensors);
+/// The n-th forward difference along `dim` (bool: logical xor), after `prepend`/`append` are
+/// concatenated along `dim` (same number of dims as self); n <= 0 returns the input as it is.
+Tensor diff(const Tensor& self, int64_t n = 1, int64_t dim = -1,
+            const std::optional<Tensor>& prepend = std::nullopt,
+            const std::optional<Tensor>& append = std::nullopt);
+/// A block-diagonal matrix of 0-d, 1-d (one row) and 2-d tensors, in their promoted dtype.
+Tensor block_diag(ArrayRef<Tensor> tensors);
 /// Length-`r` combinations of a 1-D tensor's elements (itertools order), as rows.
 Tensor combinations(const Tensor& self, int64_t r = 2, bool with_replacement = false);
 

@@ -368,6 +368,10 @@ class Tensor {
   Tensor broadcast_to(IntArrayRef size) const;
   Tensor histc(int64_t bins = 100, const Scalar& min = 0, const Scalar& max = 0) const;
   Tensor bincount(const std::optional<Tensor>& weights = std::nullopt, int64_t minlength = 0) const;
+  Tensor diff(int64_t n = 1, int64_t dim = -1, const std::optional<Tensor>& prepend = std::nullopt,
+              const std::optional<Tensor>& append = std::nullopt) const;
+  /// p-norm of self - other (broadcast).
+  Tensor dist(const Tensor& other, const Scalar& p = 2) const;
   // end shape ops
 
   // ---- matrix products (ember/blas.h; definitions next to the free functions) ----

@@ -252,6 +252,12 @@ void init_reduce(py::module_& m) {
     DimVector d = dims_of(dim, "logsumexp");
     return run_out(x, out, "logsumexp", [&] { return logsumexp(x, d, keepdim); });
   };
+  auto dist_fn = [](const Tensor& x, const Tensor& other, py::handle p) {
+    return maybe_without_gil(x.numel(),
+                             [&] { return dist(x, other, to_scalar(p.ptr(), "dist", "p")); });
+  };
+  m.def("dist", dist_fn, arg("input"), arg("other"), arg("p") = 2);
+  cls.def("dist", dist_fn, arg("other"), arg("p") = 2);
   m.def("logsumexp", lse, arg("input"), arg("dim"), arg("keepdim") = false, py::kw_only(),
         arg("out") = py::none());
   cls.def(

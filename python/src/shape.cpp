@@ -213,6 +213,13 @@ void init_shape(py::module_& m) {
         return to_tuple(meshgrid(tensor_args(a, "meshgrid"), ix));
       },
       py::kw_only(), arg("indexing") = py::none());
+  auto diff_fn = [](const Tensor& x, int64_t n, int64_t dim, std::optional<Tensor> prepend,
+                    std::optional<Tensor> append) { return diff(x, n, dim, prepend, append); };
+  m.def("diff", diff_fn, arg("input"), arg("n") = 1, arg("dim") = -1, arg("prepend") = py::none(),
+        arg("append") = py::none());
+  cls.def("diff", diff_fn, arg("n") = 1, arg("dim") = -1, arg("prepend") = py::none(),
+          arg("append") = py::none());
+  m.def("block_diag", [](py::args a) { return block_diag(tensor_args(a, "block_diag")); });
   m.def("cartesian_prod",
         [](py::args a) { return cartesian_prod(tensor_args(a, "cartesian_prod")); });
   m.def(

@@ -11,6 +11,13 @@ namespace ember {
 
 using namespace reduce_detail;
 
+Tensor dist(const Tensor& self, const Tensor& other, const Scalar& p) {
+  return linalg::vector_norm(sub(self, other), p);
+}
+Tensor Tensor::dist(const Tensor& other, const Scalar& p) const {
+  return ember::dist(*this, other, p);
+}
+
 namespace {
 
 // Welford's running (count, mean, M2) in double; partials merge with Chan's formula, so the

@@ -484,6 +484,64 @@ std::vector<Tensor> meshgrid(ArrayRef<Tensor> tensors, std::string_view indexing
   return out;
 }
 
+Tensor diff(const Tensor& self, int64_t n, int64_t dim, const std::optional<Tensor>& prepend,
+            const std::optional<Tensor>& append) {
+  const char* op = "diff";
+  EMBER_CHECK(self.dim() >= 1, "[", op, "] diff expects input to be at least one-dimensional");
+  for (const auto* t : {&prepend, &append}) {
+    EMBER_CHECK(!*t || (*t)->dim() == self.dim(), "[", op, "] diff expects prepend or append to ",
+                "be the same dimension as input (input ", shape_str(self.sizes()), ", got ",
+                shape_str((*t)->sizes()), ")");
+  }
+  dim = wrap_dim(dim, self.dim(), op);
+  if (n <= 0) return self;  // as PyTorch: prepend/append are not applied either
+  Tensor x = self;
+  if (prepend || append) {
+    std::vector<Tensor> parts;
+    if (prepend) parts.push_back(*prepend);
+    parts.push_back(self);
+    if (append) parts.push_back(*append);
+    x = cat(parts, dim);
+  }
+  // Each step is a difference of two overlapping views; the result shrinks by one per step.
+  for (int64_t i = 0; i < n && x.size(dim) > 0; ++i) {
+    const int64_t len = x.size(dim) - 1;
+    const Tensor hi = x.narrow(dim, 1, len), lo = x.narrow(dim, 0, len);
+    x = x.dtype() == kBool ? logical_xor(hi, lo) : sub(hi, lo);
+  }
+  return x;
+}
+
+Tensor block_diag(ArrayRef<Tensor> tensors) {
+  const char* op = "block_diag";
+  ScalarType dt = tensors.empty() ? get_default_dtype() : tensors[0].dtype();
+  int64_t rows = 0, cols = 0;
+  std::vector<Tensor> blocks;
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    const Tensor& t = tensors[i];
+    EMBER_CHECK(t.dim() <= 2, "[", op, "] torch.block_diag: Input tensors must have 2 or fewer ",
+                "dimensions. Input ", i, " has ", t.dim(), " dimensions");
+    dt = promoteTypes(dt, t.dtype());
+    blocks.push_back(t.dim() == 2 ? t : t.reshape({1, t.numel()}));
+    rows += blocks.back().size(0);
+    cols += blocks.back().size(1);
+  }
+  if (tensors.empty()) return zeros({1, 0}, TensorOptions(dt));
+  Tensor out = zeros({rows, cols}, TensorOptions(dt));
+  int64_t r = 0, c = 0;
+  for (const Tensor& b : blocks) {
+    out.narrow(0, r, b.size(0)).narrow(1, c, b.size(1)).copy_(b);
+    r += b.size(0);
+    c += b.size(1);
+  }
+  return out;
+}
+
+Tensor Tensor::diff(int64_t n, int64_t dim, const std::optional<Tensor>& prepend,
+                    const std::optional<Tensor>& append) const {
+  return ember::diff(*this, n, dim, prepend, append);
+}
+
 Tensor cartesian_prod(ArrayRef<Tensor> tensors) {
   EMBER_CHECK(!tensors.empty(), "[cartesian_prod] expects a non-empty TensorList");
   for (const Tensor& t : tensors) {

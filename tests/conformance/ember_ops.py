@@ -161,7 +161,7 @@ supported(FLOAT, """
     sum mean prod nansum nanmean amax amin argmax argmin aminmax count_nonzero all any
     max[reduction_with_dim] max[reduction_no_dim] max[binary]
     min[reduction_with_dim] min[reduction_no_dim] min[binary]
-    var std var_mean std_mean logsumexp norm norm[fro] norm[inf]
+    var std var_mean std_mean logsumexp norm norm[fro] norm[inf] dist
 """)  # reductions
 supported(FLOAT, """
     cumsum cumprod cummax cummin logcumsumexp softmax log_softmax nn.functional.softmin
@@ -179,6 +179,7 @@ supported(FLOAT, """
     flip fliplr flipud roll rot90 select_scatter slice_scatter tensor_split histc bucketize
     searchsorted repeat tile repeat_interleave diagflat meshgrid nn.functional.pad[constant]
     nn.functional.pad[reflect] nn.functional.pad[replicate] nn.functional.pad[circular]
+    diff block_diag
 """)  # shape ops
 supported(FLOAT, """
     matmul __rmatmul__ mm bmm addmm addmm[decomposed] addmv addr addbmm baddbmm mv dot vdot

@@ -332,3 +332,16 @@ def test_nuclear_norm():
     check(lambda L, x: L.norm(x, "nuc"), a)
     check(lambda L, x: L.norm(x.reshape(2, 2, 3), "nuc", (0, 2), keepdim=True), a)
     check(lambda L, x: L.norm(x.reshape(2, 2, 3), "nuc", (2, 1)), a)
+
+
+@pytest.mark.parametrize("dtype", FLOATS + COMPLEX)
+def test_dist(dtype):
+    a = make(dtype, "transposed", seed=31)
+    b = make(dtype, "broadcast", seed=32)
+    tol = 2e-2 if dtype in LOWP else 1e-4
+    for p in (2, 1, 0, 3.5, float("inf"), float("-inf")):
+        check(lambda L, x, y: L.dist(x, y, p), a, b, rtol=tol, atol=tol, what=f"p={p}")
+        check(lambda L, x, y: x.dist(y[0], p=p), a, b, rtol=tol, atol=tol)
+    check(lambda L, x, y: L.dist(x[:0], y[:0]), a, b)
+    raises_like(lambda L, x: L.dist(x.long(), x.long()), a)
+    raises_like(lambda L, x, y: L.dist(x, y[:, :2]), a, b)
