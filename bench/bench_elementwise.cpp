@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "autograd_workloads.h"
 #include "elementwise_workloads.h"
 #include "ember/ember.h"
 
@@ -14,6 +15,7 @@ namespace {
 
 struct EmberBackend {
   using Tensor = ember::Tensor;
+  using NoGrad = ember::NoGradGuard;
   static Tensor randn(const std::vector<int64_t>& sizes) {
     return ember::randn(sizes, ember::dtype(ember::kFloat));
   }
@@ -28,6 +30,7 @@ int main(int argc, char** argv) {
   benchmark::AddCustomContext("library", std::string("ember ") + ember::kVersion);
   benchmark::AddCustomContext("cpu_capability", ember::cpu_capability());
   ember_bench::register_elementwise<EmberBackend>();
+  ember_bench::register_autograd<EmberBackend>();
   benchmark::RunSpecifiedBenchmarks();
   ember_bench::release_inputs();
   benchmark::Shutdown();

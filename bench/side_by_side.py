@@ -47,6 +47,10 @@ def workload_bytes():
     w[f"add_transposed/{M}x{M}/fresh"] = 3 * M * M * 4
     w["add_1elem/1/fresh"] = 12
     w["add_1elem/1/out"] = 12
+    # Autograd (bench/autograd_workloads.h): time per step, no byte count.
+    w["autograd_xwb_1elem/1/fresh"] = 0
+    for batch in (1, 32):
+        w[f"mlp_step/{batch}/fresh"] = 0
     return w
 
 
@@ -87,7 +91,46 @@ def python_workloads(torch):
     w["add_1elem/1/fresh"] = lambda: (lambda a, b: lambda: torch.add(a, b))(rn(1), rn(1))
     w["add_1elem/1/out"] = lambda: (
         lambda a, b, c: lambda: torch.add(a, b, out=c))(rn(1), rn(1), rn(1))
+    w.update(python_autograd_workloads(torch))
     assert set(w) == set(WORKLOAD_BYTES), set(w) ^ set(WORKLOAD_BYTES)
+    return w
+
+
+def python_autograd_workloads(torch):
+    """The workloads of bench/autograd_workloads.h, from Python."""
+    def rn(*s):
+        return torch.randn(*s, dtype=torch.float32)
+
+    def xwb():
+        x, w, b = (rn(1).requires_grad_() for _ in range(3))
+
+        def step():
+            (x * w + b).sum().backward()
+        return step
+
+    def mlp(batch):
+        dims = (64, 64, 64, 10)
+        params = []
+        for i in range(3):
+            params.append((rn(dims[i + 1], dims[i]) * 0.1).requires_grad_())
+            params.append((rn(dims[i + 1]) * 0.1).requires_grad_())
+        x, target = rn(batch, 64), rn(batch, 10)
+
+        def step():
+            h = (x.matmul(params[0].t()) + params[1]).relu()
+            h = (h.matmul(params[2].t()) + params[3]).relu()
+            out = h.matmul(params[4].t()) + params[5]
+            loss = (out - target).pow(2).mean()
+            loss.backward()
+            with torch.no_grad():
+                for p in params:
+                    p.sub_(p.grad, alpha=0.01)
+                    p.grad.zero_()
+        return step
+
+    w = {"autograd_xwb_1elem/1/fresh": xwb}
+    for batch in (1, 32):
+        w[f"mlp_step/{batch}/fresh"] = lambda batch=batch: mlp(batch)
     return w
 
 
@@ -230,7 +273,7 @@ def median(xs):
 def fmt_cell(name, t):
     if t is None:
         return "-"
-    if name.startswith("add_1elem"):
+    if name.startswith(("add_1elem", "autograd_", "mlp_step")):
         return f"{t * 1e6:.3f} us"
     return f"{bytes_of(name) / t / 1e9:.1f}"
 

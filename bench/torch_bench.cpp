@@ -9,12 +9,14 @@
 #include <string>
 #include <vector>
 
+#include "autograd_workloads.h"
 #include "elementwise_workloads.h"
 
 namespace {
 
 struct TorchBackend {
   using Tensor = torch::Tensor;
+  using NoGrad = torch::NoGradGuard;
   static Tensor randn(const std::vector<int64_t>& sizes) {
     return torch::randn(sizes, torch::dtype(torch::kFloat));
   }
@@ -29,6 +31,7 @@ int main(int argc, char** argv) {
   benchmark::AddCustomContext("library", std::string("libtorch ") + TORCH_VERSION);
   // Default grad mode (no InferenceMode guard), as a libtorch user and the Python column run.
   ember_bench::register_elementwise<TorchBackend>();
+  ember_bench::register_autograd<TorchBackend>();
   benchmark::RunSpecifiedBenchmarks();
   ember_bench::release_inputs();
   benchmark::Shutdown();

@@ -2,9 +2,12 @@
 /// Tensor: a cheap, reference-counted handle to a TensorImpl (see Note [Tensor invariants]).
 /// The API mirrors libtorch's `at::Tensor`.
 
+#include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <tuple>
 #include <vector>
 
@@ -19,6 +22,9 @@ namespace ember {
 class Tensor;
 namespace indexing {
 class TensorIndex;
+}
+namespace autograd {
+class Node;
 }
 
 /// Handle to a tensor. Copying a Tensor shares the data (like libtorch); use clone() to copy.
@@ -72,10 +78,58 @@ class Tensor {
   }
   Scalar item() const;
 
-  // ---- autograd state (the engine arrives with autograd) ----
+  // ---- autograd (src/autograd; semantics of PyTorch's autograd) ----
   bool requires_grad() const;
   Tensor& set_requires_grad(bool r);
   Tensor& requires_grad_(bool r = true) { return set_requires_grad(r); }
+  /// True for tensors not produced by a recorded op (user-created, or requires_grad false).
+  bool is_leaf() const;
+  /// Which output of grad_fn() this tensor is.
+  int64_t output_nr() const;
+  /// The node that produced this tensor in the autograd graph (null for leaves).
+  std::shared_ptr<autograd::Node> grad_fn() const;
+  /// Accumulated gradient (undefined until a backward reaches this tensor).
+  const Tensor& grad() const;
+  /// The gradient slot itself (assignable).
+  Tensor& mutable_grad() const;
+  /// Reverse-mode backward from this tensor (`gradient` may be omitted for one element).
+  void backward(const Tensor& gradient = {}, std::optional<bool> retain_graph = std::nullopt,
+                bool create_graph = false,
+                std::optional<std::vector<Tensor>> inputs = std::nullopt) const;
+  /// Makes a non-leaf tensor keep its .grad.
+  void retain_grad() const;
+  bool retains_grad() const;
+  /// A tensor sharing storage but outside the graph (requires_grad false).
+  Tensor detach() const;
+  Tensor& detach_();
+  /// Hook on this tensor's gradient: a callable taking the gradient and returning a
+  /// replacement Tensor (undefined keeps it) or void. Returns a handle for remove_hook.
+  template <class F>
+  unsigned register_hook(F&& hook) const {
+    if constexpr (std::is_void_v<std::invoke_result_t<F&, const Tensor&>>) {
+      return _register_hook([h = std::forward<F>(hook)](const Tensor& g) mutable {
+        h(g);
+        return Tensor();
+      });
+    } else {
+      return _register_hook(std::function<Tensor(const Tensor&)>(std::forward<F>(hook)));
+    }
+  }
+  unsigned _register_hook(std::function<Tensor(const Tensor&)> hook) const;
+  void remove_hook(unsigned handle) const;
+  /// Hook run on a leaf after its .grad was updated.
+  unsigned register_post_accumulate_grad_hook(std::function<void(const Tensor&)> hook) const;
+  /// The values without autograd history (PyTorch's `.data`).
+  Tensor variable_data() const;
+  /// Created under InferenceMode.
+  bool is_inference() const { return impl_->is_inference(); }
+  /// A view's base tensor (undefined when not a view).
+  Tensor _base() const;
+  bool is_view() const { return impl_->view_base() != nullptr; }
+  /// Forward-mode tangent at `level` (undefined when none).
+  Tensor _fw_grad(uint64_t level) const;
+  /// Sets the forward-mode tangent at `level` (checked to match shape and dtype).
+  void _set_fw_grad(const Tensor& tangent, uint64_t level, bool is_inplace_op = false) const;
 
   // ---- conversion and copying ----
   Tensor contiguous() const;

@@ -25,14 +25,14 @@ namespace ember {
 /// Version counter shared by a tensor and all its views.
 struct VersionCounter : intrusive_ptr_target {
   std::atomic<uint32_t> version{0};
+  /// Name of the in-place op that last bumped the counter (for autograd's error messages).
+  std::atomic<const char*> last_writer{nullptr};
 };
 
-/// Autograd state of a tensor; the autograd layer provides the full implementation.
+/// Autograd state of a tensor; src/autograd/meta.h holds the one implementation.
 class AutogradMetaInterface {
  public:
   virtual ~AutogradMetaInterface() = default;
-  virtual bool requires_grad() const = 0;
-  virtual void set_requires_grad(bool r) = 0;
 };
 
 class TensorImpl : public intrusive_ptr_target {
@@ -71,10 +71,22 @@ class TensorImpl : public intrusive_ptr_target {
   void set_storage(Storage s) { storage_ = std::move(s); }
 
   uint32_t version() const { return version_->version.load(std::memory_order_relaxed); }
-  void bump_version() { version_->version.fetch_add(1, std::memory_order_relaxed); }
+  /// Bumps the shared version; `op` names the in-place op for autograd's error messages.
+  void bump_version(const char* op = nullptr) {
+    version_->version.fetch_add(1, std::memory_order_relaxed);
+    if (op) version_->last_writer.store(op, std::memory_order_relaxed);
+  }
   const intrusive_ptr<VersionCounter>& version_counter() const { return version_; }
   /// Makes this tensor share `vc` (used when creating a view of another tensor).
   void set_version_counter(intrusive_ptr<VersionCounter> vc) { version_ = std::move(vc); }
+
+  /// The tensor this one is a view of (the root base, never itself a view), or null.
+  TensorImpl* view_base() const { return view_base_.get(); }
+  const intrusive_ptr<TensorImpl>& view_base_ptr() const { return view_base_; }
+  void set_view_base(intrusive_ptr<TensorImpl> b) { view_base_ = std::move(b); }
+  /// Created under InferenceMode: may not take part in autograd later.
+  bool is_inference() const { return is_inference_; }
+  void set_inference(bool v) { is_inference_ = v; }
 
   AutogradMetaInterface* autograd_meta() const { return autograd_meta_.get(); }
   void set_autograd_meta(std::unique_ptr<AutogradMetaInterface> m) {
@@ -91,10 +103,12 @@ class TensorImpl : public intrusive_ptr_target {
   int64_t numel_ = 1;
   intrusive_ptr<VersionCounter> version_;
   std::unique_ptr<AutogradMetaInterface> autograd_meta_;
+  intrusive_ptr<TensorImpl> view_base_;
   ScalarType dtype_;
   bool is_contiguous_ = true;
   bool is_conj_ = false;
   bool is_wrapped_number_ = false;
+  bool is_inference_ = false;
 };
 
 /// Row-major contiguous strides for `sizes` (size-1 dims get the stride they would have).

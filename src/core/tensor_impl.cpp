@@ -25,6 +25,11 @@ bool compute_contiguous(IntArrayRef sizes, IntArrayRef strides) {
   return true;
 }
 
+bool& inference_mode_tls() {
+  static thread_local bool on = false;
+  return on;
+}
+
 TensorImpl::TensorImpl(Storage storage, ScalarType dtype, IntArrayRef sizes, IntArrayRef strides,
                        int64_t storage_offset)
     : storage_(std::move(storage)),
@@ -32,7 +37,8 @@ TensorImpl::TensorImpl(Storage storage, ScalarType dtype, IntArrayRef sizes, Int
       strides_(strides),
       storage_offset_(storage_offset),
       version_(make_intrusive<VersionCounter>()),
-      dtype_(dtype) {
+      dtype_(dtype),
+      is_inference_(inference_mode_tls()) {
   EMBER_INTERNAL_ASSERT(sizes.size() == strides.size());
   refresh();
 }
@@ -42,7 +48,8 @@ TensorImpl::TensorImpl(Storage storage, ScalarType dtype, IntArrayRef sizes)
       sizes_(sizes),
       strides_(contiguous_strides(sizes)),
       version_(make_intrusive<VersionCounter>()),
-      dtype_(dtype) {
+      dtype_(dtype),
+      is_inference_(inference_mode_tls()) {
   refresh();
 }
 

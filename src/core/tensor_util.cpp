@@ -23,6 +23,8 @@ Tensor make_view_with_dtype(const Tensor& base, ScalarType dtype, IntArrayRef si
   auto impl = make_intrusive<TensorImpl>(b->storage(), dtype, sizes, strides, offset);
   impl->set_version_counter(b->version_counter());
   impl->set_conj(b->is_conj() && isComplexType(dtype));
+  impl->set_view_base(b->view_base() ? b->view_base_ptr() : base.impl());
+  impl->set_inference(b->is_inference());
   return Tensor(std::move(impl));
 }
 

@@ -8,7 +8,9 @@
 
 #include "core/device_backend.h"
 #include "core/tensor_util.h"
+#include "autograd/record.h"
 #include "ember/error.h"
+#include "ember/factory.h"
 #include "ember/ops.h"
 #include "kernels/cpu/elementwise.h"
 #include "ops/elementwise_core.h"
@@ -359,7 +361,8 @@ Tensor& Tensor::addcdiv_(const Tensor& t1, const Tensor& t2, const Scalar& value
 
 // ---- where ----
 
-Tensor where(const Tensor& condition, const Tensor& a, const Tensor& b) {
+namespace {
+Tensor where_impl(const Tensor& condition, const Tensor& a, const Tensor& b) {
   EMBER_CHECK(condition.defined() && a.defined() && b.defined(), "[where] got an undefined tensor");
   // PyTorch 1.13 still accepts uint8 conditions (deprecated, with a warning).
   EMBER_CHECK(condition.dtype() == kBool || condition.dtype() == kByte,
@@ -405,6 +408,32 @@ Tensor where(const Tensor& condition, const Tensor& a, const Tensor& b) {
     EMBER_CHECK(be, "[where] no backend for device ", device, " in this build");
     EMBER_CHECK(be->elementwise(OpId::where, out, in_ref, {}), "[where] not implemented for dtype ",
                 rt, " on device ", device);
+  }
+  return out;
+}
+}  // namespace
+
+Tensor where(const Tensor& condition, const Tensor& a, const Tensor& b) {
+  // Gradient: routed to a where the condition holds, to b elsewhere.
+  autograd::OpRecorder rec("where", {a, b});
+  Tensor out = where_impl(condition, a, b);
+  if (rec) {
+    rec.record(
+        out,
+        [](autograd::VjpCtx& c) {
+          const Tensor& g = c.grads[0];
+          const Tensor& cond = c.saved[0];
+          Tensor z = zeros_like(g);
+          return autograd::variable_list{c.needs(0) ? where(cond, g, z) : Tensor(),
+                                         c.needs(1) ? where(cond, z, g) : Tensor()};
+        },
+        {condition},
+        [](autograd::JvpCtx& c) {
+          const Tensor& o = c.outputs[0];
+          Tensor ta = c.tangents[0].defined() ? c.tangents[0] : zeros_like(o);
+          Tensor tb = c.tangents[1].defined() ? c.tangents[1] : zeros_like(o);
+          return autograd::variable_list{where(c.saved[0], ta, tb)};
+        });
   }
   return out;
 }

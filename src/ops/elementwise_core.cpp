@@ -1,11 +1,19 @@
 #include "ops/elementwise_core.h"
 
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "autograd/record.h"
+#include "ops/elementwise_grad.h"
+
 #include <algorithm>
 #include <numeric>
 
 #include "core/device_backend.h"
 #include "core/tensor_util.h"
 #include "ember/error.h"
+#include "ember/factory.h"
 #include "ember/ops.h"
 #include "kernels/cpu/elementwise.h"
 
@@ -197,6 +205,74 @@ void run_kernel(OpId op, const Tensor& out, ArrayRef<Tensor> inputs, const OpPar
 
 }  // namespace
 
+const char* inplace_name(OpId op) {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> v;
+    for (int i = 0; i < kNumOps; ++i) v.push_back(std::string(op_def(OpId(i)).name) + "_");
+    return v;
+  }();
+  return names[size_t(op)].c_str();
+}
+
+namespace {
+
+// Wires an elementwise result into the autograd graph with the rules of elementwise_grad.cpp.
+void record_elementwise(autograd::OpRecorder& rec, OpId op, const OpParams& params, int n,
+                        const Tensor* originals, const Tensor& out, bool inplace) {
+  using autograd::variable_list;
+  const GradKind kind = elementwise_grad_kind(op);
+  if (kind == GradKind::NotImplemented) {
+    rec.record_not_implemented({out});
+    return;
+  }
+  const uint8_t mask = elementwise_saves(op);
+  variable_list saved(4);
+  for (int k = 0; k < n; ++k)
+    if (mask & (1 << k)) saved[size_t(k)] = originals[k];
+  if (mask & 8) saved[3] = out;
+  auto vjp = [op, params, n, kind](autograd::VjpCtx& c) {
+    const Tensor& g = c.grads[0];
+    variable_list r(static_cast<size_t>(n));
+    const Tensor xs[3] = {c.saved[0], c.saved[1], c.saved[2]};
+    for (int k = 0; k < n; ++k) {
+      if (!c.needs(size_t(k))) continue;
+      if (kind == GradKind::Zero) {
+        r[size_t(k)] = zeros_like(g);
+      } else if (op == OpId::conj_physical) {
+        r[size_t(k)] = g.conj_physical();
+      } else if (op == OpId::abs && xs[0].is_complex()) {
+        r[size_t(k)] = g * sgn(xs[0]);
+      } else {
+        Tensor d = elementwise_partial(op, k, xs, c.saved[3], params);
+        r[size_t(k)] = g * (d.is_complex() ? conj(d) : d);
+      }
+    }
+    return r;
+  };
+  auto jvp = [op, params, n, kind, inplace](autograd::JvpCtx& c) {
+    const Tensor& o = c.outputs[0];
+    if (kind == GradKind::Zero) return variable_list{zeros_like(o)};
+    Tensor xs[3];
+    for (int k = 0; k < n; ++k)
+      xs[k] = c.saved[size_t(k)].defined() || (inplace && k == 0) ? c.saved[size_t(k)] : c.inputs[size_t(k)];
+    if (op == OpId::conj_physical) return variable_list{c.tangents[0].conj_physical()};
+    if (op == OpId::abs && xs[0].is_complex())
+      return variable_list{real(conj(sgn(xs[0])) * c.tangents[0])};
+    Tensor acc;
+    for (int k = 0; k < n; ++k) {
+      const Tensor& t = c.tangents[size_t(k)];
+      if (!t.defined()) continue;
+      Tensor term = t * elementwise_partial(op, k, xs, o, params);
+      acc = acc.defined() ? acc + term : term;
+    }
+    return variable_list{acc.defined() ? acc : zeros_like(o)};
+  };
+  if (inplace) rec.record_inplace(out, vjp, saved, jvp);
+  else rec.record(out, vjp, saved, jvp);
+}
+
+}  // namespace
+
 Tensor elementwise(OpId op, std::initializer_list<Tensor> inputs_il, const OpParams& params,
                    OutMode mode, Tensor* out) {
   const OpDef& def = op_def(op);
@@ -272,6 +348,19 @@ Tensor elementwise(OpId op, std::initializer_list<Tensor> inputs_il, const OpPar
     for (int k = 0; k < n; ++k) check_no_partial_overlap(target, inputs[k], def.name);
   }
 
+  // Autograd (Note [Recording an op]): the recorder sees the inputs as the caller gave them.
+  if (mode == OutMode::Out) autograd::check_out_not_differentiable(def.name, inputs_il);
+  const bool may_record = mode != OutMode::Out && autograd::recording_possible() &&
+                          elementwise_grad_kind(op) != GradKind::None;
+  std::optional<autograd::OpRecorder> rec;
+  Tensor originals[3];
+  if (may_record) {
+    for (int k = 0; k < n; ++k) originals[k] = inputs[k];
+    rec.emplace(mode == OutMode::InPlace ? inplace_name(op) : def.name, inputs_il);
+    if (!*rec) rec.reset();
+    else if (mode == OutMode::InPlace && (elementwise_saves(op) & 1)) originals[0] = inputs[0].clone();
+  }
+
   // Tidy inputs: compute dtype, resolved conjugation, on the op's device.
   for (int k = 0; k < n; ++k) {
     Tensor& t = inputs[k];
@@ -289,9 +378,10 @@ Tensor elementwise(OpId op, std::initializer_list<Tensor> inputs_il, const OpPar
   run_kernel(op, result, ins, params, name);
   if (target.defined()) {
     if (!result.is_same(target)) target.copy_(result);
-    else target.unsafeGetTensorImpl()->bump_version();
-    return target;
+    else target.unsafeGetTensorImpl()->bump_version(inplace_name(op));
+    result = target;
   }
+  if (rec) record_elementwise(*rec, op, params, n, originals, result, mode == OutMode::InPlace);
   return result;
 }
 

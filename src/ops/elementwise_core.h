@@ -22,6 +22,9 @@ enum class OutMode : uint8_t {
 Tensor elementwise(OpId op, std::initializer_list<Tensor> inputs, const OpParams& params = {},
                    OutMode mode = OutMode::Functional, Tensor* out = nullptr);
 
+/// "add_" for OpId::add (a string with static storage, for in-place error messages).
+const char* inplace_name(OpId op);
+
 /// `pow(base, exponent)` with a scalar exponent: PyTorch's special cases (exponent 0, ±0.5, -1,
 /// negative integer powers of integers) on top of the generic path (binary_ops.cpp).
 Tensor pow_tensor_scalar(const Tensor& base, const Scalar& exp, OutMode mode, Tensor* out);

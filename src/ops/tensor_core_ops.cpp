@@ -7,19 +7,15 @@
 #include "core/tensor_util.h"
 #include "ember/dispatch_type.h"
 #include "ember/error.h"
+#include "ember/factory.h"
 #include "ember/ops.h"
 #include "kernels/cpu/elementwise.h"
 #include "ops/elementwise_core.h"
+#include "autograd/record.h"
 
 namespace ember {
 
 namespace {
-struct SimpleAutogradMeta final : AutogradMetaInterface {
-  bool requires_grad_ = false;
-  bool requires_grad() const override { return requires_grad_; }
-  void set_requires_grad(bool r) override { requires_grad_ = r; }
-};
-
 template <class T>
 Scalar maybe_conj(T v, bool) {
   return Scalar(v);
@@ -37,32 +33,30 @@ Tensor raw_view(const Tensor& t) {
 }
 }  // namespace
 
-Tensor& Tensor::copy_(const Tensor& src_in, bool /*non_blocking*/) {
-  EMBER_CHECK(defined() && src_in.defined(), "[copy_] undefined tensor");
-  if (is_same(src_in)) return *this;
-  check_no_internal_overlap(*this, "copy_");
+namespace {
+void copy_into(const Tensor& self, const Tensor& src_in) {
   Tensor src = src_in;
-  if (src.sizes() != sizes()) {
-    DimVector shape = broadcast_shapes(sizes(), src.sizes());
-    EMBER_CHECK(shape.ref() == sizes(), "[copy_] the source of shape ", shape_str(src.sizes()),
-                " cannot be broadcast to the destination of shape ", shape_str(sizes()));
-    src = src.expand(sizes());
+  if (src.sizes() != self.sizes()) {
+    DimVector shape = broadcast_shapes(self.sizes(), src.sizes());
+    EMBER_CHECK(shape.ref() == self.sizes(), "[copy_] the source of shape ", shape_str(src.sizes()),
+                " cannot be broadcast to the destination of shape ", shape_str(self.sizes()));
+    src = src.expand(self.sizes());
   }
-  if (src.is_alias_of(*this)) {
-    bool identical = src.data_ptr() == data_ptr() && src.strides() == strides() &&
-                     src.dtype() == dtype() && src.is_conj() == is_conj();
-    if (identical) return *this;
+  if (src.is_alias_of(self)) {
+    bool identical = src.data_ptr() == self.data_ptr() && src.strides() == self.strides() &&
+                     src.dtype() == self.dtype() && src.is_conj() == self.is_conj();
+    if (identical) return;
     src = src.clone();  // overlapping source: read it all before writing
   }
   // Stored values of dst must be the logical values of src, conjugated when dst is a conj view.
-  if (src.is_conj() && !is_conj()) src = src.resolve_conj();
-  else if (!src.is_conj() && is_conj()) src = src.conj_physical();
+  if (src.is_conj() && !self.is_conj()) src = src.resolve_conj();
+  else if (!src.is_conj() && self.is_conj()) src = src.conj_physical();
   else if (src.is_conj()) src = raw_view(src);
-  Tensor dst = is_conj() ? raw_view(*this) : *this;
-  EMBER_CHECK_T(NotImplementedError, src.dtype() != kComplexHalf && dtype() != kComplexHalf,
+  Tensor dst = self.is_conj() ? raw_view(self) : self;
+  EMBER_CHECK_T(NotImplementedError, src.dtype() != kComplexHalf && self.dtype() != kComplexHalf,
                 "[copy_] complex32 (ComplexHalf) copies are not supported yet (", src.dtype(),
-                " -> ", dtype(), ")");
-  if (numel() > 0) {
+                " -> ", self.dtype(), ")");
+  if (self.numel() > 0) {
     if (dst.is_cpu() && src.is_cpu()) {
       cpu::ElementwiseFn fn = cpu::kernels().get_cast(src.dtype(), dst.dtype());
       EMBER_INTERNAL_ASSERT(fn, "no cast kernel");
@@ -76,7 +70,34 @@ Tensor& Tensor::copy_(const Tensor& src_in, bool /*non_blocking*/) {
                   ") to ", dst.device(), " (", dst.dtype(), ") is not supported");
     }
   }
-  impl_->bump_version();
+  self.unsafeGetTensorImpl()->bump_version("copy_");
+}
+
+}  // namespace
+
+Tensor& Tensor::copy_(const Tensor& src_in, bool /*non_blocking*/) {
+  EMBER_CHECK(defined() && src_in.defined(), "[copy_] undefined tensor");
+  if (is_same(src_in)) return *this;
+  check_no_internal_overlap(*this, "copy_");
+  // Autograd: self's old values get no gradient, src gets the gradient (summed to its shape
+  // and cast to its dtype by the node). to(), clone() and contiguous() are copies into a fresh
+  // tensor and differentiate through this.
+  autograd::OpRecorder rec("copy_", {*this, src_in});
+  copy_into(*this, src_in);
+  if (rec) {
+    rec.record_inplace(
+        *this,
+        [](autograd::VjpCtx& c) {
+          return autograd::variable_list{zeros_like(c.grads[0]), c.grads[0]};
+        },
+        {},
+        [](autograd::JvpCtx& c) {
+          Tensor t = c.tangents[1].defined() ? c.tangents[1] : zeros_like(c.inputs[1]);
+          const Tensor& o = c.outputs[0];
+          if (t.is_complex() && !o.is_complex()) t = t.real();
+          return autograd::variable_list{t.to(o.dtype()).expand(o.sizes())};
+        });
+  }
   return *this;
 }
 
@@ -115,27 +136,41 @@ void check_fill_value(const Scalar& v, ScalarType dt) {
 
 }  // namespace
 
+namespace {
+void fill_into(const Tensor& self, const Scalar& v) {
+  OpParams p;
+  p.s[0] = self.is_conj() ? Scalar(std::conj(v.toComplexDouble())) : v;
+  if (self.numel() > 0) {
+    Tensor dst = self.is_conj() ? raw_view(self) : self;
+    if (self.is_cpu()) {
+      cpu::ElementwiseFn fn = cpu::kernels().get(OpId::fill, self.dtype());
+      EMBER_CHECK(fn, "[fill_] not implemented for '", self.dtype(), "'");
+      cpu::run_plan(cpu::make_plan(dst, {}), fn, p);
+    } else {
+      DeviceBackend* b = device_backend(self.device().type());
+      EMBER_CHECK(b && b->elementwise(OpId::fill, dst, {}, p), "[fill_] not supported on ",
+                  self.device());
+    }
+  }
+  self.unsafeGetTensorImpl()->bump_version("fill_");
+}
+}  // namespace
+
 Tensor& Tensor::fill_(const Scalar& v) {
   EMBER_CHECK(defined(), "[fill_] undefined tensor");
   check_no_internal_overlap(*this, "fill_");
   check_fill_value(v, dtype());
-  OpParams p;
-  p.s[0] = is_conj() ? Scalar(std::conj(v.toComplexDouble())) : v;
-  if (numel() > 0) {
-    Tensor dst = is_conj() ? raw_view(*this) : *this;
-    if (is_cpu()) {
-      cpu::ElementwiseFn fn = cpu::kernels().get(OpId::fill, dtype());
-      EMBER_CHECK(fn, "[fill_] not implemented for '", dtype(), "'");
-      cpu::run_plan(cpu::make_plan(dst, {}), fn, p);
-    } else {
-      DeviceBackend* b = device_backend(device().type());
-      EMBER_CHECK(b && b->elementwise(OpId::fill, dst, {}, p), "[fill_] not supported on ",
-                  device());
-    }
+  // Autograd: the old values get a zero gradient.
+  autograd::OpRecorder rec("fill_", {*this});
+  fill_into(*this, v);
+  if (rec) {
+    rec.record_inplace(
+        *this, [](autograd::VjpCtx& c) { return autograd::variable_list{zeros_like(c.grads[0])}; },
+        {}, [](autograd::JvpCtx& c) { return autograd::variable_list{zeros_like(c.outputs[0])}; });
   }
-  impl_->bump_version();
   return *this;
 }
+
 
 Tensor& Tensor::fill_(const Tensor& v) {
   EMBER_CHECK(v.defined() && v.dim() == 0, "[fill_] only supports 0-dimension value tensor but "
@@ -180,22 +215,48 @@ Tensor Tensor::clone() const {
 }
 Tensor clone(const Tensor& x) { return x.clone(); }
 
+namespace {
+// conj and conj_physical: vjp conj(g), jvp conj(t) (conj is its own adjoint).
+Tensor with_conj_rule(const char* name, const Tensor& self, Tensor out) {
+  autograd::OpRecorder rec(name, {self});
+  if (rec) {
+    rec.record(
+        out, [](autograd::VjpCtx& c) { return autograd::variable_list{c.grads[0].conj()}; }, {},
+        [](autograd::JvpCtx& c) { return autograd::variable_list{c.tangents[0].conj()}; });
+  }
+  return out;
+}
+}  // namespace
+
 Tensor Tensor::conj() const {
   if (!is_complex()) return *this;
   Tensor v = make_view(*this, sizes(), strides(), storage_offset());
   v.unsafeGetTensorImpl()->set_conj(!is_conj());
-  return v;
+  return with_conj_rule("conj", *this, v);
 }
 Tensor conj(const Tensor& x) { return x.conj(); }
 
 Tensor Tensor::resolve_conj() const {
   if (!is_conj()) return *this;
-  return elementwise(OpId::conj_physical, {raw_view(*this)});
+  // Same values, new memory: the gradient passes through unchanged.
+  autograd::OpRecorder rec("resolve_conj", {*this});
+  Tensor r = elementwise(OpId::conj_physical, {raw_view(*this)});
+  if (rec) {
+    rec.record(
+        r, [](autograd::VjpCtx& c) { return autograd::variable_list{c.grads[0]}; }, {},
+        [](autograd::JvpCtx& c) { return autograd::variable_list{c.tangents[0]}; });
+  }
+  return r;
 }
 
 Tensor Tensor::conj_physical() const {
   if (!is_complex()) return *this;
-  if (is_conj()) return raw_view(*this).clone();
+  if (is_conj()) {
+    autograd::OpRecorder rec("conj_physical", {*this});
+    Tensor r = raw_view(*this).clone();
+    rec.resume();
+    return rec ? with_conj_rule("conj_physical", *this, r) : r;
+  }
   return elementwise(OpId::conj_physical, {*this});
 }
 
@@ -232,22 +293,5 @@ T* Tensor::data_ptr() const {
 #define EMBER_INSTANTIATE_DATA_PTR(T, N) template T* Tensor::data_ptr<T>() const;
 EMBER_FORALL_SCALAR_TYPES(EMBER_INSTANTIATE_DATA_PTR)
 #undef EMBER_INSTANTIATE_DATA_PTR
-
-bool Tensor::requires_grad() const {
-  auto* m = impl_->autograd_meta();
-  return m && m->requires_grad();
-}
-
-Tensor& Tensor::set_requires_grad(bool r) {
-  EMBER_CHECK(!r || is_floating_point() || is_complex(),
-              "[requires_grad_] only Tensors of floating point and complex dtype can require "
-              "gradients (got ", dtype(), ")");
-  if (!impl_->autograd_meta()) {
-    if (!r) return *this;
-    impl_->set_autograd_meta(std::make_unique<SimpleAutogradMeta>());
-  }
-  impl_->autograd_meta()->set_requires_grad(r);
-  return *this;
-}
 
 }  // namespace ember

@@ -7,10 +7,15 @@
 #include <optional>
 #include <vector>
 
+#include "autograd/record.h"
 #include "core/tensor_util.h"
 #include "ember/error.h"
+#include "ember/factory.h"
+#include "ember/index_ops.h"
 #include "ember/ops.h"
+#include "ember/shape_ops.h"
 #include "ember/tensor.h"
+#include "ops/elementwise_core.h"
 
 namespace ember {
 namespace {
@@ -28,8 +33,36 @@ Tensor view_of(const Tensor& base, const Geometry& g) {
   return make_view(base, g.sizes, g.strides, g.offset);
 }
 
+// In-place view ops (t_, squeeze_, ...) change the geometry of a tensor that may sit in a
+// graph; ember does not rebase history for them yet, so they refuse rather than mislead.
 void set_geometry(Tensor& t, const Geometry& g) {
+  EMBER_CHECK(!(GradMode::is_enabled() && t.requires_grad()), "[view_] in-place view "
+              "operations (t_, transpose_, squeeze_, unsqueeze_) on a tensor that requires grad "
+              "are not supported by autograd; use the out-of-place form (x = x.t())");
   t.unsafeGetTensorImpl()->set_sizes_and_strides(g.sizes, g.strides, g.offset);
+}
+
+using autograd::JvpCtx;
+using autograd::variable_list;
+using autograd::VjpCtx;
+
+// Note [View rules]: a view's vjp maps the gradient back to the input's shape with ember ops
+// (reshape, permute, sum, *_scatter), its jvp applies the same view to the tangent.
+template <class V, class J>
+Tensor with_rule(const char* name, const Tensor& self, Tensor out, V vjp, J jvp) {
+  autograd::OpRecorder rec(name, {self});
+  if (rec) {
+    rec.record(
+        out, [vjp](VjpCtx& c) { return variable_list{vjp(c.grads[0])}; }, {},
+        [jvp](JvpCtx& c) { return variable_list{jvp(c.tangents[0])}; });
+  }
+  return out;
+}
+
+Tensor reshape_rule(const char* name, const Tensor& self, Tensor out) {
+  return with_rule(
+      name, self, std::move(out), [in = self.sizes().vec()](const Tensor& g) { return g.reshape(in); },
+      [sz = out.sizes().vec()](const Tensor& t) { return t.reshape(sz); });
 }
 
 /// a * b, RuntimeError on int64 overflow (sizes come from the user).
@@ -188,13 +221,13 @@ Tensor Tensor::view(IntArrayRef sizes_in) const {
               "one dimension spans across two contiguous subspaces): input size ",
               shape_str(sizes()), ", stride ", shape_str(strides()), ", requested ",
               shape_str(sizes_in), ". Use .reshape(...) instead.");
-  return make_view(*this, shape, *st, storage_offset());
+  return reshape_rule("view", *this, make_view(*this, shape, *st, storage_offset()));
 }
 
 Tensor Tensor::reshape(IntArrayRef sizes_in) const {
   DimVector shape = infer_size(sizes_in, numel(), "reshape");
   if (auto st = compute_stride(sizes(), strides(), shape)) {
-    return make_view(*this, shape, *st, storage_offset());
+    return reshape_rule("view", *this, make_view(*this, shape, *st, storage_offset()));
   }
   return contiguous().view(shape);
 }
@@ -260,11 +293,21 @@ Tensor Tensor::permute(IntArrayRef dims) const {
     g.sizes[i] = sizes()[d];
     g.strides[i] = strides()[d];
   }
-  return view_of(*this, g);
+  std::vector<int64_t> fwd(static_cast<size_t>(n)), inv(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) {
+    fwd[size_t(i)] = wrap_dim(dims[i], n, "permute");
+    inv[size_t(fwd[size_t(i)])] = i;
+  }
+  return with_rule(
+      "permute", *this, view_of(*this, g), [inv](const Tensor& gr) { return gr.permute(inv); },
+      [fwd](const Tensor& t) { return t.permute(fwd); });
 }
 
 Tensor Tensor::transpose(int64_t d0, int64_t d1) const {
-  return view_of(*this, transpose_geometry(*this, d0, d1, "transpose"));
+  Tensor r = view_of(*this, transpose_geometry(*this, d0, d1, "transpose"));
+  return with_rule(
+      "transpose", *this, std::move(r), [=](const Tensor& g) { return g.transpose(d0, d1); },
+      [=](const Tensor& t) { return t.transpose(d0, d1); });
 }
 
 Tensor& Tensor::transpose_(int64_t d0, int64_t d1) {
@@ -362,12 +405,19 @@ Tensor Tensor::expand(IntArrayRef sizes_in, bool /*implicit*/) const {
   // The element count is cached as int64: reject target shapes that overflow it.
   int64_t total = 1;
   for (int64_t s : g.sizes) total = checked_mul(total, s, "expand", g.sizes);
-  return view_of(*this, g);
+  return with_rule(
+      "expand", *this, view_of(*this, g),
+      [in = sizes().vec()](const Tensor& gr) { return autograd::sum_to(gr, in); },
+      [out = g.sizes.vec()](const Tensor& t) { return t.expand(out); });
 }
 
-Tensor Tensor::squeeze() const { return view_of(*this, squeeze_geometry(*this)); }
+Tensor Tensor::squeeze() const {
+  return reshape_rule("squeeze", *this, view_of(*this, squeeze_geometry(*this)));
+}
 
-Tensor Tensor::squeeze(int64_t d) const { return view_of(*this, squeeze_geometry(*this, d)); }
+Tensor Tensor::squeeze(int64_t d) const {
+  return reshape_rule("squeeze", *this, view_of(*this, squeeze_geometry(*this, d)));
+}
 
 Tensor& Tensor::squeeze_() {
   set_geometry(*this, squeeze_geometry(*this));
@@ -379,7 +429,9 @@ Tensor& Tensor::squeeze_(int64_t d) {
   return *this;
 }
 
-Tensor Tensor::unsqueeze(int64_t d) const { return view_of(*this, unsqueeze_geometry(*this, d)); }
+Tensor Tensor::unsqueeze(int64_t d) const {
+  return reshape_rule("unsqueeze", *this, view_of(*this, unsqueeze_geometry(*this, d)));
+}
 
 Tensor& Tensor::unsqueeze_(int64_t d) {
   set_geometry(*this, unsqueeze_geometry(*this, d));
@@ -405,7 +457,12 @@ Tensor Tensor::slice(int64_t d, std::optional<int64_t> start, std::optional<int6
   g.offset += s * g.strides[d];
   g.sizes[d] = (e - s + step - 1) / step;
   g.strides[d] *= step;
-  return view_of(*this, g);
+  return with_rule(
+      "slice", *this, view_of(*this, g),
+      [in = sizes().vec(), d, s, e, step](const Tensor& gr) {
+        return ember::slice_scatter(zeros(in, gr.options()), gr, d, s, e, step);
+      },
+      [d, s, e, step](const Tensor& t) { return t.slice(d, s, e, step); });
 }
 
 Tensor Tensor::narrow(int64_t d, int64_t start, int64_t length) const {
@@ -431,7 +488,12 @@ Tensor Tensor::select(int64_t d, int64_t index) const {
   g.offset += index * g.strides[d];
   g.sizes.erase(d);
   g.strides.erase(d);
-  return view_of(*this, g);
+  return with_rule(
+      "select", *this, view_of(*this, g),
+      [in = sizes().vec(), d, index](const Tensor& gr) {
+        return ember::select_scatter(zeros(in, gr.options()), gr, d, index);
+      },
+      [d, index](const Tensor& t) { return t.select(d, index); });
 }
 
 Tensor Tensor::as_strided(IntArrayRef sizes_in, IntArrayRef strides_in,
@@ -466,7 +528,27 @@ Tensor Tensor::as_strided(IntArrayRef sizes_in, IntArrayRef strides_in,
                 itemsize(), " require a storage of ", need_bytes,
                 " bytes, out of bounds for a storage of ", storage().nbytes(), " bytes");
   }
-  return make_view(*this, sizes_in, strides_in, off);
+  Tensor r = make_view(*this, sizes_in, strides_in, off);
+  // Gradient: scatter into a buffer laid out like self's storage region (no overlap allowed:
+  // overlapping views of a gradient would need accumulation).
+  return with_rule(
+      "as_strided", *this, std::move(r),
+      [in_sz = sizes().vec(), in_st = strides().vec(), in_off = storage_offset(),
+       sz = sizes_in.vec(), st = strides_in.vec(), off](const Tensor& gr) {
+        int64_t span = 1;
+        for (size_t i = 0; i < in_sz.size(); ++i) span += std::max<int64_t>(in_sz[i] - 1, 0) * in_st[i];
+        for (size_t i = 0; i < sz.size(); ++i)
+          span = std::max(span, off - in_off + 1 + std::max<int64_t>(sz[i] - 1, 0) * st[i]);
+        Tensor flat = zeros({span}, gr.options());
+        flat.as_strided(sz, st, off - in_off).copy_(gr);
+        return flat.as_strided(in_sz, in_st, 0).clone();
+      },
+      [sz = sizes_in.vec(), st = strides_in.vec(), off, in_off = storage_offset(),
+       in_st = strides().vec()](const Tensor& t) {
+        EMBER_CHECK(t.strides() == IntArrayRef(in_st), "[as_strided] forward AD needs a tangent "
+                    "with the strides of the primal");
+        return t.as_strided(sz, st, off - in_off + t.storage_offset());
+      });
 }
 
 Tensor Tensor::unfold(int64_t d, int64_t size, int64_t step) const {
@@ -484,7 +566,22 @@ Tensor Tensor::unfold(int64_t d, int64_t size, int64_t step) const {
   }
   g.sizes.push_back(size);
   g.strides.push_back(n == 0 ? 1 : strides()[d]);
-  return view_of(*this, g);
+  // Windows overlap when step < size: the gradient accumulates with index_add.
+  return with_rule(
+      "unfold", *this, view_of(*this, g),
+      [in = sizes().vec(), d, size, step, n](const Tensor& gr) {
+        if (n == 0) return gr.reshape(in);
+        int64_t nw = gr.size(d);
+        Tensor idx = (arange(nw, TensorOptions().dtype(kLong)).unsqueeze(1) * step +
+                      arange(size, TensorOptions().dtype(kLong)).unsqueeze(0))
+                         .reshape({-1});
+        Tensor moved = gr.movedim(-1, d + 1);  // [..., nw, size, ...]
+        DimVector shp(moved.sizes());
+        shp[d] = nw * size;
+        shp.erase(d + 1);
+        return zeros(in, gr.options()).index_add(d, idx, moved.reshape(shp));
+      },
+      [d, size, step](const Tensor& t) { return t.unfold(d, size, step); });
 }
 
 Tensor Tensor::diagonal(int64_t offset, int64_t d1_in, int64_t d2_in) const {
@@ -504,7 +601,12 @@ Tensor Tensor::diagonal(int64_t offset, int64_t d1_in, int64_t d2_in) const {
   g.strides.erase(std::min(d1, d2));
   g.sizes.push_back(diag);
   g.strides.push_back(strides()[d1] + strides()[d2]);
-  return view_of(*this, g);
+  return with_rule(
+      "diagonal", *this, view_of(*this, g),
+      [in = sizes().vec(), offset, d1, d2](const Tensor& gr) {
+        return ember::diagonal_scatter(zeros(in, gr.options()), gr, offset, d1, d2);
+      },
+      [offset, d1, d2](const Tensor& t) { return t.diagonal(offset, d1, d2); });
 }
 
 // ---- splitting ----
@@ -588,7 +690,11 @@ Tensor Tensor::real() const {
   // real part of a lazy conjugate equals the stored real part, so the conj bit just drops.
   Geometry g = geometry_of(*this);
   for (auto& s : g.strides) s *= 2;
-  return make_view_with_dtype(*this, toRealValueType(dtype()), g.sizes, g.strides, g.offset * 2);
+  return with_rule(
+      "real", *this,
+      make_view_with_dtype(*this, toRealValueType(dtype()), g.sizes, g.strides, g.offset * 2),
+      [ct = dtype()](const Tensor& gr) { return gr.to(ct); },
+      [](const Tensor& t) { return t.real(); });
 }
 
 Tensor Tensor::imag() const {
@@ -599,8 +705,13 @@ Tensor Tensor::imag() const {
   if (is_conj()) return resolve_conj().imag();
   Geometry g = geometry_of(*this);
   for (auto& s : g.strides) s *= 2;
-  return make_view_with_dtype(*this, toRealValueType(dtype()), g.sizes, g.strides,
-                              g.offset * 2 + 1);
+  return with_rule(
+      "imag", *this,
+      make_view_with_dtype(*this, toRealValueType(dtype()), g.sizes, g.strides, g.offset * 2 + 1),
+      [ct = dtype()](const Tensor& gr) {
+        return gr.to(ct) * wrap_scalar(Scalar(complex<double>(0, 1)));
+      },
+      [](const Tensor& t) { return t.imag(); });
 }
 
 Tensor real(const Tensor& x) { return x.real(); }

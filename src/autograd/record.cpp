@@ -1,0 +1,495 @@
+// The op recorder (Note [Recording an op]), saved tensors, and in-place ops on views
+// (Note [Views and in-place ops]).
+
+#include "autograd/record.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstring>
+
+#include "autograd/meta.h"
+#include "core/tensor_util.h"
+#include "ember/error.h"
+#include "ember/factory.h"
+#include "ember/ops.h"
+#include "ember/reduce.h"
+
+namespace ember::autograd {
+
+std::string backward_name(const char* op) {
+  std::string r;
+  bool up = true;
+  for (const char* p = op; *p; ++p) {
+    if (*p == '_' || *p == '.') {
+      up = true;
+      continue;
+    }
+    r += up ? char(std::toupper(static_cast<unsigned char>(*p))) : *p;
+    up = false;
+  }
+  return r + "Backward0";
+}
+
+Tensor sum_to(const Tensor& g, IntArrayRef shape) {
+  if (g.sizes() == shape) return g;
+  int64_t lead = g.dim() - int64_t(shape.size());
+  std::vector<int64_t> dims;
+  for (int64_t d = 0; d < lead; ++d) dims.push_back(d);
+  for (int64_t d = 0; d < int64_t(shape.size()); ++d)
+    if (shape[d] == 1 && g.size(lead + d) != 1) dims.push_back(lead + d);
+  Tensor r = dims.empty() ? g : sum(g, dims, /*keepdim=*/true);
+  if (lead > 0 || r.sizes() != shape) r = r.reshape(shape);
+  return r;
+}
+
+namespace {
+
+struct InputInfo {
+  std::vector<int64_t> shape;
+  ScalarType dtype;
+};
+
+/// Brings a vjp result to the input's shape and dtype (broadcast sums, real part, cast).
+Tensor fix_grad(Tensor g, const InputInfo& in) {
+  if (!g.defined()) return g;
+  if (g.sizes() != IntArrayRef(in.shape)) g = sum_to(g, in.shape);
+  if (g.is_complex() && !isComplexType(in.dtype)) g = real(g);
+  if (g.dtype() != in.dtype) g = g.to(in.dtype);
+  return g;
+}
+
+}  // namespace
+
+Tensor SavedVariable::unpack(const std::shared_ptr<Node>& owner) const {
+  if (!data.defined()) return data;
+  if (data._version() != version) {
+    const char* writer = data.unsafeGetTensorImpl()->version_counter()->last_writer.load();
+    EMBER_CHECK(false, "[backward] one of the variables needed for gradient computation has "
+                "been modified by an inplace operation: [", data.dtype(), " ",
+                shape_str(data.sizes()), "], saved by ", owner->name(), " (its ",
+                is_output ? "output " + std::to_string(output_nr) : std::string("input"),
+                "), was modified by ", writer ? writer : "an in-place operation",
+                ": it is at version ", data._version(), "; expected version ", version,
+                " instead. Hint: clone() the tensor before modifying it in place, or use the "
+                "out-of-place form of the operation.");
+  }
+  if (is_output && GradMode::is_enabled()) {
+    // Reconnect the output to its node so a double backward sees its history.
+    Tensor t = data.detach();
+    set_history(t, owner, output_nr);
+    return t;
+  }
+  return data;
+}
+
+SavedVariable SavedVariable::save(const Tensor& t, const variable_list& outputs, const char* op) {
+  SavedVariable sv;
+  if (!t.defined()) return sv;
+  check_inference_tensor_use(t, op);
+  sv.version = t._version();
+  for (size_t k = 0; k < outputs.size(); ++k) {
+    if (outputs[k].defined() && outputs[k].is_same(t)) {
+      sv.is_output = true;
+      sv.output_nr = uint32_t(k);
+    }
+  }
+  sv.data = sv.is_output ? t.detach() : t;
+  return sv;
+}
+
+struct FnNode final : Node {
+  std::string name_;
+  VjpFn vjp;
+  std::vector<SavedVariable> saved;
+  std::vector<InputInfo> inputs;
+  bool released_ = false;
+
+  std::string name() const override { return name_; }
+  void release_variables() override {
+    if (saved.empty()) return;
+    saved.clear();
+    released_ = true;
+  }
+  bool released() const override { return released_; }
+
+  variable_list apply(variable_list&& grads) override {
+    EMBER_CHECK(!released_, "[backward] Trying to backward through the graph a second time (or "
+                "directly access saved tensors after they have already been freed). Saved "
+                "intermediate values of the graph are freed when you call .backward() or "
+                "autograd.grad(). Specify retain_graph=True if you need to backward through the "
+                "graph a second time or if you need to access saved tensors after calling "
+                "backward. (node: ", name_, ")");
+    VjpCtx c;
+    c.grads = std::move(grads);
+    for (size_t i = 0; i < c.grads.size(); ++i)
+      if (!c.grads[i].defined()) c.grads[i] = input_metadata(i).zeros();
+    auto self = shared_from_this();
+    c.saved.reserve(saved.size());
+    for (auto& s : saved) c.saved.push_back(s.unpack(self));
+    c.needs_grad.resize(num_outputs());
+    bool any = false;
+    for (size_t i = 0; i < num_outputs(); ++i) any |= (c.needs_grad[i] = should_compute_output(i));
+    if (!any) return variable_list(num_outputs());
+    variable_list r = vjp(c);
+    EMBER_INTERNAL_ASSERT(r.size() == inputs.size(), name_, " returned ", r.size(),
+                          " gradients for ", inputs.size(), " inputs");
+    for (size_t i = 0; i < r.size(); ++i) r[i] = c.needs_grad[i] ? fix_grad(r[i], inputs[i]) : Tensor();
+    return r;
+  }
+};
+
+/// Raises in backward: the op has no derivative.
+struct NotImplementedNode final : Node {
+  std::string op;
+  std::string name() const override { return "NotImplemented"; }
+  variable_list apply(variable_list&&) override {
+    EMBER_CHECK_T(NotImplementedError, false, "[", op, "] the derivative for '", op,
+                  "' is not implemented.");
+    return {};
+  }
+};
+
+// Note [Views and in-place ops]
+// A view records its own node (e.g. TransposeBackward0) and shares the version counter of its
+// base. When an op writes in place into a view whose base is part of a graph, the base's
+// history is rebased onto a CopySlices node: the gradient of the base, with the view's region
+// replaced by what the in-place op's own node makes of it. Views whose shared version moved
+// since their grad_fn was set regenerate it from the base (an as_strided view of the base's
+// gradient), so every alias sees the write, as in PyTorch.
+namespace {
+
+struct Geom {
+  std::vector<int64_t> sizes, strides;
+  int64_t offset;
+};
+Geom geom_of(const Tensor& t) {
+  return {t.sizes().vec(), t.strides().vec(), t.storage_offset()};
+}
+
+/// A zero tensor laid out like `base` (same strides when dense), so views of the base map
+/// onto it with their own strides.
+Tensor zeros_like_layout(const Geom& base, ScalarType dtype, Device dev) {
+  return zeros(base.sizes, TensorOptions().dtype(dtype).device(dev))
+      .as_strided(base.sizes, base.strides, 0)
+      .contiguous();
+}
+
+bool dense_layout(const Geom& g) {
+  // Non-overlapping and dense: the strides are a permutation of a contiguous layout.
+  std::vector<size_t> idx(g.sizes.size());
+  for (size_t i = 0; i < idx.size(); ++i) idx[i] = i;
+  std::sort(idx.begin(), idx.end(), [&](size_t a, size_t b) { return g.strides[a] < g.strides[b]; });
+  int64_t expect = 1;
+  for (size_t i : idx) {
+    if (g.sizes[i] == 1) continue;
+    if (g.strides[i] != expect) return false;
+    expect *= g.sizes[i];
+  }
+  return true;
+}
+
+/// A buffer with base's sizes and strides holding `fill`, and the view's region of it.
+std::pair<Tensor, Tensor> base_buffer(const Geom& base, const Geom& view, const Tensor& fill,
+                                      ScalarType dtype, Device dev) {
+  int64_t span = 1;
+  for (size_t i = 0; i < base.sizes.size(); ++i) {
+    if (base.sizes[i] == 0) span = 0;
+  }
+  if (span != 0) {
+    span = 1;
+    for (size_t i = 0; i < base.sizes.size(); ++i) span += (base.sizes[i] - 1) * base.strides[i];
+  }
+  Tensor flat = zeros({span}, TensorOptions().dtype(dtype).device(dev));
+  Tensor b = flat.as_strided(base.sizes, base.strides, 0);
+  if (fill.defined()) b.copy_(fill);
+  Tensor v = flat.as_strided(view.sizes, view.strides, view.offset - base.offset);
+  return {b, v};
+}
+
+/// grad of base from grad of one of its views (the regenerated view node).
+struct AsStridedViewNode final : Node {
+  Geom base, view;
+  ScalarType dtype;
+  std::string name() const override { return "AsStridedBackward0"; }
+  variable_list apply(variable_list&& grads) override {
+    if (!grads[0].defined()) return {Tensor()};
+    auto [b, v] = base_buffer(base, view, {}, grads[0].dtype(), grads[0].device());
+    v.copy_(grads[0]);
+    return {b};
+  }
+};
+
+struct CopySlices final : Node {
+  Geom base, view;
+  std::shared_ptr<Node> fn;
+  std::string name() const override { return "CopySlices"; }
+  void release_variables() override { fn->release_variables(); }
+  bool released() const override { return fn->released(); }
+  variable_list apply(variable_list&& grads) override {
+    variable_list out(num_outputs());
+    Tensor g = grads[0].defined() ? grads[0] : input_metadata(0).zeros();
+    auto [b, v] = base_buffer(base, view, g, g.dtype(), g.device());
+    variable_list r = fn->apply({v.clone()});
+    if (r[0].defined()) v.copy_(r[0]);
+    else v.zero_();
+    out[0] = b;
+    for (size_t i = 1; i < r.size() && i < out.size(); ++i) out[i] = r[i];
+    return out;
+  }
+};
+
+}  // namespace
+
+std::shared_ptr<Node> grad_fn_of(const Tensor& t) {
+  AutogradMeta* m = meta(t);
+  if (!m) return nullptr;
+  if (m->grad_fn && t.is_view() && t._version() != m->attr_version) {
+    Tensor base = t._base();
+    Edge be = gradient_edge(base);
+    if (be.is_valid()) {
+      auto node = std::make_shared<AsStridedViewNode>();
+      node->base = geom_of(base);
+      node->view = geom_of(t);
+      node->dtype = t.dtype();
+      node->add_input_metadata(t);
+      node->mutable_next_edges().push_back(std::move(be));
+      set_history(t, node, 0);
+    } else {
+      m->attr_version = t._version();
+    }
+  }
+  return m->grad_fn;
+}
+
+Tensor JvpCtx::tangent_or_zeros(size_t i) const {
+  return tangents[i].defined() ? tangents[i] : zeros_like(inputs[i]);
+}
+
+OpRecorder::OpRecorder(const char* name, std::initializer_list<Tensor> inputs)
+    : name_(name) {
+  if (!recording_possible()) return;
+  inputs_.assign(inputs.begin(), inputs.end());
+  init(name);
+}
+
+OpRecorder::OpRecorder(const char* name, const variable_list& inputs) : name_(name) {
+  if (!recording_possible()) return;
+  inputs_ = inputs;
+  init(name);
+}
+
+void OpRecorder::init(const char* name) {
+  AutogradTLS& s = tls();
+  size_t len = std::strlen(name);
+  inplace_ = len > 1 && name[len - 1] == '_' && !inputs_.empty() && inputs_[0].defined();
+  if (inplace_) {
+    // Checked before the kernel writes: an error must leave the tensor unchanged.
+    const Tensor& self = inputs_[0];
+    version_before_ = self._version();
+    if (s.grad_enabled) {
+      EMBER_CHECK(!(self.is_leaf() && self.requires_grad()), "[", name,
+                  "] a leaf Variable that requires grad is being used in an in-place "
+                  "operation.");
+      Tensor base = self._base();
+      EMBER_CHECK(!base.defined() || !(base.is_leaf() && base.requires_grad()), "[", name,
+                  "] a view of a leaf Variable that requires grad is being used in an in-place "
+                  "operation.");
+    }
+  }
+  for (const Tensor& t : inputs_) {
+    if (!t.defined()) continue;
+    reverse_ = reverse_ || (s.grad_enabled && t.requires_grad());
+    forward_ = forward_ || (s.fw_levels > 0 && has_fw_grad(t));
+  }
+  active_ = reverse_ || forward_;
+  if (active_) {
+    s.paused = true;
+    paused_ = true;
+  }
+}
+
+OpRecorder::~OpRecorder() { resume(); }
+
+void OpRecorder::resume() {
+  if (paused_) {
+    tls().paused = false;
+    paused_ = false;
+  }
+}
+
+void OpRecorder::record(const variable_list& outputs, VjpFn vjp, const variable_list& saved,
+                        JvpFn jvp) {
+  finish(outputs, std::move(vjp), saved, std::move(jvp), false);
+}
+void OpRecorder::record(const Tensor& output, VjpFn vjp, const variable_list& saved, JvpFn jvp) {
+  finish({output}, std::move(vjp), saved, std::move(jvp), false);
+}
+void OpRecorder::record_inplace(const Tensor& self, VjpFn vjp, const variable_list& saved,
+                                JvpFn jvp) {
+  if (self._version() == version_before_) self.unsafeGetTensorImpl()->bump_version(name_);
+  else self.unsafeGetTensorImpl()->version_counter()->last_writer.store(name_);
+  finish({self}, std::move(vjp), saved, std::move(jvp), true);
+}
+
+void OpRecorder::record_not_implemented(const variable_list& outputs) {
+  resume();
+  if (!reverse_) return;
+  auto node = std::make_shared<NotImplementedNode>();
+  node->op = name_;
+  for (const Tensor& t : inputs_) node->mutable_next_edges().push_back(t.defined() ? gradient_edge(t) : Edge{});
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    if (!outputs[i].defined() || !(outputs[i].is_floating_point() || outputs[i].is_complex())) continue;
+    set_history(outputs[i], node, node->add_input_metadata(outputs[i]));
+  }
+}
+
+namespace {
+
+/// Tangent of the outputs from the vjp (Note [Recording an op]): with g a dummy cotangent,
+/// vjp(g) = Jᴴg is linear in g, and d/dg Re<vjp(g), t> = J t.
+variable_list jvp_from_vjp(const VjpFn& vjp, const variable_list& inputs,
+                           const variable_list& outputs, const variable_list& saved,
+                           const variable_list& tangents) {
+  AutoGradMode on(true);
+  variable_list gs;
+  for (const Tensor& o : outputs) gs.push_back(zeros_like(o).requires_grad_());
+  VjpCtx c;
+  c.grads = gs;
+  c.saved = saved;
+  c.needs_grad.assign(inputs.size(), true);
+  for (size_t i = 0; i < inputs.size(); ++i) c.needs_grad[i] = tangents[i].defined();
+  variable_list r = vjp(c);
+  Tensor s;
+  for (size_t i = 0; i < r.size() && i < tangents.size(); ++i) {
+    if (!r[i].defined() || !tangents[i].defined()) continue;
+    Tensor gi = fix_grad(r[i], {inputs[i].sizes().vec(), inputs[i].dtype()});
+    if (!gi.requires_grad()) continue;
+    Tensor term = gi.is_complex() ? real(conj(gi) * tangents[i]).sum() : (gi * tangents[i]).sum();
+    s = s.defined() ? s + term : term;
+  }
+  variable_list out(outputs.size());
+  if (s.defined()) {
+    out = run_backward({s}, {}, false, true, gs, true, false);
+  }
+  for (size_t i = 0; i < out.size(); ++i)
+    if (!out[i].defined()) out[i] = zeros_like(outputs[i]);
+  return out;
+}
+
+}  // namespace
+
+void OpRecorder::finish(const variable_list& outputs, VjpFn vjp, const variable_list& saved,
+                        JvpFn jvp, bool inplace) {
+  resume();
+  if (!active_) return;
+  if (reverse_) {
+    auto node = std::make_shared<FnNode>();
+    node->name_ = backward_name(name_);
+    node->set_anomaly_trace(anomaly_trace_now());
+    Tensor self = inplace ? outputs[0] : Tensor();
+    bool self_is_view = inplace && self.is_view();
+    Edge view_old_edge;
+    for (const Tensor& t : inputs_) {
+      node->mutable_next_edges().push_back(t.defined() ? gradient_edge(t) : Edge{});
+      node->inputs.push_back({t.defined() ? t.sizes().vec() : std::vector<int64_t>{},
+                              t.defined() ? t.dtype() : ScalarType::Float});
+    }
+    for (const Tensor& t : saved) node->saved.push_back(SavedVariable::save(t, outputs, name_));
+    node->vjp = vjp;
+    if (!inplace) {
+      for (const Tensor& o : outputs) {
+        if (!o.defined()) {
+          node->add_input_metadata_undefined();
+          continue;
+        }
+        uint32_t nr = node->add_input_metadata(o);
+        if (o.is_floating_point() || o.is_complex()) set_history(o, node, nr);
+      }
+    } else {
+      AutogradMeta* m = meta(self);
+      node->add_input_metadata(self);
+      if (!self_is_view) {
+        set_history(self, node, 0);
+      } else {
+        Tensor base = self._base();
+        auto cs = std::make_shared<CopySlices>();
+        cs->base = geom_of(base);
+        cs->view = geom_of(self);
+        EMBER_CHECK(dense_layout(cs->base), "[", name_, "] in-place operation on a view of a "
+                    "tensor with overlapping or non-dense memory is not supported by autograd; "
+                    "clone() the base first");
+        cs->fn = node;
+        cs->set_anomaly_trace(node->anomaly_trace());
+        cs->add_input_metadata(base);
+        cs->mutable_next_edges().push_back(gradient_edge(base));
+        for (size_t i = 1; i < node->num_outputs(); ++i)
+          cs->mutable_next_edges().push_back(node->next_edge(i));
+        set_history(base, cs, 0);
+        // The view's own history is regenerated from the base on next use.
+        AutogradMeta& vm = materialize_meta(self);
+        vm.grad_fn = cs;  // placeholder that differs from a valid view node
+        vm.output_nr = 0;
+        vm.attr_version = self._version() - 1;
+      }
+      (void)m;
+      (void)view_old_edge;
+    }
+  }
+  if (forward_) {
+    AutogradTLS& s = tls();
+    for (uint64_t level : active_levels()) {
+      if (level < 64 && ((s.fw_suppressed >> level) & 1)) continue;
+      JvpCtx c;
+      bool any = false;
+      for (const Tensor& t : inputs_) {
+        Tensor tg = t.defined() ? fw_grad(t, level) : Tensor();
+        any = any || tg.defined();
+        c.tangents.push_back(tg);
+      }
+      if (!any) continue;
+      c.inputs = inputs_;
+      c.outputs = outputs;
+      c.saved = saved;
+      uint64_t bit = level < 64 ? (uint64_t(1) << level) : 0;
+      s.fw_suppressed |= bit;
+      variable_list r;
+      try {
+        r = jvp ? jvp(c) : jvp_from_vjp(vjp, inputs_, outputs, saved, c.tangents);
+      } catch (...) {
+        s.fw_suppressed &= ~bit;
+        throw;
+      }
+      s.fw_suppressed &= ~bit;
+      for (size_t k = 0; k < outputs.size() && k < r.size(); ++k) {
+        if (!outputs[k].defined() || !r[k].defined()) continue;
+        if (!(outputs[k].is_floating_point() || outputs[k].is_complex())) continue;
+        Tensor tk = r[k];
+        if (tk.is_complex() && !outputs[k].is_complex()) tk = real(tk);
+        if (tk.sizes() != outputs[k].sizes()) tk = tk.expand(outputs[k].sizes());
+        outputs[k]._set_fw_grad(tk, level, inplace);
+      }
+    }
+  }
+}
+
+bool any_needs_recording(std::initializer_list<Tensor> ts) {
+  if (!recording_possible()) return false;
+  const AutogradTLS& s = tls();
+  for (const Tensor& t : ts) {
+    if (!t.defined()) continue;
+    if (s.grad_enabled && t.requires_grad()) return true;
+    if (s.fw_levels > 0 && has_fw_grad(t)) return true;
+  }
+  return false;
+}
+
+void check_out_not_differentiable(const char* op, std::initializer_list<Tensor> inputs) {
+  if (!recording_possible() || !GradMode::is_enabled()) return;
+  for (const Tensor& t : inputs) {
+    EMBER_CHECK(!t.defined() || !t.requires_grad(), "[", op, "] ", op,
+                "(): functions with out=... arguments don't support automatic differentiation, "
+                "but one of the arguments requires grad.");
+  }
+}
+
+}  // namespace ember::autograd

@@ -1,0 +1,24 @@
+#pragma once
+// Derivative rules of the elementwise ops (elementwise_grad.cpp), used by elementwise().
+
+#include "ember/tensor.h"
+#include "ops/op_table.h"
+
+namespace ember {
+
+/// How an elementwise op differentiates.
+enum class GradKind : uint8_t {
+  None,            ///< not differentiable (bool or integer results): no node
+  Zero,            ///< differentiable with a zero gradient (floor, sign, ...)
+  NotImplemented,  ///< backward raises
+  Partials,        ///< elementwise_partial() gives ∂out/∂x_k
+};
+GradKind elementwise_grad_kind(OpId op);
+
+/// Which tensors the rule reads: bit k for input k, bit 3 for the output.
+uint8_t elementwise_saves(OpId op);
+
+/// ∂out/∂input_k at the saved inputs `x` (three slots) and output `o`; may be a 0-dim tensor.
+Tensor elementwise_partial(OpId op, int k, const Tensor* x, const Tensor& o, const OpParams& p);
+
+}  // namespace ember
