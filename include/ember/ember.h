@@ -2,6 +2,7 @@
 /// The whole public C++ API of ember.
 
 #include "ember/allocator.h"
+#include "ember/autograd.h"
 #include "ember/blas.h"
 #include "ember/context.h"
 #include "ember/device.h"

@@ -425,18 +425,6 @@ void init_tensor(py::module_& m) {
       .def_property(
           "requires_grad", [](const Tensor& t) { return t.requires_grad(); },
           [](Tensor& t, bool r) { t.set_requires_grad(r); })
-      .def_property_readonly("is_leaf", [](const Tensor&) { return true; })
-      .def_property_readonly("grad_fn", [](const Tensor&) { return py::none(); })
-      .def_property_readonly("grad", [](const Tensor&) { return py::none(); })
-      .def_property(
-          "data",
-          [](const Tensor& t) { return make_view(t, t.sizes(), t.strides(), t.storage_offset()); },
-          [](Tensor& t, const Tensor& v) {
-            EMBER_CHECK(v.sizes() == t.sizes() && v.dtype() == t.dtype(),
-                        "[data] assigning a tensor of a different shape or dtype to .data is not "
-                        "supported");
-            t.copy_(v);
-          })
       .def("ndimension", [](const Tensor& t) { return t.dim(); })
       .def("nelement", [](const Tensor& t) { return t.numel(); })
       .def("storage_offset", [](const Tensor& t) { return t.storage_offset(); })
@@ -582,9 +570,6 @@ void init_tensor(py::module_& m) {
              unwrap(self.ptr()).zero_();
              return py::reinterpret_borrow<py::object>(self);
            })
-      .def("detach",
-           [](const Tensor& t) { return make_view(t, t.sizes(), t.strides(), t.storage_offset()); })
-      .def("detach_", [](py::handle self) { return py::reinterpret_borrow<py::object>(self); })
       .def(
           "requires_grad_",
           [](py::handle self, bool r) {

@@ -209,6 +209,8 @@ variable_list run_backward(const variable_list& roots, const variable_list& grad
     }
     if (acc && !accumulate_grad) continue;
     variable_list outs;
+    variable_list grads_for_hooks;
+    if (n->has_hooks()) grads_for_hooks = grads;
     try {
       outs = n->apply(std::move(grads));
     } catch (Error& e) {
@@ -218,7 +220,7 @@ variable_list run_backward(const variable_list& roots, const variable_list& grad
     }
     if (AnomalyMode::is_enabled() && AnomalyMode::should_check_nan()) check_nan(*n, outs);
     if (!keep_graph) n->release_variables();
-    if (n->has_hooks()) outs = n->run_posthooks(std::move(outs), {});
+    if (n->has_hooks()) outs = n->run_posthooks(std::move(outs), grads_for_hooks);
     const edge_list& edges = n->next_edges();
     EMBER_INTERNAL_ASSERT(acc || outs.size() == edges.size(), n->name(), " returned ",
                           outs.size(), " gradients for ", edges.size(), " edges");

@@ -286,6 +286,9 @@ void OpRecorder::init(const char* name) {
     // Checked before the kernel writes: an error must leave the tensor unchanged.
     const Tensor& self = inputs_[0];
     version_before_ = self._version();
+    EMBER_CHECK(!self.is_inference() || InferenceMode::is_enabled(), "[", name,
+                "] Inplace update to inference tensor outside InferenceMode is not allowed. You "
+                "can make a clone to get a normal tensor before doing inplace update.");
     if (s.grad_enabled) {
       EMBER_CHECK(!(self.is_leaf() && self.requires_grad()), "[", name,
                   "] a leaf Variable that requires grad is being used in an in-place "

@@ -21,8 +21,9 @@ Op fields:
              float32, for ops whose float32 result in torch is itself off by more than the
              tolerance (ember computes them more accurately).
   grad, fwd_ad, vmap
-             dtypes held to gradient, forward-AD and vmap checks (not run yet; they are
-             checked only where the OpInfo says the op supports them).
+             dtypes held to gradient, forward-AD and vmap checks, where the OpInfo says the
+             op supports them and its forward passes: ember's vjp with a random grad output,
+             and its jvp with random tangents, against torch's (vmap: not run yet).
 """
 
 from dataclasses import dataclass, replace

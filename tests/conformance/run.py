@@ -192,6 +192,113 @@ def run_sample(backend, op, fn, sample, tol, meta, ref64=False):
     return None
 
 
+def _map_tensors(obj, fn):
+    """obj with each floating or complex torch tensor t replaced by fn(t) (lists, tuples, dicts)."""
+    if isinstance(obj, torch.Tensor):
+        return fn(obj) if (obj.is_floating_point() or obj.is_complex()) else obj
+    if isinstance(obj, (list, tuple)):
+        return type(obj)(_map_tensors(v, fn) for v in obj)
+    if isinstance(obj, dict):
+        return {k: _map_tensors(v, fn) for k, v in obj.items()}
+    return obj
+
+
+def _flat(obj, is_tensor):
+    """The tensors of a result, in order (a tensor, or nested lists/tuples of them)."""
+    if is_tensor(obj):
+        return [obj]
+    if isinstance(obj, (list, tuple)):
+        return [t for v in obj for t in _flat(v, is_tensor)]
+    return []
+
+
+def run_grad_sample(backend, op, fn, sample, tol, forward):
+    """None when ember's vjp (forward=False) or jvp (forward=True) of the sample matches torch's,
+    else the failure message. Samples torch cannot differentiate are skipped (None)."""
+    E = backend.module
+    leaves_t = []
+
+    def leaf(t):
+        x = t.detach().clone().requires_grad_(not forward)
+        leaves_t.append(x)
+        return x
+
+    t_in, t_args, t_kwargs = (_map_tensors(x, leaf) for x in
+                              (sample.input, sample.args, sample.kwargs))
+    if not leaves_t:
+        return None
+    try:
+        b_all = [backend.convert(t.detach()) for t in leaves_t]
+        it = iter(b_all)
+        b_in, b_args, b_kwargs = (_map_tensors(x, lambda t: next(it)) for x in
+                                  (t_in, t_args, t_kwargs))
+    except Exception as e:
+        return f"converting the inputs: {describe(e)}"
+    gen = torch.Generator().manual_seed(0)
+    if forward:
+        tangents = [torch.randn(t.shape, generator=gen, dtype=t.dtype) for t in leaves_t]
+        try:
+            with torch.autograd.forward_ad.dual_level():
+                duals = iter([torch.autograd.forward_ad.make_dual(t, v)
+                              for t, v in zip(leaves_t, tangents)])
+                ti, ta, tk = (_map_tensors(x, lambda t: next(duals)) for x in
+                              (sample.input, sample.args, sample.kwargs))
+                outs = _flat(op(ti, *ta, **tk), lambda x: isinstance(x, torch.Tensor))
+                expected = [torch.autograd.forward_ad.unpack_dual(o).tangent for o in outs]
+        except Exception:
+            return None
+        try:
+            with E.autograd.forward_ad.dual_level():
+                bd = iter([E.autograd.forward_ad.make_dual(b, backend.convert(v))
+                           for b, v in zip(b_all, tangents)])
+                bi, ba, bk = (_map_tensors(x, lambda t: next(bd)) for x in
+                              (t_in, t_args, t_kwargs))
+                bouts = _flat(fn(bi, *ba, **bk), backend.is_tensor)
+                actual = [E.autograd.forward_ad.unpack_dual(o).tangent for o in bouts]
+        except Exception as e:
+            return f"forward AD: {describe(e)}"
+        if len(actual) != len(expected):
+            return f"forward AD: {len(actual)} outputs, expected {len(expected)}"
+        for i, (a, e) in enumerate(zip(actual, expected)):
+            if e is None:
+                continue
+            if a is None:
+                return f"forward AD: output {i} has no tangent"
+            try:
+                compare(backend, a, e, tol, False, f"tangent[{i}]")
+            except Exception as ex:
+                return describe(ex)
+        return None
+    try:
+        outs = _flat(op(t_in, *t_args, **t_kwargs), lambda x: isinstance(x, torch.Tensor))
+        diff = [i for i, o in enumerate(outs) if o.requires_grad]
+        if not diff:
+            return None
+        gouts = [torch.randn(outs[i].shape, generator=gen, dtype=outs[i].dtype) for i in diff]
+        expected = torch.autograd.grad([outs[i] for i in diff], leaves_t, gouts,
+                                       allow_unused=True)
+    except Exception:
+        return None
+    try:
+        bouts = _flat(fn(b_in, *b_args, **b_kwargs), backend.is_tensor)
+        for i in diff:
+            if not bouts[i].requires_grad:
+                return f"output {i} does not require grad"
+        actual = E.autograd.grad([bouts[i] for i in diff], b_all,
+                                 [backend.convert(g) for g in gouts], allow_unused=True)
+    except Exception as e:
+        return f"backward: {describe(e)}"
+    for i, (a, e) in enumerate(zip(actual, expected)):
+        e = torch.zeros_like(leaves_t[i]) if e is None else e
+        if a is None:
+            a = backend.convert(torch.zeros_like(leaves_t[i]))
+        try:
+            compare(backend, a, e, tol, False, f"grad[{i}]")
+        except Exception as ex:
+            return describe(ex)
+    return None
+
+
 class Result:
     """One op at one dtype: status, samples passed/total, first failure message."""
 
@@ -199,7 +306,7 @@ class Result:
         self.status, self.passed, self.total, self.message = status, passed, total, message
 
 
-def run_op(backend, op, entry, dtype, only_cuda, inputs, max_samples, log=None):
+def run_op(backend, op, entry, dtype, only_cuda, inputs, max_samples, log=None, grads=None):
     if dtype not in cpu_dtypes(op, only_cuda):
         return Result("unsupported")
     if entry.unmapped:
@@ -235,6 +342,24 @@ def run_op(backend, op, entry, dtype, only_cuda, inputs, max_samples, log=None):
             log(f"  {torch_name(dtype)} sample {i}: {msg}\n    {sample.summary()}")
     if res.passed < res.total:
         res.status = "fail"
+    # Gradients and tangents, for ops whose forward passes and whose OpInfo differentiates.
+    if grads is not None and res.status == "pass" and entry.compare == "values":
+        for kind, flag in (("grad", "supports_autograd"), ("fwd_ad", "supports_forward_ad")):
+            if not getattr(op, flag, False):
+                continue
+            g = Result("pass", total=len(samples))
+            for i, sample in enumerate(samples):
+                msg = run_grad_sample(backend, op, fn, sample, tol, kind == "fwd_ad")
+                if msg is None:
+                    g.passed += 1
+                    continue
+                if not g.message:
+                    g.message = f"sample {i}: {msg}"
+                if log:
+                    log(f"  {torch_name(dtype)} {kind} sample {i}: {msg}")
+            if g.passed < g.total:
+                g.status = "fail"
+            grads[kind] = g
     return res
 
 
@@ -256,16 +381,21 @@ def shorten(text, width):
 
 
 def print_report(rows, dtypes):
-    head = f"{'op':<46}" + "".join(f"{d:<22}" for d in dtypes) + "first failure"
+    cols = list(dtypes) + [f"{k}:float64" for k in ("grad", "fwd_ad") if "float64" in dtypes]
+    head = f"{'op':<46}" + "".join(f"{d:<22}" for d in cols) + "first failure"
     print(head)
     print("-" * len(head))
     for key, results in rows:
         cells = ""
-        for d in dtypes:
-            r = results[d]
+        for d in cols:
+            r = results.get(d)
+            if r is None:
+                cells += " " * 22
+                continue
             counts = f"{r.passed}/{r.total}" if r.status in ("pass", "fail") else ""
             cells += f"{r.status:<12}{counts:<10}"
-        msg = next((results[d].message for d in dtypes if results[d].message), "")
+        msg = next((results[d].message for d in cols if d in results and results[d].message),
+                   "")
         print(f"{key:<46}{cells}{shorten(msg, 110)}")
     print()
 
@@ -288,6 +418,8 @@ def main(argv=None):
     parser.add_argument("--max-samples", type=int, default=0, help="samples per op and dtype")
     parser.add_argument("--backend", choices=("ember", "torch"), default="ember",
                         help="torch stands in for ember to validate the harness itself")
+    parser.add_argument("--no-grad", action="store_true",
+                        help="skip the gradient and forward-AD comparisons (float64 only)")
     parser.add_argument("--verbose", action="store_true",
                         help="name each op as it starts, print every failing sample in full")
     args = parser.parse_args(argv)
@@ -324,8 +456,11 @@ def main(argv=None):
             log(key)
         results = {}
         for d in dtypes:
+            grads = {} if (d == "float64" and not args.no_grad) else None
             results[d] = run_op(backend, op, entry, DTYPES[d], only_cuda, args.inputs,
-                                args.max_samples, log)
+                                args.max_samples, log, grads)
+            for kind, g in (grads or {}).items():
+                results[f"{kind}:{d}"] = g
         rows.append((key, results))
     elapsed = time.time() - start
 
@@ -357,6 +492,17 @@ def main(argv=None):
         for d in entry.supported - set(DTYPES):
             stale.append(f"  {key}: unknown dtype {d}")
 
+    for op, (key, results) in zip(op_db, rows):
+        entry = ember_ops.lookup(op.name, op.variant_test_name)
+        for kind in ("grad", "fwd_ad"):
+            for d in getattr(entry, kind):
+                r = results.get(f"{kind}:{d}")
+                if r is not None and r.status != "pass":
+                    regressions.append(f"  {key} ({kind} {d}): {shorten(r.message, 160)}")
+            for d in dtypes:
+                r = results.get(f"{kind}:{d}")
+                if r is not None and r.status == "pass" and d not in getattr(entry, kind):
+                    unmarked.append(f"{key} ({kind})")
     if unmarked:
         print(f"passing but not marked supported in ember_ops.py ({len(unmarked)}):")
         print(textwrap.fill(", ".join(unmarked), 100, initial_indent="  ",
@@ -372,6 +518,16 @@ def main(argv=None):
         m = sum(r.passed for r in rs)
         k = sum(r.total for r in rs)
         print(f"{d}: {n}/{len(rows)} ops, {m}/{k} samples pass")
+    for kind, label in (("grad", "gradients"), ("fwd_ad", "forward-AD tangents")):
+        for d in dtypes:
+            rs = [results[f"{kind}:{d}"] for _, results in rows if f"{kind}:{d}" in results]
+            if not rs:
+                continue
+            n = sum(r.status == "pass" for r in rs)
+            m = sum(r.passed for r in rs)
+            k = sum(r.total for r in rs)
+            print(f"{d} {label}: {n}/{len(rs)} ops (whose forward passes and whose OpInfo "
+                  f"supports it), {m}/{k} samples pass")
     return 1 if regressions or stale else 0
 
 
