@@ -173,4 +173,9 @@ def _array_wrap(self, array, context=None, return_scalar=False):
 
 Tensor.__array_wrap__ = _array_wrap
 
-from ember import cuda, linalg, nn, special  # noqa: E402,F401
+from ember import autograd  # noqa: E402
+from ember.autograd.grad_mode import (  # noqa: E402,F401
+    no_grad, enable_grad, inference_mode, set_grad_enabled, is_grad_enabled,
+    is_inference_mode_enabled)
+from ember.autograd.anomaly_mode import is_anomaly_enabled  # noqa: E402,F401
+from ember import cuda, linalg, nn, special, utils  # noqa: E402,F401

@@ -122,6 +122,9 @@ const Tensor& to_tensor(PyObject* o, const char* fn, const char* arg) {
 }
 
 void write_out(Tensor& out, const Tensor& result, const char* op) {
+  EMBER_CHECK(!(GradMode::is_enabled() && result.requires_grad()), "[", op, "] ", op,
+              "(): functions with out=... arguments don't support automatic differentiation, "
+              "but one of the arguments requires grad.");
   EMBER_CHECK(canCast(result.dtype(), out.dtype()), "[", op, "] result type ",
               toString(result.dtype()), " can't be cast to the desired output type ",
               toString(out.dtype()));

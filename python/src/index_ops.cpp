@@ -20,6 +20,19 @@ py::object with_out(py::handle out, int64_t work, F f, G f_out, const char* fn) 
   return py::reinterpret_borrow<py::object>(out);
 }
 
+/// A masked_fill/index_fill value as a 0-dim tensor, so a value that requires grad keeps it.
+Tensor value_tensor(py::handle v, const char* fn) {
+  if (is_tensor(v.ptr())) {
+    const Tensor& t = unwrap(v.ptr());
+    EMBER_CHECK(t.dim() == 0, "[", fn, "] ", fn,
+                " only supports a 0-dimensional value tensor, "
+                "but got tensor with ",
+                t.dim(), " dimension(s).");
+    return t;
+  }
+  return Tensor();
+}
+
 /// A scatter/masked_fill value: a number or a 0-dim tensor.
 Scalar value_arg(py::handle v, const char* fn) {
   if (is_tensor(v.ptr())) {
@@ -265,19 +278,25 @@ void init_index_ops(py::module_& m) {
   m.def(
       "index_fill",
       [](const Tensor& x, int64_t dim, const Tensor& idx, py::handle v) {
-        return index_fill(x, dim, idx, value_arg(v, "index_fill"));
+        Tensor t = value_tensor(v, "index_fill");
+        return t.defined() ? index_fill(x, dim, idx, t)
+                           : index_fill(x, dim, idx, value_arg(v, "index_fill"));
       },
       arg("input"), arg("dim"), arg("index"), arg("value"));
   cls.def(
       "index_fill",
       [](const Tensor& x, int64_t dim, const Tensor& idx, py::handle v) {
-        return index_fill(x, dim, idx, value_arg(v, "index_fill"));
+        Tensor t = value_tensor(v, "index_fill");
+        return t.defined() ? index_fill(x, dim, idx, t)
+                           : index_fill(x, dim, idx, value_arg(v, "index_fill"));
       },
       arg("dim"), arg("index"), arg("value"));
   cls.def(
       "index_fill_",
       [](py::handle self, int64_t dim, const Tensor& idx, py::handle v) {
-        unwrap(self.ptr()).index_fill_(dim, idx, value_arg(v, "index_fill_"));
+        Tensor t = value_tensor(v, "index_fill_");
+        if (t.defined()) unwrap(self.ptr()).index_fill_(dim, idx, t);
+        else unwrap(self.ptr()).index_fill_(dim, idx, value_arg(v, "index_fill_"));
         return self_obj(self);
       },
       arg("dim"), arg("index"), arg("value"));
@@ -286,19 +305,23 @@ void init_index_ops(py::module_& m) {
   m.def(
       "masked_fill",
       [](const Tensor& x, const Tensor& mask, py::handle v) {
-        return masked_fill(x, mask, value_arg(v, "masked_fill"));
+        Tensor t = value_tensor(v, "masked_fill");
+        return t.defined() ? masked_fill(x, mask, t) : masked_fill(x, mask, value_arg(v, "masked_fill"));
       },
       arg("input"), arg("mask"), arg("value"));
   cls.def(
       "masked_fill",
       [](const Tensor& x, const Tensor& mask, py::handle v) {
-        return masked_fill(x, mask, value_arg(v, "masked_fill"));
+        Tensor t = value_tensor(v, "masked_fill");
+        return t.defined() ? masked_fill(x, mask, t) : masked_fill(x, mask, value_arg(v, "masked_fill"));
       },
       arg("mask"), arg("value"));
   cls.def(
       "masked_fill_",
       [](py::handle self, const Tensor& mask, py::handle v) {
-        unwrap(self.ptr()).masked_fill_(mask, value_arg(v, "masked_fill_"));
+        Tensor t = value_tensor(v, "masked_fill_");
+        if (t.defined()) unwrap(self.ptr()).masked_fill_(mask, t);
+        else unwrap(self.ptr()).masked_fill_(mask, value_arg(v, "masked_fill_"));
         return self_obj(self);
       },
       arg("mask"), arg("value"));

@@ -30,6 +30,7 @@ PYBIND11_MODULE(_C, m) {
   init_shape(m);
   init_blas(m);
   init_linalg(m);
+  init_autograd(m);
   m.attr("__version__") = ember::kVersion;
   m.attr("_cpu_capability") = ember::cpu_capability();
   m.def("_cuda_is_available", [] { return ember::cuda_is_available(); });

@@ -203,6 +203,7 @@ void init_index_ops(py::module_& m);    // index_select, gather/scatter, masked_
 void init_shape(py::module_& m);        // flip/roll/repeat/tile/diag/pad/searchsorted/...
 void init_blas(py::module_& m);         // matmul and the matrix products, einsum
 void init_linalg(py::module_& m);       // the _C._linalg submodule (ember.linalg)
+void init_autograd(py::module_& m);     // Tensor autograd attributes and _C._autograd
 void init_fast_properties();            // C getters for shape, dtype, ndim (after init_tensor)
 
 }  // namespace ember::python

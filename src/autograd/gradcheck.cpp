@@ -202,6 +202,8 @@ bool gradgradcheck(const Fn& fn, const variable_list& inputs, const GradcheckOpt
   for (size_t i = 0; i < n_in; ++i)
     if (inputs[i].defined() && inputs[i].requires_grad()) diff_in.push_back(i);
   Fn vjp_fn = [&](const variable_list& args) {
+    // gradcheck's finite differences call this under no-grad; the vjp needs a graph.
+    AutoGradMode on(true);
     variable_list xs(args.begin(), args.begin() + long(n_in));
     variable_list gs(args.begin() + long(n_in), args.end());
     variable_list o = diff_outputs(fn(xs));

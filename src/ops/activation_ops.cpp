@@ -162,8 +162,8 @@ OpParams celu_params(const Tensor& x, const Scalar& alpha, const char* op) {
 OpId gelu_op(std::string_view approximate, const char* name) {
   if (approximate == "none") return OpId::gelu;
   if (approximate == "tanh") return OpId::gelu_tanh;
-  EMBER_THROW(Error, "[", name,
-              "] approximate argument must be either 'none' or 'tanh', got '", approximate, "'");
+  EMBER_THROW(Error, "[", name, "] approximate argument must be either 'none' or 'tanh', got '",
+              approximate, "'");
 }
 
 // hardtanh is clamp(x, min_val, max_val); integer tensors take the bounds through int64 first

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "autograd/record.h"
 #include "core/tensor_util.h"
 #include "ember/error.h"
 #include "ember/factory.h"
@@ -22,6 +23,7 @@ namespace ember {
 
 // Shared with indexing.cpp (the basic-indexing half of Tensor::index / index_put_).
 Tensor advanced_index(const Tensor& view, const std::vector<Tensor>& adv);
+Tensor advanced_index_impl(const Tensor& view, const std::vector<Tensor>& adv);
 void advanced_index_put(const Tensor& view, const std::vector<Tensor>& adv, const Tensor& values,
                         bool accumulate);
 Tensor& index_put_with(Tensor& self, ArrayRef<indexing::TensorIndex> indices, const Tensor& v,
@@ -121,7 +123,45 @@ void result_side(const AdvancedPlan& p, cpu::IndexSide& side) {
 
 }  // namespace
 
+namespace {
+std::vector<std::optional<Tensor>> optional_indices(const std::vector<Tensor>& adv) {
+  std::vector<std::optional<Tensor>> r;
+  for (const Tensor& t : adv) {
+    if (t.defined()) {
+      r.emplace_back(t);
+    } else {
+      r.emplace_back(std::nullopt);
+    }
+  }
+  return r;
+}
+}  // namespace
+
+// Backward scatters the gradient into zeros with accumulate (repeated indices add up).
 Tensor advanced_index(const Tensor& view_in, const std::vector<Tensor>& adv) {
+  autograd::OpRecorder rec("index", {view_in});
+  Tensor out = advanced_index_impl(view_in, adv);
+  if (rec) {
+    rec.record(
+        out,
+        [adv, sizes = std::vector<int64_t>(view_in.sizes().begin(), view_in.sizes().end())](
+            autograd::VjpCtx& c) {
+          auto ix = optional_indices(adv);
+          return autograd::variable_list{
+              index_put(zeros(sizes, c.grads[0].options()),
+                        ArrayRef<std::optional<Tensor>>(ix.data(), ix.size()), c.grads[0], true)};
+        },
+        {},
+        [adv](autograd::JvpCtx& c) {
+          auto ix = optional_indices(adv);
+          return autograd::variable_list{
+              index(c.tangents[0], ArrayRef<std::optional<Tensor>>(ix.data(), ix.size()))};
+        });
+  }
+  return out;
+}
+
+Tensor advanced_index_impl(const Tensor& view_in, const std::vector<Tensor>& adv) {
   Tensor view = view_in.resolve_conj();
   AdvancedPlan p = make_plan(view, adv, "index");
   Tensor out = empty(p.result_sizes, TensorOptions(view.dtype()));

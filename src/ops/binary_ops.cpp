@@ -6,9 +6,9 @@
 #include <cmath>
 #include <limits>
 
+#include "autograd/record.h"
 #include "core/device_backend.h"
 #include "core/tensor_util.h"
-#include "autograd/record.h"
 #include "ember/error.h"
 #include "ember/factory.h"
 #include "ember/ops.h"
@@ -165,6 +165,14 @@ Tensor pow_tensor_scalar(const Tensor& base, const Scalar& exp, OutMode mode, Te
                              : OpId::pow;
     if (op != OpId::pow)
       return elementwise(op, {base.dtype() == rt ? base : base.to(rt)}, {}, mode, out);
+  }
+  // x**0 and x**1 are fixed up after the kernel. Under autograd the fix-up would overwrite a
+  // value pow saved for backward, so there they are built from recorded ops: a filled copy
+  // (zero gradient) and a copy (gradient one).
+  if (mode != OutMode::Out && (equals(0.0) || equals(1.0)) && autograd::any_needs_recording({base})) {
+    if (mode == OutMode::InPlace) return equals(0.0) ? const_cast<Tensor&>(base).fill_(1) : base;
+    Tensor r = base.to(rt, false, /*copy=*/true);
+    return equals(0.0) ? r.fill_(1) : r;
   }
   Tensor r = elementwise(OpId::pow, {base, w}, {}, mode, out);
   if (equals(0.0))

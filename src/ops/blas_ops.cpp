@@ -8,6 +8,7 @@
 #include <complex>
 #include <limits>
 
+#include "autograd/record.h"
 #include "core/parallel_internal.h"
 #include "core/tensor_util.h"
 #include "ember/blas.h"
@@ -19,7 +20,54 @@
 #include "ops/elementwise_core.h"
 
 namespace ember {
+
+using autograd::JvpCtx;
+using autograd::OpRecorder;
+using autograd::variable_list;
+using autograd::VjpCtx;
+
 namespace {
+
+/// The conjugate transpose of the last two dims (a lazy conj on complex tensors).
+Tensor mH(const Tensor& t) { return t.mT().conj(); }
+
+Scalar conj_scalar(const Scalar& a) {
+  return a.isComplex() ? Scalar(std::conj(a.toComplexDouble())) : a;
+}
+
+bool is_one(const Scalar& a) { return a.equal(Scalar(int64_t(1))); }
+
+/// `t * s`, skipping the multiply when s is 1.
+Tensor scale(const Tensor& t, const Scalar& s) { return is_one(s) ? t : t.mul(s); }
+
+/// Sum of the defined terms (undefined when none is).
+Tensor add_defined(const Tensor& a, const Tensor& b) {
+  if (!a.defined()) return b;
+  if (!b.defined()) return a;
+  return a.add(b);
+}
+
+/// The jvp of a product f(x, y) linear in each of inputs i and j: f(tx, y) + f(x, ty).
+template <class F>
+Tensor bilinear_jvp(JvpCtx& c, size_t i, size_t j, F f) {
+  Tensor r;
+  if (c.tangents[i].defined()) r = f(c.tangents[i], c.inputs[j]);
+  if (c.tangents[j].defined()) r = add_defined(r, f(c.inputs[i], c.tangents[j]));
+  if (!r.defined()) r = zeros_like(c.outputs[0]);
+  return r;
+}
+
+/// The jvp of beta * self + alpha * f(x, y) (inputs 0, 1, 2).
+template <class F>
+Tensor addprod_jvp(JvpCtx& c, const Scalar& beta, const Scalar& alpha, F f) {
+  Tensor r;
+  if (c.tangents[1].defined() || c.tangents[2].defined())
+    r = scale(bilinear_jvp(c, 1, 2, f), alpha);
+  if (c.tangents[0].defined() && !(beta.toComplexDouble() == std::complex<double>(0)))
+    r = add_defined(r, scale(c.tangents[0], beta).expand(c.outputs[0].sizes()));
+  if (!r.defined()) r = zeros_like(c.outputs[0]);
+  return r;
+}
 
 using cpu::Op;
 
@@ -192,6 +240,8 @@ void check_coef(const Scalar& s, ScalarType dt, const char* op, const char* name
 /// Writes `r` into `out`: same dtype required, an empty out is resized, another shape is an
 /// error.
 Tensor& assign_out(Tensor& out, const Tensor& r, const char* op) {
+  // The result carries history exactly when an input needs a gradient.
+  autograd::check_out_not_differentiable(op, {r});
   EMBER_CHECK(out.dtype() == r.dtype(), "[", op, "] expected out tensor to have dtype ",
               dtype_name(r.dtype()), ", but got ", dtype_name(out.dtype()), " instead");
   if (out.sizes() != r.sizes()) {
@@ -261,7 +311,25 @@ int64_t folded_row_stride(const Tensor& t) { return t.stride(t.dim() - 2); }
 // ---- mm / bmm / matmul ----
 
 Tensor mm(const Tensor& self, const Tensor& mat2) {
-  return addmm_impl(nullptr, self, mat2, 0, 1, "mm");
+  OpRecorder rec("mm", {self, mat2});
+  Tensor out = addmm_impl(nullptr, self, mat2, 0, 1, "mm");
+  if (rec) {
+    rec.record(
+        out,
+        [](VjpCtx& c) {
+          const Tensor& g = c.grads[0];
+          variable_list r(2);
+          if (c.needs(0)) r[0] = mm(g, mH(c.saved[1]));
+          if (c.needs(1)) r[1] = mm(mH(c.saved[0]), g);
+          return r;
+        },
+        {self, mat2},
+        [](JvpCtx& c) {
+          return variable_list{
+              bilinear_jvp(c, 0, 1, [](const Tensor& a, const Tensor& b) { return mm(a, b); })};
+        });
+  }
+  return out;
 }
 
 Tensor& mm_out(Tensor& out, const Tensor& self, const Tensor& mat2) {
@@ -269,14 +337,81 @@ Tensor& mm_out(Tensor& out, const Tensor& self, const Tensor& mat2) {
 }
 
 Tensor bmm(const Tensor& self, const Tensor& mat2) {
-  return baddbmm(empty({0}, TensorOptions().dtype(self.dtype())), self, mat2, 0, 1);
+  OpRecorder rec("bmm", {self, mat2});
+  Tensor out = baddbmm(empty({0}, TensorOptions().dtype(self.dtype())), self, mat2, 0, 1);
+  if (rec) {
+    rec.record(
+        out,
+        [](VjpCtx& c) {
+          const Tensor& g = c.grads[0];
+          variable_list r(2);
+          if (c.needs(0)) r[0] = bmm(g, mH(c.saved[1]));
+          if (c.needs(1)) r[1] = bmm(mH(c.saved[0]), g);
+          return r;
+        },
+        {self, mat2},
+        [](JvpCtx& c) {
+          return variable_list{
+              bilinear_jvp(c, 0, 1, [](const Tensor& a, const Tensor& b) { return bmm(a, b); })};
+        });
+  }
+  return out;
 }
 
 Tensor& bmm_out(Tensor& out, const Tensor& self, const Tensor& mat2) {
   return assign_out(out, bmm(self, mat2), "bmm");
 }
 
+namespace {
+Tensor matmul_impl(const Tensor& a, const Tensor& b);
+
+/// The vjp of matmul for the batched / broadcast shapes (the 1-D and 2-D cases are composites
+/// of dot / mv / mm). 1-D operands are treated as a row (a) or a column (b).
+variable_list matmul_backward(VjpCtx& c) {
+  const Tensor &a = c.saved[0], &b = c.saved[1];
+  Tensor a2 = a.dim() == 1 ? a.unsqueeze(0) : a;
+  Tensor b2 = b.dim() == 1 ? b.unsqueeze(-1) : b;
+  Tensor g = c.grads[0];
+  if (a.dim() == 1) g = g.unsqueeze(-2);
+  if (b.dim() == 1) g = g.unsqueeze(-1);
+  variable_list r(2);
+  if (c.needs(0)) r[0] = autograd::sum_to(matmul(g, mH(b2)), a2.sizes()).reshape(a.sizes());
+  if (c.needs(1)) {
+    if (b2.dim() == 2) {
+      // One matrix against a batch: fold the batch into the contraction.
+      const int64_t k = a2.size(-1), n = b2.size(-1);
+      DimVector as;
+      as.assign(g.sizes());
+      as[as.size() - 1] = k;
+      // Explicit row count: reshape cannot infer -1 when k or n is zero.
+      int64_t rows = 1;
+      for (size_t i = 0; i + 1 < as.size(); ++i) rows *= as[i];
+      r[1] = mm(mH(a2.expand(as).reshape({rows, k})), g.reshape({rows, n})).reshape(b.sizes());
+    } else {
+      r[1] = autograd::sum_to(matmul(mH(a2), g), b2.sizes()).reshape(b.sizes());
+    }
+  }
+  return r;
+}
+}  // namespace
+
 Tensor matmul(const Tensor& a, const Tensor& b) {
+  const int64_t da = a.dim(), db = b.dim();
+  // 1-D and 2-D operands go to dot / mv / mm, which record themselves.
+  if ((da == 1 || da == 2) && (db == 1 || db == 2)) return matmul_impl(a, b);
+  OpRecorder rec("matmul", {a, b});
+  Tensor out = matmul_impl(a, b);
+  if (rec) {
+    rec.record(out, matmul_backward, {a, b}, [](JvpCtx& c) {
+      return variable_list{
+          bilinear_jvp(c, 0, 1, [](const Tensor& x, const Tensor& y) { return matmul(x, y); })};
+    });
+  }
+  return out;
+}
+
+namespace {
+Tensor matmul_impl(const Tensor& a, const Tensor& b) {
   const int64_t da = a.dim(), db = b.dim();
   EMBER_CHECK(da >= 1 && db >= 1,
               "[matmul] both arguments to matmul need to be at least 1D, "
@@ -331,6 +466,7 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
   if (db == 1) out = out.squeeze(-1);
   return out;
 }
+}  // namespace
 
 Tensor& matmul_out(Tensor& out, const Tensor& self, const Tensor& other) {
   return assign_out(out, matmul(self, other), "matmul");
@@ -345,7 +481,26 @@ Tensor& linalg_matmul_out(Tensor& out, const Tensor& self, const Tensor& other) 
 
 Tensor addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const Scalar& beta,
              const Scalar& alpha) {
-  return addmm_impl(&self, mat1, mat2, beta, alpha, "addmm");
+  OpRecorder rec("addmm", {self, mat1, mat2});
+  Tensor out = addmm_impl(&self, mat1, mat2, beta, alpha, "addmm");
+  if (rec) {
+    rec.record(
+        out,
+        [beta, alpha](VjpCtx& c) {
+          const Tensor& g = c.grads[0];
+          variable_list r(3);
+          if (c.needs(0)) r[0] = g.mul(conj_scalar(beta));
+          if (c.needs(1)) r[1] = scale(mm(g, mH(c.saved[1])), conj_scalar(alpha));
+          if (c.needs(2)) r[2] = scale(mm(mH(c.saved[0]), g), conj_scalar(alpha));
+          return r;
+        },
+        {mat1, mat2},
+        [beta, alpha](JvpCtx& c) {
+          return variable_list{addprod_jvp(
+              c, beta, alpha, [](const Tensor& x, const Tensor& y) { return mm(x, y); })};
+        });
+  }
+  return out;
 }
 
 Tensor& addmm_out(Tensor& out, const Tensor& self, const Tensor& mat1, const Tensor& mat2,
@@ -353,8 +508,38 @@ Tensor& addmm_out(Tensor& out, const Tensor& self, const Tensor& mat1, const Ten
   return assign_out(out, addmm(self, mat1, mat2, beta, alpha), "addmm");
 }
 
+namespace {
+Tensor baddbmm_impl(const Tensor& self, const Tensor& b1, const Tensor& b2, const Scalar& beta,
+                    const Scalar& alpha);
+}
+
 Tensor baddbmm(const Tensor& self, const Tensor& b1, const Tensor& b2, const Scalar& beta,
                const Scalar& alpha) {
+  OpRecorder rec("baddbmm", {self, b1, b2});
+  Tensor out = baddbmm_impl(self, b1, b2, beta, alpha);
+  if (rec) {
+    rec.record(
+        out,
+        [beta, alpha](VjpCtx& c) {
+          const Tensor& g = c.grads[0];
+          variable_list r(3);
+          if (c.needs(0)) r[0] = g.mul(conj_scalar(beta));
+          if (c.needs(1)) r[1] = scale(bmm(g, mH(c.saved[1])), conj_scalar(alpha));
+          if (c.needs(2)) r[2] = scale(bmm(mH(c.saved[0]), g), conj_scalar(alpha));
+          return r;
+        },
+        {b1, b2},
+        [beta, alpha](JvpCtx& c) {
+          return variable_list{addprod_jvp(
+              c, beta, alpha, [](const Tensor& x, const Tensor& y) { return bmm(x, y); })};
+        });
+  }
+  return out;
+}
+
+namespace {
+Tensor baddbmm_impl(const Tensor& self, const Tensor& b1, const Tensor& b2, const Scalar& beta,
+                    const Scalar& alpha) {
   const bool plain = self.numel() == 0 && self.dim() == 1 && is_zero(beta);
   const char* op = plain ? "bmm" : "baddbmm";
   check_cpu(b1, op);
@@ -384,6 +569,7 @@ Tensor baddbmm(const Tensor& self, const Tensor& b1, const Tensor& b2, const Sca
   gemm_core(op, nb, m, n, k, mat3(b1), mat3(b2), out, m * n, n, b, alpha);
   return out;
 }
+}  // namespace
 
 Tensor& baddbmm_out(Tensor& out, const Tensor& self, const Tensor& b1, const Tensor& b2,
                     const Scalar& beta, const Scalar& alpha) {
@@ -404,6 +590,8 @@ Tensor addbmm(const Tensor& self, const Tensor& b1, const Tensor& b2, const Scal
   const int64_t nb = b1.size(0), m = b1.size(1), k = b1.size(2), n = b2.size(2);
   Tensor a2 = b1.permute({1, 0, 2}).reshape({m, nb * k});
   Tensor c2 = b2.reshape({nb * k, n});
+  // Under autograd, a composite of recorded ops (the views above and addmm).
+  if (autograd::any_needs_recording({self, b1, b2})) return addmm(self, a2, c2, beta, alpha);
   return addmm_impl(&self, a2, c2, beta, alpha, op);
 }
 
@@ -464,25 +652,101 @@ Tensor dot_impl(const Tensor& a, const Tensor& b, const char* op) {
 
 Tensor addmv(const Tensor& self, const Tensor& mat, const Tensor& vec, const Scalar& beta,
              const Scalar& alpha) {
-  return addmv_impl(&self, mat, vec, beta, alpha, "addmv");
+  OpRecorder rec("addmv", {self, mat, vec});
+  Tensor out = addmv_impl(&self, mat, vec, beta, alpha, "addmv");
+  if (rec) {
+    rec.record(
+        out,
+        [beta, alpha](VjpCtx& c) {
+          const Tensor& g = c.grads[0];
+          variable_list r(3);
+          if (c.needs(0)) r[0] = g.mul(conj_scalar(beta));
+          if (c.needs(1)) r[1] = scale(outer(g, c.saved[1].conj()), conj_scalar(alpha));
+          if (c.needs(2)) r[2] = scale(mv(mH(c.saved[0]), g), conj_scalar(alpha));
+          return r;
+        },
+        {mat, vec},
+        [beta, alpha](JvpCtx& c) {
+          return variable_list{addprod_jvp(
+              c, beta, alpha, [](const Tensor& x, const Tensor& y) { return mv(x, y); })};
+        });
+  }
+  return out;
 }
 Tensor& addmv_out(Tensor& out, const Tensor& self, const Tensor& mat, const Tensor& vec,
                   const Scalar& beta, const Scalar& alpha) {
   return assign_out(out, addmv(self, mat, vec, beta, alpha), "addmv");
 }
 Tensor mv(const Tensor& self, const Tensor& vec) {
-  return addmv_impl(nullptr, self, vec, 0, 1, "mv");
+  OpRecorder rec("mv", {self, vec});
+  Tensor out = addmv_impl(nullptr, self, vec, 0, 1, "mv");
+  if (rec) {
+    rec.record(
+        out,
+        [](VjpCtx& c) {
+          const Tensor& g = c.grads[0];
+          variable_list r(2);
+          if (c.needs(0)) r[0] = outer(g, c.saved[1].conj());
+          if (c.needs(1)) r[1] = mv(mH(c.saved[0]), g);
+          return r;
+        },
+        {self, vec},
+        [](JvpCtx& c) {
+          return variable_list{
+              bilinear_jvp(c, 0, 1, [](const Tensor& x, const Tensor& y) { return mv(x, y); })};
+        });
+  }
+  return out;
 }
 Tensor& mv_out(Tensor& out, const Tensor& self, const Tensor& vec) {
   return assign_out(out, mv(self, vec), "mv");
 }
-Tensor dot(const Tensor& self, const Tensor& other) { return dot_impl(self, other, "dot"); }
+Tensor dot(const Tensor& self, const Tensor& other) {
+  OpRecorder rec("dot", {self, other});
+  Tensor out = dot_impl(self, other, "dot");
+  if (rec) {
+    rec.record(
+        out,
+        [](VjpCtx& c) {
+          const Tensor& g = c.grads[0];
+          variable_list r(2);
+          if (c.needs(0)) r[0] = g.mul(c.saved[1].conj());
+          if (c.needs(1)) r[1] = g.mul(c.saved[0].conj());
+          return r;
+        },
+        {self, other},
+        [](JvpCtx& c) {
+          return variable_list{
+              bilinear_jvp(c, 0, 1, [](const Tensor& x, const Tensor& y) { return dot(x, y); })};
+        });
+  }
+  return out;
+}
 Tensor& dot_out(Tensor& out, const Tensor& self, const Tensor& other) {
   return assign_out(out, dot(self, other), "dot");
 }
 Tensor vdot(const Tensor& self, const Tensor& other) {
+  OpRecorder rec("vdot", {self, other});
   // The conj bit of the first operand turns into a conjugating BLAS op, no copy.
-  return dot_impl(self.is_complex() ? self.conj() : self, other, "vdot");
+  Tensor out = dot_impl(self.is_complex() ? self.conj() : self, other, "vdot");
+  if (rec) {
+    // vdot(a, b) = sum(conj(a) * b): grad_a = conj(g) * b, grad_b = g * a.
+    rec.record(
+        out,
+        [](VjpCtx& c) {
+          const Tensor& g = c.grads[0];
+          variable_list r(2);
+          if (c.needs(0)) r[0] = g.conj().mul(c.saved[1]);
+          if (c.needs(1)) r[1] = g.mul(c.saved[0]);
+          return r;
+        },
+        {self, other},
+        [](JvpCtx& c) {
+          return variable_list{
+              bilinear_jvp(c, 0, 1, [](const Tensor& x, const Tensor& y) { return vdot(x, y); })};
+        });
+  }
+  return out;
 }
 Tensor& vdot_out(Tensor& out, const Tensor& self, const Tensor& other) {
   return assign_out(out, vdot(self, other), "vdot");
@@ -709,9 +973,19 @@ Tensor trace(const Tensor& self) {
   const ScalarType rt = isIntegralType(dt, false) ? kLong : dt;
   Tensor x = self.resolve_conj();
   const int64_t nd = std::min(x.size(0), x.size(1)), step = x.stride(0) + x.stride(1);
+  OpRecorder rec("trace", {self});
   Tensor out = empty({}, TensorOptions().dtype(rt));
   EMBER_DISPATCH_ALL_TYPES(dt, "trace",
                            [&] { out.fill_(diag_sum(x.data_ptr<scalar_t>(), nd, step)); });
+  if (rec) {
+    rec.record(
+        out,
+        [n = self.size(0), m = self.size(1)](VjpCtx& c) {
+          const Tensor& g = c.grads[0];
+          return variable_list{g.mul(eye(n, m, g.options()))};
+        },
+        {}, [](JvpCtx& c) { return variable_list{trace(c.tangents[0])}; });
+  }
   return out;
 }
 
@@ -838,11 +1112,13 @@ Tensor& Tensor::addmm_(const Tensor& m1, const Tensor& m2, const Scalar& beta,
       size(1) == m2.size(1) && m1.size(1) == m2.size(0) && dtype() == m1.dtype() &&
       dtype() == m2.dtype() && is_cpu() && m1.is_cpu() && m2.is_cpu() && writable_c(*this) &&
       !is_alias_of(m1) && !is_alias_of(m2) && numel() > 0 &&
-      (is_blas_type(dtype()) || isIntegralType(dtype(), false))) {
+      (is_blas_type(dtype()) || isIntegralType(dtype(), false)) &&
+      !autograd::any_needs_recording({*this, m1, m2})) {
     check_coef(beta, dtype(), "addmm_", "beta");
     check_coef(alpha, dtype(), "addmm_", "alpha");
     gemm_core("addmm_", 1, size(0), size(1), m1.size(1), mat2(m1), mat2(m2), *this, 0, stride(0),
               beta, alpha);
+    impl_->bump_version("addmm_");
     return *this;
   }
   return assign_inplace(*this, ember::addmm(*this, m1, m2, beta, alpha), "addmm_");

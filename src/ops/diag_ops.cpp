@@ -3,6 +3,7 @@
 // strided inputs and every dtype come from copy_.
 #include <algorithm>
 
+#include "autograd/record.h"
 #include "core/parallel_internal.h"
 #include "core/tensor_util.h"
 #include "ember/factory.h"
@@ -17,9 +18,17 @@ Tensor materialize(const Tensor& v) {
   return o.copy_(v);
 }
 
+using autograd::JvpCtx;
+using autograd::OpRecorder;
+using autograd::variable_list;
+using autograd::VjpCtx;
+
 /// The *_scatter ops: a copy of `self` with `view_of(copy)` replaced by `src` (same shape).
-template <class F>
-Tensor scatter_into_view(const Tensor& self, const Tensor& src, F view_of, const char* op) {
+/// Gradients: self gets g with the slot zeroed (`scatter(g, zeros)`), src gets the slot of g.
+template <class F, class S>
+Tensor scatter_into_view(const Tensor& self, const Tensor& src, F view_of, S scatter,
+                         const char* op) {
+  OpRecorder rec(op, {self, src});
   Tensor out = materialize(self);
   Tensor slot = view_of(out);
   EMBER_CHECK(slot.sizes() == src.sizes(), "[", op,
@@ -27,12 +36,80 @@ Tensor scatter_into_view(const Tensor& self, const Tensor& src, F view_of, const
               "slice of self. src size = ",
               shape_str(src.sizes()), ", slice size = ", shape_str(slot.sizes()));
   slot.copy_(src);
+  if (rec)
+    rec.record(
+        out,
+        [view_of, scatter](VjpCtx& c) {
+          const Tensor& g = c.grads[0];
+          Tensor gs = c.needs(1) ? view_of(g) : Tensor();
+          Tensor gi = c.needs(0) ? scatter(g, zeros_like(view_of(g))) : Tensor();
+          return variable_list{gi, gs};
+        },
+        {},
+        [scatter](JvpCtx& c) {
+          return variable_list{scatter(c.tangent_or_zeros(0), c.tangent_or_zeros(1))};
+        });
   return out;
 }
 
 }  // namespace
 
+namespace {
+Tensor diag_impl(const Tensor& self, int64_t diagonal);
+Tensor diag_embed_impl(const Tensor& self, int64_t offset, int64_t dim1, int64_t dim2);
+Tensor diagflat_impl(const Tensor& self, int64_t offset);
+}  // namespace
+
+// diag of a vector builds a matrix (the gradient is its diagonal); diag of a matrix reads the
+// diagonal (the gradient is scattered back onto a zero matrix).
 Tensor diag(const Tensor& self, int64_t diagonal) {
+  OpRecorder rec("diag", {self});
+  Tensor out = diag_impl(self, diagonal);
+  if (rec) {
+    const std::vector<int64_t> sizes = self.sizes().vec();
+    rec.record(
+        out,
+        [sizes, diagonal](VjpCtx& c) {
+          const Tensor& g = c.grads[0];
+          if (sizes.size() == 1) return variable_list{g.diagonal(diagonal, 0, 1)};
+          return variable_list{zeros(sizes, g.options()).diagonal_scatter(g, diagonal, 0, 1)};
+        },
+        {},
+        [diagonal](JvpCtx& c) {
+          return variable_list{ember::diag(c.tangent_or_zeros(0), diagonal)};
+        });
+  }
+  return out;
+}
+
+Tensor diag_embed(const Tensor& self, int64_t offset, int64_t dim1, int64_t dim2) {
+  OpRecorder rec("diag_embed", {self});
+  Tensor out = diag_embed_impl(self, offset, dim1, dim2);
+  if (rec)
+    rec.record(
+        out, [=](VjpCtx& c) { return variable_list{c.grads[0].diagonal(offset, dim1, dim2)}; }, {},
+        [=](JvpCtx& c) {
+          return variable_list{ember::diag_embed(c.tangent_or_zeros(0), offset, dim1, dim2)};
+        });
+  return out;
+}
+
+Tensor diagflat(const Tensor& self, int64_t offset) {
+  OpRecorder rec("diagflat", {self});
+  Tensor out = diagflat_impl(self, offset);
+  if (rec) {
+    const std::vector<int64_t> sizes = self.sizes().vec();
+    rec.record(
+        out,
+        [=](VjpCtx& c) { return variable_list{c.grads[0].diagonal(offset, 0, 1).reshape(sizes)}; },
+        {},
+        [=](JvpCtx& c) { return variable_list{ember::diagflat(c.tangent_or_zeros(0), offset)}; });
+  }
+  return out;
+}
+
+namespace {
+Tensor diag_impl(const Tensor& self, int64_t diagonal) {
   EMBER_CHECK(self.dim() == 1 || self.dim() == 2, "[diag] matrix or a vector expected, got shape ",
               shape_str(self.sizes()));
   // PyTorch 1.13 has no float16 diag kernel on the CPU.
@@ -52,8 +129,10 @@ Tensor diag(const Tensor& self, int64_t diagonal) {
   out.diagonal(diagonal, 0, 1).copy_(self);
   return out;
 }
+}  // namespace
 
 Tensor& diag_out(Tensor& out, const Tensor& self, int64_t diagonal) {
+  autograd::check_out_not_differentiable("diag", {self});
   Tensor r = diag(self, diagonal);
   EMBER_CHECK(out.dtype() == r.dtype(), "[diag] expected out dtype ", dtype_name(r.dtype()),
               ", got ", dtype_name(out.dtype()));
@@ -65,7 +144,8 @@ Tensor& diag_out(Tensor& out, const Tensor& self, int64_t diagonal) {
   return out.copy_(r);
 }
 
-Tensor diag_embed(const Tensor& self, int64_t offset, int64_t dim1, int64_t dim2) {
+namespace {
+Tensor diag_embed_impl(const Tensor& self, int64_t offset, int64_t dim1, int64_t dim2) {
   const int64_t nd = self.dim() + 1;
   const int64_t d1 = wrap_dim(dim1, nd, "diag_embed");
   const int64_t d2 = wrap_dim(dim2, nd, "diag_embed");
@@ -82,7 +162,7 @@ Tensor diag_embed(const Tensor& self, int64_t offset, int64_t dim1, int64_t dim2
   return out;
 }
 
-Tensor diagflat(const Tensor& self, int64_t offset) {
+Tensor diagflat_impl(const Tensor& self, int64_t offset) {
   EMBER_CHECK(self.dtype() != kHalf, "[diagflat] \"diag\" not implemented for 'Half'");
   const Tensor flat = self.reshape({self.numel()});
   const int64_t n = flat.size(0) + std::abs(offset);
@@ -90,11 +170,15 @@ Tensor diagflat(const Tensor& self, int64_t offset) {
   out.diagonal(offset, 0, 1).copy_(flat);
   return out;
 }
+}  // namespace
 
 Tensor diagonal_scatter(const Tensor& self, const Tensor& src, int64_t offset, int64_t dim1,
                         int64_t dim2) {
   return scatter_into_view(
-      self, src, [&](const Tensor& o) { return o.diagonal(offset, dim1, dim2); },
+      self, src, [=](const Tensor& o) { return o.diagonal(offset, dim1, dim2); },
+      [=](const Tensor& base, const Tensor& s) {
+        return base.diagonal_scatter(s, offset, dim1, dim2);
+      },
       "diagonal_scatter");
 }
 
@@ -108,7 +192,9 @@ Tensor select_scatter(const Tensor& self, const Tensor& src, int64_t dim, int64_
                     " out of range for tensor of size ", shape_str(self.sizes()), " at dimension ",
                     d);
   return scatter_into_view(
-      self, src, [&](const Tensor& o) { return o.select(d, index); }, "select_scatter");
+      self, src, [=](const Tensor& o) { return o.select(d, index); },
+      [=](const Tensor& base, const Tensor& s) { return base.select_scatter(s, d, index); },
+      "select_scatter");
 }
 
 Tensor slice_scatter(const Tensor& self, const Tensor& src, int64_t dim,
@@ -117,7 +203,11 @@ Tensor slice_scatter(const Tensor& self, const Tensor& src, int64_t dim,
   EMBER_CHECK(step > 0, "[slice_scatter] slice step must be positive, got ", step);
   const int64_t d = wrap_dim(dim, self.dim(), "slice_scatter");
   return scatter_into_view(
-      self, src, [&](const Tensor& o) { return o.slice(d, start, end, step); }, "slice_scatter");
+      self, src, [=](const Tensor& o) { return o.slice(d, start, end, step); },
+      [=](const Tensor& base, const Tensor& s) {
+        return base.slice_scatter(s, d, start, end, step);
+      },
+      "slice_scatter");
 }
 
 Tensor one_hot(const Tensor& self, int64_t num_classes) {

@@ -254,11 +254,10 @@ Tensor einsum(std::string_view equation, ArrayRef<Tensor> tensors) {
     std::sort(perm.begin(), perm.end(),
               [&](int64_t x, int64_t y) { return where[size_t(x)] < where[size_t(y)]; });
     t = t.permute(perm);
-    DimVector sizes(static_cast<size_t>(nd), 1), strides(static_cast<size_t>(nd), 0);
+    DimVector sizes(static_cast<size_t>(nd), 1);
     for (size_t j = 0; j < perm.size(); ++j) {
       const int64_t w = where[size_t(perm[j])];
       sizes[size_t(w)] = t.size(int64_t(j));
-      strides[size_t(w)] = t.stride(int64_t(j));
     }
     for (int64_t d = 0; d < nd; ++d) {
       const int64_t s = sizes[size_t(d)];
@@ -271,7 +270,13 @@ Tensor einsum(std::string_view equation, ArrayRef<Tensor> tensors) {
                     seen_size[size_t(d)]);
       }
     }
-    ops.push_back(t.as_strided(sizes, strides));
+    // Absent labels become size-1 dims: unsqueeze (a recorded view with a cheap backward).
+    std::vector<bool> present(static_cast<size_t>(nd), false);
+    for (size_t j = 0; j < perm.size(); ++j) present[size_t(where[size_t(perm[j])])] = true;
+    for (int64_t d = 0; d < nd; ++d) {
+      if (!present[size_t(d)]) t = t.unsqueeze(d);
+    }
+    ops.push_back(t);
   }
 
   // Which aligned dims an operand set still needs: output dims and dims of other operands.

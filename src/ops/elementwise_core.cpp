@@ -46,10 +46,18 @@ DeviceBackend* device_backend(DeviceType t) { return backends()[int(t)]; }
 Tensor wrap_scalar(const Scalar& s) {
   Tensor t = empty_tensor({}, s.type());
   switch (s.type()) {
-    case kBool: *t.data_ptr<bool>() = s.toBool(); break;
-    case kLong: *t.data_ptr<int64_t>() = s.toLong(); break;
-    case kDouble: *t.data_ptr<double>() = s.toDouble(); break;
-    default: *t.data_ptr<complex<double>>() = s.toComplexDouble(); break;
+    case kBool:
+      *t.data_ptr<bool>() = s.toBool();
+      break;
+    case kLong:
+      *t.data_ptr<int64_t>() = s.toLong();
+      break;
+    case kDouble:
+      *t.data_ptr<double>() = s.toDouble();
+      break;
+    default:
+      *t.data_ptr<complex<double>>() = s.toComplexDouble();
+      break;
   }
   t.unsafeGetTensorImpl()->set_wrapped_number(true);
   return t;
@@ -60,8 +68,10 @@ ScalarType result_type(ArrayRef<Tensor> tensors) {
   for (const Tensor& t : tensors) {
     ScalarType cur = t.dtype();
     if (t.unsafeGetTensorImpl()->is_wrapped_number()) {
-      if (isComplexType(cur)) cur = get_default_complex_dtype();
-      else if (isFloatingType(cur)) cur = get_default_dtype();
+      if (isComplexType(cur))
+        cur = get_default_complex_dtype();
+      else if (isFloatingType(cur))
+        cur = get_default_dtype();
       wrapped = promoteTypes(wrapped, cur);
     } else if (t.dim() > 0) {
       dim = promoteTypes(dim, cur);
@@ -89,8 +99,8 @@ DimVector broadcast_shapes(IntArrayRef a, IntArrayRef b) {
   for (size_t i = 0; i < n; ++i) {
     int64_t da = i < n - a.size() ? 1 : a[i - (n - a.size())];
     int64_t db = i < n - b.size() ? 1 : b[i - (n - b.size())];
-    EMBER_CHECK(da == db || da == 1 || db == 1, "[broadcast_shapes] shapes ", shape_str(a),
-                " and ", shape_str(b), " are not broadcastable: the size of tensor a (", da,
+    EMBER_CHECK(da == db || da == 1 || db == 1, "[broadcast_shapes] shapes ", shape_str(a), " and ",
+                shape_str(b), " are not broadcastable: the size of tensor a (", da,
                 ") must match the size of tensor b (", db, ") at non-singleton dimension ", i);
     out[i] = da == 1 ? db : da;
   }
@@ -118,11 +128,13 @@ DimVector broadcast_all(ArrayRef<Tensor> tensors, const char* op) {
 }
 
 void check_no_internal_overlap(const Tensor& t, const char* op) {
+  if (t.numel() == 0) return;  // nothing is written
   for (int64_t d = 0; d < t.dim(); ++d) {
     EMBER_CHECK(!(t.stride(d) == 0 && t.size(d) > 1), "[", op,
                 "] unsupported operation: more than one element of the written-to tensor refers "
-                "to a single memory location (shape ", shape_str(t.sizes()), ", strides ",
-                shape_str(t.strides()), "). Please clone() the tensor before performing the "
+                "to a single memory location (shape ",
+                shape_str(t.sizes()), ", strides ", shape_str(t.strides()),
+                "). Please clone() the tensor before performing the "
                 "operation.");
   }
 }
@@ -143,7 +155,8 @@ void check_no_partial_overlap(const Tensor& out, const Tensor& in, const char* o
               "performing the operation.");
 }
 
-Tensor empty_like_layout(IntArrayRef sizes, ScalarType dtype, Device device, ArrayRef<Tensor> like) {
+Tensor empty_like_layout(IntArrayRef sizes, ScalarType dtype, Device device,
+                         ArrayRef<Tensor> like) {
   for (const Tensor& t : like) {
     if (t.sizes() != sizes || t.is_contiguous() || t.numel() <= 1) continue;
     // Order dims by decreasing stride; use that order if it describes a dense layout.
@@ -242,6 +255,11 @@ void record_elementwise(autograd::OpRecorder& rec, OpId op, const OpParams& para
         r[size_t(k)] = g.conj_physical();
       } else if (op == OpId::abs && xs[0].is_complex()) {
         r[size_t(k)] = g * sgn(xs[0]);
+      } else if (op == OpId::sgn && xs[0].is_complex()) {
+        // d(z/|z|): (g - Re(g·conj(sgn z))·sgn z) / |z|, zero at z = 0 (PyTorch's sgn_backward).
+        Tensor a = abs(xs[0]), s = sgn(xs[0]);
+        Tensor v = (g - real(g * conj(s)) * s) / a;
+        r[size_t(k)] = where(eq(a, wrap_scalar(0.0)), zeros_like(v), v);
       } else {
         Tensor d = elementwise_partial(op, k, xs, c.saved[3], params);
         r[size_t(k)] = g * (d.is_complex() ? conj(d) : d);
@@ -254,10 +272,17 @@ void record_elementwise(autograd::OpRecorder& rec, OpId op, const OpParams& para
     if (kind == GradKind::Zero) return variable_list{zeros_like(o)};
     Tensor xs[3];
     for (int k = 0; k < n; ++k)
-      xs[k] = c.saved[size_t(k)].defined() || (inplace && k == 0) ? c.saved[size_t(k)] : c.inputs[size_t(k)];
+      xs[k] = c.saved[size_t(k)].defined() || (inplace && k == 0) ? c.saved[size_t(k)]
+                                                                  : c.inputs[size_t(k)];
     if (op == OpId::conj_physical) return variable_list{c.tangents[0].conj_physical()};
     if (op == OpId::abs && xs[0].is_complex())
       return variable_list{real(conj(sgn(xs[0])) * c.tangents[0])};
+    if (op == OpId::sgn && xs[0].is_complex()) {
+      const Tensor& t = c.tangents[0];
+      Tensor a = abs(xs[0]), s = sgn(xs[0]);
+      Tensor v = (t - s * real(conj(s) * t)) / a;
+      return variable_list{where(eq(a, wrap_scalar(0.0)), zeros_like(v), v)};
+    }
     Tensor acc;
     for (int k = 0; k < n; ++k) {
       const Tensor& t = c.tangents[size_t(k)];
@@ -267,8 +292,10 @@ void record_elementwise(autograd::OpRecorder& rec, OpId op, const OpParams& para
     }
     return variable_list{acc.defined() ? acc : zeros_like(o)};
   };
-  if (inplace) rec.record_inplace(out, vjp, saved, jvp);
-  else rec.record(out, vjp, saved, jvp);
+  if (inplace)
+    rec.record_inplace(out, vjp, saved, jvp);
+  else
+    rec.record(out, vjp, saved, jvp);
 }
 
 }  // namespace
@@ -291,9 +318,10 @@ Tensor elementwise(OpId op, std::initializer_list<Tensor> inputs_il, const OpPar
     if (inputs[k].device() != device) {
       bool k_scalar = inputs[k].dim() == 0 && inputs[k].is_cpu();
       bool first_scalar = inputs[0].dim() == 0 && inputs[0].is_cpu();
-      EMBER_CHECK(k_scalar || first_scalar, "[", name, "] expected all tensors to be on the same "
-                  "device, but found at least two devices, ", device, " and ",
-                  inputs[k].device());
+      EMBER_CHECK(k_scalar || first_scalar, "[", name,
+                  "] expected all tensors to be on the same "
+                  "device, but found at least two devices, ",
+                  device, " and ", inputs[k].device());
       if (first_scalar && !k_scalar) device = inputs[k].device();
     }
   }
@@ -304,16 +332,15 @@ Tensor elementwise(OpId op, std::initializer_list<Tensor> inputs_il, const OpPar
               promoted);
   const ScalarType res = result_dtype(op, compute);
   EMBER_CHECK(compute != kComplexHalf, "[", name,
-                "] complex32 (ComplexHalf) computation is not supported yet; convert the inputs "
-                "to complex64 first");
+              "] complex32 (ComplexHalf) computation is not supported yet; convert the inputs "
+              "to complex64 first");
   DimVector shape = broadcast_all(ins, def.name);
 
   Tensor target;
   if (mode == OutMode::InPlace) {
     target = inputs[0];
     EMBER_CHECK(target.sizes() == shape.ref(), "[", name, "] output with shape ",
-                shape_str(target.sizes()), " doesn't match the broadcast shape ",
-                shape_str(shape));
+                shape_str(target.sizes()), " doesn't match the broadcast shape ", shape_str(shape));
     EMBER_CHECK(canCast(res, target.dtype()), "[", name, "] result type ", res,
                 " can't be cast to the desired output type ", target.dtype());
     EMBER_CHECK(def.rule != DtypeRule::Double || target.dtype() == res, "[", name,
@@ -326,13 +353,13 @@ Tensor elementwise(OpId op, std::initializer_list<Tensor> inputs_il, const OpPar
                 " can't be cast to the desired output type ", out->dtype());
     // Unary ops that keep their dtype write only into an out= of exactly that dtype (PyTorch's
     // unary TensorIterator checks all operands have the same dtype).
-    bool strict = strict_out_dtype(op) &&
-                  !(def.rule == DtypeRule::ComplexToReal && isComplexType(compute));
+    bool strict =
+        strict_out_dtype(op) && !(def.rule == DtypeRule::ComplexToReal && isComplexType(compute));
     EMBER_CHECK(!strict || out->dtype() == res, "[", name, "] Found dtype ", out->dtype(),
                 " but expected ", res, " for the out= tensor");
     if (out->sizes() != shape.ref()) {
-      EMBER_CHECK(out->numel() == 0, "[", name, "] out= tensor has shape ",
-                  shape_str(out->sizes()), " but the result has shape ", shape_str(shape),
+      EMBER_CHECK(out->numel() == 0, "[", name, "] out= tensor has shape ", shape_str(out->sizes()),
+                  " but the result has shape ", shape_str(shape),
                   "; pass an empty tensor or one of the result's shape");
       resize_output(*out, shape);
     }
@@ -342,7 +369,8 @@ Tensor elementwise(OpId op, std::initializer_list<Tensor> inputs_il, const OpPar
                 isComplexType(target.dtype())),
               "[", name, "] In-place ", def.name, " is not supported for complex tensors.");
   if (target.defined()) {
-    EMBER_CHECK(!target.is_conj(), "[", name, "] writing into a conjugate view is not "
+    EMBER_CHECK(!target.is_conj(), "[", name,
+                "] writing into a conjugate view is not "
                 "supported; call resolve_conj() first");
     check_no_internal_overlap(target, def.name);
     for (int k = 0; k < n; ++k) check_no_partial_overlap(target, inputs[k], def.name);
@@ -357,8 +385,10 @@ Tensor elementwise(OpId op, std::initializer_list<Tensor> inputs_il, const OpPar
   if (may_record) {
     for (int k = 0; k < n; ++k) originals[k] = inputs[k];
     rec.emplace(mode == OutMode::InPlace ? inplace_name(op) : def.name, inputs_il);
-    if (!*rec) rec.reset();
-    else if (mode == OutMode::InPlace && (elementwise_saves(op) & 1)) originals[0] = inputs[0].clone();
+    if (!*rec)
+      rec.reset();
+    else if (mode == OutMode::InPlace && (elementwise_saves(op) & 1))
+      originals[0] = inputs[0].clone();
   }
 
   // Tidy inputs: compute dtype, resolved conjugation, on the op's device.
@@ -377,8 +407,10 @@ Tensor elementwise(OpId op, std::initializer_list<Tensor> inputs_il, const OpPar
   }
   run_kernel(op, result, ins, params, name);
   if (target.defined()) {
-    if (!result.is_same(target)) target.copy_(result);
-    else target.unsafeGetTensorImpl()->bump_version(inplace_name(op));
+    if (!result.is_same(target))
+      target.copy_(result);
+    else
+      target.unsafeGetTensorImpl()->bump_version(inplace_name(op));
     result = target;
   }
   if (rec) record_elementwise(*rec, op, params, n, originals, result, mode == OutMode::InPlace);

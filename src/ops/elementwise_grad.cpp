@@ -65,22 +65,49 @@ GradKind elementwise_grad_kind(OpId op) {
 
 uint8_t elementwise_saves(OpId op) {
   switch (op) {
-    case OpId::neg: case OpId::frac: case OpId::add: case OpId::sub: case OpId::copy:
-    case OpId::conj_physical: case OpId::lerp_scalar:
+    case OpId::neg:
+    case OpId::frac:
+    case OpId::add:
+    case OpId::sub:
+    case OpId::copy:
+    case OpId::conj_physical:
+    case OpId::lerp_scalar:
       return 0;
-    case OpId::reciprocal: case OpId::sqrt: case OpId::rsqrt: case OpId::exp: case OpId::exp2:
-    case OpId::expm1: case OpId::tan: case OpId::tanh: case OpId::sigmoid: case OpId::erfinv:
+    case OpId::reciprocal:
+    case OpId::sqrt:
+    case OpId::rsqrt:
+    case OpId::exp:
+    case OpId::exp2:
+    case OpId::expm1:
+    case OpId::tan:
+    case OpId::tanh:
+    case OpId::sigmoid:
+    case OpId::erfinv:
     case OpId::relu:
       return OUT;
-    case OpId::true_divide: case OpId::pow: case OpId::float_power: case OpId::hypot:
+    case OpId::true_divide:
+    case OpId::pow:
+    case OpId::float_power:
+    case OpId::hypot:
     case OpId::copysign:
       return X0 | X1 | OUT;
-    case OpId::mul: case OpId::atan2: case OpId::minimum: case OpId::maximum: case OpId::fmin:
-    case OpId::fmax: case OpId::remainder: case OpId::fmod: case OpId::xlogy:
+    case OpId::mul:
+    case OpId::atan2:
+    case OpId::minimum:
+    case OpId::maximum:
+    case OpId::fmin:
+    case OpId::fmax:
+    case OpId::remainder:
+    case OpId::fmod:
+    case OpId::xlogy:
       return X0 | X1;
-    case OpId::lerp_tensor: case OpId::addcmul: case OpId::addcdiv: case OpId::clamp_tensor:
+    case OpId::lerp_tensor:
+    case OpId::addcmul:
+    case OpId::addcdiv:
+    case OpId::clamp_tensor:
       return X0 | X1 | X2;
-    case OpId::sgn: case OpId::abs:
+    case OpId::sgn:
+    case OpId::abs:
       return X0;
     default:
       return X0;
@@ -93,39 +120,72 @@ Tensor elementwise_partial(OpId op, int k, const Tensor* x, const Tensor& o, con
   const Tensor& c = x[2];
   switch (op) {
     // ---- unary ----
-    case OpId::neg: return cst(-1);
-    case OpId::abs: return sgn(a);
-    case OpId::sgn: return zeros_like(a);
-    case OpId::reciprocal: return -(o * o);
-    case OpId::sqrt: return reciprocal(o * cst(2));
-    case OpId::rsqrt: return o * o * o * cst(-0.5);
-    case OpId::square: return a * cst(2);
-    case OpId::exp: return o;
-    case OpId::exp2: return o * cst(std::log(2.0));
-    case OpId::expm1: return o + cst(1);
-    case OpId::log: return reciprocal(a);
-    case OpId::log2: return reciprocal(a * cst(std::log(2.0)));
-    case OpId::log10: return reciprocal(a * cst(std::log(10.0)));
-    case OpId::log1p: return reciprocal(a + cst(1));
-    case OpId::sin: return cos(a);
-    case OpId::cos: return -sin(a);
-    case OpId::tan: return o * o + cst(1);
-    case OpId::asin: return rsqrt(cst(1) - a * a);
-    case OpId::acos: return -rsqrt(cst(1) - a * a);
-    case OpId::atan: return reciprocal(a * a + cst(1));
-    case OpId::sinh: return cosh(a);
-    case OpId::cosh: return sinh(a);
-    case OpId::tanh: return cst(1) - o * o;
-    case OpId::asinh: return rsqrt(a * a + cst(1));
-    case OpId::acosh: return rsqrt((a - cst(1)) * (a + cst(1)));
-    case OpId::atanh: return reciprocal(cst(1) - a * a);
-    case OpId::sigmoid: return o * (cst(1) - o);
-    case OpId::erf: return exp(-(a * a)) * cst(2 / std::sqrt(M_PI));
-    case OpId::erfc: return exp(-(a * a)) * cst(-2 / std::sqrt(M_PI));
-    case OpId::erfinv: return exp(o * o) * cst(std::sqrt(M_PI) / 2);
-    case OpId::frac: return cst(1);
-    case OpId::relu: return as(gt(o, cst(0)), o);
-    case OpId::relu6: return as(logical_and(gt(a, cst(0)), lt(a, cst(6))), a);
+    case OpId::neg:
+      return cst(-1);
+    case OpId::abs:
+      return sgn(a);
+    case OpId::sgn:
+      return zeros_like(a);
+    case OpId::reciprocal:
+      return -(o * o);
+    case OpId::sqrt:
+      return reciprocal(o * cst(2));
+    case OpId::rsqrt:
+      return o * o * o * cst(-0.5);
+    case OpId::square:
+      return a * cst(2);
+    case OpId::exp:
+      return o;
+    case OpId::exp2:
+      return o * cst(std::log(2.0));
+    case OpId::expm1:
+      return o + cst(1);
+    case OpId::log:
+      return reciprocal(a);
+    case OpId::log2:
+      return reciprocal(a * cst(std::log(2.0)));
+    case OpId::log10:
+      return reciprocal(a * cst(std::log(10.0)));
+    case OpId::log1p:
+      return reciprocal(a + cst(1));
+    case OpId::sin:
+      return cos(a);
+    case OpId::cos:
+      return -sin(a);
+    case OpId::tan:
+      return o * o + cst(1);
+    case OpId::asin:
+      return rsqrt(cst(1) - a * a);
+    case OpId::acos:
+      return -rsqrt(cst(1) - a * a);
+    case OpId::atan:
+      return reciprocal(a * a + cst(1));
+    case OpId::sinh:
+      return cosh(a);
+    case OpId::cosh:
+      return sinh(a);
+    case OpId::tanh:
+      return cst(1) - o * o;
+    case OpId::asinh:
+      return rsqrt(a * a + cst(1));
+    case OpId::acosh:
+      return rsqrt((a - cst(1)) * (a + cst(1)));
+    case OpId::atanh:
+      return reciprocal(cst(1) - a * a);
+    case OpId::sigmoid:
+      return o * (cst(1) - o);
+    case OpId::erf:
+      return exp(-(a * a)) * cst(2 / std::sqrt(M_PI));
+    case OpId::erfc:
+      return exp(-(a * a)) * cst(-2 / std::sqrt(M_PI));
+    case OpId::erfinv:
+      return exp(o * o) * cst(std::sqrt(M_PI) / 2);
+    case OpId::frac:
+      return cst(1);
+    case OpId::relu:
+      return as(gt(o, cst(0)), o);
+    case OpId::relu6:
+      return as(logical_and(gt(a, cst(0)), lt(a, cst(6))), a);
     case OpId::selu: {
       const double scale = 1.0507009873554804934193349852946;
       const double alpha = 1.6732632423543772848170429916717;
@@ -152,12 +212,17 @@ Tensor elementwise_partial(OpId op, int k, const Tensor* x, const Tensor& o, con
       Tensor t = tanh(a);
       return t * t;
     }
-    case OpId::logsigmoid: return sigmoid(-a);
+    case OpId::logsigmoid:
+      return sigmoid(-a);
     // ---- binary ----
-    case OpId::mul: return k == 0 ? b : a;
-    case OpId::true_divide: return k == 0 ? reciprocal(b) : -(o / b);
-    case OpId::remainder: return k == 0 ? cst(1) : -floor(a / b);
-    case OpId::fmod: return k == 0 ? cst(1) : -trunc(a / b);
+    case OpId::mul:
+      return k == 0 ? b : a;
+    case OpId::true_divide:
+      return k == 0 ? reciprocal(b) : -(o / b);
+    case OpId::remainder:
+      return k == 0 ? cst(1) : -floor(a / b);
+    case OpId::fmod:
+      return k == 0 ? cst(1) : -trunc(a / b);
     case OpId::pow:
     case OpId::float_power: {
       if (k == 0) return where(eq(b, cst(0)), zeros_like(o), b * pow(a, b - cst(1)));
@@ -169,8 +234,10 @@ Tensor elementwise_partial(OpId op, int k, const Tensor* x, const Tensor& o, con
       Tensor d = a * a + b * b;
       return k == 0 ? b / d : -a / d;
     }
-    case OpId::maximum: return k == 0 ? half_if_equal(a, b, true) : half_if_equal(b, a, true);
-    case OpId::minimum: return k == 0 ? half_if_equal(a, b, false) : half_if_equal(b, a, false);
+    case OpId::maximum:
+      return k == 0 ? half_if_equal(a, b, true) : half_if_equal(b, a, true);
+    case OpId::minimum:
+      return k == 0 ? half_if_equal(a, b, false) : half_if_equal(b, a, false);
     case OpId::fmax: {
       Tensor m = logical_or(ge(a, b), isnan(b));
       return as(k == 0 ? m : logical_not(m), a);
@@ -179,16 +246,20 @@ Tensor elementwise_partial(OpId op, int k, const Tensor* x, const Tensor& o, con
       Tensor m = logical_or(le(a, b), isnan(b));
       return as(k == 0 ? m : logical_not(m), a);
     }
-    case OpId::hypot: return (k == 0 ? a : b) / o;
+    case OpId::hypot:
+      return (k == 0 ? a : b) / o;
     case OpId::copysign:
       if (k == 1) return zeros_like(o);
       return where(eq(a, cst(0)), zeros_like(o), o / a);
     case OpId::xlogy:
       if (k == 1) return a / b;
       return where(logical_and(eq(a, cst(0)), le(b, cst(0))), zeros_like(b), log(b));
-    case OpId::add: return k == 0 ? cst(1) : wrap_scalar(p.s[0]);
-    case OpId::sub: return k == 0 ? cst(1) : -wrap_scalar(p.s[0]);
-    case OpId::copy: return cst(1);
+    case OpId::add:
+      return k == 0 ? cst(1) : wrap_scalar(p.s[0]);
+    case OpId::sub:
+      return k == 0 ? cst(1) : -wrap_scalar(p.s[0]);
+    case OpId::copy:
+      return cst(1);
     // ---- parameterised unary ----
     case OpId::clamp: {
       int64_t flags = p.s[2].toLong();
@@ -199,15 +270,18 @@ Tensor elementwise_partial(OpId op, int k, const Tensor* x, const Tensor& o, con
     }
     case OpId::clamp_tensor:
       if (k == 0) return as(logical_and(ge(a, b), le(a, c)), a);
-      if (k == 1) return as(lt(a, b), a);
-      return as(gt(a, c), a);
+      // As PyTorch: with min > max the result is max, and only max gets the gradient.
+      if (k == 1) return as(logical_and(lt(a, b), lt(b, c)), a);
+      return as(logical_or(gt(a, c), lt(c, b)), a);
     case OpId::logit: {
       double eps = p.s[0].toDouble();
       Tensor d = reciprocal(a * (cst(1) - a));
-      if (eps < 0) return where(logical_or(lt(a, cst(0)), gt(a, cst(1))), cst(NAN), d).to(a.dtype());
+      if (eps < 0)
+        return where(logical_or(lt(a, cst(0)), gt(a, cst(1))), cst(NAN), d).to(a.dtype());
       return where(logical_or(lt(a, cst(eps)), gt(a, cst(1 - eps))), zeros_like(d), d);
     }
-    case OpId::nan_to_num: return as(isfinite(a), a);
+    case OpId::nan_to_num:
+      return as(isfinite(a), a);
     case OpId::leaky_relu:
       return where(gt(a, cst(0)), cst(1), wrap_scalar(p.s[0])).to(a.dtype());
     case OpId::elu:
@@ -239,10 +313,13 @@ Tensor elementwise_partial(OpId op, int k, const Tensor* x, const Tensor& o, con
       double l = p.s[0].toDouble();
       return as(logical_or(lt(a, cst(-l)), gt(a, cst(l))), a);
     }
-    case OpId::threshold: return as(gt(a, wrap_scalar(p.s[0])), a);
+    case OpId::threshold:
+      return as(gt(a, wrap_scalar(p.s[0])), a);
     // ---- ternary ----
-    case OpId::lerp_scalar: return k == 0 ? cst(1) - wrap_scalar(p.s[0]) : wrap_scalar(p.s[0]);
-    case OpId::lerp_tensor: return k == 0 ? cst(1) - c : k == 1 ? c : b - a;
+    case OpId::lerp_scalar:
+      return k == 0 ? cst(1) - wrap_scalar(p.s[0]) : wrap_scalar(p.s[0]);
+    case OpId::lerp_tensor:
+      return k == 0 ? cst(1) - c : k == 1 ? c : b - a;
     case OpId::addcmul: {
       Tensor v = wrap_scalar(p.s[0]);
       return k == 0 ? cst(1) : k == 1 ? c * v : b * v;

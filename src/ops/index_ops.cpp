@@ -2,8 +2,10 @@
 // nonzero / argwhere and put. Validation follows PyTorch 1.13 (messages, error types, which
 // ops wrap negative indices); every index is checked before the first write. The loops are the
 // byte-copy and accumulate kernels of kernels/cpu/index.cpp.
+#include <tuple>
 #include <vector>
 
+#include "autograd/record.h"
 #include "core/tensor_util.h"
 #include "ember/error.h"
 #include "ember/factory.h"
@@ -13,7 +15,22 @@
 #include "ops/elementwise_core.h"
 
 namespace ember {
+
+using autograd::JvpCtx;
+using autograd::OpRecorder;
+using autograd::variable_list;
+using autograd::VjpCtx;
+
 namespace {
+
+std::vector<int64_t> vec(IntArrayRef s) { return std::vector<int64_t>(s.begin(), s.end()); }
+
+/// The conjugate of a coefficient (the gradient of alpha * x is conj(alpha) * grad).
+Scalar conj_scalar(const Scalar& a) {
+  return a.isComplex() ? Scalar(std::conj(a.toComplexDouble())) : a;
+}
+
+void bump(Tensor& t, const char* op) { t.unsafeGetTensorImpl()->bump_version(op); }
 
 /// `index` as a contiguous int64 tensor, after checking its dtype (int64, or int32 too).
 Tensor long_index(const Tensor& index, bool allow_int, const char* op, const char* what) {
@@ -125,6 +142,7 @@ cpu::IndexLoop along_dim_loop(const Tensor& dst, int64_t dim, const std::vector<
 
 Tensor& index_select_out(Tensor& out, const Tensor& self_in, int64_t dim, const Tensor& index) {
   const char* op = "index_select";
+  autograd::check_out_not_differentiable(op, {self_in});
   EMBER_CHECK_INDEX(index.defined() && index.dim() <= 1, "[", op,
                     "] Index is supposed to be a vector (got shape ", shape_str(index.sizes()),
                     ")");
@@ -173,8 +191,21 @@ Tensor& index_select_out(Tensor& out, const Tensor& self_in, int64_t dim, const 
 }
 
 Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index) {
+  OpRecorder rec("index_select", {self});
   Tensor out = empty({0}, TensorOptions(self.dtype()));
-  return index_select_out(out, self, dim, index);
+  index_select_out(out, self, dim, index);
+  if (rec) {
+    const int64_t d = wrap_dim(dim, self.dim(), "index_select");
+    rec.record(
+        out,
+        [d, sizes = vec(self.sizes())](VjpCtx& c) {
+          return variable_list{
+              zeros(sizes, c.grads[0].options()).index_add(d, c.saved[0], c.grads[0])};
+        },
+        {index},
+        [d](JvpCtx& c) { return variable_list{index_select(c.tangents[0], d, c.saved[0])}; });
+  }
+  return out;
 }
 
 // ---- gather / take_along_dim ----
@@ -182,6 +213,7 @@ Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index) {
 Tensor& gather_out(Tensor& out, const Tensor& self_in, int64_t dim, const Tensor& index,
                    bool /*sparse_grad*/) {
   const char* op = "gather";
+  autograd::check_out_not_differentiable(op, {self_in});
   // An empty index of any dtype gives an empty result (PyTorch checks nothing then).
   Tensor idx = index.numel() == 0 ? index.to(kLong) : long_index(index, false, op, "index");
   dim = wrap_dim(dim, self_in.dim(), op);
@@ -224,19 +256,34 @@ Tensor& gather_out(Tensor& out, const Tensor& self_in, int64_t dim, const Tensor
 }
 
 Tensor gather(const Tensor& self, int64_t dim, const Tensor& index, bool sparse_grad) {
+  OpRecorder rec("gather", {self});
   Tensor out = empty({0}, TensorOptions(self.dtype()));
-  return gather_out(out, self, dim, index, sparse_grad);
+  gather_out(out, self, dim, index, sparse_grad);
+  if (rec) {
+    const int64_t d = wrap_dim(dim, self.dim(), "gather");
+    rec.record(
+        out,
+        [d, sizes = vec(self.sizes())](VjpCtx& c) {
+          return variable_list{
+              zeros(sizes, c.grads[0].options()).scatter_add(d, c.saved[0], c.grads[0])};
+        },
+        {index.numel() == 0 ? index.to(kLong) : index},
+        [d](JvpCtx& c) { return variable_list{gather(c.tangents[0], d, c.saved[0])}; });
+  }
+  return out;
 }
 
-Tensor& take_along_dim_out(Tensor& out, const Tensor& self, const Tensor& indices,
-                           std::optional<int64_t> dim) {
+namespace {
+/// take_along_dim as a gather of broadcast views: (self, dim, index) for gather.
+std::tuple<Tensor, int64_t, Tensor> take_along_dim_args(const Tensor& self, const Tensor& indices,
+                                                        std::optional<int64_t> dim) {
   const char* op = "take_along_dim";
   EMBER_CHECK(indices.dtype() == kLong, "[", op,
               "] torch.take_along_dim(): dtype of indices "
               "should be Long but got ",
               dtype_name(indices.dtype()));
   // As PyTorch 1.13, dim=None views (not reshapes) both tensors as 1-D.
-  if (!dim) return gather_out(out, self.view({-1}), 0, indices.view({-1}));
+  if (!dim) return {self.view({-1}), 0, indices.view({-1})};
   EMBER_CHECK(self.dim() == indices.dim(), "[", op,
               "] torch.take_along_dim(): input and "
               "indices should have the same number of dimensions, but got ",
@@ -253,18 +300,28 @@ Tensor& take_along_dim_out(Tensor& out, const Tensor& self, const Tensor& indice
   Tensor s = self.expand(b);
   b[size_t(d)] = indices.size(d);
   Tensor i = indices.expand(b);
+  return {s, d, i};
+}
+}  // namespace
+
+Tensor& take_along_dim_out(Tensor& out, const Tensor& self, const Tensor& indices,
+                           std::optional<int64_t> dim) {
+  autograd::check_out_not_differentiable("take_along_dim", {self});
+  auto [s, d, i] = take_along_dim_args(self, indices, dim);
   return gather_out(out, s, d, i);
 }
 
+// A composite of recorded ops: the broadcast views and gather.
 Tensor take_along_dim(const Tensor& self, const Tensor& indices, std::optional<int64_t> dim) {
-  Tensor out = empty({0}, TensorOptions(self.dtype()));
-  return take_along_dim_out(out, self, indices, dim);
+  auto [s, d, i] = take_along_dim_args(self, indices, dim);
+  return gather(s, d, i);
 }
 
 // ---- take / put ----
 
 Tensor& take_out(Tensor& out, const Tensor& self_in, const Tensor& index) {
   const char* op = "take";
+  autograd::check_out_not_differentiable(op, {self_in});
   EMBER_CHECK(index.dtype() == kLong, "[", op,
               "] take(): Expected a long tensor for index, "
               "but got ",
@@ -297,8 +354,19 @@ Tensor& take_out(Tensor& out, const Tensor& self_in, const Tensor& index) {
 }
 
 Tensor take(const Tensor& self, const Tensor& index) {
+  OpRecorder rec("take", {self});
   Tensor out = empty({0}, TensorOptions(self.dtype()));
-  return take_out(out, self, index);
+  take_out(out, self, index);
+  if (rec) {
+    rec.record(
+        out,
+        [sizes = vec(self.sizes())](VjpCtx& c) {
+          return variable_list{
+              zeros(sizes, c.grads[0].options()).put(c.saved[0], c.grads[0], true)};
+        },
+        {index}, [](JvpCtx& c) { return variable_list{take(c.tangents[0], c.saved[0])}; });
+  }
+  return out;
 }
 
 Tensor& Tensor::put_(const Tensor& index, const Tensor& source, bool accumulate) {
@@ -318,6 +386,7 @@ Tensor& Tensor::put_(const Tensor& index, const Tensor& source, bool accumulate)
   Tensor idx = index.contiguous();
   EMBER_CHECK_INDEX(!(numel() == 0 && idx.numel() > 0), "[", op,
                     "] put_(): Tried to put elements into an empty tensor");
+  OpRecorder rec(op, {*this, source});
   const int64_t n = idx.numel();
   cpu::check_indices(idx.data_ptr<int64_t>(), n, numel(), true, op, 0);
   std::vector<int64_t> off(static_cast<size_t>(n));
@@ -340,6 +409,25 @@ Tensor& Tensor::put_(const Tensor& index, const Tensor& source, bool accumulate)
   } else {
     cpu::index_copy_bytes(l);
   }
+  bump(*this, op);
+  if (rec) {
+    // self: the positions written are overwritten unless accumulating; source: what it wrote.
+    rec.record_inplace(
+        *this,
+        [accumulate, ssizes = vec(source.sizes())](VjpCtx& c) {
+          const Tensor& g = c.grads[0];
+          const Tensor& ix = c.saved[0];
+          variable_list r(2);
+          if (c.needs(0)) r[0] = accumulate ? g : g.put(ix, zeros(ssizes, g.options()), false);
+          if (c.needs(1)) r[1] = g.take(ix).reshape(ssizes);
+          return r;
+        },
+        {index},
+        [accumulate](JvpCtx& c) {
+          return variable_list{
+              c.tangent_or_zeros(0).put(c.saved[0], c.tangent_or_zeros(1), accumulate)};
+        });
+  }
   return *this;
 }
 
@@ -360,6 +448,7 @@ Tensor& Tensor::index_copy_(int64_t dim, const Tensor& index, const Tensor& sour
               dtype_name(index.dtype()));
   check_same_dtype(*this, source, op, "source");
   check_index_source(*this, dim, index, source, op);
+  OpRecorder rec(op, {*this, source});
   Tensor idx = index.contiguous();
   Tensor self = as_1d(*this);
   std::vector<int64_t> off = dim_offsets(idx, self.size(dim), self.stride(dim), false, op, dim);
@@ -375,6 +464,23 @@ Tensor& Tensor::index_copy_(int64_t dim, const Tensor& index, const Tensor& sour
     }
   }
   cpu::index_copy_bytes(along_dim_loop(self, dim, off, src));
+  bump(*this, op);
+  if (rec) {
+    rec.record_inplace(
+        *this,
+        [dim, ssizes = vec(source.sizes())](VjpCtx& c) {
+          const Tensor& g = c.grads[0];
+          variable_list r(2);
+          if (c.needs(0)) r[0] = g.index_fill(dim, c.saved[0], Scalar(0));
+          if (c.needs(1)) r[1] = g.index_select(dim, c.saved[0]).reshape(ssizes);
+          return r;
+        },
+        {index},
+        [dim](JvpCtx& c) {
+          return variable_list{
+              c.tangent_or_zeros(0).index_copy(dim, c.saved[0], c.tangent_or_zeros(1))};
+        });
+  }
   return *this;
 }
 
@@ -395,6 +501,7 @@ Tensor& Tensor::index_add_(int64_t dim, const Tensor& index, const Tensor& sourc
               dtype_name(index.dtype()));
   check_same_dtype(*this, source, op, "source");
   check_index_source(*this, dim, index, source, op);
+  OpRecorder rec(op, {*this, source});
   Tensor idx = index.to(kLong).contiguous();
   Tensor self = as_1d(*this);
   std::vector<int64_t> off = dim_offsets(idx, self.size(dim), self.stride(dim), false, op, dim);
@@ -403,6 +510,26 @@ Tensor& Tensor::index_add_(int64_t dim, const Tensor& index, const Tensor& sourc
   if (src.numel() == 1 && src.dim() != self.dim())
     src = src.reshape(DimVector(size_t(self.dim()), 1));
   cpu::index_accumulate(along_dim_loop(self, dim, off, src), dtype(), alpha);
+  bump(*this, op);
+  if (rec) {
+    rec.record_inplace(
+        *this,
+        [dim, alpha, ssizes = vec(source.sizes())](VjpCtx& c) {
+          const Tensor& g = c.grads[0];
+          variable_list r(2);
+          if (c.needs(0)) r[0] = g;
+          if (c.needs(1)) {
+            r[1] = g.index_select(dim, c.saved[0]).reshape(ssizes);
+            if (!alpha.equal(Scalar(int64_t(1)))) r[1] = r[1].mul(conj_scalar(alpha));
+          }
+          return r;
+        },
+        {index},
+        [dim, alpha](JvpCtx& c) {
+          return variable_list{
+              c.tangent_or_zeros(0).index_add(dim, c.saved[0], c.tangent_or_zeros(1), alpha)};
+        });
+  }
   return *this;
 }
 
@@ -423,12 +550,25 @@ Tensor& Tensor::index_fill_(int64_t dim, const Tensor& index, const Scalar& valu
                     "for index.");
   EMBER_CHECK_INDEX(index.dim() <= 1, "[", op, "] Index has to be a vector/scalar (got ",
                     index.dim(), " dims)");
+  OpRecorder rec(op, {*this});
   Tensor idx = index.contiguous();
   Tensor self = as_1d(*this);
   std::vector<int64_t> off = dim_offsets(idx, self.size(dim), self.stride(dim), true, op, dim);
   Tensor v = empty({}, TensorOptions(dtype()));
   v.fill_(value);
   cpu::index_fill_bytes(along_dim_loop(self, dim, off, Tensor()), v.data_ptr());
+  bump(*this, op);
+  if (rec) {
+    rec.record_inplace(
+        *this,
+        [dim](VjpCtx& c) {
+          return variable_list{c.grads[0].index_fill(dim, c.saved[0], Scalar(0))};
+        },
+        {index},
+        [dim](JvpCtx& c) {
+          return variable_list{c.tangents[0].index_fill(dim, c.saved[0], Scalar(0))};
+        });
+  }
   return *this;
 }
 
@@ -437,7 +577,30 @@ Tensor& Tensor::index_fill_(int64_t dim, const Tensor& index, const Tensor& valu
               "[index_fill_] index_fill_ only supports a 0-dimensional value "
               "tensor, but got tensor with ",
               value.dim(), " dimension(s).");
-  return index_fill_(dim, index, value.item());
+  OpRecorder rec("index_fill_", {*this, value});
+  index_fill_(dim, index, value.item());
+  if (rec) {
+    const int64_t d = wrap_dim(dim, this->dim(), "index_fill_");
+    // value: every filled position once (duplicated indices fill it once).
+    rec.record_inplace(
+        *this,
+        [d](VjpCtx& c) {
+          const Tensor& g = c.grads[0];
+          Tensor rest = g.index_fill(d, c.saved[0], Scalar(0));
+          variable_list r(2);
+          if (c.needs(0)) r[0] = rest;
+          if (c.needs(1)) r[1] = g.sub(rest).sum();
+          return r;
+        },
+        {index},
+        [d](JvpCtx& c) {
+          Tensor t = c.tangent_or_zeros(0);
+          Tensor tv = c.tangent_or_zeros(1);
+          Tensor mask = zeros_like(t, TensorOptions(kBool)).index_fill(d, c.saved[0], Scalar(true));
+          return variable_list{ember::where(mask, tv.to(t.dtype()), t)};
+        });
+  }
+  return *this;
 }
 
 Tensor index_fill(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {
@@ -467,6 +630,14 @@ Tensor masked_fill(const Tensor& self, const Tensor& mask, const Tensor& value) 
               "[masked_fill] masked_fill_ only supports a 0-dimensional value "
               "tensor, but got tensor with ",
               value.dim(), " dimension(s).");
+  if (autograd::any_needs_recording({self, value})) {
+    // A composite of recorded ops so that value gets its gradient.
+    EMBER_CHECK(mask.dtype() == kBool || mask.dtype() == kByte,
+                "[masked_fill] masked_fill_ only supports boolean masks, "
+                "but got mask with dtype ",
+                dtype_name(mask.dtype()));
+    return where(mask.to(kBool), value.to(self.dtype()), self);
+  }
   return masked_fill(self, mask, value.item());
 }
 
@@ -478,6 +649,7 @@ Tensor& Tensor::masked_fill_(const Tensor& mask, const Scalar& value) {
   DimVector b = broadcast_all({*this, mask}, "masked_fill_");
   EMBER_CHECK(sizes().equals(b), "[masked_fill_] mask of shape ", shape_str(mask.sizes()),
               " cannot be broadcast to self of shape ", shape_str(sizes()));
+  OpRecorder rec("masked_fill_", {*this});
   Tensor m = mask.expand(sizes()).to(kBool);
   std::vector<int64_t> off = true_offsets(m, *this);
   Tensor v = empty({}, TensorOptions(dtype()));
@@ -488,6 +660,13 @@ Tensor& Tensor::masked_fill_(const Tensor& mask, const Scalar& value) {
   l.dst.data = static_cast<char*>(data_ptr());
   l.dst.off = off.data();
   cpu::index_fill_bytes(l, v.data_ptr());
+  bump(*this, "masked_fill_");
+  if (rec) {
+    rec.record_inplace(
+        *this,
+        [](VjpCtx& c) { return variable_list{c.grads[0].masked_fill(c.saved[0], Scalar(0))}; }, {m},
+        [](JvpCtx& c) { return variable_list{c.tangents[0].masked_fill(c.saved[0], Scalar(0))}; });
+  }
   return *this;
 }
 
@@ -496,7 +675,26 @@ Tensor& Tensor::masked_fill_(const Tensor& mask, const Tensor& value) {
               "[masked_fill_] masked_fill_ only supports a 0-dimensional "
               "value tensor, but got tensor with ",
               value.dim(), " dimension(s).");
-  return masked_fill_(mask, value.item());
+  OpRecorder rec("masked_fill_", {*this, value});
+  masked_fill_(mask, value.item());
+  if (rec) {
+    Tensor m = mask.to(kBool);
+    rec.record_inplace(
+        *this,
+        [](VjpCtx& c) {
+          const Tensor& g = c.grads[0];
+          variable_list r(2);
+          if (c.needs(0)) r[0] = g.masked_fill(c.saved[0], Scalar(0));
+          if (c.needs(1)) r[1] = ember::where(c.saved[0], g, Scalar(0)).sum();
+          return r;
+        },
+        {m},
+        [](JvpCtx& c) {
+          Tensor t = c.tangent_or_zeros(0);
+          return variable_list{ember::where(c.saved[0], c.tangent_or_zeros(1).to(t.dtype()), t)};
+        });
+  }
+  return *this;
 }
 
 Tensor Tensor::masked_fill(const Tensor& mask, const Scalar& value) const {
@@ -508,6 +706,7 @@ Tensor Tensor::masked_fill(const Tensor& mask, const Tensor& value) const {
 
 Tensor& masked_select_out(Tensor& out, const Tensor& self_in, const Tensor& mask) {
   const char* op = "masked_select";
+  autograd::check_out_not_differentiable(op, {self_in});
   EMBER_CHECK(mask.dtype() == kBool || mask.dtype() == kByte, "[", op,
               "] masked_select: "
               "expected BoolTensor or ByteTensor for mask (got ",
@@ -532,8 +731,22 @@ Tensor& masked_select_out(Tensor& out, const Tensor& self_in, const Tensor& mask
 }
 
 Tensor masked_select(const Tensor& self, const Tensor& mask) {
+  OpRecorder rec("masked_select", {self});
   Tensor out = empty({0}, TensorOptions(self.dtype()));
-  return masked_select_out(out, self, mask);
+  masked_select_out(out, self, mask);
+  if (rec) {
+    DimVector b = broadcast_all({self, mask}, "masked_select");
+    Tensor m = mask.to(kBool).expand(b);
+    // The gradient scatters back into the broadcast shape; the node sums it to self's.
+    rec.record(
+        out,
+        [](VjpCtx& c) {
+          return variable_list{
+              zeros_like(c.saved[0], c.grads[0].options()).masked_scatter(c.saved[0], c.grads[0])};
+        },
+        {m}, [](JvpCtx& c) { return variable_list{masked_select(c.tangents[0], c.saved[0])}; });
+  }
+  return out;
 }
 Tensor Tensor::masked_select(const Tensor& mask) const { return ember::masked_select(*this, mask); }
 
@@ -550,7 +763,9 @@ Tensor& Tensor::masked_scatter_(const Tensor& mask, const Tensor& source) {
   DimVector b = broadcast_all({*this, mask}, op);
   EMBER_CHECK(sizes().equals(b), "[", op, "] mask of shape ", shape_str(mask.sizes()),
               " cannot be broadcast to self of shape ", shape_str(sizes()));
-  std::vector<int64_t> off = true_offsets(mask.expand(sizes()).to(kBool), *this);
+  OpRecorder rec(op, {*this, source});
+  Tensor m = mask.expand(sizes()).to(kBool);
+  std::vector<int64_t> off = true_offsets(m, *this);
   EMBER_CHECK(int64_t(off.size()) <= source.numel(), "[", op,
               "] masked_scatter: expected "
               "source to have at least as many elements as the ones in mask (",
@@ -565,6 +780,31 @@ Tensor& Tensor::masked_scatter_(const Tensor& mask, const Tensor& source) {
   l.src.data = static_cast<char*>(src.data_ptr());
   l.src.istride = 1;
   cpu::index_copy_bytes(l);
+  bump(*this, op);
+  if (rec) {
+    rec.record_inplace(
+        *this,
+        [ssizes = vec(source.sizes())](VjpCtx& c) {
+          const Tensor& g = c.grads[0];
+          const Tensor& msk = c.saved[0];
+          variable_list r(2);
+          if (c.needs(0)) r[0] = g.masked_fill(msk, Scalar(0));
+          if (c.needs(1)) {
+            // The selected gradient, padded with zeros to source's size.
+            Tensor s = g.masked_select(msk);
+            int64_t n = 1;
+            for (int64_t x : ssizes) n *= x;
+            if (n > s.numel()) s = cat({s, zeros({n - s.numel()}, g.options())});
+            r[1] = s.reshape(ssizes);
+          }
+          return r;
+        },
+        {m},
+        [](JvpCtx& c) {
+          return variable_list{
+              c.tangent_or_zeros(0).masked_scatter(c.saved[0], c.tangent_or_zeros(1))};
+        });
+  }
   return *this;
 }
 

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <vector>
 
+#include "autograd/record.h"
 #include "core/tensor_util.h"
 #include "ember/error.h"
 #include "ember/factory.h"
@@ -226,7 +227,11 @@ void copy_to(Tensor& dst, const Tensor& value) {
 
 Tensor Tensor::index(ArrayRef<TensorIndex> indices) const {
   IndexedGeometry g = apply_indices(*this, indices);
-  Tensor view = make_view(*this, g.sizes, g.strides, g.offset);
+  // Under autograd the basic part is the recorded view op as_strided (a differentiable view);
+  // the tensor indices then record their own node (advanced_index).
+  Tensor view = autograd::any_needs_recording({*this})
+                    ? as_strided(g.sizes, g.strides, g.offset)
+                    : make_view(*this, g.sizes, g.strides, g.offset);
   return g.adv.empty() ? view : advanced_index(view, g.adv);
 }
 
@@ -234,23 +239,60 @@ Tensor Tensor::index(std::initializer_list<TensorIndex> indices) const {
   return index(ArrayRef<TensorIndex>(indices));
 }
 
+namespace {
+void bump(Tensor& t) { t.unsafeGetTensorImpl()->bump_version("index_put_"); }
+}  // namespace
+
+// One in-place node for the whole write (basic and tensor indices alike): self's gradient is
+// zero where values were written (unless accumulating), values get the indexed gradient.
 Tensor& index_put_with(Tensor& self, ArrayRef<TensorIndex> indices, const Tensor& v,
                        bool accumulate) {
   EMBER_CHECK(v.defined(), "[index_put_] the value tensor is undefined");
+  autograd::OpRecorder rec("index_put_", {self, v});
   IndexedGeometry g = apply_indices(self, indices);
   Tensor dst = make_view(self, g.sizes, g.strides, g.offset);
+  // As PyTorch's setitem, leading size-1 dims of the value are dropped.
+  Tensor value = v;
+  while (value.dim() > 0 && value.size(0) == 1) value = value.squeeze(0);
   if (g.adv.empty()) {
     if (accumulate) {
       dst.add_(v);
     } else {
       copy_to(dst, v);
     }
-    return self;
+  } else {
+    advanced_index_put(dst, g.adv, value, accumulate);
   }
-  // As PyTorch's setitem, leading size-1 dims of the value are dropped.
-  Tensor value = v;
-  while (value.dim() > 0 && value.size(0) == 1) value = value.squeeze(0);
-  advanced_index_put(dst, g.adv, value, accumulate);
+  bump(self);
+  if (rec) {
+    std::vector<TensorIndex> ix(indices.begin(), indices.end());
+    rec.record_inplace(
+        self,
+        [ix, accumulate, vsizes = std::vector<int64_t>(v.sizes().begin(), v.sizes().end()),
+         stripped = std::vector<int64_t>(value.sizes().begin(), value.sizes().end())](
+            autograd::VjpCtx& c) {
+          const Tensor& gr = c.grads[0];
+          ArrayRef<TensorIndex> ixr(ix.data(), ix.size());
+          autograd::variable_list r(2);
+          if (c.needs(0)) {
+            if (accumulate) {
+              r[0] = gr;
+            } else {
+              r[0] = gr.clone();
+              r[0].index_put_(ixr, Scalar(0));
+            }
+          }
+          if (c.needs(1)) r[1] = autograd::sum_to(gr.index(ixr), stripped).reshape(vsizes);
+          return r;
+        },
+        {},
+        [ix, accumulate](autograd::JvpCtx& c) {
+          Tensor r = c.tangent_or_zeros(0).clone();
+          index_put_with(r, ArrayRef<TensorIndex>(ix.data(), ix.size()), c.tangent_or_zeros(1),
+                         accumulate);
+          return autograd::variable_list{r};
+        });
+  }
   return self;
 }
 
@@ -259,6 +301,7 @@ Tensor& Tensor::index_put_(ArrayRef<TensorIndex> indices, const Tensor& v) {
 }
 
 Tensor& Tensor::index_put_(ArrayRef<TensorIndex> indices, const Scalar& v) {
+  autograd::OpRecorder rec("index_put_", {*this});
   IndexedGeometry g = apply_indices(*this, indices);
   Tensor dst = make_view(*this, g.sizes, g.strides, g.offset);
   if (g.adv.empty()) {
@@ -267,6 +310,18 @@ Tensor& Tensor::index_put_(ArrayRef<TensorIndex> indices, const Scalar& v) {
     Tensor value = empty({}, TensorOptions(dtype()));
     value.fill_(v);
     advanced_index_put(dst, g.adv, value, false);
+  }
+  bump(*this);
+  if (rec) {
+    std::vector<TensorIndex> ix(indices.begin(), indices.end());
+    auto zero_at = [ix](const Tensor& t) {
+      Tensor r = t.clone();
+      r.index_put_(ArrayRef<TensorIndex>(ix.data(), ix.size()), Scalar(0));
+      return autograd::variable_list{r};
+    };
+    rec.record_inplace(
+        *this, [zero_at](autograd::VjpCtx& c) { return zero_at(c.grads[0]); }, {},
+        [zero_at](autograd::JvpCtx& c) { return zero_at(c.tangents[0]); });
   }
   return *this;
 }

@@ -1,6 +1,7 @@
 // Joining tensors: cat, stack and the h/v/d/column stacks, with the atleast_Nd helpers.
 // Each is a copy into narrowed views of one output, so strided inputs, dtype promotion and
 // every dtype come from copy_.
+#include "autograd/record.h"
 #include "core/tensor_util.h"
 #include "ember/factory.h"
 #include "ember/ops.h"
@@ -21,8 +22,10 @@ std::pair<DimVector, ScalarType> cat_meta(ArrayRef<Tensor> tensors, int64_t& dim
     EMBER_CHECK(t.defined(), "[", op, "] tensor at position ", i, " is undefined");
     EMBER_CHECK(t.dim() > 0, "[", op, "] zero-dimensional tensor (at position ", i,
                 ") cannot be concatenated");
-    EMBER_CHECK(t.device() == tensors[0].device(), "[", op, "] expected all tensors to be on the "
-                "same device, but found ", tensors[0].device().str(), " and ", t.device().str());
+    EMBER_CHECK(t.device() == tensors[0].device(), "[", op,
+                "] expected all tensors to be on the "
+                "same device, but found ",
+                tensors[0].device().str(), " and ", t.device().str());
     if (!ref && !is_legacy_empty(t)) ref = &t;
   }
   const ScalarType dt = result_type(tensors);
@@ -37,13 +40,17 @@ std::pair<DimVector, ScalarType> cat_meta(ArrayRef<Tensor> tensors, int64_t& dim
   for (size_t i = 0; i < tensors.size(); ++i) {
     const Tensor& t = tensors[i];
     if (is_legacy_empty(t)) continue;
-    EMBER_CHECK(t.dim() == ref->dim(), "[", op, "] Tensors must have same number of dimensions: "
-                "got ", ref->dim(), " and ", t.dim());
+    EMBER_CHECK(t.dim() == ref->dim(), "[", op,
+                "] Tensors must have same number of dimensions: "
+                "got ",
+                ref->dim(), " and ", t.dim());
     for (int64_t d = 0; d < t.dim(); ++d) {
-      EMBER_CHECK(d == dim || t.size(d) == ref->size(d), "[", op, "] Sizes of tensors must match "
-                  "except in dimension ", dim, ". Expected size ", ref->size(d), " but got size ",
-                  t.size(d), " for tensor number ", i, " in the list (shapes ",
-                  shape_str(ref->sizes()), " and ", shape_str(t.sizes()), ")");
+      EMBER_CHECK(d == dim || t.size(d) == ref->size(d), "[", op,
+                  "] Sizes of tensors must match "
+                  "except in dimension ",
+                  dim, ". Expected size ", ref->size(d), " but got size ", t.size(d),
+                  " for tensor number ", i, " in the list (shapes ", shape_str(ref->sizes()),
+                  " and ", shape_str(t.sizes()), ")");
     }
     shape[size_t(dim)] += t.size(dim);
   }
@@ -65,9 +72,11 @@ std::vector<Tensor> unsqueezed(ArrayRef<Tensor> tensors, int64_t dim, const char
   std::vector<Tensor> parts;
   parts.reserve(tensors.size());
   for (size_t i = 0; i < tensors.size(); ++i) {
-    EMBER_CHECK(tensors[i].sizes() == tensors[0].sizes(), "[", op, "] expects each tensor to be "
-                "equal size, but got ", shape_str(tensors[0].sizes()), " at entry 0 and ",
-                shape_str(tensors[i].sizes()), " at entry ", i);
+    EMBER_CHECK(tensors[i].sizes() == tensors[0].sizes(), "[", op,
+                "] expects each tensor to be "
+                "equal size, but got ",
+                shape_str(tensors[0].sizes()), " at entry 0 and ", shape_str(tensors[i].sizes()),
+                " at entry ", i);
     parts.push_back(tensors[i].unsqueeze(wrap_dim(dim, tensors[0].dim() + 1, op)));
   }
   return parts;
@@ -83,19 +92,53 @@ std::vector<Tensor> map(ArrayRef<Tensor> tensors, F f) {
 
 }  // namespace
 
+// cat: input i's gradient is its slab of the output gradient (a legacy 1-D empty input, skipped
+// by cat, gets an empty gradient); the tangent is the cat of the tangents.
 Tensor cat(ArrayRef<Tensor> tensors, int64_t dim) {
+  const autograd::variable_list inputs(tensors.begin(), tensors.end());
+  autograd::OpRecorder rec("cat", inputs);
   auto [shape, dt] = cat_meta(tensors, dim, "cat");
   Tensor out = empty(shape, TensorOptions(dt).device(tensors[0].device()));
   cat_into(out, tensors, dim);
+  if (rec) {
+    const int64_t out_dim = int64_t(shape.size());
+    std::vector<std::vector<int64_t>> sizes;
+    for (const Tensor& t : tensors) sizes.push_back(t.sizes().vec());
+    rec.record(
+        out,
+        [sizes, dim, out_dim](autograd::VjpCtx& c) {
+          autograd::variable_list r;
+          int64_t offset = 0;
+          for (size_t i = 0; i < sizes.size(); ++i) {
+            const auto& s = sizes[i];
+            if (s.size() == 1 && s[0] == 0 && out_dim != 1) {
+              r.push_back(c.needs(i) ? zeros(s, c.grads[0].options()) : Tensor());
+              continue;
+            }
+            const int64_t len = s[size_t(dim)];
+            r.push_back(c.needs(i) ? c.grads[0].narrow(dim, offset, len) : Tensor());
+            offset += len;
+          }
+          return r;
+        },
+        {},
+        [n = tensors.size(), dim](autograd::JvpCtx& c) {
+          std::vector<Tensor> ts;
+          for (size_t i = 0; i < n; ++i) ts.push_back(c.tangent_or_zeros(i));
+          return autograd::variable_list{ember::cat(ts, dim)};
+        });
+  }
   return out;
 }
 
 Tensor& cat_out(Tensor& out, ArrayRef<Tensor> tensors, int64_t dim) {
+  for (const Tensor& t : tensors) autograd::check_out_not_differentiable("cat", {t});
   auto [shape, dt] = cat_meta(tensors, dim, "cat");
   EMBER_CHECK(canCast(dt, out.dtype()), "[cat] result type ", dtype_name(dt),
               " can't be cast to the desired output type ", dtype_name(out.dtype()));
   for (const Tensor& t : tensors) {
-    EMBER_CHECK(!t.is_alias_of(out) || t.numel() == 0, "[cat] unsupported operation: the input "
+    EMBER_CHECK(!t.is_alias_of(out) || t.numel() == 0,
+                "[cat] unsupported operation: the input "
                 "tensors cannot refer to any of the output memory locations");
   }
   if (out.sizes() != IntArrayRef(shape)) {
@@ -145,9 +188,10 @@ Tensor dstack(ArrayRef<Tensor> tensors) {
 
 Tensor column_stack(ArrayRef<Tensor> tensors) {
   EMBER_CHECK(!tensors.empty(), "[column_stack] expects a non-empty TensorList");
-  return cat(map(tensors, [](const Tensor& t) {
-               return t.dim() <= 1 ? t.reshape({t.numel(), 1}) : t;
-             }),
+  return cat(map(tensors,
+                 [](const Tensor& t) {
+                   return t.dim() <= 1 ? t.reshape({t.numel(), 1}) : t;
+                 }),
              1);
 }
 

@@ -1,15 +1,66 @@
 // Factorizations: Cholesky (potrf), QR (geqrf + orgqr/ungqr), LU (getrf) and its unpacking,
 // householder_product (orgqr/ungqr). Each matrix is factored in a column-major workspace
 // (Note [Linalg workspaces]).
+#include "autograd/record.h"
+#include "ember/blas.h"
+#include "ember/shape_ops.h"
 #include "ops/linalg_util.h"
 
 namespace ember {
 using namespace linalg_detail;
+using autograd::JvpCtx;
+using autograd::OpRecorder;
+using autograd::variable_list;
+using autograd::VjpCtx;
+using linalg_ad::mH;
 
 namespace {
 
+std::tuple<Tensor, Tensor> cholesky_kernel(const Tensor& A, bool upper, bool check_errors,
+                                           const char* op);
+
+/// A = L Lᴴ (Murray 2016): gA = L⁻ᴴ Φ(Lᴴ gL) L⁻¹, symmetrised.
+Tensor cholesky_backward(Tensor gL, bool upper, Tensor L) {
+  if (upper) {
+    L = mH(L);
+    gL = mH(gL);
+  }
+  Tensor gA = tril(ember::matmul(mH(L), gL));
+  gA = gA.add(mH(tril(gA, -1))).mul(Scalar(0.5));
+  gA = linalg::solve_triangular(mH(L), gA, true, true);
+  return linalg::solve_triangular(L, gA, false, false);
+}
+
+/// dL = L Φ(L⁻¹ dA L⁻ᴴ), Φ taking the lower triangle with a halved diagonal.
+Tensor cholesky_jvp(const Tensor& dA, const Tensor& L, bool upper) {
+  Tensor L_ = upper ? mH(L) : L;
+  Tensor phi = linalg::solve_triangular(L_, dA, false, true);
+  phi = linalg::solve_triangular(mH(L_), phi, true, false);
+  phi = tril(phi, -1).add(diag_embed(phi.diagonal(0, -2, -1).mul(Scalar(0.5))));
+  Tensor dL = ember::matmul(L_, phi);
+  return upper ? mH(dL) : dL;
+}
+
 std::tuple<Tensor, Tensor> cholesky_impl(const Tensor& A, bool upper, bool check_errors,
                                          const char* op) {
+  OpRecorder rec(op, {A});
+  auto r = cholesky_kernel(A, upper, check_errors, op);
+  if (rec) {
+    rec.record(
+        std::get<0>(r),
+        [upper](VjpCtx& c) {
+          return variable_list{cholesky_backward(c.grads[0], upper, c.saved[0])};
+        },
+        {std::get<0>(r)},
+        [upper](JvpCtx& c) {
+          return variable_list{cholesky_jvp(c.tangents[0], c.outputs[0], upper)};
+        });
+  }
+  return r;
+}
+
+std::tuple<Tensor, Tensor> cholesky_kernel(const Tensor& A, bool upper, bool check_errors,
+                                           const char* op) {
   check_cpu(A, op);
   check_square(A, op);
   check_dtype(A, op);
@@ -36,8 +87,31 @@ std::tuple<Tensor, Tensor> cholesky_impl(const Tensor& A, bool upper, bool check
   return {L, info_tensor(infos, batch_shape(A))};
 }
 
+std::tuple<Tensor, Tensor, Tensor> lu_factor_kernel(const Tensor& A, bool pivot, bool check_errors,
+                                                    const char* op);
+
+// The packed factors: L strictly below the diagonal, U on and above it (A = P L U).
 std::tuple<Tensor, Tensor, Tensor> lu_factor_impl(const Tensor& A, bool pivot, bool check_errors,
                                                   const char* op) {
+  OpRecorder rec(op, {A});
+  auto r = lu_factor_kernel(A, pivot, check_errors, op);
+  if (rec) {
+    rec.record(std::get<0>(r),
+               [pivot](VjpCtx& c) {
+                 const Tensor &LU = c.saved[0], &piv = c.saved[1];
+                 auto [P, L, U] = lu_unpack(LU, piv, true, pivot);
+                 const int64_t k = std::min(LU.size(-2), LU.size(-1));
+                 const Tensor& g = c.grads[0];
+                 return variable_list{linalg_ad::lu_backward(g.narrow(-1, 0, k), g.narrow(-2, 0, k),
+                                                             P, L, U, pivot)};
+               },
+               {std::get<0>(r), std::get<1>(r)});
+  }
+  return r;
+}
+
+std::tuple<Tensor, Tensor, Tensor> lu_factor_kernel(const Tensor& A, bool pivot, bool check_errors,
+                                                    const char* op) {
   check_cpu(A, op);
   check_matrix(A, op);
   check_dtype(A, op);
@@ -67,6 +141,41 @@ std::tuple<Tensor, Tensor, Tensor> lu_factor_impl(const Tensor& A, bool pivot, b
   return {LU, piv, info_tensor(infos, batch_shape(A))};
 }
 
+/// A = Q R (PyTorch's linalg_qr_backward): saved Q, R; grads gQ, gR.
+variable_list qr_backward(VjpCtx& c, bool complete) {
+  const Tensor &Q = c.saved[0], &R = c.saved[1];
+  const Tensor &gQ = c.grads[0], &gR = c.grads[1];
+  const int64_t m = Q.size(-2), n = R.size(-1);
+  EMBER_CHECK(!complete || m <= n,
+              "[linalg.qr] The QR decomposition is not differentiable when mode='complete' and "
+              "nrows > ncols.");
+  Tensor gA = ember::matmul(gR, mH(R)).sub(ember::matmul(mH(Q), gQ));
+  if (m >= n) {
+    // syminvadj(triu(gA)): X + Xᴴ with the real part of the diagonal halved.
+    Tensor sym = triu(gA);
+    sym = sym.add(mH(sym));
+    sym = sym.sub(diag_embed(real(sym.diagonal(0, -2, -1)).mul(Scalar(0.5)).to(sym.dtype())));
+    gA = ember::matmul(Q, sym).add(gQ);
+    return {linalg::solve_triangular(mH(R), gA, false, false)};
+  }
+  // trilImInvAdjSkew(-gA): the lower triangle of X - Xᴴ with the imaginary diagonal halved.
+  Tensor X = gA.neg();
+  Tensor skew = tril(X.sub(mH(X)));
+  if (skew.is_complex()) {
+    Tensor im = imag(skew.diagonal(0, -2, -1)).mul(Scalar(0.5));
+    skew = skew.sub(diag_embed(im.to(skew.dtype()).mul(Scalar(std::complex<double>(0, 1)))));
+  }
+  gA = ember::matmul(Q, skew);
+  gA = linalg::solve_triangular(mH(R.narrow(-1, 0, m)), gA, false, false);
+  DimVector shape;
+  shape.assign(R.sizes());
+  shape[shape.size() - 1] = n - m;
+  gA = cat({gA, zeros(shape, gA.options())}, -1);
+  return {gA.add(ember::matmul(Q, gR))};
+}
+
+Tensor householder_product_kernel(const Tensor& A, const Tensor& tau);
+
 }  // namespace
 
 namespace linalg {
@@ -87,6 +196,7 @@ std::tuple<Tensor, Tensor> qr(const Tensor& A, std::string_view mode) {
   EMBER_CHECK(mode == "reduced" || mode == "complete" || mode == "r", "[", op,
               "] qr received unrecognized mode '", mode,
               "' but expected one of 'reduced' (default), 'r', or 'complete'");
+  OpRecorder rec(op, {A});
   const int64_t m = A.size(-2), n = A.size(-1), k = std::min(m, n), batch = batch_count(A);
   const bool complete = mode == "complete";
   const int64_t qcols = complete ? m : k;  // columns of Q
@@ -124,6 +234,18 @@ std::tuple<Tensor, Tensor> qr(const Tensor& A, std::string_view mode) {
         }
       });
     });
+  }
+  if (rec) {
+    if (mode == "r") {
+      rec.record(R, [](VjpCtx&) -> variable_list {
+        EMBER_THROW(Error,
+                    "[linalg.qr] The derivative of linalg.qr depends on Q, which is not computed "
+                    "when mode='r'. Please use linalg.qr(A, mode='reduced') if you are going to "
+                    "differentiate through linalg.qr.");
+      });
+    } else {
+      rec.record({Q, R}, [complete](VjpCtx& c) { return qr_backward(c, complete); }, {Q, R});
+    }
   }
   return {Q, R};
 }
@@ -168,6 +290,18 @@ Tensor householder_product(const Tensor& A, const Tensor& tau) {
   EMBER_CHECK(A.dtype() == tau.dtype(), "[", op, "] tau dtype ", dtype_name(tau.dtype()),
               " does not match input dtype ", dtype_name(A.dtype()));
   check_dtype(A, op);
+  Tensor Q = householder_product_kernel(A, tau);
+  // Not differentiated yet: backward raises "the derivative is not implemented".
+  OpRecorder rec(op, {A, tau});
+  if (rec) rec.record_not_implemented({Q});
+  return Q;
+}
+
+}  // namespace linalg
+
+namespace {
+Tensor householder_product_kernel(const Tensor& A, const Tensor& tau) {
+  const char* op = "linalg.householder_product";
   const int64_t m = A.size(-2), n = A.size(-1), k = tau.size(-1), batch = batch_count(A);
   Tensor Q = colmajor_copy(A, A.dtype());
   Tensor T = fresh_copy(tau);
@@ -181,8 +315,7 @@ Tensor householder_product(const Tensor& A, const Tensor& tau) {
   });
   return Q;
 }
-
-}  // namespace linalg
+}  // namespace
 
 std::tuple<Tensor, Tensor, Tensor> lu_unpack(const Tensor& LU, const Tensor& pivots,
                                              bool unpack_data, bool unpack_pivots) {

@@ -4,12 +4,57 @@
 #include <cmath>
 #include <limits>
 
+#include "autograd/record.h"
 #include "ember/blas.h"
 #include "ember/reduce.h"
+#include "ember/shape_ops.h"
 #include "ops/linalg_util.h"
 
 namespace ember {
 using namespace linalg_detail;
+using autograd::JvpCtx;
+using autograd::OpRecorder;
+using autograd::variable_list;
+using autograd::VjpCtx;
+using linalg_ad::mH;
+
+namespace {
+
+/// Batches of `g` (shape batch) as diagonal matrices n x n.
+Tensor diag_of(const Tensor& g, int64_t n) {
+  DimVector s;
+  s.assign(g.sizes());
+  s.push_back(n);
+  return diag_embed(g.unsqueeze(-1).expand(s));
+}
+
+/// d det = det tr(A⁻¹ dA): gA = g conj(det) A⁻ᴴ; singular matrices go through the SVD,
+/// det = det(U) det(Vh) prod(S), whose product rule needs no inverse.
+Tensor det_backward(const Tensor& g, const Tensor& det, const Tensor& A) {
+  if (A.numel() == 0) return zeros_like(A);
+  const int64_t n = A.size(-1);
+  Tensor d = diag_of(g.mul(det.conj()), n);
+  auto nonsingular = [&](const Tensor& M) { return linalg::solve(mH(M), d); };
+  auto singular = [&](const Tensor& M) {
+    auto [U, S, Vh] = linalg::svd(M, false);
+    Tensor alpha = linalg::det(U).mul(linalg::det(Vh)).conj().mul(g);
+    Tensor D =
+        linalg_ad::prod_safe_zeros_backward(alpha.unsqueeze(-1), S.to(A.dtype()), S.dim() - 1);
+    return ember::matmul(U.mul(D.unsqueeze(-2)), Vh);
+  };
+  Tensor is_singular = ember::abs(det).lt(Scalar(100.0 * eps_of(A.dtype())));
+  if (!is_singular.any().item().toBool()) return nonsingular(A);
+  if (is_singular.all().item().toBool()) return singular(A);
+  // A batch of both kinds: each path sees a harmless stand-in for the matrices it skips.
+  Tensor mask = is_singular.unsqueeze(-1).unsqueeze(-1);
+  Tensor ones_ = ones_like(A.diagonal(0, -2, -1));
+  Tensor eye_ = diag_embed(ones_);
+  Tensor distinct = diag_embed(ones_.cumsum(-1));
+  return ember::where(mask, singular(ember::where(mask, A, distinct)),
+                      nonsingular(ember::where(mask, eye_, A)));
+}
+
+}  // namespace
 
 namespace {
 
@@ -60,6 +105,18 @@ double default_rtol(const Tensor& A, std::optional<double> atol, std::optional<d
   if (rtol) return *rtol;
   if (atol && *atol > 0) return 0.0;
   return eps_of(A.dtype()) * double(std::max(A.size(-1), A.size(-2)));
+}
+
+/// Connects `out` to the graph with a zero derivative: PyTorch's results on these paths (an
+/// empty pinv, matrix_power(A, 0)) come from differentiable composites, not fresh tensors.
+void record_zero_derivative(OpRecorder& rec, const Tensor& A, const Tensor& out) {
+  if (!rec) return;
+  rec.record(
+      out,
+      [sizes = A.sizes().vec()](VjpCtx& c) {
+        return variable_list{zeros(sizes, c.grads[0].options())};
+      },
+      {}, [](JvpCtx& c) { return variable_list{zeros_like(c.outputs[0])}; });
 }
 
 void check_pinv_input(const Tensor& A, const char* op) {
@@ -203,6 +260,38 @@ Tensor matrix_norm_impl(const Tensor& A0, NormKind kind, std::vector<int64_t> di
   }
   Tensor r = out.to(out_dt);
   return keepdim ? keep_dims(r, d0, d1) : r;
+}
+
+/// Under autograd, matrix norms are composites of recorded ops (PyTorch's decomposition):
+/// vector norms, sums and amax/amin of |A|, or the singular values.
+Tensor matrix_norm_dispatch(const Tensor& A0, NormKind kind, std::vector<int64_t> dim, bool keepdim,
+                            std::optional<ScalarType> dtype, const char* op) {
+  if (!autograd::any_needs_recording({A0})) {
+    return matrix_norm_impl(A0, kind, std::move(dim), keepdim, dtype, op);
+  }
+  EMBER_CHECK(dim.size() == 2, "[", op, "] dim must be a 2-tuple. Got ", dim.size(), " dims");
+  EMBER_CHECK(A0.dim() >= 2, "[", op, "] The input tensor A must have at least 2 dimensions.");
+  int64_t d0 = wrap_dim(dim[0], A0.dim(), op), d1 = wrap_dim(dim[1], A0.dim(), op);
+  EMBER_CHECK(d0 != d1, "[", op, "] dims must be different. Got (", dim[0], ", ", dim[1], ")");
+  const Tensor A = dtype ? A0.to(*dtype) : A0;
+  if (kind == NormKind::Fro) {
+    const int64_t dd[2] = {d0, d1};
+    return linalg::vector_norm(A, Scalar(2.0), IntArrayRef(dd, 2), keepdim);
+  }
+  if (kind == NormKind::Nuc || kind == NormKind::Two || kind == NormKind::NegTwo) {
+    Tensor S = linalg::svdvals(A.movedim({d0, d1}, {-2, -1}));
+    Tensor r = kind == NormKind::Nuc   ? S.sum({-1})
+               : kind == NormKind::Two ? S.amax({-1})
+                                       : S.amin({-1});
+    return keepdim ? keep_dims(r, d0, d1) : r;
+  }
+  // 1 / -1: max / min over columns of the column sums of |A|; inf / -inf over rows.
+  const bool rows = kind == NormKind::Inf || kind == NormKind::NegInf;
+  const bool take_max = kind == NormKind::One || kind == NormKind::Inf;
+  if (rows) std::swap(d0, d1);
+  Tensor s = ember::abs(A).sum({d0}, keepdim);
+  const int64_t d = !keepdim && d0 < d1 ? d1 - 1 : d1;
+  return take_max ? s.amax({d}, keepdim) : s.amin({d}, keepdim);
 }
 
 // ---- matrix_exp (Note [matrix_exp]) ----
@@ -371,6 +460,7 @@ Tensor det(const Tensor& A) {
   check_cpu(A, op);
   check_square(A, op);
   check_dtype(A, op);
+  OpRecorder rec(op, {A});
   // The product of U's diagonal (not sign * exp(log|det|)): exact for small integer matrices.
   const int64_t n = A.size(-1), batch = batch_count(A);
   Tensor LU = colmajor_copy(A, A.dtype());
@@ -392,10 +482,36 @@ Tensor det(const Tensor& A) {
       o[b] = d;
     });
   });
+  if (rec) {
+    rec.record(
+        out,
+        [](VjpCtx& c) { return variable_list{det_backward(c.grads[0], c.saved[1], c.saved[0])}; },
+        {A, out});
+  }
   return out;
 }
 
-std::tuple<Tensor, Tensor> slogdet(const Tensor& A) { return slogdet_impl(A, "linalg.slogdet"); }
+// log|det| moves by re tr(A⁻¹ dA); for complex A the sign's phase by i im tr(A⁻¹ dA).
+std::tuple<Tensor, Tensor> slogdet(const Tensor& A) {
+  OpRecorder rec("linalg.slogdet", {A});
+  auto [sign, logabs] = slogdet_impl(A, "linalg.slogdet");
+  if (rec) {
+    rec.record({sign, logabs},
+               [](VjpCtx& c) {
+                 const Tensor &A = c.saved[0], &sign = c.saved[1];
+                 const Tensor &gs = c.grads[0], &gl = c.grads[1];
+                 Tensor g = gl.to(A.dtype());
+                 if (A.is_complex()) {
+                   Tensor im = imag(gs.conj().mul(sign)).neg();
+                   g = g.add(im.to(A.dtype()).mul(Scalar(std::complex<double>(0, 1))));
+                 }
+                 if (A.numel() == 0) return variable_list{zeros_like(A)};
+                 return variable_list{linalg::solve(mH(A), diag_of(g, A.size(-1)))};
+               },
+               {A, sign});
+  }
+  return {sign, logabs};
+}
 
 Tensor pinv(const Tensor& A, std::optional<double> atol, std::optional<double> rtol,
             bool hermitian) {
@@ -404,8 +520,18 @@ Tensor pinv(const Tensor& A, std::optional<double> atol, std::optional<double> r
   check_pinv_input(A, op);
   const int64_t m = A.size(-2), n = A.size(-1);
   const double at = atol.value_or(0.0), rt = default_rtol(A, atol, rtol);
+  // Under autograd: the composite of recorded ops (svd / eigh, where, matmul).
+  if (autograd::any_needs_recording({A}) && A.numel() > 0) {
+    return pinv(A, std::optional<Tensor>(full({}, at, TensorOptions(kDouble))),
+                std::optional<Tensor>(full({}, rt, TensorOptions(kDouble))), hermitian);
+  }
   const DimVector bs = batch_shape(A);
-  if (A.numel() == 0) return zeros(cat_shape(bs, {n, m}), TensorOptions(A.dtype()));
+  if (A.numel() == 0) {
+    OpRecorder rec(op, {A});
+    Tensor out = zeros(cat_shape(bs, {n, m}), TensorOptions(A.dtype()));
+    record_zero_derivative(rec, A, out);
+    return out;
+  }
   const int64_t batch = batch_count(A);
   if (hermitian) {
     auto [w, V] = eigh(A, "L");
@@ -508,12 +634,34 @@ Tensor tensor_cutoff(const Tensor& A, const Tensor& smax, const std::optional<Te
 
 }  // namespace
 
+namespace {
+Tensor pinv_composite(const Tensor& A, const std::optional<Tensor>& atol,
+                      const std::optional<Tensor>& rtol, bool hermitian, const char* op);
+}
+
 Tensor pinv(const Tensor& A, const std::optional<Tensor>& atol, const std::optional<Tensor>& rtol,
             bool hermitian) {
   const char* op = "linalg.pinv";
   check_cpu(A, op);
   check_pinv_input(A, op);
   if (A.numel() == 0) return pinv(A, std::optional<double>(0.0), std::optional<double>(0.0));
+  // One node with PyTorch's pinv_backward (the composite below would differentiate the
+  // thresholded factors instead).
+  OpRecorder rec(op, {A});
+  Tensor out = pinv_composite(A, atol, rtol, hermitian, op);
+  if (rec) {
+    rec.record(out,
+               [](VjpCtx& c) {
+                 return variable_list{linalg_ad::pinv_backward(c.grads[0], c.saved[1], c.saved[0])};
+               },
+               {A, out});
+  }
+  return out;
+}
+
+namespace {
+Tensor pinv_composite(const Tensor& A, const std::optional<Tensor>& atol,
+                      const std::optional<Tensor>& rtol, bool hermitian, const char* op) {
   if (hermitian) {
     auto [w, V] = eigh(A, "L");
     Tensor aw = abs(w);
@@ -526,6 +674,7 @@ Tensor pinv(const Tensor& A, const std::optional<Tensor>& atol, const std::optio
   Tensor f = where(gt(S.to(kDouble), tol), reciprocal(S), zeros({}, TensorOptions(S.dtype())));
   return ember::matmul(mul(Vh.mT().conj(), f.unsqueeze(-2)), U.mT().conj());
 }
+}  // namespace
 
 Tensor matrix_rank(const Tensor& A, const std::optional<Tensor>& atol,
                    const std::optional<Tensor>& rtol, bool hermitian) {
@@ -547,8 +696,10 @@ Tensor matrix_power(const Tensor& A, int64_t n) {
   check_cpu(A, op);
   check_square(A, op);
   if (n == 0) {
+    OpRecorder rec(op, {A});
     Tensor r = zeros(A.sizes(), TensorOptions(A.dtype()));
     if (r.numel() > 0) r.diagonal(0, -2, -1).fill_(Scalar(1));
+    record_zero_derivative(rec, A, r);
     return r;
   }
   Tensor base = n < 0 ? inv(A) : A;
@@ -567,13 +718,13 @@ Tensor matrix_power(const Tensor& A, int64_t n) {
 Tensor matrix_norm(const Tensor& A, double ord, std::vector<int64_t> dim, bool keepdim,
                    std::optional<ScalarType> dtype) {
   const char* op = "linalg.matrix_norm";
-  return matrix_norm_impl(A, numeric_norm_kind(ord, op), std::move(dim), keepdim, dtype, op);
+  return matrix_norm_dispatch(A, numeric_norm_kind(ord, op), std::move(dim), keepdim, dtype, op);
 }
 
 Tensor matrix_norm(const Tensor& A, std::string_view ord, std::vector<int64_t> dim, bool keepdim,
                    std::optional<ScalarType> dtype) {
   const char* op = "linalg.matrix_norm";
-  return matrix_norm_impl(A, string_norm_kind(ord, op), std::move(dim), keepdim, dtype, op);
+  return matrix_norm_dispatch(A, string_norm_kind(ord, op), std::move(dim), keepdim, dtype, op);
 }
 
 namespace {
@@ -620,6 +771,11 @@ Tensor cond_empty(const Tensor& A) {
 /// norm(A) * norm(inv(A)), with inf for singular matrices (as PyTorch and NumPy).
 Tensor cond_by_inverse(const Tensor& A, NormKind kind) {
   auto [Ainv, info] = inv_ex(A);
+  if (autograd::any_needs_recording({A})) {
+    const std::vector<int64_t> d{-2, -1};
+    return ember::mul(matrix_norm_dispatch(A, kind, d, false, std::nullopt, "linalg.cond"),
+                      matrix_norm_dispatch(Ainv, kind, d, false, std::nullopt, "linalg.cond"));
+  }
   const int32_t* ip = ptr<int32_t>(info);
   const int64_t n = A.size(-1), batch = batch_count(A);
   // A singular matrix's inverse is zeroed so its norm is finite (the SVD of an inf-filled matrix
@@ -677,7 +833,38 @@ Tensor cond(const Tensor& A, std::string_view p) {
   return cond_by_inverse(A, string_norm_kind(p, op));
 }
 
+namespace {
+/// The differential of exp at A applied to E (adjoint: at Aᴴ), from the upper-right block of
+/// exp([[A, E], [0, A]]).
+Tensor matrix_exp_differential(const Tensor& A, const Tensor& E, bool adjoint) {
+  const int64_t n = A.size(-1);
+  Tensor a = adjoint ? mH(A) : A;
+  Tensor top = cat({a, E}, -1);
+  Tensor bottom = cat({zeros_like(a), a}, -1);
+  return linalg::matrix_exp(cat({top, bottom}, -2)).narrow(-2, 0, n).narrow(-1, n, n);
+}
+Tensor matrix_exp_kernel(const Tensor& A);
+}  // namespace
+
 Tensor matrix_exp(const Tensor& A) {
+  OpRecorder rec("linalg.matrix_exp", {A});
+  Tensor out = matrix_exp_kernel(A);
+  if (rec) {
+    rec.record(
+        out,
+        [](VjpCtx& c) {
+          return variable_list{matrix_exp_differential(c.saved[0], c.grads[0], true)};
+        },
+        {A},
+        [](JvpCtx& c) {
+          return variable_list{matrix_exp_differential(c.inputs[0], c.tangents[0], false)};
+        });
+  }
+  return out;
+}
+
+namespace {
+Tensor matrix_exp_kernel(const Tensor& A) {
   const char* op = "linalg.matrix_exp";
   check_cpu(A, op);
   check_square(A, op);
@@ -707,11 +894,14 @@ Tensor matrix_exp(const Tensor& A) {
   });
   return X;
 }
+}  // namespace
 
 }  // namespace linalg
 
+// A composite of recorded ops under autograd (slogdet, log, where).
 Tensor logdet(const Tensor& A) {
-  auto [sign, logabs] = slogdet_impl(A, "logdet");
+  auto [sign, logabs] =
+      autograd::any_needs_recording({A}) ? linalg::slogdet(A) : slogdet_impl(A, "logdet");
   if (A.is_complex()) return ember::add(ember::log(sign), logabs);
   // A negative determinant has no real logarithm.
   return ember::where(ember::lt(sign, Scalar(0)), Scalar(NAN), logabs);

@@ -2,10 +2,17 @@
 // solve_triangular / triangular_solve (trsm), cholesky_solve / cholesky_inverse (potrs / potri)
 // and lstsq (gels, gelsy, gelsd, gelss). Batch dims of the two operands broadcast; each operand
 // is copied into a column-major workspace of the broadcast batch (Note [Linalg workspaces]).
+#include "autograd/record.h"
+#include "ember/blas.h"
 #include "ops/linalg_util.h"
 
 namespace ember {
 using namespace linalg_detail;
+using autograd::JvpCtx;
+using autograd::OpRecorder;
+using autograd::variable_list;
+using autograd::VjpCtx;
+using linalg_ad::mH;
 
 namespace {
 
@@ -34,8 +41,49 @@ void check_same_dtype(const Tensor& A, const Tensor& B, const char* op) {
 
 const char* singular_msg = "The solver failed because the input matrix is singular.";
 
+std::tuple<Tensor, Tensor> solve_kernel(const Tensor& A, const Tensor& B, bool left,
+                                        bool check_errors, const char* op);
+
+// X = A⁻¹B: gB solves the adjoint system, gA = -gB Xᴴ (left) or -Xᴴ gB (right).
 std::tuple<Tensor, Tensor> solve_impl(const Tensor& A, const Tensor& B, bool left,
                                       bool check_errors, const char* op) {
+  OpRecorder rec(op, {A, B});
+  auto r = solve_kernel(A, B, left, check_errors, op);
+  if (rec) {
+    const bool vector = is_vector_rhs(A, B);
+    rec.record(
+        std::get<0>(r),
+        [left, vector](VjpCtx& c) {
+          const Tensor &A = c.saved[0], &X = c.saved[1];
+          Tensor g = vector ? c.grads[0].unsqueeze(-1) : c.grads[0];
+          Tensor gB = linalg::solve(mH(A), g, left);
+          variable_list res(2);
+          if (c.needs(0)) {
+            Tensor X2 = vector ? X.unsqueeze(-1) : X;
+            res[0] = (left ? ember::matmul(gB, mH(X2)) : ember::matmul(mH(X2), gB)).neg();
+          }
+          if (c.needs(1)) res[1] = vector ? gB.squeeze(-1) : gB;
+          return res;
+        },
+        {A, std::get<0>(r)},
+        [left, vector](JvpCtx& c) {
+          const Tensor &A = c.inputs[0], &X = c.outputs[0];
+          Tensor X2 = vector ? X.unsqueeze(-1) : X;
+          Tensor rhs;
+          if (c.tangents[1].defined()) rhs = vector ? c.tangents[1].unsqueeze(-1) : c.tangents[1];
+          if (c.tangents[0].defined()) {
+            Tensor t = left ? ember::matmul(c.tangents[0], X2) : ember::matmul(X2, c.tangents[0]);
+            rhs = rhs.defined() ? rhs.sub(t) : t.neg();
+          }
+          Tensor dX = linalg::solve(A, rhs, left);
+          return variable_list{vector ? dX.squeeze(-1) : dX};
+        });
+  }
+  return r;
+}
+
+std::tuple<Tensor, Tensor> solve_kernel(const Tensor& A, const Tensor& B, bool left,
+                                        bool check_errors, const char* op) {
   check_cpu(A, op);
   check_cpu(B, op);
   check_square(A, op);
@@ -83,7 +131,29 @@ std::tuple<Tensor, Tensor> solve_impl(const Tensor& A, const Tensor& B, bool lef
   return {R, info_tensor(infos, bs)};
 }
 
+std::tuple<Tensor, Tensor> inv_kernel(const Tensor& A, bool check_errors, const char* op);
+
+// d(A⁻¹) = -A⁻¹ dA A⁻¹.
 std::tuple<Tensor, Tensor> inv_impl(const Tensor& A, bool check_errors, const char* op) {
+  OpRecorder rec(op, {A});
+  auto r = inv_kernel(A, check_errors, op);
+  if (rec) {
+    rec.record(
+        std::get<0>(r),
+        [](VjpCtx& c) {
+          Tensor Xh = mH(c.saved[0]);
+          return variable_list{ember::matmul(Xh, ember::matmul(c.grads[0], Xh)).neg()};
+        },
+        {std::get<0>(r)},
+        [](JvpCtx& c) {
+          const Tensor& X = c.outputs[0];
+          return variable_list{ember::matmul(X, ember::matmul(c.tangents[0], X)).neg()};
+        });
+  }
+  return r;
+}
+
+std::tuple<Tensor, Tensor> inv_kernel(const Tensor& A, bool check_errors, const char* op) {
   check_cpu(A, op);
   check_square(A, op);
   check_dtype(A, op);
@@ -144,6 +214,11 @@ Tensor trsm_impl(const Tensor& A, const Tensor& B, bool upper, bool left, bool u
   return X;
 }
 
+Tensor lu_solve_kernel(const Tensor& LU, const Tensor& pivots, const Tensor& B, bool left,
+                       bool adjoint);
+Tensor lu_solve_LU_backward(const Tensor& gX, const Tensor& LU, const Tensor& pivots,
+                            const Tensor& X, bool left, bool adjoint);
+
 }  // namespace
 
 namespace linalg {
@@ -178,7 +253,37 @@ Tensor solve_triangular(const Tensor& A, const Tensor& B, bool upper, bool left,
               "of A and B for the equation ",
               left ? "AX = B" : "XA = B", " (", A.size(-2), "x", A.size(-1), " and ", B.size(-2),
               "x", B.size(-1), ")");
-  return trsm_impl(A, B, upper, left, unitriangular, false, op);
+  OpRecorder rec(op, {A, B});
+  Tensor X = trsm_impl(A, B, upper, left, unitriangular, false, op);
+  if (rec) {
+    // Only A's triangle (without the diagonal when unit) is read: its gradient is masked.
+    auto tri = [upper, unitriangular](const Tensor& t) {
+      return upper ? triu(t, unitriangular ? 1 : 0) : tril(t, unitriangular ? -1 : 0);
+    };
+    rec.record(
+        X,
+        [upper, left, unitriangular, tri](VjpCtx& c) {
+          const Tensor &A = c.saved[0], &X = c.saved[1];
+          Tensor gB = linalg::solve_triangular(mH(A), c.grads[0], !upper, left, unitriangular);
+          variable_list r(2);
+          if (c.needs(0))
+            r[0] = tri((left ? ember::matmul(gB, mH(X)) : ember::matmul(mH(X), gB)).neg());
+          if (c.needs(1)) r[1] = gB;
+          return r;
+        },
+        {A, X},
+        [upper, left, unitriangular, tri](JvpCtx& c) {
+          const Tensor &A = c.inputs[0], &X = c.outputs[0];
+          Tensor rhs = c.tangents[1];
+          if (c.tangents[0].defined()) {
+            Tensor dA = tri(c.tangents[0]);
+            Tensor t = left ? ember::matmul(dA, X) : ember::matmul(X, dA);
+            rhs = rhs.defined() ? rhs.sub(t) : t.neg();
+          }
+          return variable_list{linalg::solve_triangular(A, rhs, upper, left, unitriangular)};
+        });
+  }
+  return X;
 }
 
 Tensor lu_solve(const Tensor& LU, const Tensor& pivots, const Tensor& B, bool left, bool adjoint) {
@@ -206,6 +311,30 @@ Tensor lu_solve(const Tensor& LU, const Tensor& pivots, const Tensor& B, bool le
               "for the equation ",
               left ? "AX = B" : "XA = B", " (", n, "x", n, " and ", B.size(-2), "x", B.size(-1),
               ")");
+  OpRecorder rec(op, {LU, B});
+  Tensor X = lu_solve_kernel(LU, pivots, B, left, adjoint);
+  if (rec) {
+    rec.record(X,
+               [left, adjoint](VjpCtx& c) {
+                 const Tensor &LU = c.saved[0], &piv = c.saved[1], &X = c.saved[2];
+                 const Tensor& gX = c.grads[0];
+                 variable_list r(2);
+                 if (c.needs(0)) r[0] = lu_solve_LU_backward(gX, LU, piv, X, left, adjoint);
+                 if (c.needs(1)) r[1] = linalg::lu_solve(LU, piv, gX, left, !adjoint);
+                 return r;
+               },
+               {LU, pivots, X});
+  }
+  return X;
+}
+
+}  // namespace linalg
+
+namespace {
+Tensor lu_solve_kernel(const Tensor& LU, const Tensor& pivots, const Tensor& B, bool left,
+                       bool adjoint) {
+  const char* op = "linalg.lu_solve";
+  const int64_t n = LU.size(-1);
   const DimVector bs = broadcast_batch(LU, B);
   // X op(A) = B is op(A)ᴴ Xᴴ = Bᴴ: solve on the conjugate transpose and conjugate back.
   const Tensor Bl = left ? B : B.mT().conj();
@@ -236,6 +365,27 @@ Tensor lu_solve(const Tensor& LU, const Tensor& pivots, const Tensor& B, bool le
   return X.mT();
 }
 
+/// The gradient of lu_solve with respect to the packed LU factors.
+Tensor lu_solve_LU_backward(const Tensor& gX, const Tensor& LU, const Tensor& pivots,
+                            const Tensor& X, bool left, bool adjoint) {
+  auto [P, L, U] = lu_unpack(LU, pivots, true, left == adjoint);
+  using linalg::solve_triangular;
+  if (left != adjoint) {
+    Tensor rhs = ember::matmul(left ? gX : mH(gX), left ? mH(X) : X).neg();
+    Tensor gR = solve_triangular(mH(U), rhs, false, true, false);
+    Tensor gL = tril(solve_triangular(mH(L), ember::matmul(gR, mH(U)), true, true, true), -1);
+    return gL.add(triu(gR));
+  }
+  Tensor gR =
+      ember::matmul(matmul(ember::matmul(P.mT(), left ? X : mH(X)), left ? mH(gX) : gX), P).neg();
+  gR = solve_triangular(mH(L), gR, true, false, true);
+  Tensor gU = triu(solve_triangular(mH(U), ember::matmul(mH(L), gR), false, false, false));
+  return tril(gR, -1).add(gU);
+}
+}  // namespace
+
+namespace linalg {
+
 std::tuple<Tensor, Tensor, Tensor, Tensor> lstsq(const Tensor& A, const Tensor& B,
                                                  std::optional<double> rcond,
                                                  std::optional<std::string_view> driver) {
@@ -263,6 +413,7 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> lstsq(const Tensor& A, const Tensor& 
   EMBER_CHECK(drv == "gels" || drv == "gelsy" || drv == "gelsd" || drv == "gelss", "[", op,
               "] parameter `driver` should be one of (gels, gelsy, gelsd, gelss), got ", drv);
   const DimVector bs = broadcast_batch(A, B2);
+  OpRecorder rec(op, {A, B});
   const int64_t m = A.size(-2), n = A.size(-1), k = B2.size(-1), mn = std::max(m, n);
   const int64_t kmin = std::min(m, n);
   const ScalarType rdt = toRealValueType(A.dtype());
@@ -345,6 +496,25 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> lstsq(const Tensor& A, const Tensor& 
     }
   }
   if (vector) solution = solution.squeeze(-1);
+  if (rec) {
+    // The solution is pinv(A) B (PyTorch differentiates only the solution).
+    rec.record(solution,
+               [vector](VjpCtx& c) {
+                 const Tensor &A = c.saved[0], &B = c.saved[1];
+                 Tensor gX = vector ? c.grads[0].unsqueeze(-1) : c.grads[0];
+                 Tensor B2 = vector ? B.unsqueeze(-1) : B;
+                 Tensor pinvA = linalg::pinv(A);
+                 variable_list r(2);
+                 if (c.needs(0))
+                   r[0] = linalg_ad::pinv_backward(ember::matmul(gX, mH(B2)), pinvA, A);
+                 if (c.needs(1)) {
+                   Tensor gB = ember::matmul(mH(pinvA), gX);
+                   r[1] = vector ? gB.squeeze(-1) : gB;
+                 }
+                 return r;
+               },
+               {A, B});
+  }
   return {solution, residuals, rank, sv};
 }
 
@@ -365,9 +535,34 @@ std::tuple<Tensor, Tensor> triangular_solve(const Tensor& B, const Tensor& A, bo
               "solve: A ",
               shape_str(A.sizes()), ", b ", shape_str(B.sizes()));
   const DimVector bs = broadcast_batch(A, B);
+  OpRecorder rec(op, {B, A});
   Tensor X = trsm_impl(A, B, upper, true, unitriangular, transpose, op);
   Tensor Ac = colmajor_copy(A, A.dtype(), cat_shape(bs, {A.size(-2), A.size(-1)}));
+  if (rec) {
+    // The second output is a copy of A: its gradient goes to A unchanged.
+    rec.record({X, Ac},
+               [upper, transpose, unitriangular](VjpCtx& c) {
+                 const Tensor &A = c.saved[0], &X = c.saved[1];
+                 const Tensor &gX = c.grads[0], &gM = c.grads[1];
+                 variable_list r(2);
+                 Tensor gB =
+                     std::get<0>(triangular_solve(gX, A.conj(), upper, !transpose, unitriangular));
+                 if (c.needs(0)) r[0] = gB;
+                 if (c.needs(1)) {
+                   Tensor gA = transpose ? ember::matmul(X.conj(), gB.mT()).neg()
+                                         : ember::matmul(gB, mH(X)).neg();
+                   gA = upper ? triu(gA, unitriangular ? 1 : 0) : tril(gA, unitriangular ? -1 : 0);
+                   r[1] = gA.add(gM);
+                 }
+                 return r;
+               },
+               {A, X});
+  }
   return {X, Ac};
+}
+
+namespace {
+Tensor cholesky_solve_kernel(const Tensor& B, const Tensor& L, bool upper, const DimVector& bs);
 }
 
 Tensor cholesky_solve(const Tensor& B, const Tensor& L, bool upper) {
@@ -388,6 +583,32 @@ Tensor cholesky_solve(const Tensor& B, const Tensor& L, bool upper) {
               "matrix is ",
               n, " by ", n, " but each b matrix is ", B.size(-2), " by ", B.size(-1));
   const DimVector bs = broadcast_batch(L, B);
+  OpRecorder rec(op, {B, L});
+  Tensor X = cholesky_solve_kernel(B, L, upper, bs);
+  if (rec) {
+    // X = (L Lᴴ)⁻¹ B.
+    rec.record(X,
+               [upper](VjpCtx& c) {
+                 const Tensor &L = c.saved[0], &X = c.saved[1];
+                 Tensor gB = cholesky_solve(c.grads[0], L, upper);
+                 variable_list r(2);
+                 if (c.needs(0)) r[0] = gB;
+                 if (c.needs(1)) {
+                   Tensor common = ember::matmul(gB, mH(X));
+                   common = common.add(mH(common));
+                   r[1] = (upper ? ember::matmul(L, common) : ember::matmul(common, L)).neg();
+                 }
+                 return r;
+               },
+               {L, X});
+  }
+  return X;
+}
+
+namespace {
+Tensor cholesky_solve_kernel(const Tensor& B, const Tensor& L, bool upper, const DimVector& bs) {
+  const char* op = "cholesky_solve";
+  const int64_t n = L.size(-1);
   const int64_t k = B.size(-1);
   Tensor Lw = colmajor_copy(L, L.dtype(), cat_shape(bs, {n, n}));
   Tensor X = colmajor_copy(B, L.dtype(), cat_shape(bs, {n, k}));
@@ -404,6 +625,7 @@ Tensor cholesky_solve(const Tensor& B, const Tensor& L, bool upper) {
   });
   return X;
 }
+}  // namespace
 
 Tensor cholesky_inverse(const Tensor& L, bool upper) {
   const char* op = "cholesky_inverse";
@@ -411,8 +633,25 @@ Tensor cholesky_inverse(const Tensor& L, bool upper) {
   check_square(L, op, "input");
   check_dtype(L, op);
   const int64_t n = L.size(-1), batch = batch_count(L);
+  OpRecorder rec(op, {L});
   Tensor X = colmajor_copy(L, L.dtype());
-  if (X.numel() == 0) return X;
+  auto record = [&] {
+    if (!rec) return;
+    // d((L Lᴴ)⁻¹) pulled back through L.
+    rec.record(
+        X,
+        [upper](VjpCtx& c) {
+          const Tensor &L = c.saved[0], &X = c.saved[1];
+          const Tensor& g = c.grads[0];
+          Tensor common = ember::matmul(X, ember::matmul(g.add(mH(g)), X));
+          return variable_list{(upper ? ember::matmul(L, common) : ember::matmul(common, L)).neg()};
+        },
+        {L, X});
+  };
+  if (X.numel() == 0) {
+    record();
+    return X;
+  }
   std::vector<int> infos(size_t(batch), 0);
   EMBER_DISPATCH_LINALG_TYPES(L.dtype(), op, [&] {
     scalar_t* x = ptr<scalar_t>(X);
@@ -436,6 +675,7 @@ Tensor cholesky_inverse(const Tensor& L, bool upper) {
            " is zero, the inversion could not be completed because the input matrix is "
            "singular.";
   });
+  record();
   return X;
 }
 

@@ -1,12 +1,45 @@
 // Spectral decompositions: svd / svdvals (gesdd), eigh / eigvalsh (syevd / heevd), eig /
 // eigvals (geev). Signs and phases of singular and eigen vectors are LAPACK's; only the
 // reconstructions (A = U S Vᴴ, A = V diag(w) Vᴴ) and the values are unique.
+#include "autograd/record.h"
+#include "ember/blas.h"
+#include "ember/shape_ops.h"
 #include "ops/linalg_util.h"
 
 namespace ember {
 using namespace linalg_detail;
+using autograd::JvpCtx;
+using autograd::OpRecorder;
+using autograd::variable_list;
+using autograd::VjpCtx;
 
 namespace {
+
+/// PyTorch's linalg_eig_jvp: dP = V⁻¹ dA V; dL = diag(dP) (real for Hermitian A); dV = V (dP / E)
+/// off the diagonal, E_ij = L_j - L_i, normalised to unit columns when not Hermitian.
+std::pair<Tensor, Tensor> eig_jvp(const Tensor& dA_in, const Tensor& L, const Tensor& V,
+                                  bool hermitian, bool vectors) {
+  Tensor dA = dA_in.to(V.dtype());
+  Tensor dP = hermitian ? ember::matmul(linalg_ad::mH(V), ember::matmul(dA, V))
+                        : linalg::solve(V, ember::matmul(dA, V));
+  Tensor dL = dP.diagonal(0, -2, -1);
+  dL = hermitian && dL.is_complex() ? real(dL) : dL.clone();
+  if (!vectors) return {dL, Tensor()};
+  Tensor Lc = L.to(V.dtype());
+  Tensor E = Lc.unsqueeze(-2).sub(Lc.unsqueeze(-1)).add(diag_embed(ones_like(Lc)));
+  Tensor r = dP.div(E);
+  r = r.sub(diag_embed(r.diagonal(0, -2, -1)));
+  Tensor dV = ember::matmul(V, r);
+  if (!hermitian) {
+    Tensor d = real(ember::matmul(linalg_ad::mH(V), dV).diagonal(0, -2, -1)).to(V.dtype());
+    dV = dV.sub(V.mul(d.unsqueeze(-2)));
+  }
+  return {dL, dV};
+}
+
+/// The saved factors, or (under create_graph) factors recomputed as recorded functions of A so
+/// the gradient of values-only ops can be differentiated again.
+bool recompute_factors() { return GradMode::is_enabled(); }
 
 void check_uplo(std::string_view uplo, const char* op) {
   EMBER_CHECK(uplo == "L" || uplo == "U" || uplo == "l" || uplo == "u", "[", op,
@@ -21,7 +54,43 @@ std::string no_convergence(int info, const char* what) {
 }
 
 /// (U, S, Vh) through gesdd; `uv` false computes S alone (U, Vh undefined).
+std::tuple<Tensor, Tensor, Tensor> svd_kernel(const Tensor& A, bool full, bool uv, const char* op);
+
+// Values alone are differentiated through the vectors, computed only when recording.
 std::tuple<Tensor, Tensor, Tensor> svd_impl(const Tensor& A, bool full, bool uv, const char* op) {
+  OpRecorder rec(op, {A});
+  if (!rec) return svd_kernel(A, full, uv, op);
+  auto [U, S, Vh] = svd_kernel(A, full && uv, true, op);
+  const int64_t k = S.size(-1);
+  auto narrowed = [full, uv, k](const Tensor& u, const Tensor& vh) {
+    return full && uv ? std::pair{u.narrow(-1, 0, k), vh.narrow(-2, 0, k)} : std::pair{u, vh};
+  };
+  if (uv) {
+    rec.record(
+        {U, S, Vh},
+        [narrowed](VjpCtx& c) {
+          auto [u, vh] = narrowed(c.saved[0], c.saved[2]);
+          auto [gu, gvh] = narrowed(c.grads[0], c.grads[2]);
+          return variable_list{linalg_ad::svd_backward(gu, c.grads[1], gvh, u, c.saved[1], vh)};
+        },
+        {U, S, Vh});
+    return {U, S, Vh};
+  }
+  rec.record(
+      S,
+      [](VjpCtx& c) {
+        if (recompute_factors()) {
+          auto [u, s, vh] = linalg::svd(c.saved[3], false);
+          return variable_list{linalg_ad::svd_backward(Tensor(), c.grads[0], Tensor(), u, s, vh)};
+        }
+        return variable_list{linalg_ad::svd_backward(Tensor(), c.grads[0], Tensor(), c.saved[0],
+                                                     c.saved[1], c.saved[2])};
+      },
+      {U.detach(), S, Vh.detach(), A});
+  return {empty_tensor({0}, A.dtype()), S, empty_tensor({0}, A.dtype())};
+}
+
+std::tuple<Tensor, Tensor, Tensor> svd_kernel(const Tensor& A, bool full, bool uv, const char* op) {
   check_cpu(A, op);
   check_matrix(A, op);
   check_dtype(A, op);
@@ -78,8 +147,48 @@ std::tuple<Tensor, Tensor, Tensor> svd_impl(const Tensor& A, bool full, bool uv,
   return {U, S, Vh};
 }
 
+std::tuple<Tensor, Tensor> eigh_kernel(const Tensor& A, std::string_view uplo, bool vectors,
+                                       const char* op);
+
 std::tuple<Tensor, Tensor> eigh_impl(const Tensor& A, std::string_view uplo, bool vectors,
                                      const char* op) {
+  OpRecorder rec(op, {A});
+  if (!rec) return eigh_kernel(A, uplo, vectors, op);
+  auto [w, V] = eigh_kernel(A, uplo, true, op);
+  if (vectors) {
+    rec.record(
+        {w, V},
+        [](VjpCtx& c) {
+          return variable_list{
+              linalg_ad::eig_backward(c.grads[0], c.grads[1], c.saved[0], c.saved[1], true)};
+        },
+        {w, V},
+        [](JvpCtx& c) {
+          auto [dL, dV] = eig_jvp(c.tangents[0], c.outputs[0], c.outputs[1], true, true);
+          return variable_list{dL, dV};
+        });
+    return {w, V};
+  }
+  std::string up(uplo);
+  rec.record(
+      w,
+      [up](VjpCtx& c) {
+        if (recompute_factors()) {
+          auto [l, v] = linalg::eigh(c.saved[2], up);
+          return variable_list{linalg_ad::eig_backward(c.grads[0], Tensor(), l, v, true)};
+        }
+        return variable_list{
+            linalg_ad::eig_backward(c.grads[0], Tensor(), c.saved[0], c.saved[1], true)};
+      },
+      {w, V.detach(), A},
+      [](JvpCtx& c) {
+        return variable_list{eig_jvp(c.tangents[0], c.outputs[0], c.saved[1], true, false).first};
+      });
+  return {w, empty_tensor({0}, A.dtype())};
+}
+
+std::tuple<Tensor, Tensor> eigh_kernel(const Tensor& A, std::string_view uplo, bool vectors,
+                                       const char* op) {
   check_cpu(A, op);
   check_square(A, op);
   check_dtype(A, op);
@@ -151,7 +260,45 @@ int geev(bool vectors, int n, T* a, std::complex<real_t<T>>* w, std::complex<rea
   }
 }
 
+std::tuple<Tensor, Tensor> eig_kernel(const Tensor& A, bool vectors, const char* op);
+
+// Complex outputs even for a real A: the node keeps the real part of A's gradient.
 std::tuple<Tensor, Tensor> eig_impl(const Tensor& A, bool vectors, const char* op) {
+  OpRecorder rec(op, {A});
+  if (!rec) return eig_kernel(A, vectors, op);
+  auto [w, V] = eig_kernel(A, true, op);
+  if (vectors) {
+    rec.record(
+        {w, V},
+        [](VjpCtx& c) {
+          return variable_list{
+              linalg_ad::eig_backward(c.grads[0], c.grads[1], c.saved[0], c.saved[1], false)};
+        },
+        {w, V},
+        [](JvpCtx& c) {
+          auto [dL, dV] = eig_jvp(c.tangents[0], c.outputs[0], c.outputs[1], false, true);
+          return variable_list{dL, dV};
+        });
+    return {w, V};
+  }
+  rec.record(
+      w,
+      [](VjpCtx& c) {
+        if (recompute_factors()) {
+          auto [l, v] = linalg::eig(c.saved[2]);
+          return variable_list{linalg_ad::eig_backward(c.grads[0], Tensor(), l, v, false)};
+        }
+        return variable_list{
+            linalg_ad::eig_backward(c.grads[0], Tensor(), c.saved[0], c.saved[1], false)};
+      },
+      {w, V.detach(), A},
+      [](JvpCtx& c) {
+        return variable_list{eig_jvp(c.tangents[0], c.outputs[0], c.saved[1], false, false).first};
+      });
+  return {w, empty_tensor({0}, V.dtype())};
+}
+
+std::tuple<Tensor, Tensor> eig_kernel(const Tensor& A, bool vectors, const char* op) {
   check_cpu(A, op);
   check_square(A, op);
   check_dtype(A, op);

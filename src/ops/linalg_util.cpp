@@ -3,6 +3,9 @@
 
 #include <limits>
 
+#include "ember/blas.h"
+#include "ember/shape_ops.h"
+
 namespace ember::linalg_detail {
 
 namespace {
@@ -116,3 +119,156 @@ Tensor batched_gemm(const Tensor& A, const Tensor& B, bool adj_a, bool adj_b) {
 }
 
 }  // namespace ember::linalg_detail
+
+namespace ember::linalg_ad {
+
+Tensor mH(const Tensor& t) { return t.mT().conj(); }
+
+namespace {
+Tensor add_defined(const Tensor& a, const Tensor& b) {
+  if (!a.defined()) return b;
+  if (!b.defined()) return a;
+  return a.add(b);
+}
+}  // namespace
+
+Tensor prod_safe_zeros_backward(const Tensor& grad, const Tensor& inp, int64_t dim) {
+  if (inp.numel() == 0) return grad.expand_as(inp);
+  const int64_t n = inp.size(dim);
+  DimVector one_shape;
+  one_shape.assign(inp.sizes());
+  one_shape[size_t(dim)] = 1;
+  Tensor ones_ = ones(one_shape, inp.options());
+  // Products of the elements before and after each position: no division by zero.
+  Tensor before = cat({ones_, inp.narrow(dim, 0, n - 1)}, dim).cumprod(dim);
+  Tensor after = cat({ones_, inp.narrow(dim, 1, n - 1).flip({dim})}, dim).cumprod(dim).flip({dim});
+  return grad.mul(before.mul(after).conj());
+}
+
+Tensor svd_backward(const Tensor& gU, const Tensor& gS, const Tensor& gVh, const Tensor& U,
+                    const Tensor& S, const Tensor& Vh) {
+  const int64_t m = U.size(-2), n = Vh.size(-1);
+  if (!gU.defined() && !gVh.defined()) {
+    if (!gS.defined()) return Tensor();
+    return m >= n ? matmul(U, gS.unsqueeze(-1).to(U.dtype()).mul(Vh))
+                  : matmul(U.mul(gS.unsqueeze(-2).to(U.dtype())), Vh);
+  }
+  const bool cplx = U.is_complex();
+  auto skew = [](const Tensor& X) { return X.sub(mH(X)); };
+  Tensor UhgU = gU.defined() ? skew(matmul(mH(U), gU)) : Tensor();
+  Tensor VhgV = gVh.defined() ? skew(matmul(Vh, mH(gVh))) : Tensor();
+  Tensor S2 = S.mul(S);
+  // E_ij = S_j^2 - S_i^2, ones on the diagonal.
+  Tensor E = S2.unsqueeze(-2).sub(S2.unsqueeze(-1)).add(diag_embed(ones_like(S)));
+  Tensor Sr = S.to(U.dtype());
+  Tensor gA;
+  if (gU.defined() && gVh.defined()) {
+    gA = UhgU.mul(Sr.unsqueeze(-2)).add(Sr.unsqueeze(-1).mul(VhgV)).div(E);
+  } else if (gU.defined()) {
+    gA = UhgU.div(E).mul(Sr.unsqueeze(-2));
+  } else {
+    gA = Sr.unsqueeze(-1).mul(VhgV.div(E));
+  }
+  if (gS.defined()) gA = gA.add(diag_embed(gS.to(gA.dtype())));
+  if (cplx && gU.defined()) {
+    gA = gA.add(diag_embed(UhgU.diagonal(0, -2, -1).div(Sr.mul(Scalar(2.0)))));
+  }
+  if (m > n && gU.defined()) {
+    gA = matmul(U, gA);
+    Tensor gUSinv = gU.div(Sr.unsqueeze(-2));
+    gA = gA.add(gUSinv).sub(matmul(U, matmul(mH(U), gUSinv)));
+    return matmul(gA, Vh);
+  }
+  if (m < n && gVh.defined()) {
+    gA = matmul(gA, Vh);
+    Tensor SinvgVh = gVh.div(Sr.unsqueeze(-1));
+    gA = gA.add(SinvgVh).sub(matmul(matmul(SinvgVh, mH(Vh)), Vh));
+    return matmul(U, gA);
+  }
+  return m >= n ? matmul(U, matmul(gA, Vh)) : matmul(matmul(U, gA), Vh);
+}
+
+Tensor eig_backward(const Tensor& gL, const Tensor& gV, const Tensor& L, const Tensor& V,
+                    bool hermitian) {
+  Tensor Vh = mH(V);
+  if (!gV.defined()) {
+    if (!gL.defined()) return Tensor();
+    Tensor gl = gL.to(V.dtype());
+    if (hermitian) return matmul(V.mul(gl.unsqueeze(-2)), Vh);
+    return linalg::solve(Vh, gl.unsqueeze(-1).mul(Vh));
+  }
+  Tensor VhgV = matmul(Vh, gV);
+  if (hermitian) {
+    VhgV = VhgV.sub(mH(VhgV)).mul(Scalar(0.5));
+  } else {
+    Tensor d = real(VhgV.diagonal(0, -2, -1)).to(V.dtype());
+    VhgV = VhgV.sub(matmul(Vh, V.mul(d.unsqueeze(-2))));
+  }
+  Tensor Lc = L.conj().to(V.dtype());
+  // E_ij = conj(L_j) - conj(L_i), ones on the diagonal.
+  Tensor E = Lc.unsqueeze(-2).sub(Lc.unsqueeze(-1)).add(diag_embed(ones_like(Lc)));
+  Tensor gA = VhgV.div(E);
+  // The diagonal of VhgV / E is not meaningful: it is replaced by gL (or zero).
+  gA = gA.sub(diag_embed(gA.diagonal(0, -2, -1)));
+  if (gL.defined()) gA = gA.add(diag_embed(gL.to(gA.dtype())));
+  if (hermitian) return matmul(V, matmul(gA, Vh));
+  return linalg::solve(Vh, matmul(gA, Vh));
+}
+
+Tensor lu_backward(const Tensor& gL, const Tensor& gU, const Tensor& P, const Tensor& L,
+                   const Tensor& U, bool pivot) {
+  if (!gL.defined() && !gU.defined()) return Tensor();
+  const int64_t m = L.size(-2), n = U.size(-1), k = std::min(m, n);
+  using linalg::solve_triangular;
+  Tensor gA;
+  if (m == n) {
+    if (gL.defined()) gA = tril(matmul(mH(L), gL), -1);
+    if (gU.defined()) gA = add_defined(gA, triu(matmul(gU, mH(U))));
+    gA = solve_triangular(mH(U), gA, false, false, false);
+    gA = solve_triangular(mH(L), gA, true, true, true);
+  } else if (m < n) {
+    Tensor U1 = U.narrow(-1, 0, k);
+    if (gL.defined()) gA = matmul(mH(L), gL);
+    if (gU.defined()) gA = add_defined(gA, matmul(triu(gU), mH(U)).neg());
+    gA = solve_triangular(mH(U1), tril(gA, -1), false, false, false);
+    if (gU.defined()) {
+      gA = cat({gA.add(triu(gU.narrow(-1, 0, k))), gU.narrow(-1, k, n - k)}, -1);
+    }
+    gA = solve_triangular(mH(L), gA, true, true, true);
+    if (!gU.defined()) gA = cat({gA, zeros_like(U.narrow(-1, k, n - k))}, -1);
+  } else {
+    Tensor L1 = L.narrow(-2, 0, k);
+    if (gU.defined()) gA = matmul(gU, mH(U));
+    if (gL.defined()) gA = add_defined(gA, matmul(mH(L), tril(gL, -1)).neg());
+    gA = solve_triangular(mH(L1), triu(gA), true, true, true);
+    if (gL.defined()) {
+      gA = cat({gA.add(tril(gL.narrow(-2, 0, k), -1)), gL.narrow(-2, k, m - k)}, -2);
+    }
+    gA = solve_triangular(mH(U), gA, false, false, false);
+    if (!gL.defined()) gA = cat({gA, zeros_like(L.narrow(-2, k, m - k))}, -2);
+  }
+  return pivot ? matmul(P, gA) : gA;
+}
+
+Tensor pinv_backward(const Tensor& grad, const Tensor& pinvA, const Tensor& A) {
+  const int64_t m = A.size(-2), n = A.size(-1);
+  Tensor pinvAh = mH(pinvA), gradh = mH(grad);
+  if (m <= n) {
+    Tensor K = matmul(gradh, pinvA);
+    Tensor KpinvAh = matmul(K, pinvAh);
+    return mH(matmul(pinvA, K))
+        .neg()
+        .add(KpinvAh)
+        .sub(matmul(matmul(A, pinvA), KpinvAh))
+        .add(matmul(matmul(pinvAh, pinvA), gradh.sub(matmul(K, A))));
+  }
+  Tensor K = matmul(pinvA, gradh);
+  Tensor pinvAhK = matmul(pinvAh, K);
+  return mH(matmul(K, pinvA))
+      .neg()
+      .add(matmul(matmul(gradh.sub(matmul(A, K)), pinvA), pinvAh))
+      .add(pinvAhK)
+      .sub(matmul(matmul(pinvAhK, pinvA), A));
+}
+
+}  // namespace ember::linalg_ad

@@ -306,3 +306,25 @@ inline void gemm(CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, int m, int n, int k,
 Tensor batched_gemm(const Tensor& A, const Tensor& B, bool adj_a = false, bool adj_b = false);
 
 }  // namespace ember::linalg_detail
+
+// Derivative formulas shared by the linalg ops (PyTorch's FunctionsManual). All are written
+// with recorded ember ops, so a backward under create_graph can be differentiated again.
+namespace ember::linalg_ad {
+
+/// The conjugate transpose of the last two dims.
+Tensor mH(const Tensor& t);
+/// The gradient of prod over `dim` that stays finite with zeros in `inp`.
+Tensor prod_safe_zeros_backward(const Tensor& grad, const Tensor& inp, int64_t dim);
+/// A = U diag(S) Vh (reduced): the gradient from those of U, S, Vh (any may be undefined).
+Tensor svd_backward(const Tensor& gU, const Tensor& gS, const Tensor& gVh, const Tensor& U,
+                    const Tensor& S, const Tensor& Vh);
+/// A V = V diag(L): the gradient from those of L and V (hermitian: eigh).
+Tensor eig_backward(const Tensor& gL, const Tensor& gV, const Tensor& L, const Tensor& V,
+                    bool hermitian);
+/// A = P L U: the gradient from those of L and U.
+Tensor lu_backward(const Tensor& gL, const Tensor& gU, const Tensor& P, const Tensor& L,
+                   const Tensor& U, bool pivot);
+/// The gradient of pinv(A) from that of its result.
+Tensor pinv_backward(const Tensor& grad, const Tensor& pinvA, const Tensor& A);
+
+}  // namespace ember::linalg_ad

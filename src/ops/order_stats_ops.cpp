@@ -11,10 +11,14 @@
 #include <utility>
 #include <vector>
 
+#include "autograd/record.h"
 #include "core/parallel_internal.h"
 #include "core/tensor_util.h"
 #include "ember/dispatch_type.h"
 #include "ember/factory.h"
+#include "ember/index_ops.h"
+#include "ember/ops.h"
+#include "ember/shape_ops.h"
 #include "ember/sort.h"
 #include "ops/sort_internal.h"
 
@@ -22,6 +26,8 @@ namespace ember {
 namespace {
 
 using namespace sort_detail;
+
+std::tuple<Tensor, Tensor> kthvalue_impl(const Tensor& self, int64_t k, int64_t dim, bool keepdim);
 
 /// The type rows are compared in: half types compare as float (exactly as their own operators).
 template <class T>
@@ -389,6 +395,9 @@ Tensor quantile_impl(const Tensor& self, const Tensor& q, std::optional<int64_t>
   return result;
 }
 
+Tensor quantile_rec(const Tensor& self, const Tensor& q, std::optional<int64_t> dim, bool keepdim,
+                    std::string_view interpolation, bool ignore_nan);
+
 Tensor quantile_scalar(const Tensor& self, double q, std::optional<int64_t> dim, bool keepdim,
                        std::string_view interpolation, bool ignore_nan) {
   const char* op = ignore_nan ? "nanquantile" : "quantile";
@@ -397,12 +406,199 @@ Tensor quantile_scalar(const Tensor& self, double q, std::optional<int64_t> dim,
   // q becomes a 0-dim tensor of the input's dtype, so it is rounded to float32 for float input
   Tensor qt = empty_tensor({}, self.dtype());
   if (self.dtype() == kFloat || self.dtype() == kDouble) qt.fill_(q);
-  return quantile_impl(self, qt, dim, keepdim, interpolation, ignore_nan);
+  return quantile_rec(self, qt, dim, keepdim, interpolation, ignore_nan);
 }
 
+// ---- autograd rules ----
+
+using autograd::JvpCtx;
+using autograd::OpRecorder;
+using autograd::variable_list;
+using autograd::VjpCtx;
+
+/// Records `values` = self at `indices` along `dim`: the gradient goes back to the selected
+/// positions (PyTorch's value_selecting_reduction_backward), the tangent is gathered there.
+void record_selected(OpRecorder& rec, const Tensor& self, const Tensor& values,
+                     const Tensor& indices, int64_t dim, bool keepdim) {
+  const std::vector<int64_t> sizes = self.sizes().vec();
+  const bool scalar = self.dim() == 0;
+  rec.record(
+      values,
+      [=](VjpCtx& c) {
+        if (scalar) return variable_list{c.grads[0]};
+        Tensor g = keepdim ? c.grads[0] : c.grads[0].unsqueeze(dim);
+        Tensor i = keepdim ? c.saved[0] : c.saved[0].unsqueeze(dim);
+        return variable_list{zeros(sizes, g.options()).scatter(dim, i, g)};
+      },
+      {indices},
+      [=](JvpCtx& c) {
+        if (scalar) return variable_list{c.tangent_or_zeros(0)};
+        Tensor i = keepdim ? c.saved[0] : c.saved[0].unsqueeze(dim);
+        Tensor t = c.tangent_or_zeros(0).gather(dim, i);
+        return variable_list{keepdim ? t : t.squeeze(dim)};
+      });
+}
+
+/// Where `input` equals `value` (NaN matches NaN): PyTorch's evenly_distribute mask.
+Tensor ties_mask(const Tensor& input, const Tensor& value) {
+  return where(isnan(value), isnan(input), eq(input, value));
+}
+
+// median() / nanmedian() over everything: the gradient is split evenly among the ties.
+Tensor median_all_rec(const Tensor& self, bool ignore_nan) {
+  OpRecorder rec(ignore_nan ? "nanmedian" : "median", {self});
+  Tensor out = median_all_impl(self, ignore_nan);
+  if (rec)
+    rec.record(
+        out,
+        [](VjpCtx& c) {
+          Tensor mask = ties_mask(c.saved[0], c.saved[1]);
+          return variable_list{mask * (c.grads[0] / mask.sum())};
+        },
+        {self, out},
+        [](JvpCtx& c) {
+          // PyTorch's evenly_read_jvp: plain equality (a NaN result reads NaN).
+          if (c.inputs[0].numel() == 0) return variable_list{zeros_like(c.outputs[0])};
+          Tensor mask = eq(c.inputs[0], c.outputs[0]);
+          return variable_list{(c.tangent_or_zeros(0) * mask).sum() / mask.sum()};
+        });
+  return out;
+}
+
+std::tuple<Tensor, Tensor> median_dim_rec(const Tensor& self, int64_t dim, bool keepdim,
+                                          bool ignore_nan) {
+  const char* op = ignore_nan ? "nanmedian" : "median";
+  OpRecorder rec(op, {self});
+  auto [v, i] = median_dim_impl(self, dim, keepdim, ignore_nan);
+  if (rec) record_selected(rec, self, v, i, wrap_dim(dim, self.dim(), op), keepdim);
+  return {v, i};
+}
+
+/// Where quantile reads each q in a sorted row: the positions below and above and the
+/// interpolation weight of the one above, as PyTorch's composite quantile (NaN rows read the
+/// last element; nanquantile interpolates among the non-NaN values only).
+struct QuantilePlan {
+  Tensor x2;      ///< the input with the reduced dim last (or flattened)
+  Tensor lo, hi;  ///< input positions along the last dim of x2, shape [rows..., nq]
+  Tensor w;       ///< weight of `hi`
+  Tensor dw;      ///< d w / d q (broadcasts against w); undefined where w does not depend on q
+};
+
+QuantilePlan quantile_plan(const Tensor& x, const Tensor& q, std::optional<int64_t> dim,
+                           std::string_view interpolation, bool ignore_nan) {
+  QuantilePlan P;
+  // A 0-dim input is one row of one element.
+  P.x2 = dim && x.dim() > 0 ? x.movedim(wrap_dim(*dim, x.dim(), "quantile"), -1) : x.reshape({-1});
+  const int64_t n = P.x2.size(-1);
+  const Tensor order = argsort(P.x2, int64_t(-1));  // stable; NaN sorts last
+  const Tensor nan_row = isnan(P.x2).any(-1, true);
+  const Tensor qv = q.reshape({-1}).to(x.dtype());
+  Tensor ranks, drank;  // drank: d ranks / d q, zero where the rank was clamped
+  if (ignore_nan) {
+    const Tensor valid = logical_not(isnan(P.x2)).sum({-1}, true).to(x.dtype());
+    ranks = qv * (valid - Scalar(1.0));
+    const Tensor clamped = lt(ranks, Scalar(0.0));
+    ranks = where(clamped, Scalar(0.0), ranks);
+    drank = where(clamped, Scalar(0.0), valid - Scalar(1.0));
+  } else {
+    std::vector<int64_t> rs = P.x2.sizes().vec();
+    rs.back() = qv.numel();
+    ranks = where(nan_row, Scalar(double(n - 1)), qv * Scalar(double(n - 1))).expand(rs);
+    drank = where(nan_row, Scalar(0.0), Scalar(double(n - 1))).to(x.dtype());
+  }
+  Tensor below = floor(ranks), above = ceil(ranks);
+  Tensor w = zeros_like(ranks);
+  if (interpolation == "lower") {
+    above = below;
+  } else if (interpolation == "higher") {
+    below = above;
+  } else if (interpolation == "nearest") {
+    below = above = round(ranks);
+  } else if (interpolation == "midpoint") {
+    w = where(eq(above, below), Scalar(0.0), Scalar(0.5)).to(x.dtype());
+  } else {
+    w = ranks - below;
+    P.dw = drank;
+  }
+  P.lo = order.gather(-1, below.to(kLong));
+  P.hi = order.gather(-1, above.to(kLong));
+  P.w = w;
+  return P;
+}
+
+Tensor quantile_rec(const Tensor& self, const Tensor& q, std::optional<int64_t> dim, bool keepdim,
+                    std::string_view interpolation, bool ignore_nan) {
+  // q is differentiable as in PyTorch's composite: the linear weight is q * (n - 1) - floor.
+  OpRecorder rec(ignore_nan ? "nanquantile" : "quantile", {self, q});
+  Tensor out = quantile_impl(self, q, dim, keepdim, interpolation, ignore_nan);
+  if (rec) {
+    const std::string interp(interpolation);
+    const bool q_scalar = q.dim() == 0;
+    const std::vector<int64_t> out_sizes = out.sizes().vec(), sizes = self.sizes().vec();
+    const std::optional<int64_t> wd =
+        dim ? std::optional<int64_t>(wrap_dim(*dim, self.dim(), "quantile")) : std::nullopt;
+    // [rows..., nq] <-> the result's layout ([nq,] reduced shape).
+    auto to_rows_layout = [=](const Tensor& g, const QuantilePlan& P) {
+      Tensor r = q_scalar ? g.unsqueeze(0) : g;
+      std::vector<int64_t> rs = P.lo.sizes().vec();
+      rs.pop_back();
+      rs.insert(rs.begin(), r.size(0));
+      return r.reshape(rs).movedim(0, -1);
+    };
+    rec.record(
+        out,
+        [=](VjpCtx& c) {
+          const Tensor &x = c.saved[0], &qq = c.saved[1];
+          QuantilePlan P = quantile_plan(x, qq, wd, interp, ignore_nan);
+          Tensor g = to_rows_layout(c.grads[0], P);
+          variable_list r(2);
+          if (c.needs(0)) {
+            Tensor gx = zeros(P.x2.sizes().vec(), g.options())
+                            .scatter_add(-1, P.lo, g * (Scalar(1.0) - P.w))
+                            .scatter_add(-1, P.hi, g * P.w);
+            r[0] = wd && !sizes.empty() ? gx.movedim(-1, *wd) : gx.reshape(sizes);
+          }
+          if (c.needs(1)) {
+            if (P.dw.defined()) {
+              Tensor slope = (P.x2.gather(-1, P.hi) - P.x2.gather(-1, P.lo)) * P.dw;
+              int64_t rows = 1;  // explicit: reshape cannot infer -1 for an empty q
+              for (int64_t d = 0; d + 1 < slope.dim(); ++d) rows *= slope.size(d);
+              Tensor gq = (g * slope).reshape({rows, slope.size(-1)}).sum({0});
+              r[1] = gq.reshape(qq.sizes());
+            } else {
+              r[1] = zeros_like(qq);
+            }
+          }
+          return r;
+        },
+        {self, q},
+        [=](JvpCtx& c) {
+          const Tensor& qq = c.saved[1];
+          QuantilePlan P = quantile_plan(c.inputs[0], qq, wd, interp, ignore_nan);
+          Tensor t = c.tangent_or_zeros(0);
+          Tensor t2 = wd && t.dim() > 0 ? t.movedim(*wd, -1) : t.reshape({-1});
+          Tensor r = t2.gather(-1, P.lo) * (Scalar(1.0) - P.w) + t2.gather(-1, P.hi) * P.w;
+          if (c.tangents.size() > 1 && c.tangents[1].defined() && P.dw.defined()) {
+            const Tensor x2 = P.x2;
+            Tensor slope = (x2.gather(-1, P.hi) - x2.gather(-1, P.lo)) * P.dw;
+            r = r + slope * c.tangents[1].reshape({-1});
+          }
+          return variable_list{r.movedim(-1, 0).reshape(out_sizes)};
+        });
+  }
+  return out;
+}
 }  // namespace
 
 std::tuple<Tensor, Tensor> kthvalue(const Tensor& self, int64_t k, int64_t dim, bool keepdim) {
+  OpRecorder rec("kthvalue", {self});
+  auto [v, i] = kthvalue_impl(self, k, dim, keepdim);
+  if (rec) record_selected(rec, self, v, i, wrap_dim(dim, self.dim(), "kthvalue"), keepdim);
+  return {v, i};
+}
+
+namespace {
+std::tuple<Tensor, Tensor> kthvalue_impl(const Tensor& self, int64_t k, int64_t dim, bool keepdim) {
   const char* op = "kthvalue";
   check_input(self, op);
   dim = wrap_dim(dim, self.dim(), op);
@@ -428,28 +624,32 @@ std::tuple<Tensor, Tensor> kthvalue(const Tensor& self, int64_t k, int64_t dim, 
     };
   });
 }
+}  // namespace
 
-Tensor median(const Tensor& self) { return median_all_impl(self, false); }
+Tensor median(const Tensor& self) { return median_all_rec(self, false); }
 std::tuple<Tensor, Tensor> median(const Tensor& self, int64_t dim, bool keepdim) {
-  return median_dim_impl(self, dim, keepdim, false);
+  return median_dim_rec(self, dim, keepdim, false);
 }
-Tensor nanmedian(const Tensor& self) { return median_all_impl(self, true); }
+Tensor nanmedian(const Tensor& self) { return median_all_rec(self, true); }
 std::tuple<Tensor, Tensor> nanmedian(const Tensor& self, int64_t dim, bool keepdim) {
-  return median_dim_impl(self, dim, keepdim, true);
+  return median_dim_rec(self, dim, keepdim, true);
 }
 
 std::tuple<Tensor, Tensor> mode(const Tensor& self, int64_t dim, bool keepdim) {
   const char* op = "mode";
+  OpRecorder rec(op, {self});
   check_input(self, op);
   dim = wrap_dim(dim, self.dim(), op);
   check_nonzero_dim(self, dim, op);
   if (isComplexType(self.dtype()) && self.numel() > 0) not_implemented("mode_cpu", self.dtype());
-  return dim_reduce<true>(self, dim, keepdim, op, []<class T>() { return mode_row<T>(); });
+  auto [v, i] = dim_reduce<true>(self, dim, keepdim, op, []<class T>() { return mode_row<T>(); });
+  if (rec) record_selected(rec, self, v, i, dim, keepdim);
+  return {v, i};
 }
 
 Tensor quantile(const Tensor& self, const Tensor& q, std::optional<int64_t> dim, bool keepdim,
                 std::string_view interpolation) {
-  return quantile_impl(self, q, dim, keepdim, interpolation, false);
+  return quantile_rec(self, q, dim, keepdim, interpolation, false);
 }
 Tensor quantile(const Tensor& self, double q, std::optional<int64_t> dim, bool keepdim,
                 std::string_view interpolation) {
@@ -457,7 +657,7 @@ Tensor quantile(const Tensor& self, double q, std::optional<int64_t> dim, bool k
 }
 Tensor nanquantile(const Tensor& self, const Tensor& q, std::optional<int64_t> dim, bool keepdim,
                    std::string_view interpolation) {
-  return quantile_impl(self, q, dim, keepdim, interpolation, true);
+  return quantile_rec(self, q, dim, keepdim, interpolation, true);
 }
 Tensor nanquantile(const Tensor& self, double q, std::optional<int64_t> dim, bool keepdim,
                    std::string_view interpolation) {

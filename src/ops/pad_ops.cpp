@@ -4,8 +4,10 @@
 // every padded dim gets an index map into the input, so rows are copied as whole runs.
 #include <algorithm>
 
+#include "autograd/record.h"
 #include "core/tensor_util.h"
 #include "ember/factory.h"
+#include "ember/index_ops.h"
 #include "ember/ops.h"
 #include "ember/shape_ops.h"
 
@@ -14,6 +16,8 @@ namespace ember {
 // Defined in shape_ops.cpp (Note [Index-map copies]).
 Tensor map_copy(const Tensor& x, IntArrayRef out_sizes,
                 const std::vector<std::vector<int64_t>>& maps);
+
+using autograd::variable_list;
 
 namespace {
 
@@ -35,7 +39,8 @@ bool mode_supports(PadMode m, int64_t k, ScalarType t) {
   return m == PadMode::Reflect && k == 3 && (t == kHalf || t == kBFloat16);
 }
 
-Tensor pad_indexed(const Tensor& self, IntArrayRef pad, PadMode mode) {
+Tensor pad_indexed(const Tensor& self, IntArrayRef pad, PadMode mode,
+                   std::vector<std::vector<int64_t>>* maps_out = nullptr) {
   const int64_t nd = self.dim();
   const int64_t k = int64_t(pad.size()) / 2;
   if (mode == PadMode::Circular) {
@@ -108,15 +113,81 @@ Tensor pad_indexed(const Tensor& self, IntArrayRef pad, PadMode mode) {
   }
   EMBER_CHECK(mode_supports(mode, k, self.dtype()), "[pad] \"", kernel_name(mode, k),
               "\" not implemented for '", dtype_name(self.dtype()), "'");
+  if (maps_out) *maps_out = maps;
   int64_t numel = 1;
   for (int64_t s : out_sizes) numel *= s;
   if (numel == 0) return empty(out_sizes, self.options());
   return map_copy(self, out_sizes, maps);
 }
 
+// reflect / replicate / circular: output index j of a padded dim reads input index map[j], one
+// dim at a time, so the gradient is index_add-ed back dim by dim and the tangent is
+// index_select-ed the same way.
+Tensor pad_indexed_rec(const Tensor& self, IntArrayRef pad, PadMode mode) {
+  autograd::OpRecorder rec("pad", {self});
+  std::vector<std::vector<int64_t>> maps;
+  Tensor out = pad_indexed(self, pad, mode, &maps);
+  if (rec) {
+    std::vector<std::pair<int64_t, Tensor>> idx;  // (dim, map)
+    for (size_t d = 0; d < maps.size(); ++d)
+      if (!maps[d].empty())
+        idx.emplace_back(int64_t(d),
+                         tensor(maps[d], TensorOptions(kLong)).reshape({int64_t(maps[d].size())}));
+    variable_list saved;
+    for (auto& [d, t] : idx) saved.push_back(t);
+    std::vector<int64_t> dims;
+    for (auto& [d, t] : idx) dims.push_back(d);
+    const std::vector<int64_t> sizes = self.sizes().vec();
+    rec.record(
+        out,
+        [dims, sizes](autograd::VjpCtx& c) {
+          Tensor g = c.grads[0];
+          if (g.numel() == 0) return variable_list{zeros(sizes, g.options())};
+          for (size_t i = 0; i < dims.size(); ++i) {
+            std::vector<int64_t> zs = g.sizes().vec();
+            zs[size_t(dims[i])] = sizes[size_t(dims[i])];
+            g = zeros(zs, g.options()).index_add(dims[i], c.saved[i], g);
+          }
+          return variable_list{g};
+        },
+        saved,
+        [dims](autograd::JvpCtx& c) {
+          Tensor t = c.tangent_or_zeros(0);
+          for (size_t i = 0; i < dims.size(); ++i) t = t.index_select(dims[i], c.saved[i]);
+          return variable_list{t};
+        });
+  }
+  return out;
+}
+
+Tensor constant_pad_nd_impl(const Tensor& self, IntArrayRef pad, const Scalar& value);
+
 }  // namespace
 
-Tensor constant_pad_nd(const Tensor& self, IntArrayRef pad, const Scalar& value) {
+// Constant padding: the gradient is the output cropped back (padding by the negated pads,
+// which also puts zeros where the input was cropped), as PyTorch's constant_pad_nd_backward.
+Tensor constant_pad_nd(const Tensor& self, IntArrayRef pad0, const Scalar& value) {
+  autograd::OpRecorder rec("constant_pad_nd", {self});
+  Tensor out = constant_pad_nd_impl(self, pad0, value);
+  if (rec) {
+    const std::vector<int64_t> pad(pad0.begin(), pad0.end());
+    std::vector<int64_t> neg;
+    for (int64_t p : pad) neg.push_back(-p);
+    rec.record(
+        out,
+        [neg](autograd::VjpCtx& c) {
+          return variable_list{constant_pad_nd(c.grads[0], neg, Scalar(0))};
+        },
+        {},
+        [pad](autograd::JvpCtx& c) {
+          return variable_list{constant_pad_nd(c.tangent_or_zeros(0), pad, Scalar(0))};
+        });
+  }
+  return out;
+}
+
+namespace {
+Tensor constant_pad_nd_impl(const Tensor& self, IntArrayRef pad, const Scalar& value) {
   EMBER_CHECK(pad.size() % 2 == 0, "[pad] Length of pad must be even but instead it equals ",
               pad.size());
   const int64_t nd = self.dim();
@@ -162,6 +233,7 @@ Tensor constant_pad_nd(const Tensor& self, IntArrayRef pad, const Scalar& value)
   if (in.numel() > 0) inner.copy_(in);
   return out;
 }
+}  // namespace
 
 Tensor pad(const Tensor& self, IntArrayRef pad, std::string_view mode,
            std::optional<double> value) {
@@ -187,7 +259,7 @@ Tensor pad(const Tensor& self, IntArrayRef pad, std::string_view mode,
                 "padding are supported for now (input of shape ",
                 shape_str(self.sizes()), ", padding of length ", pad.size(), ")");
   }
-  return pad_indexed(self, pad, m);
+  return pad_indexed_rec(self, pad, m);
 }
 
 }  // namespace ember

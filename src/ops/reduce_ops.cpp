@@ -4,7 +4,9 @@
 // indices point at the first occurrence, empty reductions give the identity or an error.
 #include <limits>
 
+#include "autograd/record.h"
 #include "ember/factory.h"
+#include "ember/index_ops.h"
 #include "ember/ops.h"
 #include "ops/reduce_core.h"
 
@@ -484,37 +486,239 @@ std::tuple<Tensor, Tensor> arg_impl(const Tensor& x, int64_t dim, bool keepdim, 
 
 }  // namespace
 
+namespace {
+
+// ---- autograd rules (derivatives.yaml of PyTorch 1.13) ----
+
+using autograd::JvpCtx;
+using autograd::OpRecorder;
+using autograd::variable_list;
+using autograd::VjpCtx;
+
+Tensor prod_impl(const Tensor& x0, IntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype);
+
+/// A reduced result (or its gradient) with the reduced dims put back as size 1.
+Tensor restore_dims(const Tensor& g, uint64_t mask, int64_t nd, bool keepdim) {
+  if (keepdim) return g;
+  Tensor r = g;
+  for (int64_t d = 0; d < nd; ++d)
+    if ((mask >> d) & 1) r = r.unsqueeze(d);
+  return r;
+}
+
+std::vector<int64_t> mask_dims(uint64_t mask, int64_t nd) {
+  std::vector<int64_t> v;
+  for (int64_t d = 0; d < nd; ++d)
+    if ((mask >> d) & 1) v.push_back(d);
+  return v;
+}
+
+// sum / nansum / mean: the gradient is broadcast back over the reduced dims.
+template <bool kNan, bool kMean>
+Tensor sum_rec(const Tensor& x, IntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype,
+               const char* op) {
+  OpRecorder rec(op, {x});
+  Tensor out = sum_impl<kNan, kMean>(x, dim, keepdim, dtype, op);
+  if (rec) {
+    const uint64_t mask = dim_mask(x, dim, op);
+    const int64_t nd = x.dim();
+    const double count = double(reduced_count(x, mask));
+    const std::vector<int64_t> sizes = x.sizes().vec(), dims = mask_dims(mask, nd);
+    rec.record(
+        out,
+        [=](VjpCtx& c) {
+          Tensor g = restore_dims(c.grads[0], mask, nd, keepdim).expand(sizes);
+          if constexpr (kMean) g = g / Scalar(count);
+          if constexpr (kNan) g = where(isnan(c.saved[0]), Scalar(0.0), g);
+          return variable_list{g};
+        },
+        kNan ? variable_list{x} : variable_list{},
+        [=](JvpCtx& c) {
+          Tensor t = c.tangent_or_zeros(0);
+          if constexpr (kNan) t = where(isnan(c.inputs[0]), Scalar(0.0), t);
+          if constexpr (kMean) return variable_list{ember::mean(t, dims, keepdim, dtype)};
+          return variable_list{ember::sum(t, dims, keepdim, dtype)};
+        });
+  }
+  return out;
+}
+
+// PyTorch's prod_safe_zeros_backward: the product of everything but one element, from an
+// exclusive cumprod in both directions (exact with zeros, and differentiable again).
+Tensor prod_safe_zeros_backward(const Tensor& grad, const Tensor& inp, int64_t dim) {
+  if (inp.numel() == 0) return grad.expand(inp.sizes());
+  std::vector<int64_t> ones_size = inp.sizes().vec();
+  ones_size[size_t(dim)] = 1;
+  const int64_t n = inp.size(dim);
+  Tensor ones_t = ones(ones_size, inp.options());
+  Tensor excl_normal = cat({ones_t, inp.narrow(dim, 0, n - 1)}, dim).cumprod(dim);
+  Tensor narrow_reverse = inp.narrow(dim, 1, n - 1).flip({dim});
+  Tensor excl_reverse = cat({ones_t, narrow_reverse}, dim).cumprod(dim).flip({dim});
+  return grad * (excl_normal * excl_reverse).conj();
+}
+
+/// prod over every element (all) or over `dim`, as PyTorch's prod_backward.
+Tensor prod_backward(const Tensor& grad0, const Tensor& input, const Tensor& result0,
+                     std::optional<int64_t> dim, bool keepdim) {
+  if (input.dim() == 0) return grad0;
+  Tensor grad = grad0, result = result0;
+  if (dim && !keepdim) {
+    grad = grad.unsqueeze(*dim);
+    result = result.unsqueeze(*dim);
+  }
+  const int64_t zeros_n = eq(input, Scalar(0)).sum().item().toLong();
+  if (zeros_n == 0) return grad * (result / input).conj();
+  if (!dim) {
+    if (zeros_n > 1) return zeros_like(input);
+    return prod_safe_zeros_backward(grad, input.contiguous().view({-1}), 0).view(input.sizes());
+  }
+  return prod_safe_zeros_backward(grad, input, *dim);
+}
+
+Tensor prod_rec(const Tensor& x, std::optional<int64_t> dim0, bool keepdim,
+                std::optional<ScalarType> dtype) {
+  OpRecorder rec("prod", {x});
+  Tensor out = dim0 ? prod_impl(x, {*dim0}, keepdim, dtype) : prod_impl(x, {}, false, dtype);
+  if (rec) {
+    std::optional<int64_t> dim;
+    if (dim0) dim = wrap_dim(*dim0, x.dim(), "prod");
+    rec.record(
+        out,
+        [=](VjpCtx& c) {
+          const Tensor& in = c.saved[0];
+          return variable_list{
+              prod_backward(c.grads[0], in.to(c.saved[1].dtype()), c.saved[1], dim, keepdim)};
+        },
+        {x, out},
+        [=](JvpCtx& c) {
+          const Tensor& res = c.outputs[0];
+          Tensor w = prod_backward(ones_like(res), c.inputs[0].to(res.dtype()), res, dim, keepdim);
+          Tensor t = (w * c.tangent_or_zeros(0).conj());
+          if (c.inputs[0].dim() == 0) return variable_list{t.conj().to(res.dtype())};
+          t = dim ? t.sum({*dim}, keepdim) : t.sum();
+          return variable_list{t.conj().to(res.dtype())};
+        });
+  }
+  return out;
+}
+
+/// Where `input` equals the reduced `value` (NaN matches NaN): PyTorch's evenly_distribute mask.
+Tensor ties_mask(const Tensor& input, const Tensor& value) {
+  return where(isnan(value), isnan(input), eq(input, value));
+}
+
+// max() / min() / median() over everything: the gradient is split evenly among the ties.
+template <bool Max>
+Tensor extreme_all_rec(const Tensor& x, const char* op) {
+  OpRecorder rec(op, {x});
+  Tensor out = extreme_impl<Max>(x, {}, false, op);
+  if (rec) {
+    rec.record(
+        out,
+        [](VjpCtx& c) {
+          Tensor mask = ties_mask(c.saved[0], c.saved[1]);
+          return variable_list{mask * (c.grads[0] / mask.sum())};
+        },
+        {x, out},
+        [](JvpCtx& c) {
+          // PyTorch's evenly_read_jvp: plain equality (a NaN result reads NaN).
+          if (c.inputs[0].numel() == 0) return variable_list{zeros_like(c.outputs[0])};
+          Tensor mask = eq(c.inputs[0], c.outputs[0]);
+          return variable_list{(c.tangent_or_zeros(0) * mask).sum() / mask.sum()};
+        });
+  }
+  return out;
+}
+
+// amax / amin: the gradient is shared evenly among the elements equal to the result.
+template <bool Max>
+Tensor amaxmin_rec(const Tensor& x, IntArrayRef dim, bool keepdim, const char* op) {
+  OpRecorder rec(op, {x});
+  Tensor out = extreme_impl<Max>(x, dim, keepdim, op);
+  if (rec) {
+    const uint64_t mask = dim_mask(x, dim, op);
+    const int64_t nd = x.dim();
+    const std::vector<int64_t> dims = mask_dims(mask, nd);
+    rec.record(
+        out,
+        [=](VjpCtx& c) {
+          Tensor m = eq(c.saved[0], restore_dims(c.saved[1], mask, nd, keepdim));
+          Tensor g = restore_dims(c.grads[0], mask, nd, keepdim);
+          return variable_list{(g / m.sum(dims, true)) * m};
+        },
+        {x, out},
+        [=](JvpCtx& c) {
+          Tensor m = eq(c.inputs[0], restore_dims(c.outputs[0], mask, nd, keepdim));
+          Tensor t = where(m, c.tangent_or_zeros(0), Scalar(0.0));
+          return variable_list{t.sum(dims, keepdim) / m.sum(dims, keepdim)};
+        });
+  }
+  return out;
+}
+
+// max(dim) / min(dim): the gradient goes to the selected index only.
+template <bool Max>
+std::tuple<Tensor, Tensor> arg_rec(const Tensor& x, int64_t dim0, bool keepdim, const char* op) {
+  OpRecorder rec(op, {x});
+  auto [v, idx] = arg_impl<Max, true>(x, dim0, keepdim, op);
+  if (rec) {
+    const int64_t dim = wrap_dim(dim0, x.dim(), op);
+    const std::vector<int64_t> sizes = x.sizes().vec();
+    const bool scalar = x.dim() == 0;
+    rec.record(
+        v,
+        [=](VjpCtx& c) {
+          if (scalar) return variable_list{c.grads[0]};
+          Tensor g = keepdim ? c.grads[0] : c.grads[0].unsqueeze(dim);
+          Tensor i = keepdim ? c.saved[0] : c.saved[0].unsqueeze(dim);
+          return variable_list{zeros(sizes, g.options()).scatter(dim, i, g)};
+        },
+        {idx},
+        [=](JvpCtx& c) {
+          if (scalar) return variable_list{c.tangent_or_zeros(0)};
+          Tensor i = keepdim ? c.saved[0] : c.saved[0].unsqueeze(dim);
+          Tensor t = c.tangent_or_zeros(0).gather(dim, i);
+          return variable_list{keepdim ? t : t.squeeze(dim)};
+        });
+  }
+  return {v, idx};
+}
+}  // namespace
+
 // ---- sums and means ----
 
 Tensor sum(const Tensor& self, std::optional<ScalarType> dtype) {
-  return sum_impl<false, false>(self, {}, false, dtype, "sum");
+  return sum_rec<false, false>(self, {}, false, dtype, "sum");
 }
 Tensor sum(const Tensor& self, IntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
-  return sum_impl<false, false>(self, dim, keepdim, dtype, "sum");
+  return sum_rec<false, false>(self, dim, keepdim, dtype, "sum");
 }
 Tensor& sum_out(Tensor& out, const Tensor& self, IntArrayRef dim, bool keepdim,
                 std::optional<ScalarType> dtype) {
+  autograd::check_out_not_differentiable("sum", {self});
   write_out(out, sum_impl<false, false>(self, dim, keepdim, dtype ? dtype : out.dtype(), "sum"),
             "sum");
   return out;
 }
 Tensor nansum(const Tensor& self, IntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
-  return sum_impl<true, false>(self, dim, keepdim, dtype, "nansum");
+  return sum_rec<true, false>(self, dim, keepdim, dtype, "nansum");
 }
 Tensor& nansum_out(Tensor& out, const Tensor& self, IntArrayRef dim, bool keepdim,
                    std::optional<ScalarType> dtype) {
+  autograd::check_out_not_differentiable("nansum", {self});
   write_out(out, sum_impl<true, false>(self, dim, keepdim, dtype ? dtype : out.dtype(), "nansum"),
             "nansum");
   return out;
 }
 Tensor mean(const Tensor& self, std::optional<ScalarType> dtype) {
-  return sum_impl<false, true>(self, {}, false, dtype, "mean");
+  return sum_rec<false, true>(self, {}, false, dtype, "mean");
 }
 Tensor mean(const Tensor& self, IntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
-  return sum_impl<false, true>(self, dim, keepdim, dtype, "mean");
+  return sum_rec<false, true>(self, dim, keepdim, dtype, "mean");
 }
 Tensor& mean_out(Tensor& out, const Tensor& self, IntArrayRef dim, bool keepdim,
                  std::optional<ScalarType> dtype) {
+  autograd::check_out_not_differentiable("mean", {self});
   write_out(out, sum_impl<false, true>(self, dim, keepdim, dtype ? dtype : out.dtype(), "mean"),
             "mean");
   return out;
@@ -528,6 +732,7 @@ Tensor nanmean(const Tensor& self, IntArrayRef dim, bool keepdim, std::optional<
 }
 Tensor& nanmean_out(Tensor& out, const Tensor& self, IntArrayRef dim, bool keepdim,
                     std::optional<ScalarType> dtype) {
+  autograd::check_out_not_differentiable("nanmean", {self});
   write_out(out, nanmean(self, dim, keepdim, dtype ? dtype : out.dtype()), "nanmean");
   return out;
 }
@@ -556,13 +761,14 @@ Tensor prod_impl(const Tensor& x0, IntArrayRef dim, bool keepdim, std::optional<
 }  // namespace
 
 Tensor prod(const Tensor& self, std::optional<ScalarType> dtype) {
-  return prod_impl(self, {}, false, dtype);
+  return prod_rec(self, std::nullopt, false, dtype);
 }
 Tensor prod(const Tensor& self, int64_t dim, bool keepdim, std::optional<ScalarType> dtype) {
-  return prod_impl(self, {dim}, keepdim, dtype);
+  return prod_rec(self, dim, keepdim, dtype);
 }
 Tensor& prod_out(Tensor& out, const Tensor& self, int64_t dim, bool keepdim,
                  std::optional<ScalarType> dtype) {
+  autograd::check_out_not_differentiable("prod", {self});
   write_out(out, prod_impl(self, {dim}, keepdim, dtype ? dtype : out.dtype()), "prod");
   return out;
 }
@@ -574,20 +780,20 @@ Tensor max(const Tensor& self) {
   EMBER_CHECK(self.numel() > 0,
               "[max] max(): Expected reduction dim to be specified for "
               "input.numel() == 0. Specify the reduction dim with the 'dim' argument.");
-  return extreme_impl<true>(self, {}, false, "max");
+  return extreme_all_rec<true>(self, "max");
 }
 Tensor min(const Tensor& self) {
   EMBER_CHECK(self.defined(), "[min] input is undefined");
   EMBER_CHECK(self.numel() > 0,
               "[min] min(): Expected reduction dim to be specified for "
               "input.numel() == 0. Specify the reduction dim with the 'dim' argument.");
-  return extreme_impl<false>(self, {}, false, "min");
+  return extreme_all_rec<false>(self, "min");
 }
 std::tuple<Tensor, Tensor> max(const Tensor& self, int64_t dim, bool keepdim) {
-  return arg_impl<true, true>(self, dim, keepdim, "max");
+  return arg_rec<true>(self, dim, keepdim, "max");
 }
 std::tuple<Tensor, Tensor> min(const Tensor& self, int64_t dim, bool keepdim) {
-  return arg_impl<false, true>(self, dim, keepdim, "min");
+  return arg_rec<false>(self, dim, keepdim, "min");
 }
 namespace {
 std::tuple<Tensor&, Tensor&> arg_out(Tensor& values, Tensor& indices, std::tuple<Tensor, Tensor> r,
@@ -603,26 +809,30 @@ std::tuple<Tensor&, Tensor&> arg_out(Tensor& values, Tensor& indices, std::tuple
 }  // namespace
 std::tuple<Tensor&, Tensor&> max_out(Tensor& values, Tensor& indices, const Tensor& self,
                                      int64_t dim, bool keepdim) {
+  autograd::check_out_not_differentiable("max", {self});
   return arg_out(values, indices, max(self, dim, keepdim), "max");
 }
 std::tuple<Tensor&, Tensor&> min_out(Tensor& values, Tensor& indices, const Tensor& self,
                                      int64_t dim, bool keepdim) {
+  autograd::check_out_not_differentiable("min", {self});
   return arg_out(values, indices, min(self, dim, keepdim), "min");
 }
 Tensor max(const Tensor& self, const Tensor& other) { return maximum(self, other); }
 Tensor min(const Tensor& self, const Tensor& other) { return minimum(self, other); }
 
 Tensor amax(const Tensor& self, IntArrayRef dim, bool keepdim) {
-  return extreme_impl<true>(self, dim, keepdim, "amax");
+  return amaxmin_rec<true>(self, dim, keepdim, "amax");
 }
 Tensor amin(const Tensor& self, IntArrayRef dim, bool keepdim) {
-  return extreme_impl<false>(self, dim, keepdim, "amin");
+  return amaxmin_rec<false>(self, dim, keepdim, "amin");
 }
 Tensor& amax_out(Tensor& out, const Tensor& self, IntArrayRef dim, bool keepdim) {
+  autograd::check_out_not_differentiable("amax", {self});
   write_out(out, amax(self, dim, keepdim), "amax");
   return out;
 }
 Tensor& amin_out(Tensor& out, const Tensor& self, IntArrayRef dim, bool keepdim) {
+  autograd::check_out_not_differentiable("amin", {self});
   write_out(out, amin(self, dim, keepdim), "amin");
   return out;
 }

@@ -2,6 +2,7 @@
 // norms (composites of abs, pow and the sums/extrema of reduce_ops.cpp).
 #include <limits>
 
+#include "autograd/record.h"
 #include "ember/factory.h"
 #include "ember/linalg.h"
 #include "ember/ops.h"
@@ -115,64 +116,158 @@ std::tuple<Tensor, Tensor> var_impl(const Tensor& x0, OptionalIntArrayRef dim,
 
 std::optional<int64_t> corr(bool unbiased) { return unbiased ? 1 : 0; }
 
+// ---- autograd rules (PyTorch 1.13's var_backward, std_backward, logsumexp_backward,
+// norm_backward and their jvps) ----
+
+using autograd::JvpCtx;
+using autograd::OpRecorder;
+using autograd::variable_list;
+using autograd::VjpCtx;
+
+/// A reduced result (or its gradient) with the reduced dims put back as size 1.
+Tensor restore_dims(const Tensor& g, uint64_t mask, int64_t nd, bool keepdim) {
+  if (keepdim) return g;
+  Tensor r = g;
+  for (int64_t d = 0; d < nd; ++d)
+    if ((mask >> d) & 1) r = r.unsqueeze(d);
+  return r;
+}
+
+std::vector<int64_t> mask_dims(uint64_t mask, int64_t nd) {
+  std::vector<int64_t> v;
+  for (int64_t d = 0; d < nd; ++d)
+    if ((mask >> d) & 1) v.push_back(d);
+  return v;
+}
+
+/// real(t) for a complex tensor, t itself otherwise.
+Tensor real_part(const Tensor& t) { return t.is_complex() ? real(t) : t; }
+
+struct VarGeom {
+  uint64_t mask;
+  int64_t nd;
+  std::vector<int64_t> dims, sizes;
+  double count;
+  bool keepdim;
+};
+
+// d var / dx = 2 (x - mean) / (N - correction).
+Tensor var_backward(const Tensor& g, const Tensor& x, const VarGeom& G, double correction) {
+  const double dof = G.count - correction;
+  return (restore_dims(g, G.mask, G.nd, G.keepdim) * Scalar(2.0 / dof)) *
+         (x - x.mean(G.dims, true));
+}
+
+// As PyTorch: the vjp applied to the tangent, summed (a zero dof gives NaN, not inf).
+Tensor var_jvp(const Tensor& t, const Tensor& x, const VarGeom& G, double correction) {
+  VarGeom K = G;
+  K.keepdim = true;
+  if (x.is_complex()) return real(var_backward(t.conj(), x, K, correction)).sum(G.dims, G.keepdim);
+  return var_backward(t, x, K, correction).sum(G.dims, G.keepdim);
+}
+
+std::tuple<Tensor, Tensor> var_rec(const Tensor& x, OptionalIntArrayRef dim,
+                                   std::optional<int64_t> correction, bool keepdim, bool take_sqrt,
+                                   bool with_mean, const char* op) {
+  OpRecorder rec(op, {x});
+  auto [v, m] = var_impl(x, dim, correction, keepdim, take_sqrt, with_mean, op);
+  if (rec) {
+    VarGeom G;
+    G.mask = dim_mask(x, dim ? *dim : IntArrayRef{}, op);
+    G.nd = x.dim();
+    G.dims = mask_dims(G.mask, G.nd);
+    G.sizes = x.sizes().vec();
+    G.count = double(reduced_count(x, G.mask));
+    G.keepdim = keepdim;
+    const double corr = double(correction.value_or(1));
+    auto vjp = [=](VjpCtx& c) {
+      const Tensor &in = c.saved[0], &res = c.saved[1];
+      Tensor gv = c.grads[0];
+      // std: d sqrt(v) = dv / (2 std), a zero std gives a zero subgradient.
+      if (take_sqrt) gv = where(eq(res, Scalar(0)), Scalar(0.0), gv / (res * Scalar(2.0)));
+      Tensor gi = var_backward(gv, in, G, corr);
+      if (with_mean)
+        gi = gi +
+             restore_dims(c.grads[1], G.mask, G.nd, G.keepdim).expand(G.sizes) / Scalar(G.count);
+      return variable_list{gi};
+    };
+    auto jvp = [=](JvpCtx& c) {
+      const Tensor &in = c.inputs[0], &res = c.outputs[0];
+      const Tensor t = c.tangent_or_zeros(0);
+      Tensor tv = var_jvp(t, in, G, corr);
+      if (take_sqrt) tv = where(eq(res, Scalar(0)), Scalar(0.0), tv / (res * Scalar(2.0)));
+      if (!with_mean) return variable_list{tv};
+      return variable_list{tv, t.mean(G.dims, keepdim)};
+    };
+    if (with_mean)
+      rec.record(variable_list{v, m}, vjp, {x, v}, jvp);
+    else
+      rec.record(v, vjp, {x, v}, jvp);
+  }
+  return {v, m};
+}
+
 }  // namespace
 
 Tensor var(const Tensor& self, bool unbiased) {
-  return std::get<0>(var_impl(self, std::nullopt, corr(unbiased), false, false, false, "var"));
+  return std::get<0>(var_rec(self, std::nullopt, corr(unbiased), false, false, false, "var"));
 }
 Tensor var(const Tensor& self, OptionalIntArrayRef dim, bool unbiased, bool keepdim) {
-  return std::get<0>(var_impl(self, dim, corr(unbiased), keepdim, false, false, "var"));
+  return std::get<0>(var_rec(self, dim, corr(unbiased), keepdim, false, false, "var"));
 }
 Tensor var(const Tensor& self, OptionalIntArrayRef dim, std::optional<int64_t> correction,
            bool keepdim) {
-  return std::get<0>(var_impl(self, dim, correction, keepdim, false, false, "var"));
+  return std::get<0>(var_rec(self, dim, correction, keepdim, false, false, "var"));
 }
 Tensor& var_out(Tensor& out, const Tensor& self, OptionalIntArrayRef dim,
                 std::optional<int64_t> correction, bool keepdim) {
+  autograd::check_out_not_differentiable("var", {self});
   write_out(out, var(self, dim, correction, keepdim), "var");
   return out;
 }
 Tensor std(const Tensor& self, bool unbiased) {
-  return std::get<0>(var_impl(self, std::nullopt, corr(unbiased), false, true, false, "std"));
+  return std::get<0>(var_rec(self, std::nullopt, corr(unbiased), false, true, false, "std"));
 }
 Tensor std(const Tensor& self, OptionalIntArrayRef dim, bool unbiased, bool keepdim) {
-  return std::get<0>(var_impl(self, dim, corr(unbiased), keepdim, true, false, "std"));
+  return std::get<0>(var_rec(self, dim, corr(unbiased), keepdim, true, false, "std"));
 }
 Tensor std(const Tensor& self, OptionalIntArrayRef dim, std::optional<int64_t> correction,
            bool keepdim) {
-  return std::get<0>(var_impl(self, dim, correction, keepdim, true, false, "std"));
+  return std::get<0>(var_rec(self, dim, correction, keepdim, true, false, "std"));
 }
 Tensor& std_out(Tensor& out, const Tensor& self, OptionalIntArrayRef dim,
                 std::optional<int64_t> correction, bool keepdim) {
+  autograd::check_out_not_differentiable("std", {self});
   write_out(out, ember::std(self, dim, correction, keepdim), "std");
   return out;
 }
 std::tuple<Tensor, Tensor> var_mean(const Tensor& self, bool unbiased) {
-  return var_impl(self, std::nullopt, corr(unbiased), false, false, true, "var_mean");
+  return var_rec(self, std::nullopt, corr(unbiased), false, false, true, "var_mean");
 }
 std::tuple<Tensor, Tensor> var_mean(const Tensor& self, OptionalIntArrayRef dim, bool unbiased,
                                     bool keepdim) {
-  return var_impl(self, dim, corr(unbiased), keepdim, false, true, "var_mean");
+  return var_rec(self, dim, corr(unbiased), keepdim, false, true, "var_mean");
 }
 std::tuple<Tensor, Tensor> var_mean(const Tensor& self, OptionalIntArrayRef dim,
                                     std::optional<int64_t> correction, bool keepdim) {
-  return var_impl(self, dim, correction, keepdim, false, true, "var_mean");
+  return var_rec(self, dim, correction, keepdim, false, true, "var_mean");
 }
 std::tuple<Tensor, Tensor> std_mean(const Tensor& self, bool unbiased) {
-  return var_impl(self, std::nullopt, corr(unbiased), false, true, true, "std_mean");
+  return var_rec(self, std::nullopt, corr(unbiased), false, true, true, "std_mean");
 }
 std::tuple<Tensor, Tensor> std_mean(const Tensor& self, OptionalIntArrayRef dim, bool unbiased,
                                     bool keepdim) {
-  return var_impl(self, dim, corr(unbiased), keepdim, true, true, "std_mean");
+  return var_rec(self, dim, corr(unbiased), keepdim, true, true, "std_mean");
 }
 std::tuple<Tensor, Tensor> std_mean(const Tensor& self, OptionalIntArrayRef dim,
                                     std::optional<int64_t> correction, bool keepdim) {
-  return var_impl(self, dim, correction, keepdim, true, true, "std_mean");
+  return var_rec(self, dim, correction, keepdim, true, true, "std_mean");
 }
 
 // ---- logsumexp ----
 
-Tensor logsumexp(const Tensor& self, IntArrayRef dim, bool keepdim) {
+namespace {
+Tensor logsumexp_impl(const Tensor& self, IntArrayRef dim, bool keepdim) {
   EMBER_CHECK(self.defined(), "[logsumexp] input is undefined");
   EMBER_CHECK(!self.is_complex(), "[logsumexp] does not support complex inputs (got ",
               dtype_name(self.dtype()), ")");
@@ -186,7 +281,32 @@ Tensor logsumexp(const Tensor& self, IntArrayRef dim, bool keepdim) {
   m = where(isinf(m), Scalar(0.0), m);
   return log(sum(exp(x - m), dim, true)).add(m).view(shape);
 }
+}  // namespace
+
+// d logsumexp / dx = exp(x - logsumexp(x)) (softmax over the reduced dims).
+Tensor logsumexp(const Tensor& self, IntArrayRef dim, bool keepdim) {
+  OpRecorder rec("logsumexp", {self});
+  Tensor out = logsumexp_impl(self, dim, keepdim);
+  if (rec) {
+    const uint64_t mask = dim_mask(self, dim, "logsumexp");
+    const int64_t nd = self.dim();
+    const std::vector<int64_t> dims = mask_dims(mask, nd);
+    rec.record(
+        out,
+        [=](VjpCtx& c) {
+          return variable_list{restore_dims(c.grads[0], mask, nd, keepdim) *
+                               exp(c.saved[0] - restore_dims(c.saved[1], mask, nd, keepdim))};
+        },
+        {self, out},
+        [=](JvpCtx& c) {
+          Tensor w = exp(c.inputs[0] - restore_dims(c.outputs[0], mask, nd, keepdim));
+          return variable_list{(w * c.tangent_or_zeros(0)).sum(dims, keepdim)};
+        });
+  }
+  return out;
+}
 Tensor& logsumexp_out(Tensor& out, const Tensor& self, IntArrayRef dim, bool keepdim) {
+  autograd::check_out_not_differentiable("logsumexp", {self});
   write_out(out, logsumexp(self, dim, keepdim), "logsumexp");
   return out;
 }
@@ -194,8 +314,9 @@ Tensor& logsumexp_out(Tensor& out, const Tensor& self, IntArrayRef dim, bool kee
 // ---- norms ----
 
 namespace {
-Tensor vector_norm_impl(const Tensor& self, double p, IntArrayRef dims, bool keepdim,
-                        std::optional<ScalarType> dtype, const char* op, bool torch_norm = false) {
+Tensor vector_norm_compute(const Tensor& self, double p, IntArrayRef dims, bool keepdim,
+                           std::optional<ScalarType> dtype, const char* op,
+                           bool torch_norm = false) {
   EMBER_CHECK(self.defined(), "[", op, "] input is undefined");
   EMBER_CHECK(self.is_floating_point() || self.is_complex(), "[", op,
               "] Expected a floating "
@@ -224,7 +345,7 @@ Tensor vector_norm_impl(const Tensor& self, double p, IntArrayRef dims, bool kee
   // Half and bfloat16 are computed in float32 and rounded once.
   const ScalarType rt = toRealValueType(x.dtype());
   if (isReducedFloatingType(rt))
-    return vector_norm_impl(abs(x).to(kFloat), p, dims, keepdim, std::nullopt, op, torch_norm)
+    return vector_norm_compute(abs(x).to(kFloat), p, dims, keepdim, std::nullopt, op, torch_norm)
         .to(rt);
   const Tensor a = abs(x);
   if (std::isinf(p)) {
@@ -235,6 +356,55 @@ Tensor vector_norm_impl(const Tensor& self, double p, IntArrayRef dims, bool kee
   if (p == 1) return sum(a, dims, keepdim);
   if (p == 2) return sqrt(sum(a * a, dims, keepdim));
   return pow(sum(pow(a, Scalar(p)), dims, keepdim), Scalar(1.0 / p));
+}
+
+// PyTorch 1.13's norm_backward with grad and norm of keepdim shape: a zero norm gives the
+// zero subgradient, p = inf shares the gradient among the ties of the largest |x|.
+Tensor norm_backward(const Tensor& grad, const Tensor& self, double p, const Tensor& norm,
+                     const std::vector<int64_t>& dims) {
+  if (p == 0.0) return zeros_like(self).mul(grad);
+  if (p == 1.0) return sgn(self) * grad;
+  if (p == 2.0) return grad * where(eq(norm, Scalar(0)), Scalar(0.0), self / norm);
+  if (std::isinf(p)) {
+    const Tensor self_abs = abs(self);
+    const Tensor mask = logical_or(eq(self_abs, norm), isnan(self_abs));
+    return sgn(self) * ((grad / mask.sum(dims, true)) * mask);
+  }
+  if (p < 1.0) {
+    Tensor scaled =
+        sgn(self) * where(eq(self, Scalar(0)), Scalar(0.0), pow(abs(self), Scalar(p - 1)));
+    return scaled * grad * pow(norm, Scalar(1 - p));
+  }
+  Tensor scale_v = where(eq(norm, Scalar(0)), Scalar(0.0), grad / pow(norm, Scalar(p - 1)));
+  if (p < 2.0) return sgn(self) * pow(abs(self), Scalar(p - 1)) * scale_v;
+  return self * pow(abs(self), Scalar(p - 2)) * scale_v;
+}
+
+Tensor vector_norm_impl(const Tensor& self, double p, IntArrayRef dims0, bool keepdim,
+                        std::optional<ScalarType> dtype, const char* op, bool torch_norm = false) {
+  OpRecorder rec(op, {self});
+  Tensor out = vector_norm_compute(self, p, dims0, keepdim, dtype, op, torch_norm);
+  if (rec) {
+    const uint64_t mask = dim_mask(self, dims0, op);
+    const int64_t nd = self.dim();
+    const std::vector<int64_t> dims = mask_dims(mask, nd);
+    auto weight = [=](const Tensor& g, const Tensor& x0, const Tensor& norm) {
+      const Tensor x = dtype ? x0.to(*dtype) : x0;
+      return norm_backward(restore_dims(g, mask, nd, keepdim), x, p,
+                           restore_dims(norm, mask, nd, keepdim), dims);
+    };
+    rec.record(
+        out, [=](VjpCtx& c) { return variable_list{weight(c.grads[0], c.saved[0], c.saved[1])}; },
+        {self, out},
+        [=](JvpCtx& c) {
+          const Tensor& norm = c.outputs[0];
+          if (p == 0.0) return variable_list{zeros_like(norm)};
+          Tensor w = weight(ones_like(norm), c.inputs[0], norm);
+          Tensor t = c.tangent_or_zeros(0);
+          return variable_list{real_part(w * t.conj()).sum(dims, keepdim).to(norm.dtype())};
+        });
+  }
+  return out;
 }
 }  // namespace
 
@@ -247,6 +417,7 @@ Tensor linalg_vector_norm(const Tensor& self, const Scalar& ord, OptionalIntArra
 Tensor& linalg_vector_norm_out(Tensor& out, const Tensor& self, const Scalar& ord,
                                OptionalIntArrayRef dim, bool keepdim,
                                std::optional<ScalarType> dtype) {
+  autograd::check_out_not_differentiable("linalg.vector_norm", {self});
   write_out(out, linalg_vector_norm(self, ord, dim, keepdim, dtype), "linalg.vector_norm");
   return out;
 }

@@ -5,10 +5,15 @@
 // is given; `dtype` (or, for out=, out's dtype) casts the input first. A 0-dim input is copied
 // and a zero-size one gives an empty result before any dtype check, so e.g. a 0-dim
 // cumsum(dtype=bool) works while a 1-D one is "not implemented", as with PyTorch's kernels.
+#include <limits>
 #include <optional>
 
+#include "autograd/record.h"
 #include "core/tensor_util.h"
 #include "ember/factory.h"
+#include "ember/index_ops.h"
+#include "ember/ops.h"
+#include "ember/reduce.h"
 #include "ember/sort.h"
 #include "kernels/cpu/scan.h"
 
@@ -155,51 +160,249 @@ Tensor& scan_inplace(Tensor& self, int64_t dim, std::optional<ScalarType> dtype,
   return scan_out(self, self, dim, dt, kind, op);
 }
 
+// ---- autograd rules (PyTorch 1.13's cumsum/cumprod/cummaxmin/logcumsumexp backward) ----
+
+using autograd::JvpCtx;
+using autograd::OpRecorder;
+using autograd::variable_list;
+using autograd::VjpCtx;
+
+Tensor reversed_cumsum(const Tensor& w, int64_t dim) {
+  return w.flip({dim}).cumsum(dim).flip({dim});
+}
+
+Tensor cumsum_backward(const Tensor& g, int64_t dim) {
+  if (g.dim() == 0 || g.numel() == 0) return g;
+  return reversed_cumsum(g, dim);
+}
+
+// d out_j / d x_k = prod_{i <= j, i != k} x_i for j >= k. Without zeros that is out_j / x_k;
+// with zeros the products are formed explicitly (O(n^2), differentiable again).
+Tensor cumprod_backward(const Tensor& grad, const Tensor& input, int64_t dim,
+                        const Tensor& output) {
+  if (input.numel() <= 1 || input.dim() == 0) return grad;
+  const int64_t n = input.size(dim);
+  if (n == 1) return grad;
+  const Tensor in_c = input.conj(), out_c = output.conj();
+  const bool has_zero = eq(input, Scalar(0)).any().item().toBool();
+  if (!has_zero) return reversed_cumsum(out_c * grad, dim).div(in_c);
+  std::vector<int64_t> ones_size = input.sizes().vec();
+  ones_size[size_t(dim)] = 1;
+  const Tensor one = ones(ones_size, grad.options());
+  std::vector<Tensor> grads;
+  for (int64_t k = 0; k < n; ++k) {
+    Tensor omitted;
+    if (k == 0) {
+      omitted = cat({one, in_c.narrow(dim, 1, n - 1).cumprod(dim)}, dim);
+    } else if (k == n - 1) {
+      omitted = in_c.narrow(dim, 0, k).prod(dim, true);
+    } else {
+      const Tensor until_k = in_c.narrow(dim, 0, k).prod(dim, true);
+      const Tensor from_k1 = in_c.narrow(dim, k + 1, n - k - 1).cumprod(dim);
+      omitted = cat({until_k, until_k * from_k1}, dim);
+    }
+    grads.push_back((grad.narrow(dim, k, n - k) * omitted).sum({dim}));
+  }
+  return stack(grads, dim);
+}
+
+// Forward derivative of cumprod: out_j' = sum_{k <= j} t_k prod_{i <= j, i != k} x_i.
+Tensor cumprod_jvp(const Tensor& t, const Tensor& input, int64_t dim, const Tensor& output) {
+  if (input.dim() == 0 || input.numel() == 0) return t.to(output.dtype());
+  const bool has_zero = eq(input, Scalar(0)).any().item().toBool();
+  if (!has_zero) return (t / input).cumsum(dim) * output;
+  const int64_t n = input.size(dim);
+  std::vector<int64_t> ones_size = input.sizes().vec();
+  ones_size[size_t(dim)] = 1;
+  const Tensor one = ones(ones_size, output.options());
+  Tensor acc;
+  for (int64_t k = 0; k < n; ++k) {
+    std::vector<Tensor> parts;
+    if (k > 0) parts.push_back(input.narrow(dim, 0, k));
+    parts.push_back(one);
+    if (k < n - 1) parts.push_back(input.narrow(dim, k + 1, n - k - 1));
+    Tensor cp = cat(parts, dim).cumprod(dim).narrow(dim, k, n - k) * t.narrow(dim, k, 1);
+    if (k > 0) {
+      std::vector<int64_t> zs = input.sizes().vec();
+      zs[size_t(dim)] = k;
+      cp = cat({zeros(zs, cp.options()), cp}, dim);
+    }
+    acc = acc.defined() ? acc + cp : cp;
+  }
+  return acc;
+}
+
+Tensor cumsum_rec(const Tensor& self, int64_t dim0, std::optional<ScalarType> dtype) {
+  OpRecorder rec("cumsum", {self});
+  int64_t dim = dim0;
+  Tensor out = scan_new(self, dim, cum_dtype(self, dtype), ScanKind::Sum, "cumsum");
+  if (rec)
+    rec.record(
+        out, [dim](VjpCtx& c) { return variable_list{cumsum_backward(c.grads[0], dim)}; }, {},
+        [dim, dtype](JvpCtx& c) {
+          return variable_list{ember::cumsum(c.tangent_or_zeros(0), dim, dtype)};
+        });
+  return out;
+}
+
+Tensor cumprod_rec(const Tensor& self, int64_t dim0, std::optional<ScalarType> dtype) {
+  OpRecorder rec("cumprod", {self});
+  int64_t dim = dim0;
+  Tensor out = scan_new(self, dim, cum_dtype(self, dtype), ScanKind::Prod, "cumprod");
+  if (rec)
+    rec.record(
+        out,
+        [dim](VjpCtx& c) {
+          const Tensor& o = c.saved[1];
+          return variable_list{cumprod_backward(c.grads[0], c.saved[0].to(o.dtype()), dim, o)};
+        },
+        {self, out},
+        [dim](JvpCtx& c) {
+          const Tensor& o = c.outputs[0];
+          return variable_list{
+              cumprod_jvp(c.tangent_or_zeros(0).to(o.dtype()), c.inputs[0].to(o.dtype()), dim, o)};
+        });
+  return out;
+}
+
+// cummax / cummin: each output is one input element, so the gradient is scattered (and summed)
+// onto the index it came from.
+std::tuple<Tensor, Tensor> cumext_rec(const Tensor& self, int64_t dim0, bool is_max) {
+  const char* op = is_max ? "cummax" : "cummin";
+  OpRecorder rec(op, {self});
+  int64_t dim = dim0;
+  Tensor i;
+  Tensor v = scan_new(self, dim, self.dtype(), is_max ? ScanKind::Max : ScanKind::Min, op, &i);
+  if (rec) {
+    const bool scalar = self.dim() == 0;
+    rec.record(
+        v,
+        [dim, scalar](VjpCtx& c) {
+          if (scalar) return variable_list{c.grads[0]};
+          return variable_list{zeros_like(c.grads[0]).scatter_add(dim, c.saved[0], c.grads[0])};
+        },
+        {i},
+        [dim, scalar](JvpCtx& c) {
+          if (scalar) return variable_list{c.tangent_or_zeros(0)};
+          return variable_list{c.tangent_or_zeros(0).gather(dim, c.saved[0])};
+        });
+  }
+  return {v, i};
+}
+
+// d out_j / d x_k = exp(x_k - out_j) for j >= k; the positive and negative parts of the
+// gradient are summed in log space (PyTorch's logcumsumexp_backward) so nothing overflows.
+Tensor logcumsumexp_backward(const Tensor& grad, const Tensor& self, const Tensor& result,
+                             int64_t dim) {
+  if (grad.dim() == 0 || grad.numel() == 0) return grad;
+  const Scalar lowest = grad.dtype() == kDouble
+                            ? Scalar(std::numeric_limits<double>::lowest())
+                            : Scalar(double(std::numeric_limits<float>::lowest()));
+  auto rev_lcse = [dim](const Tensor& x) { return x.flip({dim}).logcumsumexp(dim).flip({dim}); };
+  const Tensor log_abs = log(abs(grad));
+  const Tensor pos = where(gt(grad, Scalar(0)), log_abs, lowest);
+  const Tensor neg = where(lt(grad, Scalar(0)), log_abs, lowest);
+  return exp(rev_lcse(pos - result) + self) - exp(rev_lcse(neg - result) + self);
+}
+
+Tensor logcumsumexp_rec(const Tensor& self, int64_t dim0) {
+  OpRecorder rec("logcumsumexp", {self});
+  int64_t dim = dim0;
+  Tensor out = scan_new(self, dim, self.dtype(), ScanKind::LogSumExp, "logcumsumexp");
+  if (rec)
+    rec.record(
+        out,
+        [dim](VjpCtx& c) {
+          return variable_list{logcumsumexp_backward(c.grads[0], c.saved[0], c.saved[1], dim)};
+        },
+        {self, out},
+        [dim](JvpCtx& c) {
+          const Tensor& x = c.inputs[0];
+          if (x.dim() == 0 || x.numel() == 0) return variable_list{c.tangent_or_zeros(0)};
+          Tensor m = amax(x, {dim}, true);
+          m = where(isinf(m), Scalar(0.0), m);
+          const Tensor e = exp(x - m);
+          return variable_list{(e * c.tangent_or_zeros(0)).cumsum(dim) / e.cumsum(dim)};
+        });
+  return out;
+}
+
+// cumsum_ / cumprod_: the in-place scan, recorded onto self's history.
+Tensor& scan_inplace_rec(Tensor& self, int64_t dim0, std::optional<ScalarType> dtype, ScanKind kind,
+                         const char* op) {
+  const bool prod = kind == ScanKind::Prod;
+  // cumprod_'s rule needs the input as it was: a clone taken while recording, so the rule can
+  // be differentiated again through it.
+  Tensor before = (prod && autograd::any_needs_recording({self})) ? self.clone() : Tensor();
+  OpRecorder rec(op, {self});
+  scan_inplace(self, dim0, dtype, kind, op);
+  if (rec) {
+    const int64_t dim = wrap_dim(dim0, self.dim(), op);
+    if (!prod)
+      rec.record_inplace(
+          self, [dim](VjpCtx& c) { return variable_list{cumsum_backward(c.grads[0], dim)}; }, {},
+          [dim](JvpCtx& c) { return variable_list{c.tangent_or_zeros(0).cumsum(dim)}; });
+    else
+      rec.record_inplace(
+          self,
+          [dim](VjpCtx& c) {
+            const Tensor& x = c.saved[0];
+            return variable_list{cumprod_backward(c.grads[0], x, dim, x.cumprod(dim))};
+          },
+          {before},
+          [dim](JvpCtx& c) {
+            const Tensor& x = c.saved[0];
+            return variable_list{cumprod_jvp(c.tangent_or_zeros(0), x, dim, x.cumprod(dim))};
+          });
+  }
+  return self;
+}
 }  // namespace
 
 Tensor cumsum(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
   check_input(self, "cumsum");
-  return scan_new(self, dim, cum_dtype(self, dtype), ScanKind::Sum, "cumsum");
+  return cumsum_rec(self, dim, dtype);
 }
 Tensor& cumsum_out(Tensor& out, const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
+  autograd::check_out_not_differentiable("cumsum", {self});
   EMBER_CHECK(out.defined(), "[cumsum] out= tensor is undefined");
   return scan_out(out, self, dim, dtype.value_or(out.dtype()), ScanKind::Sum, "cumsum");
 }
 Tensor cumprod(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
   check_input(self, "cumprod");
-  return scan_new(self, dim, cum_dtype(self, dtype), ScanKind::Prod, "cumprod");
+  return cumprod_rec(self, dim, dtype);
 }
 Tensor& cumprod_out(Tensor& out, const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
+  autograd::check_out_not_differentiable("cumprod", {self});
   EMBER_CHECK(out.defined(), "[cumprod] out= tensor is undefined");
   return scan_out(out, self, dim, dtype.value_or(out.dtype()), ScanKind::Prod, "cumprod");
 }
 
 std::tuple<Tensor, Tensor> cummax(const Tensor& self, int64_t dim) {
   check_input(self, "cummax");
-  Tensor i;
-  Tensor v = scan_new(self, dim, self.dtype(), ScanKind::Max, "cummax", &i);
-  return {v, i};
+  return cumext_rec(self, dim, true);
 }
 std::tuple<Tensor, Tensor> cummin(const Tensor& self, int64_t dim) {
   check_input(self, "cummin");
-  Tensor i;
-  Tensor v = scan_new(self, dim, self.dtype(), ScanKind::Min, "cummin", &i);
-  return {v, i};
+  return cumext_rec(self, dim, false);
 }
 std::tuple<Tensor&, Tensor&> cummax_out(Tensor& values, Tensor& indices, const Tensor& self,
                                         int64_t dim) {
+  autograd::check_out_not_differentiable("cummax", {self});
   return extremum_out(values, indices, self, dim, true);
 }
 std::tuple<Tensor&, Tensor&> cummin_out(Tensor& values, Tensor& indices, const Tensor& self,
                                         int64_t dim) {
+  autograd::check_out_not_differentiable("cummin", {self});
   return extremum_out(values, indices, self, dim, false);
 }
 
 Tensor logcumsumexp(const Tensor& self, int64_t dim) {
   check_input(self, "logcumsumexp");
-  return scan_new(self, dim, self.dtype(), ScanKind::LogSumExp, "logcumsumexp");
+  return logcumsumexp_rec(self, dim);
 }
 Tensor& logcumsumexp_out(Tensor& out, const Tensor& self, int64_t dim) {
+  autograd::check_out_not_differentiable("logcumsumexp", {self});
   check_input(self, "logcumsumexp");
   // PyTorch requires out's dtype to be the input's (no cast on the way in).
   return scan_out(out, self, dim, self.dtype(), ScanKind::LogSumExp, "logcumsumexp");
@@ -209,13 +412,13 @@ Tensor Tensor::cumsum(int64_t dim, std::optional<ScalarType> dtype) const {
   return ember::cumsum(*this, dim, dtype);
 }
 Tensor& Tensor::cumsum_(int64_t dim, std::optional<ScalarType> dtype) {
-  return scan_inplace(*this, dim, dtype, ScanKind::Sum, "cumsum_");
+  return scan_inplace_rec(*this, dim, dtype, ScanKind::Sum, "cumsum_");
 }
 Tensor Tensor::cumprod(int64_t dim, std::optional<ScalarType> dtype) const {
   return ember::cumprod(*this, dim, dtype);
 }
 Tensor& Tensor::cumprod_(int64_t dim, std::optional<ScalarType> dtype) {
-  return scan_inplace(*this, dim, dtype, ScanKind::Prod, "cumprod_");
+  return scan_inplace_rec(*this, dim, dtype, ScanKind::Prod, "cumprod_");
 }
 std::tuple<Tensor, Tensor> Tensor::cummax(int64_t dim) const { return ember::cummax(*this, dim); }
 std::tuple<Tensor, Tensor> Tensor::cummin(int64_t dim) const { return ember::cummin(*this, dim); }

@@ -5,6 +5,7 @@
 #include <string>
 #include <string_view>
 
+#include "autograd/record.h"
 #include "core/tensor_util.h"
 #include "ember/error.h"
 #include "ember/factory.h"
@@ -13,7 +14,20 @@
 #include "kernels/cpu/index.h"
 
 namespace ember {
+
+using autograd::JvpCtx;
+using autograd::OpRecorder;
+using autograd::variable_list;
+using autograd::VjpCtx;
+
 namespace {
+
+void bump(Tensor& t, const char* op) { t.unsafeGetTensorImpl()->bump_version(op); }
+
+/// The index as saved for a rule: an empty index of another dtype becomes int64.
+Tensor saved_index(const Tensor& index) {
+  return index.numel() == 0 && index.dtype() != kLong ? index.to(kLong) : index;
+}
 
 /// Validates a scatter and runs the kernel: `src` (may be undefined, then `value`).
 void scatter_impl(Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
@@ -81,25 +95,79 @@ cpu::ScatterOp legacy_reduce(std::string_view reduce) {
 }  // namespace
 
 Tensor& Tensor::scatter_(int64_t dim, const Tensor& index, const Tensor& src) {
+  OpRecorder rec("scatter_", {*this, src});
   scatter_impl(*this, dim, index, src, Scalar(0), cpu::ScatterOp::Assign, "scatter_");
+  bump(*this, "scatter_");
+  if (rec) {
+    const int64_t d = wrap_dim(dim, this->dim(), "scatter_");
+    rec.record_inplace(
+        *this,
+        [d](VjpCtx& c) {
+          const Tensor& g = c.grads[0];
+          variable_list r(2);
+          if (c.needs(0)) r[0] = g.scatter(d, c.saved[0], Scalar(0));
+          if (c.needs(1)) r[1] = g.gather(d, c.saved[0]);
+          return r;
+        },
+        {saved_index(index)},
+        [d](JvpCtx& c) {
+          return variable_list{c.tangent_or_zeros(0).scatter(d, c.saved[0], c.tangent_or_zeros(1))};
+        });
+  }
   return *this;
 }
 Tensor& Tensor::scatter_(int64_t dim, const Tensor& index, const Scalar& value) {
+  OpRecorder rec("scatter_", {*this});
   scatter_impl(*this, dim, index, Tensor(), value, cpu::ScatterOp::Assign, "scatter_");
+  bump(*this, "scatter_");
+  if (rec) {
+    const int64_t d = wrap_dim(dim, this->dim(), "scatter_");
+    rec.record_inplace(
+        *this,
+        [d](VjpCtx& c) { return variable_list{c.grads[0].scatter(d, c.saved[0], Scalar(0))}; },
+        {saved_index(index)},
+        [d](JvpCtx& c) { return variable_list{c.tangents[0].scatter(d, c.saved[0], Scalar(0))}; });
+  }
   return *this;
 }
+// The legacy reduce= forms are not differentiable in PyTorch either.
 Tensor& Tensor::scatter_(int64_t dim, const Tensor& index, const Tensor& src,
                          std::string_view reduce) {
+  OpRecorder rec("scatter_", {*this, src});
   scatter_impl(*this, dim, index, src, Scalar(0), legacy_reduce(reduce), "scatter_");
+  bump(*this, "scatter_");
+  if (rec) rec.record_not_implemented({*this});
   return *this;
 }
 Tensor& Tensor::scatter_(int64_t dim, const Tensor& index, const Scalar& value,
                          std::string_view reduce) {
+  OpRecorder rec("scatter_", {*this});
   scatter_impl(*this, dim, index, Tensor(), value, legacy_reduce(reduce), "scatter_");
+  bump(*this, "scatter_");
+  if (rec) rec.record_not_implemented({*this});
   return *this;
 }
 Tensor& Tensor::scatter_add_(int64_t dim, const Tensor& index, const Tensor& src) {
+  OpRecorder rec("scatter_add_", {*this, src});
   scatter_impl(*this, dim, index, src, Scalar(0), cpu::ScatterOp::Sum, "scatter_add_");
+  bump(*this, "scatter_add_");
+  if (rec) {
+    const int64_t d = wrap_dim(dim, this->dim(), "scatter_add_");
+    rec.record_inplace(
+        *this,
+        [d](VjpCtx& c) {
+          const Tensor& g = c.grads[0];
+          variable_list r(2);
+          if (c.needs(0)) r[0] = g;
+          if (c.needs(1)) r[1] = g.gather(d, c.saved[0]);
+          return r;
+        },
+        {saved_index(index)},
+        [d](JvpCtx& c) {
+          return variable_list{
+              c.tangent_or_zeros(0).scatter_add(d, c.saved[0], c.tangent_or_zeros(1))};
+        });
+  }
   return *this;
 }
 
@@ -130,6 +198,62 @@ Tensor Tensor::scatter_add(int64_t dim, const Tensor& index, const Tensor& src) 
   return ember::scatter_add(*this, dim, index, src);
 }
 
+namespace {
+
+/// PyTorch's scatter_reduce_backward. saved: index, src, self before the write (prod/amax/amin).
+variable_list scatter_reduce_backward(VjpCtx& c, int64_t dim, const std::string& reduce,
+                                      bool include_self) {
+  const Tensor& g = c.grads[0];
+  const Tensor& index = c.saved[0];
+  const Tensor& src = c.saved[1];
+  Tensor gs, gsrc;
+  if (reduce == "sum") {
+    gs = g;
+    gsrc = g.gather(dim, index);
+  } else if (reduce == "mean") {
+    Tensor n = include_self ? ones_like(g) : zeros_like(g);
+    n = n.scatter_add(dim, index, ones_like(src, g.options()));
+    n = n.masked_fill(n.eq(Scalar(0)), Scalar(1));
+    gs = g.div(n);
+    gsrc = g.gather(dim, index).div(n.gather(dim, index));
+  } else if (reduce == "prod") {
+    const Tensor& self = c.saved[2];
+    // Zeros divide out badly: a lone zero gets the product of the others, computed directly.
+    Tensor result = self.scatter_reduce(dim, index, src, "prod", include_self);
+    Tensor masked_self = self.masked_fill(self.eq(Scalar(0)), Scalar(1));
+    Tensor masked_self_result = masked_self.scatter_reduce(dim, index, src, "prod", include_self);
+    gs = g.mul(masked_self_result.conj()).div(masked_self.conj());
+    Tensor src_zero = src.eq(Scalar(0));
+    Tensor nz =
+        zeros_like(self).scatter_add(dim, index, src_zero.to(self.dtype())).gather(dim, index);
+    Tensor single_zero = logical_and(src_zero, nz.eq(Scalar(1)));
+    Tensor masked_src = src.masked_fill(single_zero, Scalar(1));
+    Tensor masked_src_result = self.scatter_reduce(dim, index, masked_src, "prod", include_self);
+    Tensor a = g.mul(masked_src_result.conj()).gather(dim, index);
+    Tensor b =
+        g.mul(result.conj()).gather(dim, index).div(src.masked_fill(src_zero, Scalar(1)).conj());
+    gsrc = ember::where(single_zero, a, b);
+  } else {  // amax / amin: the gradient is shared evenly among the elements equal to the result
+    const Tensor& self = c.saved[2];
+    Tensor result = self.scatter_reduce(dim, index, src, reduce, include_self);
+    Tensor value = result.gather(dim, index);
+    Tensor self_is = self.eq(result);
+    if (!include_self) self_is = self_is.scatter(dim, index, Scalar(false));
+    Tensor src_is = src.eq(value);
+    Tensor n = self_is.to(g.dtype()).scatter_add(dim, index, src_is.to(g.dtype()));
+    Tensor share = g.div(n);
+    gs = self_is.to(g.dtype()).mul(share);
+    gsrc = src_is.to(g.dtype()).mul(share.gather(dim, index));
+  }
+  if (!include_self) gs = gs.scatter(dim, index, Scalar(0));
+  variable_list r(2);
+  if (c.needs(0)) r[0] = gs;
+  if (c.needs(1)) r[1] = gsrc;
+  return r;
+}
+
+}  // namespace
+
 // scatter_reduce: include_self=false first resets the scattered-to positions to the identity
 // of the reduction; "mean" sums, then divides by the number of contributions (floor division
 // for integers), as PyTorch.
@@ -155,6 +279,10 @@ Tensor& Tensor::scatter_reduce_(int64_t dim, const Tensor& index, const Tensor& 
               "[", name, "] ", std::string(reduce), " is not supported for complex tensors");
   EMBER_CHECK(src.defined() && src.dtype() == dtype(), "[", name, "] ", name,
               "(): Expected self.dtype to be equal to src.dtype");
+  OpRecorder rec(name, {*this, src});
+  // prod / amax / amin read self before the write.
+  Tensor self_before;
+  if (rec && op != cpu::ScatterOp::Sum) self_before = clone();
   if (!include_self) {
     Scalar identity = 0;
     if (op == cpu::ScatterOp::Prod) identity = 1;
@@ -198,6 +326,23 @@ Tensor& Tensor::scatter_reduce_(int64_t dim, const Tensor& index, const Tensor& 
     } else {
       div_(count, "floor");
     }
+  }
+  bump(*this, name);
+  if (rec) {
+    const int64_t d = wrap_dim(dim, this->dim(), name);
+    std::string red(reduce);
+    rec.record_inplace(
+        *this,
+        [d, red, include_self](VjpCtx& c) {
+          return scatter_reduce_backward(c, d, red, include_self);
+        },
+        self_before.defined() ? variable_list{saved_index(index), src, self_before}
+                              : variable_list{saved_index(index), src},
+        red == "sum" || red == "mean" ? autograd::JvpFn([d, red, include_self](JvpCtx& c) {
+          return variable_list{c.tangent_or_zeros(0).scatter_reduce(
+              d, c.saved[0], c.tangent_or_zeros(1), red, include_self)};
+        })
+                                      : autograd::JvpFn());
   }
   return *this;
 }

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <vector>
 
+#include "autograd/record.h"
 #include "core/parallel_internal.h"
 #include "core/tensor_util.h"
 #include "ember/dispatch_type.h"
@@ -319,6 +320,9 @@ Tensor bincount(const Tensor& self, const std::optional<Tensor>& weights, int64_
     for (int64_t i = 0; i < n; ++i) ++o[p[i]];
     return out;
   }
+  // Weighted counts have no derivative in PyTorch: a differentiable weights tensor gets a node
+  // that raises in backward.
+  autograd::OpRecorder rec("bincount", {*weights});
   // float32 weights sum in float32 (in input order, as PyTorch); everything else in float64.
   const ScalarType wt = weights->dtype() == kFloat ? kFloat : kDouble;
   const Tensor w = (weights->is_complex() ? weights->real() : *weights).to(wt).contiguous();
@@ -333,6 +337,7 @@ Tensor bincount(const Tensor& self, const std::optional<Tensor>& weights, int64_
     accumulate(0.0f);
   else
     accumulate(0.0);
+  if (rec) rec.record_not_implemented({out});
   return out;
 }
 

@@ -5,10 +5,12 @@
 #include <cstring>
 #include <numeric>
 
+#include "autograd/record.h"
 #include "core/parallel_internal.h"
 #include "core/tensor_util.h"
 #include "ember/dispatch_type.h"
 #include "ember/factory.h"
+#include "ember/index_ops.h"
 #include "ember/ops.h"
 #include "ember/shape_ops.h"
 #include "ops/elementwise_core.h"
@@ -192,7 +194,83 @@ std::vector<Tensor> tensor_split(const Tensor& self, const Tensor& ios, int64_t 
 
 // ---- flip, roll, rot90 ----
 
-Tensor flip(const Tensor& self, IntArrayRef dims) {
+namespace {
+Tensor flip_impl(const Tensor& self, IntArrayRef dims);
+Tensor roll_impl(const Tensor& self, IntArrayRef shifts, IntArrayRef dims);
+Tensor repeat_impl(const Tensor& self, IntArrayRef repeats);
+}  // namespace
+
+// flip is its own inverse: the gradient and the tangent are flipped the same way.
+Tensor flip(const Tensor& self, IntArrayRef dims0) {
+  autograd::OpRecorder rec("flip", {self});
+  Tensor out = flip_impl(self, dims0);
+  if (rec) {
+    const std::vector<int64_t> dims(dims0.begin(), dims0.end());
+    rec.record(
+        out, [dims](autograd::VjpCtx& c) { return autograd::variable_list{c.grads[0].flip(dims)}; },
+        {},
+        [dims](autograd::JvpCtx& c) {
+          return autograd::variable_list{c.tangent_or_zeros(0).flip(dims)};
+        });
+  }
+  return out;
+}
+
+// roll: the gradient is rolled back by the opposite shifts.
+Tensor roll(const Tensor& self, IntArrayRef shifts0, IntArrayRef dims0) {
+  autograd::OpRecorder rec("roll", {self});
+  Tensor out = roll_impl(self, shifts0, dims0);
+  if (rec) {
+    const std::vector<int64_t> dims(dims0.begin(), dims0.end()),
+        shifts(shifts0.begin(), shifts0.end());
+    std::vector<int64_t> back;
+    for (int64_t s : shifts) back.push_back(-s);
+    rec.record(
+        out,
+        [dims, back](autograd::VjpCtx& c) {
+          return autograd::variable_list{c.grads[0].roll(back, dims)};
+        },
+        {},
+        [dims, shifts](autograd::JvpCtx& c) {
+          return autograd::variable_list{c.tangent_or_zeros(0).roll(shifts, dims)};
+        });
+  }
+  return out;
+}
+
+// repeat: each input element is read once per tile, so the gradient sums over the tiles
+// (the output viewed as [r0, s0, r1, s1, ...] summed over the r dims).
+Tensor repeat(const Tensor& self, IntArrayRef repeats0) {
+  autograd::OpRecorder rec("repeat", {self});
+  Tensor out = repeat_impl(self, repeats0);
+  if (rec) {
+    const std::vector<int64_t> repeats(repeats0.begin(), repeats0.end()),
+        sizes = self.sizes().vec();
+    rec.record(
+        out,
+        [repeats, sizes](autograd::VjpCtx& c) {
+          const Tensor& g = c.grads[0];
+          const int64_t nd = int64_t(repeats.size()), sd = int64_t(sizes.size());
+          if (g.numel() == 0) return autograd::variable_list{zeros(sizes, g.options())};
+          std::vector<int64_t> split, red;
+          for (int64_t i = 0; i < nd; ++i) {
+            const int64_t s = i < nd - sd ? 1 : sizes[size_t(i - (nd - sd))];
+            split.push_back(repeats[size_t(i)]);
+            split.push_back(s);
+            red.push_back(2 * i);
+          }
+          return autograd::variable_list{g.reshape(split).sum(red).reshape(sizes)};
+        },
+        {},
+        [repeats](autograd::JvpCtx& c) {
+          return autograd::variable_list{c.tangent_or_zeros(0).repeat(repeats)};
+        });
+  }
+  return out;
+}
+
+namespace {
+Tensor flip_impl(const Tensor& self, IntArrayRef dims) {
   const int64_t nd = self.dim();
   std::vector<std::vector<int64_t>> maps(size_t(std::max<int64_t>(nd, 1)));
   std::vector<bool> seen(size_t(std::max<int64_t>(nd, 1)), false);
@@ -212,6 +290,7 @@ Tensor flip(const Tensor& self, IntArrayRef dims) {
   }
   return map_copy(self, self.sizes(), maps);
 }
+}  // namespace
 
 Tensor fliplr(const Tensor& self) {
   EMBER_CHECK(self.dim() >= 2, "[fliplr] Input must be >= 2-d, got a tensor of shape ",
@@ -224,10 +303,11 @@ Tensor flipud(const Tensor& self) {
   return flip(self, {0});
 }
 
-Tensor roll(const Tensor& self, IntArrayRef shifts, IntArrayRef dims) {
+namespace {
+Tensor roll_impl(const Tensor& self, IntArrayRef shifts, IntArrayRef dims) {
   EMBER_CHECK(!shifts.empty(), "[roll] `shifts` required");
   if (dims.empty() && shifts.size() == 1) {
-    return roll(self.flatten(), shifts, {0}).view(self.sizes());
+    return roll_impl(self.flatten(), shifts, {0}).view(self.sizes());
   }
   EMBER_CHECK(shifts.size() == dims.size(),
               "[roll] shifts and dimensions must align. shifts: ", shifts.size(),
@@ -250,6 +330,7 @@ Tensor roll(const Tensor& self, IntArrayRef shifts, IntArrayRef dims) {
   }
   return map_copy(self, self.sizes(), maps);
 }
+}  // namespace
 
 Tensor rot90(const Tensor& self, int64_t k, IntArrayRef dims) {
   const int64_t nd = self.dim();
@@ -279,7 +360,8 @@ Tensor rot90(const Tensor& self, int64_t k, IntArrayRef dims) {
 
 // ---- repeat, tile, repeat_interleave ----
 
-Tensor repeat(const Tensor& self, IntArrayRef repeats) {
+namespace {
+Tensor repeat_impl(const Tensor& self, IntArrayRef repeats) {
   const int64_t nd = int64_t(repeats.size());
   EMBER_CHECK(nd >= self.dim(),
               "[repeat] Number of dimensions of repeat dims can not be smaller "
@@ -308,6 +390,7 @@ Tensor repeat(const Tensor& self, IntArrayRef repeats) {
   }
   return map_copy(self.reshape(padded), out_sizes, maps);
 }
+}  // namespace
 
 Tensor tile(const Tensor& self, IntArrayRef dims) {
   DimVector reps(dims);
@@ -351,6 +434,40 @@ Tensor interleave(const Tensor& self, const std::vector<int64_t>& counts,
   return map_copy(x, out_sizes, maps);
 }
 
+// repeat_interleave of a differentiable input: the output reads input slice map[j] at slice j
+// along the dim, so the gradient is index_add-ed back (PyTorch's IndexSelectBackward).
+Tensor interleave_rec(const Tensor& self, const std::vector<int64_t>& counts,
+                      std::optional<int64_t> dim, std::optional<int64_t> output_size) {
+  autograd::OpRecorder rec("repeat_interleave", {self});
+  Tensor out = interleave(self, counts, dim, output_size);
+  if (rec) {
+    const int64_t d = dim ? wrap_dim(*dim, self.dim(), "repeat_interleave") : 0;
+    const int64_t n = dim ? self.size(d) : self.numel();
+    std::vector<int64_t> reps = counts;
+    if (reps.size() == 1 && n != 1) reps.assign(size_t(n), counts[0]);
+    std::vector<int64_t> map;
+    for (int64_t i = 0; i < n; ++i) map.insert(map.end(), size_t(reps[size_t(i)]), i);
+    const Tensor idx = tensor(map, TensorOptions(kLong)).reshape({int64_t(map.size())});
+    const std::vector<int64_t> sizes = self.sizes().vec();
+    const bool flat = !dim;
+    rec.record(
+        out,
+        [=](autograd::VjpCtx& c) {
+          const Tensor& g = c.grads[0];
+          std::vector<int64_t> xs = flat ? std::vector<int64_t>{n} : sizes;
+          Tensor r = zeros(xs, g.options()).index_add(d, c.saved[0], g);
+          return autograd::variable_list{r.reshape(sizes)};
+        },
+        {idx},
+        [=](autograd::JvpCtx& c) {
+          Tensor t = c.tangent_or_zeros(0);
+          if (flat) t = t.reshape({-1});
+          return autograd::variable_list{t.index_select(d, c.saved[0])};
+        });
+  }
+  return out;
+}
+
 std::vector<int64_t> repeat_counts(const Tensor& repeats) {
   EMBER_CHECK(repeats.dim() <= 1,
               "[repeat_interleave] repeat_interleave only accept 1D vector as "
@@ -369,12 +486,12 @@ std::vector<int64_t> repeat_counts(const Tensor& repeats) {
 
 Tensor repeat_interleave(const Tensor& self, int64_t repeats, std::optional<int64_t> dim,
                          std::optional<int64_t> output_size) {
-  return interleave(self, {repeats}, dim, output_size);
+  return interleave_rec(self, {repeats}, dim, output_size);
 }
 
 Tensor repeat_interleave(const Tensor& self, const Tensor& repeats, std::optional<int64_t> dim,
                          std::optional<int64_t> output_size) {
-  return interleave(self, repeat_counts(repeats), dim, output_size);
+  return interleave_rec(self, repeat_counts(repeats), dim, output_size);
 }
 
 Tensor repeat_interleave(const Tensor& repeats, std::optional<int64_t> output_size) {
@@ -512,7 +629,46 @@ Tensor diff(const Tensor& self, int64_t n, int64_t dim, const std::optional<Tens
   return x;
 }
 
+namespace {
+Tensor block_diag_impl(ArrayRef<Tensor> tensors);
+}  // namespace
+
+// block_diag: block i of the gradient, reshaped to input i's shape.
 Tensor block_diag(ArrayRef<Tensor> tensors) {
+  const autograd::variable_list inputs(tensors.begin(), tensors.end());
+  autograd::OpRecorder rec("block_diag", inputs);
+  Tensor out = block_diag_impl(tensors);
+  if (rec) {
+    std::vector<std::vector<int64_t>> shapes;
+    for (const Tensor& t : tensors) shapes.push_back(t.sizes().vec());
+    rec.record(
+        out,
+        [shapes](autograd::VjpCtx& c) {
+          autograd::variable_list r;
+          int64_t row = 0, col = 0;
+          for (size_t i = 0; i < shapes.size(); ++i) {
+            const auto& s = shapes[i];
+            const int64_t h = s.size() == 2 ? s[0] : 1;
+            const int64_t w = s.size() == 2 ? s[1] : (s.empty() ? 1 : s[0]);
+            r.push_back(c.needs(i) ? c.grads[0].narrow(0, row, h).narrow(1, col, w).reshape(s)
+                                   : Tensor());
+            row += h;
+            col += w;
+          }
+          return r;
+        },
+        {},
+        [n = tensors.size()](autograd::JvpCtx& c) {
+          std::vector<Tensor> ts;
+          for (size_t i = 0; i < n; ++i) ts.push_back(c.tangent_or_zeros(i));
+          return autograd::variable_list{ember::block_diag(ts)};
+        });
+  }
+  return out;
+}
+
+namespace {
+Tensor block_diag_impl(ArrayRef<Tensor> tensors) {
   const char* op = "block_diag";
   ScalarType dt = tensors.empty() ? get_default_dtype() : tensors[0].dtype();
   int64_t rows = 0, cols = 0;
@@ -536,6 +692,7 @@ Tensor block_diag(ArrayRef<Tensor> tensors) {
   }
   return out;
 }
+}  // namespace
 
 Tensor Tensor::diff(int64_t n, int64_t dim, const std::optional<Tensor>& prepend,
                     const std::optional<Tensor>& append) const {
@@ -577,14 +734,32 @@ Tensor combinations(const Tensor& self, int64_t r, bool with_replacement) {
         cur[size_t(j)] = with_replacement ? cur[size_t(i)] : cur[size_t(j - 1)] + 1;
     }
   }
+  autograd::OpRecorder rec("combinations", {self});
   Tensor out = empty({count, r}, self.options());
-  if (count == 0) return out;
-  const Tensor src = self.resolve_conj().contiguous();
-  const size_t item = src.itemsize();
-  const char* s = static_cast<const char*>(src.data_ptr());
-  char* o = static_cast<char*>(out.data_ptr());
-  for (size_t k = 0; k < idx.size(); ++k)
-    std::memcpy(o + k * item, s + size_t(idx[k]) * item, item);
+  if (count > 0) {
+    const Tensor src = self.resolve_conj().contiguous();
+    const size_t item = src.itemsize();
+    const char* s = static_cast<const char*>(src.data_ptr());
+    char* o = static_cast<char*>(out.data_ptr());
+    for (size_t k = 0; k < idx.size(); ++k)
+      std::memcpy(o + k * item, s + size_t(idx[k]) * item, item);
+  }
+  if (rec) {
+    // Each output element reads one input element: gradients are index_add-ed back.
+    const Tensor ix = tensor(idx, TensorOptions(kLong)).reshape({int64_t(idx.size())});
+    rec.record(
+        out,
+        [n](autograd::VjpCtx& c) {
+          const Tensor& g = c.grads[0];
+          return autograd::variable_list{
+              zeros({n}, g.options()).index_add(0, c.saved[0], g.reshape({-1}))};
+        },
+        {ix},
+        [count, r](autograd::JvpCtx& c) {
+          return autograd::variable_list{
+              c.tangent_or_zeros(0).index_select(0, c.saved[0]).view({count, r})};
+        });
+  }
   return out;
 }
 

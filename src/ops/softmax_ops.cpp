@@ -3,9 +3,11 @@
 // float32 and rounded once at the end, as PyTorch.
 #include <algorithm>
 
+#include "autograd/record.h"
 #include "core/parallel_internal.h"
 #include "core/tensor_util.h"
 #include "ember/factory.h"
+#include "ember/ops.h"
 #include "ember/sort.h"
 #include "kernels/cpu/kernel_registry.h"
 #include "kernels/cpu/softmax.h"
@@ -114,17 +116,46 @@ Tensor& softmax_out_impl(Tensor& out, const Tensor& self, int64_t dim,
 
 }  // namespace
 
+namespace {
+// softmax: dx = y * (g - sum(g * y)); log_softmax: dx = g - exp(y) * sum(g) (over `dim`).
+// The rules read only the output, so they hold for any dtype= too.
+Tensor softmax_rec(const Tensor& self, int64_t dim0, std::optional<ScalarType> dtype, bool log) {
+  autograd::OpRecorder rec(log ? "log_softmax" : "softmax", {self});
+  Tensor out = softmax_impl(self, dim0, dtype, log);
+  if (rec) {
+    const int64_t dim = wrap_dim(dim0, self.dim(), log ? "log_softmax" : "softmax");
+    rec.record(
+        out,
+        [=](autograd::VjpCtx& c) {
+          const Tensor &g = c.grads[0], &y = c.saved[0];
+          if (log) return autograd::variable_list{g - exp(y) * g.sum({dim}, true)};
+          return autograd::variable_list{y * (g - (g * y).sum({dim}, true))};
+        },
+        {out},
+        [=](autograd::JvpCtx& c) {
+          const Tensor& y = c.outputs[0];
+          const Tensor t = c.tangent_or_zeros(0).to(y.dtype());
+          if (log) return autograd::variable_list{t - (exp(y) * t).sum({dim}, true)};
+          return autograd::variable_list{y * (t - (y * t).sum({dim}, true))};
+        });
+  }
+  return out;
+}
+}  // namespace
+
 Tensor softmax(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
-  return softmax_impl(self, dim, dtype, false);
+  return softmax_rec(self, dim, dtype, false);
 }
 Tensor& softmax_out(Tensor& out, const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
+  autograd::check_out_not_differentiable("softmax", {self});
   return softmax_out_impl(out, self, dim, dtype, false);
 }
 Tensor log_softmax(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
-  return softmax_impl(self, dim, dtype, true);
+  return softmax_rec(self, dim, dtype, true);
 }
 Tensor& log_softmax_out(Tensor& out, const Tensor& self, int64_t dim,
                         std::optional<ScalarType> dtype) {
+  autograd::check_out_not_differentiable("log_softmax", {self});
   return softmax_out_impl(out, self, dim, dtype, true);
 }
 

@@ -9,10 +9,12 @@
 #include <utility>
 #include <vector>
 
+#include "autograd/record.h"
 #include "core/parallel_internal.h"
 #include "core/tensor_util.h"
 #include "ember/dispatch_type.h"
 #include "ember/factory.h"
+#include "ember/index_ops.h"
 #include "ember/sort.h"
 #include "ops/sort_internal.h"
 
@@ -218,17 +220,52 @@ void topk_rows(const T* x, T* vo, int64_t* io, int64_t rows, int64_t n, int64_t 
                });
 }
 
+/// Records `values` = self gathered at `indices` along `dim` (indices of the input's rank when
+/// keepdim): the gradient goes back to those positions (PyTorch's
+/// value_selecting_reduction_backward), the tangent is gathered from them.
+void record_selected(autograd::OpRecorder& rec, const Tensor& self, const Tensor& values,
+                     const Tensor& indices, int64_t dim, bool keepdim) {
+  const std::vector<int64_t> sizes = self.sizes().vec();
+  const bool scalar = self.dim() == 0;
+  rec.record(
+      values,
+      [=](autograd::VjpCtx& c) {
+        if (scalar) return autograd::variable_list{c.grads[0]};
+        Tensor g = keepdim ? c.grads[0] : c.grads[0].unsqueeze(dim);
+        Tensor i = keepdim ? c.saved[0] : c.saved[0].unsqueeze(dim);
+        return autograd::variable_list{zeros(sizes, g.options()).scatter(dim, i, g)};
+      },
+      {indices},
+      [=](autograd::JvpCtx& c) {
+        if (scalar) return autograd::variable_list{c.tangent_or_zeros(0)};
+        Tensor i = keepdim ? c.saved[0] : c.saved[0].unsqueeze(dim);
+        Tensor t = c.tangent_or_zeros(0).gather(dim, i);
+        return autograd::variable_list{keepdim ? t : t.squeeze(dim)};
+      });
+}
+
+std::tuple<Tensor, Tensor> sort_rec(const Tensor& self, int64_t dim, bool descending,
+                                    const char* op) {
+  autograd::OpRecorder rec(op, {self});
+  auto [v, i] = sort_impl(self, dim, descending, op);
+  if (rec) record_selected(rec, self, v, i, wrap_dim(dim, self.dim(), op), true);
+  return {v, i};
+}
+
+std::tuple<Tensor, Tensor> topk_impl(const Tensor& self, int64_t k, int64_t dim, bool largest,
+                                     bool sorted);
 }  // namespace
 
 std::tuple<Tensor, Tensor> sort(const Tensor& self, int64_t dim, bool descending) {
-  return sort_impl(self, dim, descending, "sort");
+  return sort_rec(self, dim, descending, "sort");
 }
 std::tuple<Tensor, Tensor> sort(const Tensor& self, std::optional<bool> /*stable*/, int64_t dim,
                                 bool descending) {
-  return sort_impl(self, dim, descending, "sort");  // always stable (Note [Sort keys])
+  return sort_rec(self, dim, descending, "sort");  // always stable (Note [Sort keys])
 }
 std::tuple<Tensor&, Tensor&> sort_out(Tensor& values, Tensor& indices, const Tensor& self,
                                       int64_t dim, bool descending) {
+  autograd::check_out_not_differentiable("sort", {self});
   auto [v, i] = sort_impl(self, dim, descending, "sort");
   assign_out(values, v, "sort");
   assign_out(indices, i, "sort");
@@ -240,10 +277,19 @@ Tensor argsort(const Tensor& self, int64_t dim, bool descending) {
 Tensor argsort(const Tensor& self, bool /*stable*/, int64_t dim, bool descending) {
   return std::get<1>(sort_impl(self, dim, descending, "argsort"));
 }
-Tensor msort(const Tensor& self) { return std::get<0>(sort_impl(self, 0, false, "msort")); }
+Tensor msort(const Tensor& self) { return std::get<0>(sort_rec(self, 0, false, "msort")); }
 
 std::tuple<Tensor, Tensor> topk(const Tensor& self, int64_t k, int64_t dim, bool largest,
                                 bool sorted) {
+  autograd::OpRecorder rec("topk", {self});
+  auto [v, i] = topk_impl(self, k, dim, largest, sorted);
+  if (rec) record_selected(rec, self, v, i, wrap_dim(dim, self.dim(), "topk"), true);
+  return {v, i};
+}
+
+namespace {
+std::tuple<Tensor, Tensor> topk_impl(const Tensor& self, int64_t k, int64_t dim, bool largest,
+                                     bool sorted) {
   const char* op = "topk";
   EMBER_CHECK(self.defined(), "[", op, "] input tensor is undefined");
   EMBER_CHECK(self.is_cpu(), "[", op, "] only CPU tensors are supported");
@@ -269,8 +315,11 @@ std::tuple<Tensor, Tensor> topk(const Tensor& self, int64_t k, int64_t dim, bool
   }
   return {from_rows(v, self, dim), from_rows(i, self, dim)};
 }
+}  // namespace
+
 std::tuple<Tensor&, Tensor&> topk_out(Tensor& values, Tensor& indices, const Tensor& self,
                                       int64_t k, int64_t dim, bool largest, bool sorted) {
+  autograd::check_out_not_differentiable("topk", {self});
   auto [v, i] = topk(self, k, dim, largest, sorted);
   assign_out(values, v, "topk");
   assign_out(indices, i, "topk");

@@ -1,8 +1,9 @@
 // Copies, dtype/device conversion, fill, conjugation and element access.
 #include <cmath>
-#include <limits>
 #include <cstring>
+#include <limits>
 
+#include "autograd/record.h"
 #include "core/device_backend.h"
 #include "core/tensor_util.h"
 #include "ember/dispatch_type.h"
@@ -11,7 +12,6 @@
 #include "ember/ops.h"
 #include "kernels/cpu/elementwise.h"
 #include "ops/elementwise_core.h"
-#include "autograd/record.h"
 
 namespace ember {
 
@@ -49,9 +49,12 @@ void copy_into(const Tensor& self, const Tensor& src_in) {
     src = src.clone();  // overlapping source: read it all before writing
   }
   // Stored values of dst must be the logical values of src, conjugated when dst is a conj view.
-  if (src.is_conj() && !self.is_conj()) src = src.resolve_conj();
-  else if (!src.is_conj() && self.is_conj()) src = src.conj_physical();
-  else if (src.is_conj()) src = raw_view(src);
+  if (src.is_conj() && !self.is_conj())
+    src = src.resolve_conj();
+  else if (!src.is_conj() && self.is_conj())
+    src = src.conj_physical();
+  else if (src.is_conj())
+    src = raw_view(src);
   Tensor dst = self.is_conj() ? raw_view(self) : self;
   EMBER_CHECK_T(NotImplementedError, src.dtype() != kComplexHalf && self.dtype() != kComplexHalf,
                 "[copy_] complex32 (ComplexHalf) copies are not supported yet (", src.dtype(),
@@ -66,8 +69,8 @@ void copy_into(const Tensor& self, const Tensor& src_in) {
       Device other = dst.is_cpu() ? src.device() : dst.device();
       DeviceBackend* b = device_backend(other.type());
       EMBER_CHECK(b, "[copy_] no backend for device ", other, " in this build");
-      EMBER_CHECK(b->copy(dst, src), "[copy_] copy from ", src.device(), " (", src.dtype(),
-                  ") to ", dst.device(), " (", dst.dtype(), ") is not supported");
+      EMBER_CHECK(b->copy(dst, src), "[copy_] copy from ", src.device(), " (", src.dtype(), ") to ",
+                  dst.device(), " (", dst.dtype(), ") is not supported");
     }
   }
   self.unsafeGetTensorImpl()->bump_version("copy_");
@@ -109,19 +112,29 @@ bool value_fits(const Scalar& v, ScalarType dt) {
   if (v.isComplex() && v.toComplexDouble().imag() != 0) return false;
   const double d = v.isComplex() ? v.toComplexDouble().real() : v.toDouble();
   if (isFloatingType(dt)) {
-    const double max = dt == kHalf ? 65504.0
+    const double max = dt == kHalf       ? 65504.0
                        : dt == kBFloat16 ? 3.3895313892515355e+38
-                       : dt == kFloat ? double(std::numeric_limits<float>::max())
-                                      : std::numeric_limits<double>::max();
+                       : dt == kFloat    ? double(std::numeric_limits<float>::max())
+                                         : std::numeric_limits<double>::max();
     return !std::isfinite(d) || (d <= max && d >= -max);
   }
   int64_t lo = 0, hi = 0;
   switch (dt) {
-    case kByte: lo = -255, hi = 255; break;
-    case kChar: lo = INT8_MIN, hi = INT8_MAX; break;
-    case kShort: lo = INT16_MIN, hi = INT16_MAX; break;
-    case kInt: lo = INT32_MIN, hi = INT32_MAX; break;
-    default: lo = INT64_MIN, hi = INT64_MAX; break;
+    case kByte:
+      lo = -255, hi = 255;
+      break;
+    case kChar:
+      lo = INT8_MIN, hi = INT8_MAX;
+      break;
+    case kShort:
+      lo = INT16_MIN, hi = INT16_MAX;
+      break;
+    case kInt:
+      lo = INT32_MIN, hi = INT32_MAX;
+      break;
+    default:
+      lo = INT64_MIN, hi = INT64_MAX;
+      break;
   }
   if (v.isIntegral(true)) return v.toLong() >= lo && v.toLong() <= hi;
   return std::isfinite(d) && d >= double(lo) && d <= double(hi);
@@ -171,10 +184,11 @@ Tensor& Tensor::fill_(const Scalar& v) {
   return *this;
 }
 
-
 Tensor& Tensor::fill_(const Tensor& v) {
-  EMBER_CHECK(v.defined() && v.dim() == 0, "[fill_] only supports 0-dimension value tensor but "
-              "got tensor with ", v.defined() ? v.dim() : 0, " dimensions");
+  EMBER_CHECK(v.defined() && v.dim() == 0,
+              "[fill_] only supports 0-dimension value tensor but "
+              "got tensor with ",
+              v.defined() ? v.dim() : 0, " dimensions");
   return fill_(v.item());
 }
 
@@ -286,8 +300,8 @@ Scalar Tensor::item() const {
 template <class T>
 T* Tensor::data_ptr() const {
   EMBER_CHECK(defined(), "[data_ptr] undefined tensor");
-  EMBER_CHECK(dtype() == scalar_type_of<T>, "[data_ptr] expected scalar type ",
-              scalar_type_of<T>, " but found ", dtype());
+  EMBER_CHECK(dtype() == scalar_type_of<T>, "[data_ptr] expected scalar type ", scalar_type_of<T>,
+              " but found ", dtype());
   return static_cast<T*>(impl_->data());
 }
 #define EMBER_INSTANTIATE_DATA_PTR(T, N) template T* Tensor::data_ptr<T>() const;

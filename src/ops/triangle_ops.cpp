@@ -4,18 +4,21 @@
 #include <algorithm>
 #include <cstring>
 
+#include "autograd/record.h"
+#include "core/parallel_internal.h"
 #include "core/tensor_util.h"
 #include "ember/factory.h"
 #include "ember/ops.h"
-#include "core/parallel_internal.h"
 
 namespace ember {
 namespace {
 
 Tensor triangle(const Tensor& x, int64_t k, bool lower, const char* op) {
   // IndexError as PyTorch 1.13 (it indexes dim -2 before checking the rank).
-  EMBER_CHECK_INDEX(x.dim() >= 2, "[", op, "] input tensor must have at least 2 dimensions, "
-                    "got ", x.dim(), "-D tensor of shape ", shape_str(x.sizes()));
+  EMBER_CHECK_INDEX(x.dim() >= 2, "[", op,
+                    "] input tensor must have at least 2 dimensions, "
+                    "got ",
+                    x.dim(), "-D tensor of shape ", shape_str(x.sizes()));
   EMBER_CHECK(x.is_cpu(), "[", op, "] only CPU tensors are supported, got ", x.device().str());
   Tensor out = x.resolve_conj().clone().contiguous();
   const int64_t rows = x.size(-2), cols = x.size(-1);
@@ -55,16 +58,59 @@ Tensor& assign_result(Tensor& out, const Tensor& r, const char* op) {
 
 }  // namespace
 
-Tensor tril(const Tensor& x, int64_t diagonal) { return triangle(x, diagonal, true, "tril"); }
-Tensor triu(const Tensor& x, int64_t diagonal) { return triangle(x, diagonal, false, "triu"); }
+namespace {
+/// tril/triu keep a fixed set of elements: gradient and tangent are masked the same way.
+Tensor masked_like(const Tensor& t, int64_t diagonal, bool lower) {
+  return lower ? ember::tril(t, diagonal) : ember::triu(t, diagonal);
+}
 
-Tensor& tril_(Tensor& x, int64_t diagonal) { return x.copy_(tril(x, diagonal)); }
-Tensor& triu_(Tensor& x, int64_t diagonal) { return x.copy_(triu(x, diagonal)); }
+Tensor triangle_rec(const Tensor& x, int64_t diagonal, bool lower) {
+  const char* op = lower ? "tril" : "triu";
+  autograd::OpRecorder rec(op, {x});
+  Tensor out = triangle(x, diagonal, lower, op);
+  if (rec)
+    rec.record(
+        out,
+        [=](autograd::VjpCtx& c) {
+          return autograd::variable_list{masked_like(c.grads[0], diagonal, lower)};
+        },
+        {},
+        [=](autograd::JvpCtx& c) {
+          return autograd::variable_list{masked_like(c.tangent_or_zeros(0), diagonal, lower)};
+        });
+  return out;
+}
+
+Tensor& triangle_inplace(Tensor& x, int64_t diagonal, bool lower) {
+  const char* op = lower ? "tril_" : "triu_";
+  autograd::OpRecorder rec(op, {x});
+  x.copy_(triangle(x, diagonal, lower, op));
+  if (rec)
+    rec.record_inplace(
+        x,
+        [=](autograd::VjpCtx& c) {
+          return autograd::variable_list{masked_like(c.grads[0], diagonal, lower)};
+        },
+        {},
+        [=](autograd::JvpCtx& c) {
+          return autograd::variable_list{masked_like(c.tangent_or_zeros(0), diagonal, lower)};
+        });
+  return x;
+}
+}  // namespace
+
+Tensor tril(const Tensor& x, int64_t diagonal) { return triangle_rec(x, diagonal, true); }
+Tensor triu(const Tensor& x, int64_t diagonal) { return triangle_rec(x, diagonal, false); }
+
+Tensor& tril_(Tensor& x, int64_t diagonal) { return triangle_inplace(x, diagonal, true); }
+Tensor& triu_(Tensor& x, int64_t diagonal) { return triangle_inplace(x, diagonal, false); }
 
 Tensor& tril_out(Tensor& out, const Tensor& x, int64_t diagonal) {
+  autograd::check_out_not_differentiable("tril", {x});
   return assign_result(out, tril(x, diagonal), "tril");
 }
 Tensor& triu_out(Tensor& out, const Tensor& x, int64_t diagonal) {
+  autograd::check_out_not_differentiable("triu", {x});
   return assign_result(out, triu(x, diagonal), "triu");
 }
 

@@ -18,6 +18,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "autograd/record.h"
 #include "core/tensor_util.h"
 #include "ember/dispatch_type.h"
 #include "ember/factory.h"
@@ -273,8 +274,48 @@ std::tuple<Tensor, Tensor, Tensor> unique_dim_impl(const Tensor& self, int64_t d
 
 }  // namespace
 
+namespace {
+/// PyTorch has no derivative for the unique family: the values of a differentiable input get a
+/// node that raises in backward (inverse and counts are integers).
+std::tuple<Tensor, Tensor, Tensor> not_differentiable(
+    const char* op, const Tensor& self,
+    const std::function<std::tuple<Tensor, Tensor, Tensor>()>& f) {
+  autograd::OpRecorder rec(op, {self});
+  auto r = f();
+  if (rec) rec.record_not_implemented({std::get<0>(r)});
+  return r;
+}
+std::tuple<Tensor, Tensor, Tensor> unique2_impl(const Tensor& self, bool sorted,
+                                                bool return_inverse, bool return_counts);
+std::tuple<Tensor, Tensor, Tensor> unique_consecutive_impl(const Tensor& self, bool return_inverse,
+                                                           bool return_counts,
+                                                           std::optional<int64_t> dim);
+}  // namespace
+
 std::tuple<Tensor, Tensor, Tensor> _unique2(const Tensor& self, bool sorted, bool return_inverse,
                                             bool return_counts) {
+  return not_differentiable(
+      "_unique2", self, [&] { return unique2_impl(self, sorted, return_inverse, return_counts); });
+}
+
+std::tuple<Tensor, Tensor, Tensor> unique_dim(const Tensor& self, int64_t dim, bool /*sorted*/,
+                                              bool /*return_inverse*/, bool /*return_counts*/) {
+  // Slices are always sorted, and inverse and counts always computed, as in PyTorch.
+  return not_differentiable("unique_dim", self,
+                            [&] { return unique_dim_impl(self, dim, false, "unique_dim"); });
+}
+
+std::tuple<Tensor, Tensor, Tensor> unique_consecutive(const Tensor& self, bool return_inverse,
+                                                      bool return_counts,
+                                                      std::optional<int64_t> dim) {
+  return not_differentiable("unique_consecutive", self, [&] {
+    return unique_consecutive_impl(self, return_inverse, return_counts, dim);
+  });
+}
+
+namespace {
+std::tuple<Tensor, Tensor, Tensor> unique2_impl(const Tensor& self, bool sorted,
+                                                bool return_inverse, bool return_counts) {
   check_unique_dtype(self, "unique", "unique");
   if (self.dtype() == kBool) return unique_bool(self, return_inverse, return_counts);
   std::tuple<Tensor, Tensor, Tensor> r;
@@ -284,15 +325,9 @@ std::tuple<Tensor, Tensor, Tensor> _unique2(const Tensor& self, bool sorted, boo
   return r;
 }
 
-std::tuple<Tensor, Tensor, Tensor> unique_dim(const Tensor& self, int64_t dim, bool /*sorted*/,
-                                              bool /*return_inverse*/, bool /*return_counts*/) {
-  // Slices are always sorted, and inverse and counts always computed, as in PyTorch.
-  return unique_dim_impl(self, dim, false, "unique_dim");
-}
-
-std::tuple<Tensor, Tensor, Tensor> unique_consecutive(const Tensor& self, bool return_inverse,
-                                                      bool return_counts,
-                                                      std::optional<int64_t> dim) {
+std::tuple<Tensor, Tensor, Tensor> unique_consecutive_impl(const Tensor& self, bool return_inverse,
+                                                           bool return_counts,
+                                                           std::optional<int64_t> dim) {
   if (dim) return unique_dim_impl(self, *dim, true, "unique_consecutive");
   check_unique_dtype(self, "unique_consecutive", "unique");
   std::tuple<Tensor, Tensor, Tensor> r;
@@ -300,5 +335,7 @@ std::tuple<Tensor, Tensor, Tensor> unique_consecutive(const Tensor& self, bool r
                   [&]<class T>() { r = consecutive_flat<T>(self, return_inverse, return_counts); });
   return r;
 }
+
+}  // namespace
 
 }  // namespace ember

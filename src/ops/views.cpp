@@ -36,7 +36,8 @@ Tensor view_of(const Tensor& base, const Geometry& g) {
 // In-place view ops (t_, squeeze_, ...) change the geometry of a tensor that may sit in a
 // graph; ember does not rebase history for them yet, so they refuse rather than mislead.
 void set_geometry(Tensor& t, const Geometry& g) {
-  EMBER_CHECK(!(GradMode::is_enabled() && t.requires_grad()), "[view_] in-place view "
+  EMBER_CHECK(!(GradMode::is_enabled() && t.requires_grad()),
+              "[view_] in-place view "
               "operations (t_, transpose_, squeeze_, unsqueeze_) on a tensor that requires grad "
               "are not supported by autograd; use the out-of-place form (x = x.t())");
   t.unsafeGetTensorImpl()->set_sizes_and_strides(g.sizes, g.strides, g.offset);
@@ -61,7 +62,8 @@ Tensor with_rule(const char* name, const Tensor& self, Tensor out, V vjp, J jvp)
 
 Tensor reshape_rule(const char* name, const Tensor& self, Tensor out) {
   return with_rule(
-      name, self, std::move(out), [in = self.sizes().vec()](const Tensor& g) { return g.reshape(in); },
+      name, self, std::move(out),
+      [in = self.sizes().vec()](const Tensor& g) { return g.reshape(in); },
       [sz = out.sizes().vec()](const Tensor& t) { return t.reshape(sz); });
 }
 
@@ -529,23 +531,31 @@ Tensor Tensor::as_strided(IntArrayRef sizes_in, IntArrayRef strides_in,
                 " bytes, out of bounds for a storage of ", storage().nbytes(), " bytes");
   }
   Tensor r = make_view(*this, sizes_in, strides_in, off);
-  // Gradient: scatter into a buffer laid out like self's storage region (no overlap allowed:
-  // overlapping views of a gradient would need accumulation).
+  // Gradient: accumulate into a buffer laid out like self's storage region, by element offset
+  // (index_add), so overlapping windows sum as in PyTorch.
   return with_rule(
       "as_strided", *this, std::move(r),
       [in_sz = sizes().vec(), in_st = strides().vec(), in_off = storage_offset(),
        sz = sizes_in.vec(), st = strides_in.vec(), off](const Tensor& gr) {
         int64_t span = 1;
-        for (size_t i = 0; i < in_sz.size(); ++i) span += std::max<int64_t>(in_sz[i] - 1, 0) * in_st[i];
+        for (size_t i = 0; i < in_sz.size(); ++i)
+          span += std::max<int64_t>(in_sz[i] - 1, 0) * in_st[i];
         for (size_t i = 0; i < sz.size(); ++i)
           span = std::max(span, off - in_off + 1 + std::max<int64_t>(sz[i] - 1, 0) * st[i]);
-        Tensor flat = zeros({span}, gr.options());
-        flat.as_strided(sz, st, off - in_off).copy_(gr);
+        Tensor idx = full({}, off - in_off, TensorOptions().dtype(kLong));
+        for (size_t i = 0; i < sz.size(); ++i) {
+          std::vector<int64_t> shape(sz.size(), 1);
+          shape[i] = sz[i];
+          idx = idx + arange(sz[i], TensorOptions().dtype(kLong)).reshape(shape) * st[i];
+        }
+        Tensor flat = zeros({span}, gr.options())
+                          .index_add(0, idx.expand(sz).reshape({-1}), gr.reshape({-1}));
         return flat.as_strided(in_sz, in_st, 0).clone();
       },
       [sz = sizes_in.vec(), st = strides_in.vec(), off, in_off = storage_offset(),
        in_st = strides().vec()](const Tensor& t) {
-        EMBER_CHECK(t.strides() == IntArrayRef(in_st), "[as_strided] forward AD needs a tangent "
+        EMBER_CHECK(t.strides() == IntArrayRef(in_st),
+                    "[as_strided] forward AD needs a tangent "
                     "with the strides of the primal");
         return t.as_strided(sz, st, off - in_off + t.storage_offset());
       });

@@ -203,6 +203,28 @@ def _map_tensors(obj, fn):
     return obj
 
 
+def _flat_like(t_obj, b_obj):
+    """The objects of b_obj at the positions of t_obj's floating or complex tensors."""
+    if isinstance(t_obj, torch.Tensor):
+        return [b_obj] if (t_obj.is_floating_point() or t_obj.is_complex()) else []
+    if isinstance(t_obj, (list, tuple)):
+        return [b for t, bb in zip(t_obj, b_obj) for b in _flat_like(t, bb)]
+    if isinstance(t_obj, dict):
+        return [b for k in t_obj for b in _flat_like(t_obj[k], b_obj[k])]
+    return []
+
+
+def _swap(obj, repl):
+    """obj with the objects whose id() is a key of repl replaced by repl's value."""
+    if id(obj) in repl:
+        return repl[id(obj)]
+    if isinstance(obj, (list, tuple)):
+        return type(obj)(_swap(v, repl) for v in obj)
+    if isinstance(obj, dict):
+        return {k: _swap(v, repl) for k, v in obj.items()}
+    return obj
+
+
 def _flat(obj, is_tensor):
     """The tensors of a result, in order (a tensor, or nested lists/tuples of them)."""
     if is_tensor(obj):
@@ -228,10 +250,14 @@ def run_grad_sample(backend, op, fn, sample, tol, forward):
     if not leaves_t:
         return None
     try:
-        b_all = [backend.convert(t.detach()) for t in leaves_t]
-        it = iter(b_all)
-        b_in, b_args, b_kwargs = (_map_tensors(x, lambda t: next(it)) for x in
-                                  (t_in, t_args, t_kwargs))
+        b_in, b_args, b_kwargs = (backend.convert(_map_tensors(x, lambda t: t.detach()))
+                                  for x in (t_in, t_args, t_kwargs))
+        # The ember tensors at the leaves' positions, in the same order.
+        b_all = [b for b in _flat_like((sample.input, sample.args, sample.kwargs),
+                                       (b_in, b_args, b_kwargs))]
+        if not forward:
+            for b in b_all:
+                b.requires_grad_()
     except Exception as e:
         return f"converting the inputs: {describe(e)}"
     gen = torch.Generator().manual_seed(0)
@@ -249,10 +275,9 @@ def run_grad_sample(backend, op, fn, sample, tol, forward):
             return None
         try:
             with E.autograd.forward_ad.dual_level():
-                bd = iter([E.autograd.forward_ad.make_dual(b, backend.convert(v))
-                           for b, v in zip(b_all, tangents)])
-                bi, ba, bk = (_map_tensors(x, lambda t: next(bd)) for x in
-                              (t_in, t_args, t_kwargs))
+                duals_b = {id(b): E.autograd.forward_ad.make_dual(b, backend.convert(v))
+                           for b, v in zip(b_all, tangents)}
+                bi, ba, bk = (_swap(x, duals_b) for x in (b_in, b_args, b_kwargs))
                 bouts = _flat(fn(bi, *ba, **bk), backend.is_tensor)
                 actual = [E.autograd.forward_ad.unpack_dual(o).tangent for o in bouts]
         except Exception as e:

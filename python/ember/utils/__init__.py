@@ -1,0 +1,3 @@
+"""Utilities (torch.utils subset)."""
+
+from ember.utils import checkpoint  # noqa: F401
