@@ -39,6 +39,7 @@ test: build
 bench: deps-bench build
 	$(PY) bench/side_by_side.py --build build/release
 	PYTHONPATH=build/release/python $(PY) bench/ops_side_by_side.py
+	PYTHONPATH=build/release/python $(PY) bench/autograd_memory.py
 
 conformance: build
 	PYTHONPATH=build/release/python $(PY) tests/conformance/run.py --report

@@ -265,8 +265,10 @@ inline void collect(variable_list&) {}
 template <class A, class... R>
 void collect(variable_list& v, A&& a, R&&... rest) {
   using D = std::decay_t<A>;
-  if constexpr (std::is_same_v<D, Tensor>) v.push_back(a);
-  else if constexpr (std::is_same_v<D, variable_list>) v.insert(v.end(), a.begin(), a.end());
+  if constexpr (std::is_same_v<D, Tensor>)
+    v.push_back(a);
+  else if constexpr (std::is_same_v<D, variable_list>)
+    v.insert(v.end(), a.begin(), a.end());
   collect(v, std::forward<R>(rest)...);
 }
 inline variable_list to_list(const Tensor& t) { return {t}; }
@@ -303,8 +305,8 @@ struct Function {
     std::vector<int> tensor_pos;
     int k = 0;
     ((std::is_same_v<std::decay_t<Args>, Tensor> ? tensor_pos.push_back(k++) : void(k++)), ...);
-    CppFunctionImpl::BackwardFn bw = [tensor_pos, nargs = int(sizeof...(Args))](
-                                         AutogradContext* c, variable_list g) {
+    CppFunctionImpl::BackwardFn bw = [tensor_pos, nargs = int(sizeof...(Args))](AutogradContext* c,
+                                                                                variable_list g) {
       variable_list r = T::backward(c, std::move(g));
       if (int(r.size()) == nargs && nargs != int(tensor_pos.size())) {
         variable_list t;
@@ -319,8 +321,10 @@ struct Function {
     }
     variable_list wrapped = CppFunctionImpl::wrap_outputs(
         demangled_name(), inputs, detail::to_list(out), ctx, std::move(bw), std::move(jv));
-    if constexpr (std::is_same_v<Out, Tensor>) return wrapped[0];
-    else return wrapped;
+    if constexpr (std::is_same_v<Out, Tensor>)
+      return wrapped[0];
+    else
+      return wrapped;
   }
 
  private:
@@ -387,7 +391,8 @@ uint64_t current_level();
 Tensor make_dual(const Tensor& primal, const Tensor& tangent,
                  std::optional<uint64_t> level = std::nullopt);
 /// The primal (a view without the tangent at `level`) and the tangent (undefined if none).
-std::pair<Tensor, Tensor> unpack_dual(const Tensor& t, std::optional<uint64_t> level = std::nullopt);
+std::pair<Tensor, Tensor> unpack_dual(const Tensor& t,
+                                      std::optional<uint64_t> level = std::nullopt);
 
 }  // namespace forward_ad
 }  // namespace autograd

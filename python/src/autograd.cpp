@@ -116,6 +116,16 @@ struct RemovableHandle {
   }
 };
 
+/// A handle whose remove() takes hook `h` off node `n` (if the node is still alive).
+std::shared_ptr<RemovableHandle> node_hook_handle(Node& n, unsigned h) {
+  auto handle = std::make_shared<RemovableHandle>();
+  std::weak_ptr<Node> w = n.shared_from_this();
+  handle->remover = [w, h] {
+    if (auto p = w.lock()) p->remove_hook(h);
+  };
+  return handle;
+}
+
 // ---- Tensor attributes ----
 
 py::object tensor_grad(const Tensor& t) {
@@ -591,12 +601,7 @@ void init_node(py::module_& ag) {
                   py::object r = ref->get()(to_py_tuple(gi), to_py_tuple(go));
                   return hook_results(r, gi.size(), nm.c_str());
                 });
-            auto handle = std::make_shared<RemovableHandle>();
-            std::weak_ptr<Node> w = n.shared_from_this();
-            handle->remover = [w, h] {
-              if (auto p = w.lock()) p->remove_hook(h);
-            };
-            return handle;
+            return node_hook_handle(n, h);
           },
           py::arg("fn"))
       .def(
@@ -609,12 +614,7 @@ void init_node(py::module_& ag) {
               py::object r = ref->get()(to_py_tuple(go));
               return hook_results(r, go.size(), nm.c_str());
             });
-            auto handle = std::make_shared<RemovableHandle>();
-            std::weak_ptr<Node> w = n.shared_from_this();
-            handle->remover = [w, h] {
-              if (auto p = w.lock()) p->remove_hook(h);
-            };
-            return handle;
+            return node_hook_handle(n, h);
           },
           py::arg("fn"))
       .def("__repr__", [](const Node& n) {

@@ -35,15 +35,8 @@ Tensor value_tensor(py::handle v, const char* fn) {
 
 /// A scatter/masked_fill value: a number or a 0-dim tensor.
 Scalar value_arg(py::handle v, const char* fn) {
-  if (is_tensor(v.ptr())) {
-    const Tensor& t = unwrap(v.ptr());
-    EMBER_CHECK(t.dim() == 0, "[", fn, "] ", fn,
-                " only supports a 0-dimensional value tensor, "
-                "but got tensor with ",
-                t.dim(), " dimension(s).");
-    return t.item();
-  }
-  return to_scalar(v.ptr(), fn, "value");
+  Tensor t = value_tensor(v, fn);
+  return t.defined() ? t.item() : to_scalar(v.ptr(), fn, "value");
 }
 
 std::vector<std::optional<Tensor>> index_list(py::handle indices, const char* fn) {
@@ -295,8 +288,10 @@ void init_index_ops(py::module_& m) {
       "index_fill_",
       [](py::handle self, int64_t dim, const Tensor& idx, py::handle v) {
         Tensor t = value_tensor(v, "index_fill_");
-        if (t.defined()) unwrap(self.ptr()).index_fill_(dim, idx, t);
-        else unwrap(self.ptr()).index_fill_(dim, idx, value_arg(v, "index_fill_"));
+        if (t.defined())
+          unwrap(self.ptr()).index_fill_(dim, idx, t);
+        else
+          unwrap(self.ptr()).index_fill_(dim, idx, value_arg(v, "index_fill_"));
         return self_obj(self);
       },
       arg("dim"), arg("index"), arg("value"));
@@ -306,22 +301,26 @@ void init_index_ops(py::module_& m) {
       "masked_fill",
       [](const Tensor& x, const Tensor& mask, py::handle v) {
         Tensor t = value_tensor(v, "masked_fill");
-        return t.defined() ? masked_fill(x, mask, t) : masked_fill(x, mask, value_arg(v, "masked_fill"));
+        return t.defined() ? masked_fill(x, mask, t)
+                           : masked_fill(x, mask, value_arg(v, "masked_fill"));
       },
       arg("input"), arg("mask"), arg("value"));
   cls.def(
       "masked_fill",
       [](const Tensor& x, const Tensor& mask, py::handle v) {
         Tensor t = value_tensor(v, "masked_fill");
-        return t.defined() ? masked_fill(x, mask, t) : masked_fill(x, mask, value_arg(v, "masked_fill"));
+        return t.defined() ? masked_fill(x, mask, t)
+                           : masked_fill(x, mask, value_arg(v, "masked_fill"));
       },
       arg("mask"), arg("value"));
   cls.def(
       "masked_fill_",
       [](py::handle self, const Tensor& mask, py::handle v) {
         Tensor t = value_tensor(v, "masked_fill_");
-        if (t.defined()) unwrap(self.ptr()).masked_fill_(mask, t);
-        else unwrap(self.ptr()).masked_fill_(mask, value_arg(v, "masked_fill_"));
+        if (t.defined())
+          unwrap(self.ptr()).masked_fill_(mask, t);
+        else
+          unwrap(self.ptr()).masked_fill_(mask, value_arg(v, "masked_fill_"));
         return self_obj(self);
       },
       arg("mask"), arg("value"));

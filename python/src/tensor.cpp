@@ -422,9 +422,6 @@ void init_tensor(py::module_& m) {
             else
               r.fill_(to_scalar(v.ptr(), "imag", "value"));
           })
-      .def_property(
-          "requires_grad", [](const Tensor& t) { return t.requires_grad(); },
-          [](Tensor& t, bool r) { t.set_requires_grad(r); })
       .def("ndimension", [](const Tensor& t) { return t.dim(); })
       .def("nelement", [](const Tensor& t) { return t.numel(); })
       .def("storage_offset", [](const Tensor& t) { return t.storage_offset(); })
@@ -570,13 +567,6 @@ void init_tensor(py::module_& m) {
              unwrap(self.ptr()).zero_();
              return py::reinterpret_borrow<py::object>(self);
            })
-      .def(
-          "requires_grad_",
-          [](py::handle self, bool r) {
-            unwrap(self.ptr()).set_requires_grad(r);
-            return py::reinterpret_borrow<py::object>(self);
-          },
-          py::arg("requires_grad") = true)
       .def("conj", [](const Tensor& t) { return t.conj(); })
       .def("resolve_conj", [](const Tensor& t) { return t.resolve_conj(); })
       .def("resolve_neg", [](const Tensor& t) { return t; })

@@ -38,8 +38,10 @@ void accumulate(Tensor& slot, Tensor g) {
   bool inplace = !GradMode::is_enabled() && slot.use_count() == 1 &&
                  slot.storage().use_count() == 1 && !slot.requires_grad() &&
                  slot.sizes() == g.sizes() && slot.dtype() == g.dtype() && !slot.is_conj();
-  if (inplace) slot.add_(g);
-  else slot = slot + g;
+  if (inplace)
+    slot.add_(g);
+  else
+    slot = slot + g;
 }
 
 void check_nan(const Node& n, const variable_list& outs) {
@@ -79,21 +81,26 @@ variable_list run_backward(const variable_list& roots, const variable_list& grad
     const Tensor& r = roots[i];
     EMBER_CHECK(r.defined(), "[", op, "] tensor ", i, " is undefined");
     Edge e = gradient_edge(r);
-    EMBER_CHECK(e.is_valid(), "[", op, "] element ", i, " of tensors does not require grad and "
+    EMBER_CHECK(e.is_valid(), "[", op, "] element ", i,
+                " of tensors does not require grad and "
                 "does not have a grad_fn");
     Tensor g = i < grad_roots.size() ? grad_roots[i] : Tensor();
     if (!g.defined()) {
-      EMBER_CHECK(r.numel() == 1, "[", op, "] grad can be implicitly created only for scalar "
-                  "outputs (tensor ", i, " has shape ", shape_str(r.sizes()), ")");
+      EMBER_CHECK(r.numel() == 1, "[", op,
+                  "] grad can be implicitly created only for scalar "
+                  "outputs (tensor ",
+                  i, " has shape ", shape_str(r.sizes()), ")");
       g = ones_like(r);
     } else {
       EMBER_CHECK(g.sizes() == r.sizes(), "[", op, "] Mismatch in shape: grad_output[", i,
-                  "] has a shape of ", shape_str(g.sizes()), " and output[", i,
-                  "] has a shape of ", shape_str(r.sizes()), ".");
-      EMBER_CHECK(g.is_complex() == r.is_complex(), "[", op, "] For complex Tensors, both grad_output "
+                  "] has a shape of ", shape_str(g.sizes()), " and output[", i, "] has a shape of ",
+                  shape_str(r.sizes()), ".");
+      EMBER_CHECK(g.is_complex() == r.is_complex(), "[", op,
+                  "] For complex Tensors, both grad_output "
                   "and output are required to have the same dtype. Mismatch in dtype: "
-                  "grad_output[", i, "] has a dtype of ", g.dtype(), " and output[", i,
-                  "] has a dtype of ", r.dtype(), ".");
+                  "grad_output[",
+                  i, "] has a dtype of ", g.dtype(), " and output[", i, "] has a dtype of ",
+                  r.dtype(), ".");
     }
     root_edges.push_back(std::move(e));
     root_grads.push_back(std::move(g));
@@ -105,24 +112,32 @@ variable_list run_backward(const variable_list& roots, const variable_list& grad
   for (size_t i = 0; i < inputs.size(); ++i) {
     EMBER_CHECK(inputs[i].defined(), "[", op, "] input ", i, " is undefined");
     Edge e = gradient_edge(inputs[i]);
-    EMBER_CHECK(e.is_valid(), "[", op, "] One of the differentiated Tensors does not require "
+    EMBER_CHECK(e.is_valid(), "[", op,
+                "] One of the differentiated Tensors does not require "
                 "grad");
     captures[e.function.get()].emplace_back(e.input_nr, i);
     input_edges.push_back(std::move(e));
   }
 
   // Discover the graph; with `inputs`, keep only nodes on a path to one of them.
-  std::unordered_map<Node*, std::shared_ptr<Node>> nodes;
+  // One entry per node (one allocation): owner, pending dependency count, gradient buffer.
+  struct NodeState {
+    std::shared_ptr<Node> fn;
+    int deps = 0;
+    variable_list buffer;
+  };
+  std::unordered_map<Node*, NodeState> nodes;
   std::vector<Node*> order;  // DFS post-order
   {
     std::vector<std::pair<Node*, size_t>> stack;
     for (auto& e : root_edges) {
-      if (nodes.emplace(e.function.get(), e.function).second) stack.emplace_back(e.function.get(), 0);
+      if (nodes.try_emplace(e.function.get(), NodeState{e.function}).second)
+        stack.emplace_back(e.function.get(), 0);
       while (!stack.empty()) {
         auto& [n, k] = stack.back();
         if (k < n->num_outputs()) {
           const Edge& ne = n->next_edge(k++);
-          if (ne.is_valid() && nodes.emplace(ne.function.get(), ne.function).second)
+          if (ne.is_valid() && nodes.try_emplace(ne.function.get(), NodeState{ne.function}).second)
             stack.emplace_back(ne.function.get(), 0);
         } else {
           order.push_back(n);
@@ -136,25 +151,24 @@ variable_list run_backward(const variable_list& roots, const variable_list& grad
   if (prune) {
     for (Node* n : order) {  // children come first in post-order
       bool need = captures.count(n) > 0;
-      for (const Edge& e : n->next_edges()) need = need || (e.is_valid() && needed.count(e.function.get()));
+      for (const Edge& e : n->next_edges())
+        need = need || (e.is_valid() && needed.count(e.function.get()));
       if (need) needed.insert(n);
     }
   }
   auto is_needed = [&](Node* n) { return !prune || needed.count(n) > 0; };
-  std::unordered_map<Node*, int> deps;
   for (Node* n : order) {
     if (!is_needed(n)) continue;
     for (const Edge& e : n->next_edges())
-      if (e.is_valid() && is_needed(e.function.get())) ++deps[e.function.get()];
+      if (e.is_valid() && is_needed(e.function.get())) ++nodes[e.function.get()].deps;
   }
 
   variable_list captured(inputs.size());
-  std::unordered_map<Node*, variable_list> buffers;
   std::priority_queue<std::shared_ptr<Node>, std::vector<std::shared_ptr<Node>>, ReadyOrder> ready;
   auto buffer_of = [&](Node* n) -> variable_list& {
-    auto it = buffers.find(n);
-    if (it == buffers.end()) it = buffers.emplace(n, variable_list(n->num_inputs())).first;
-    return it->second;
+    variable_list& b = nodes[n].buffer;
+    if (b.empty()) b.resize(n->num_inputs());
+    return b;
   };
   AutoGradMode mode(create_graph);
   for (size_t i = 0; i < root_edges.size(); ++i) {
@@ -164,9 +178,10 @@ variable_list run_backward(const variable_list& roots, const variable_list& grad
   }
   for (size_t i = 0; i < root_edges.size(); ++i) {
     Node* n = root_edges[i].function.get();
-    if (is_needed(n) && deps[n] == 0) {
-      deps[n] = -1;  // queued once
-      ready.push(nodes[n]);
+    NodeState& st = nodes[n];
+    if (is_needed(n) && st.deps == 0) {
+      st.deps = -1;  // queued once
+      ready.push(st.fn);
     }
   }
 
@@ -175,12 +190,8 @@ variable_list run_backward(const variable_list& roots, const variable_list& grad
     ready.pop();
     Node* n = node.get();
     variable_list grads;
-    if (auto it = buffers.find(n); it != buffers.end()) {
-      grads = std::move(it->second);
-      buffers.erase(it);
-    } else {
-      grads.resize(n->num_inputs());
-    }
+    grads = std::move(nodes[n].buffer);
+    grads.resize(n->num_inputs());
     auto* acc = dynamic_cast<AccumulateGrad*>(n);
     // Tensor hooks (a leaf's live in its meta), retain_grad hooks and node pre-hooks.
     if (acc) {
@@ -222,20 +233,22 @@ variable_list run_backward(const variable_list& roots, const variable_list& grad
     if (!keep_graph) n->release_variables();
     if (n->has_hooks()) outs = n->run_posthooks(std::move(outs), grads_for_hooks);
     const edge_list& edges = n->next_edges();
-    EMBER_INTERNAL_ASSERT(acc || outs.size() == edges.size(), n->name(), " returned ",
-                          outs.size(), " gradients for ", edges.size(), " edges");
+    EMBER_INTERNAL_ASSERT(acc || outs.size() == edges.size(), n->name(), " returned ", outs.size(),
+                          " gradients for ", edges.size(), " edges");
     for (size_t i = 0; i < edges.size() && i < outs.size(); ++i) {
       const Edge& e = edges[i];
       if (!e.is_valid() || !is_needed(e.function.get())) continue;
       Node* next = e.function.get();
       if (outs[i].defined()) accumulate(buffer_of(next)[e.input_nr], std::move(outs[i]));
-      if (--deps[next] == 0) ready.push(nodes[next]);
+      NodeState& ns = nodes[next];
+      if (--ns.deps == 0) ready.push(ns.fn);
     }
   }
 
   if (!accumulate_grad) {
     for (size_t i = 0; i < inputs.size(); ++i) {
-      EMBER_CHECK(captured[i].defined() || allow_unused, "[autograd.grad] One of the "
+      EMBER_CHECK(captured[i].defined() || allow_unused,
+                  "[autograd.grad] One of the "
                   "differentiated Tensors appears to not have been used in the graph. Set "
                   "allow_unused=True if this is the desired behavior.");
     }
@@ -250,8 +263,10 @@ variable_list grad(const variable_list& outputs, const variable_list& inputs,
   variable_list r = run_backward(outputs, grad_outputs, retain_graph.value_or(create_graph),
                                  create_graph, inputs, allow_unused || materialize_grads, false);
   for (size_t i = 0; i < r.size(); ++i) {
-    if (!r[i].defined() && materialize_grads) r[i] = zeros_like(inputs[i]);
-    else if (r[i].defined() && !create_graph && r[i].requires_grad()) r[i] = r[i].detach();
+    if (!r[i].defined() && materialize_grads)
+      r[i] = zeros_like(inputs[i]);
+    else if (r[i].defined() && !create_graph && r[i].requires_grad())
+      r[i] = r[i].detach();
   }
   return r;
 }

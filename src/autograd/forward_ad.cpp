@@ -49,7 +49,8 @@ uint64_t enter_dual_level() {
 
 void exit_dual_level(uint64_t level) {
   auto& v = levels();
-  EMBER_CHECK(!v.empty() && v.back() == level, "[exit_dual_level] Trying to exit a forward AD "
+  EMBER_CHECK(!v.empty() && v.back() == level,
+              "[exit_dual_level] Trying to exit a forward AD "
               "level that was not the last one that was created. This is not supported.");
   v.pop_back();
   generations().pop_back();
@@ -60,7 +61,8 @@ void exit_dual_level(uint64_t level) {
 
 uint64_t current_level() {
   auto& v = levels();
-  EMBER_CHECK(!v.empty(), "[forward_ad] no forward AD level is active; enter one with "
+  EMBER_CHECK(!v.empty(),
+              "[forward_ad] no forward AD level is active; enter one with "
               "dual_level first");
   return v.back();
 }
@@ -72,10 +74,14 @@ Tensor make_dual(const Tensor& primal, const Tensor& tangent, std::optional<uint
   uint64_t l = level ? *level : current_level();
   EMBER_CHECK(std::find(levels().begin(), levels().end(), l) != levels().end(),
               "[make_dual] level ", l, " is not active");
-  EMBER_CHECK(primal.is_floating_point() || primal.is_complex(), "[make_dual] Expected primal to "
-              "be floating point or complex, but got: ", primal.dtype());
-  EMBER_CHECK(tangent.is_floating_point() || tangent.is_complex(), "[make_dual] Expected tangent "
-              "to be floating point or complex, but got: ", tangent.dtype());
+  EMBER_CHECK(primal.is_floating_point() || primal.is_complex(),
+              "[make_dual] Expected primal to "
+              "be floating point or complex, but got: ",
+              primal.dtype());
+  EMBER_CHECK(tangent.is_floating_point() || tangent.is_complex(),
+              "[make_dual] Expected tangent "
+              "to be floating point or complex, but got: ",
+              tangent.dtype());
   // A view of the primal: the dual shares its data but carries its own tangent, and its
   // reverse-mode history goes through the primal.
   Tensor dual;

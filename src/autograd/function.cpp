@@ -43,7 +43,8 @@ void AutogradContext::mark_non_differentiable(const variable_list& outputs) {
 }
 
 variable_list AutogradContext::get_saved_variables() const {
-  EMBER_CHECK(!has_freed_, "[backward] Trying to backward through the graph a second time (or "
+  EMBER_CHECK(!has_freed_,
+              "[backward] Trying to backward through the graph a second time (or "
               "directly access saved tensors after they have already been freed). Saved "
               "intermediate values of the graph are freed when you call .backward() or "
               "autograd.grad(). Specify retain_graph=True if you need to backward through the "
@@ -120,7 +121,8 @@ bool CppFunctionImpl::is_recording(const variable_list& inputs) {
 void CppFunctionImpl::prepare(AutogradContext& ctx, const variable_list& inputs) {
   ctx.needs_input_grad_.clear();
   bool on = GradMode::is_enabled() && recording_possible();
-  for (const Tensor& t : inputs) ctx.needs_input_grad_.push_back(on && t.defined() && t.requires_grad());
+  for (const Tensor& t : inputs)
+    ctx.needs_input_grad_.push_back(on && t.defined() && t.requires_grad());
 }
 
 variable_list CppFunctionImpl::wrap_outputs(const std::string& name, const variable_list& inputs,
@@ -204,7 +206,8 @@ variable_list CppFunctionImpl::wrap_outputs(const std::string& name, const varia
         tangents.push_back(tg.defined() ? tg : (t.defined() ? zeros_like(t) : Tensor()));
       }
       if (!any) continue;
-      EMBER_CHECK_T(NotImplementedError, bool(jvp), "[", name, "] You must implement the jvp "
+      EMBER_CHECK_T(NotImplementedError, bool(jvp), "[", name,
+                    "] You must implement the jvp "
                     "function for custom autograd.Function to use it with forward mode AD.");
       variable_list r = jvp(ctx.get(), tangents);
       for (size_t k = 0; k < outputs.size() && k < r.size(); ++k) {

@@ -55,11 +55,20 @@ void perturb(const Tensor& t, int64_t c, double delta) {
   bool cplx = t.is_complex();
   char* p = element_ptr(t, cplx ? c / 2 : c);
   switch (t.dtype()) {
-    case kDouble: *reinterpret_cast<double*>(p) += delta; break;
-    case kFloat: *reinterpret_cast<float*>(p) += float(delta); break;
-    case kComplexDouble: reinterpret_cast<double*>(p)[c % 2] += delta; break;
-    case kComplexFloat: reinterpret_cast<float*>(p)[c % 2] += float(delta); break;
-    default: EMBER_CHECK(false, "[gradcheck] unsupported input dtype ", t.dtype());
+    case kDouble:
+      *reinterpret_cast<double*>(p) += delta;
+      break;
+    case kFloat:
+      *reinterpret_cast<float*>(p) += float(delta);
+      break;
+    case kComplexDouble:
+      reinterpret_cast<double*>(p)[c % 2] += delta;
+      break;
+    case kComplexFloat:
+      reinterpret_cast<float*>(p)[c % 2] += float(delta);
+      break;
+    default:
+      EMBER_CHECK(false, "[gradcheck] unsupported input dtype ", t.dtype());
   }
 }
 
@@ -73,9 +82,9 @@ variable_list diff_outputs(const variable_list& outs) {
 [[noreturn]] void mismatch(const char* kind, size_t oi, size_t ii, int64_t row, int64_t col,
                            double num, double ana) {
   std::ostringstream s;
-  s << "[gradcheck] Jacobian mismatch for output " << oi << " with respect to input " << ii
-    << " (" << kind << "): at real coordinate (output " << row << ", input " << col
-    << "), numerical " << num << " vs analytical " << ana;
+  s << "[gradcheck] Jacobian mismatch for output " << oi << " with respect to input " << ii << " ("
+    << kind << "): at real coordinate (output " << row << ", input " << col << "), numerical "
+    << num << " vs analytical " << ana;
   throw Error(s.str());
 }
 
@@ -95,12 +104,13 @@ bool gradcheck(const Fn& fn, const variable_list& inputs, const GradcheckOptions
         // PyTorch warns; finite differences in float32 are rarely within tolerance.
       }
     }
-    EMBER_CHECK(!diff_in.empty(), "[gradcheck] gradcheck expects at least one input tensor to "
+    EMBER_CHECK(!diff_in.empty(),
+                "[gradcheck] gradcheck expects at least one input tensor to "
                 "require gradient, but none of the them have requires_grad=True.");
     variable_list outs = diff_outputs(fn(inputs));
     // Numerical Jacobians: num[o][i] is rows(o) x cols(i), row-major.
-    std::vector<std::vector<std::vector<double>>> num(outs.size(),
-                                                      std::vector<std::vector<double>>(inputs.size()));
+    std::vector<std::vector<std::vector<double>>> num(
+        outs.size(), std::vector<std::vector<double>>(inputs.size()));
     for (size_t ii : diff_in) {
       const Tensor x = inputs[ii].detach();
       int64_t nc = ncoords(x);
@@ -135,17 +145,21 @@ bool gradcheck(const Fn& fn, const variable_list& inputs, const GradcheckOptions
           {
             NoGradGuard ng;
             Tensor flat = g.view({-1});
-            if (o.is_complex()) flat[r / 2].fill_(r % 2 ? Scalar(complex<double>(0, 1)) : Scalar(1.0));
-            else flat[r].fill_(1.0);
+            if (o.is_complex())
+              flat[r / 2].fill_(r % 2 ? Scalar(complex<double>(0, 1)) : Scalar(1.0));
+            else
+              flat[r].fill_(1.0);
           }
           variable_list gi = grad({o}, diff_inputs, {g}, true, false, true);
           for (size_t k = 0; k < diff_in.size(); ++k) {
             size_t ii = diff_in[k];
             int64_t nc = ncoords(inputs[ii]);
-            std::vector<double> ana = gi[k].defined() ? coords(gi[k]) : std::vector<double>(size_t(nc), 0.0);
+            std::vector<double> ana =
+                gi[k].defined() ? coords(gi[k]) : std::vector<double>(size_t(nc), 0.0);
             for (int64_t c = 0; c < nc; ++c) {
               double n = num[oi][ii][size_t(r * nc + c)];
-              if (!close(n, ana[size_t(c)], opts)) mismatch("backward", oi, ii, r, c, n, ana[size_t(c)]);
+              if (!close(n, ana[size_t(c)], opts))
+                mismatch("backward", oi, ii, r, c, n, ana[size_t(c)]);
             }
           }
         }
@@ -162,18 +176,22 @@ bool gradcheck(const Fn& fn, const variable_list& inputs, const GradcheckOptions
           {
             NoGradGuard ng;
             Tensor flat = t.view({-1});
-            if (t.is_complex()) flat[c / 2].fill_(c % 2 ? Scalar(complex<double>(0, 1)) : Scalar(1.0));
-            else flat[c].fill_(1.0);
+            if (t.is_complex())
+              flat[c / 2].fill_(c % 2 ? Scalar(complex<double>(0, 1)) : Scalar(1.0));
+            else
+              flat[c].fill_(1.0);
           }
           duals[ii] = forward_ad::make_dual(inputs[ii].detach(), t);
           variable_list o2 = diff_outputs(fn(duals));
           for (size_t oi = 0; oi < o2.size(); ++oi) {
             Tensor tan = forward_ad::unpack_dual(o2[oi]).second;
             int64_t nr = ncoords(o2[oi]);
-            std::vector<double> ana = tan.defined() ? coords(tan) : std::vector<double>(size_t(nr), 0.0);
+            std::vector<double> ana =
+                tan.defined() ? coords(tan) : std::vector<double>(size_t(nr), 0.0);
             for (int64_t r = 0; r < nr; ++r) {
               double n = num[oi][ii][size_t(r * nc + c)];
-              if (!close(n, ana[size_t(r)], opts)) mismatch("forward AD", oi, ii, r, c, n, ana[size_t(r)]);
+              if (!close(n, ana[size_t(r)], opts))
+                mismatch("forward AD", oi, ii, r, c, n, ana[size_t(r)]);
             }
           }
         }

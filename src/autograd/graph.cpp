@@ -1,7 +1,7 @@
 // Grad modes, graph nodes, the autograd state of tensors and the Tensor autograd methods.
 
-#include <atomic>
 #include <cxxabi.h>
+#include <atomic>
 
 #include "autograd/meta.h"
 #include "core/tensor_util.h"
@@ -98,8 +98,7 @@ unsigned Node::register_hook(PostHook h) {
   hooks_.push_back({id, 3, 0, {}, {}, {}, std::move(h)});
   return id;
 }
-unsigned Node::register_tensor_prehook(uint32_t output_nr,
-                                       std::function<Tensor(const Tensor&)> h) {
+unsigned Node::register_tensor_prehook(uint32_t output_nr, std::function<Tensor(const Tensor&)> h) {
   unsigned id = new_handle();
   hooks_.push_back({id, 0, output_nr, std::move(h), {}, {}, {}});
   return id;
@@ -186,8 +185,10 @@ variable_list AccumulateGrad::apply(variable_list&& grads) {
       m->grad = owned ? d : d.clone();
     }
   } else if (!GradMode::is_enabled()) {
-    if (m->grad.sizes() == g.sizes()) m->grad.add_(g);
-    else m->grad = m->grad + g;
+    if (m->grad.sizes() == g.sizes())
+      m->grad.add_(g);
+    else
+      m->grad = m->grad + g;
   } else {
     m->grad = m->grad + g;
   }
@@ -208,8 +209,10 @@ void install_retain_hook(TensorImpl* self, AutogradMeta& m) {
   m.grad_fn->set_retains_grad_hook(m.output_nr, [self](const Tensor& g) {
     AutogradMeta* mm = meta(self);
     if (!mm) return;
-    if (!mm->grad.defined()) mm->grad = g.clone();
-    else mm->grad = mm->grad + g;
+    if (!mm->grad.defined())
+      mm->grad = g.clone();
+    else
+      mm->grad = mm->grad + g;
   });
 }
 
@@ -297,10 +300,12 @@ bool Tensor::requires_grad() const {
 Tensor& Tensor::set_requires_grad(bool r) {
   EMBER_CHECK(!r || is_floating_point() || is_complex(),
               "[requires_grad_] only Tensors of floating point and complex dtype can require "
-              "gradients (got ", dtype(), ")");
+              "gradients (got ",
+              dtype(), ")");
   AutogradMeta* m = meta(*this);
   if (m && m->grad_fn) {
-    EMBER_CHECK(r, "[requires_grad_] you can only change requires_grad flags of leaf variables. "
+    EMBER_CHECK(r,
+                "[requires_grad_] you can only change requires_grad flags of leaf variables. "
                 "If you want to use a computed variable in a subgraph that doesn't require "
                 "differentiation use var_no_grad = var.detach().");
     return *this;
@@ -335,13 +340,14 @@ Tensor& Tensor::mutable_grad() const { return autograd::materialize_meta(*this).
 
 void Tensor::backward(const Tensor& gradient, std::optional<bool> retain_graph, bool create_graph,
                       std::optional<std::vector<Tensor>> inputs) const {
-  autograd::backward({*this}, gradient.defined() ? autograd::variable_list{gradient}
-                                                 : autograd::variable_list{},
-                     retain_graph, create_graph, inputs ? *inputs : autograd::variable_list{});
+  autograd::backward(
+      {*this}, gradient.defined() ? autograd::variable_list{gradient} : autograd::variable_list{},
+      retain_graph, create_graph, inputs ? *inputs : autograd::variable_list{});
 }
 
 void Tensor::retain_grad() const {
-  EMBER_CHECK(requires_grad(), "[retain_grad] can't retain_grad on Tensor that has "
+  EMBER_CHECK(requires_grad(),
+              "[retain_grad] can't retain_grad on Tensor that has "
               "requires_grad=False");
   if (is_leaf()) return;
   AutogradMeta& m = autograd::materialize_meta(*this);
@@ -377,7 +383,8 @@ Tensor& Tensor::detach_() {
 }
 
 unsigned Tensor::_register_hook(std::function<Tensor(const Tensor&)> hook) const {
-  EMBER_CHECK(requires_grad(), "[register_hook] cannot register a hook on a tensor that doesn't "
+  EMBER_CHECK(requires_grad(),
+              "[register_hook] cannot register a hook on a tensor that doesn't "
               "require gradient");
   AutogradMeta& m = autograd::materialize_meta(*this);
   if (m.grad_fn) return m.grad_fn->register_tensor_prehook(m.output_nr, std::move(hook));
@@ -395,9 +402,11 @@ void Tensor::remove_hook(unsigned handle) const {
 }
 
 unsigned Tensor::register_post_accumulate_grad_hook(std::function<void(const Tensor&)> h) const {
-  EMBER_CHECK(requires_grad(), "[register_post_accumulate_grad_hook] cannot register a hook on a "
+  EMBER_CHECK(requires_grad(),
+              "[register_post_accumulate_grad_hook] cannot register a hook on a "
               "tensor that doesn't require gradient");
-  EMBER_CHECK(is_leaf(), "[register_post_accumulate_grad_hook] post accumulate grad hooks cannot "
+  EMBER_CHECK(is_leaf(),
+              "[register_post_accumulate_grad_hook] post accumulate grad hooks cannot "
               "be registered on non-leaf tensors");
   unsigned id = autograd::new_handle();
   autograd::materialize_meta(*this).post_acc_hooks.emplace_back(id, std::move(h));
@@ -427,9 +436,11 @@ void Tensor::_set_fw_grad(const Tensor& tangent, uint64_t level, bool /*is_inpla
     return p.first == key || autograd::level_key(p.first & 0xff) != p.first;
   });
   if (!tangent.defined()) return;
-  EMBER_CHECK(tangent.sizes() == sizes(), "[make_dual] Trying to set a forward gradient that has "
+  EMBER_CHECK(tangent.sizes() == sizes(),
+              "[make_dual] Trying to set a forward gradient that has "
               "a different size than that of the original Tensor, this is not supported. Tensor "
-              "is of size ", shape_str(sizes()), " while the given forward gradient is of size ",
+              "is of size ",
+              shape_str(sizes()), " while the given forward gradient is of size ",
               shape_str(tangent.sizes()), ".");
   EMBER_CHECK(tangent.dtype() == dtype() || (isComplexType(tangent.dtype()) == is_complex()),
               "[make_dual] Expected tangent of dtype ", dtype(), " but got ", tangent.dtype());

@@ -45,14 +45,14 @@ Tensor sum_to(const Tensor& g, IntArrayRef shape) {
 namespace {
 
 struct InputInfo {
-  std::vector<int64_t> shape;
+  DimVector shape;
   ScalarType dtype;
 };
 
 /// Brings a vjp result to the input's shape and dtype (broadcast sums, real part, cast).
 Tensor fix_grad(Tensor g, const InputInfo& in) {
   if (!g.defined()) return g;
-  if (g.sizes() != IntArrayRef(in.shape)) g = sum_to(g, in.shape);
+  if (g.sizes() != in.shape.ref()) g = sum_to(g, in.shape);
   if (g.is_complex() && !isComplexType(in.dtype)) g = real(g);
   if (g.dtype() != in.dtype) g = g.to(in.dtype);
   return g;
@@ -64,9 +64,10 @@ Tensor SavedVariable::unpack(const std::shared_ptr<Node>& owner) const {
   if (!data.defined()) return data;
   if (data._version() != version) {
     const char* writer = data.unsafeGetTensorImpl()->version_counter()->last_writer.load();
-    EMBER_CHECK(false, "[backward] one of the variables needed for gradient computation has "
-                "been modified by an inplace operation: [", data.dtype(), " ",
-                shape_str(data.sizes()), "], saved by ", owner->name(), " (its ",
+    EMBER_CHECK(false,
+                "[backward] one of the variables needed for gradient computation has "
+                "been modified by an inplace operation: [",
+                data.dtype(), " ", shape_str(data.sizes()), "], saved by ", owner->name(), " (its ",
                 is_output ? "output " + std::to_string(output_nr) : std::string("input"),
                 "), was modified by ", writer ? writer : "an in-place operation",
                 ": it is at version ", data._version(), "; expected version ", version,
@@ -98,13 +99,13 @@ SavedVariable SavedVariable::save(const Tensor& t, const variable_list& outputs,
 }
 
 struct FnNode final : Node {
-  std::string name_;
+  const char* op_;  // the forward op; name() derives PyTorch's node name from it
   VjpFn vjp;
   std::vector<SavedVariable> saved;
   std::vector<InputInfo> inputs;
   bool released_ = false;
 
-  std::string name() const override { return name_; }
+  std::string name() const override { return backward_name(op_); }
   void release_variables() override {
     if (saved.empty()) return;
     saved.clear();
@@ -113,12 +114,14 @@ struct FnNode final : Node {
   bool released() const override { return released_; }
 
   variable_list apply(variable_list&& grads) override {
-    EMBER_CHECK(!released_, "[backward] Trying to backward through the graph a second time (or "
+    EMBER_CHECK(!released_,
+                "[backward] Trying to backward through the graph a second time (or "
                 "directly access saved tensors after they have already been freed). Saved "
                 "intermediate values of the graph are freed when you call .backward() or "
                 "autograd.grad(). Specify retain_graph=True if you need to backward through the "
                 "graph a second time or if you need to access saved tensors after calling "
-                "backward. (node: ", name_, ")");
+                "backward. (node: ",
+                name(), ")");
     VjpCtx c;
     c.grads = std::move(grads);
     for (size_t i = 0; i < c.grads.size(); ++i)
@@ -131,9 +134,10 @@ struct FnNode final : Node {
     for (size_t i = 0; i < num_outputs(); ++i) any |= (c.needs_grad[i] = should_compute_output(i));
     if (!any) return variable_list(num_outputs());
     variable_list r = vjp(c);
-    EMBER_INTERNAL_ASSERT(r.size() == inputs.size(), name_, " returned ", r.size(),
+    EMBER_INTERNAL_ASSERT(r.size() == inputs.size(), name(), " returned ", r.size(),
                           " gradients for ", inputs.size(), " inputs");
-    for (size_t i = 0; i < r.size(); ++i) r[i] = c.needs_grad[i] ? fix_grad(r[i], inputs[i]) : Tensor();
+    for (size_t i = 0; i < r.size(); ++i)
+      r[i] = c.needs_grad[i] ? fix_grad(r[i], inputs[i]) : Tensor();
     return r;
   }
 };
@@ -162,9 +166,7 @@ struct Geom {
   std::vector<int64_t> sizes, strides;
   int64_t offset;
 };
-Geom geom_of(const Tensor& t) {
-  return {t.sizes().vec(), t.strides().vec(), t.storage_offset()};
-}
+Geom geom_of(const Tensor& t) { return {t.sizes().vec(), t.strides().vec(), t.storage_offset()}; }
 
 /// A zero tensor laid out like `base` (same strides when dense), so views of the base map
 /// onto it with their own strides.
@@ -178,7 +180,8 @@ bool dense_layout(const Geom& g) {
   // Non-overlapping and dense: the strides are a permutation of a contiguous layout.
   std::vector<size_t> idx(g.sizes.size());
   for (size_t i = 0; i < idx.size(); ++i) idx[i] = i;
-  std::sort(idx.begin(), idx.end(), [&](size_t a, size_t b) { return g.strides[a] < g.strides[b]; });
+  std::sort(idx.begin(), idx.end(),
+            [&](size_t a, size_t b) { return g.strides[a] < g.strides[b]; });
   int64_t expect = 1;
   for (size_t i : idx) {
     if (g.sizes[i] == 1) continue;
@@ -230,8 +233,10 @@ struct CopySlices final : Node {
     Tensor g = grads[0].defined() ? grads[0] : input_metadata(0).zeros();
     auto [b, v] = base_buffer(base, view, g, g.dtype(), g.device());
     variable_list r = fn->apply({v.clone()});
-    if (r[0].defined()) v.copy_(r[0]);
-    else v.zero_();
+    if (r[0].defined())
+      v.copy_(r[0]);
+    else
+      v.zero_();
     out[0] = b;
     for (size_t i = 1; i < r.size() && i < out.size(); ++i) out[i] = r[i];
     return out;
@@ -265,8 +270,7 @@ Tensor JvpCtx::tangent_or_zeros(size_t i) const {
   return tangents[i].defined() ? tangents[i] : zeros_like(inputs[i]);
 }
 
-OpRecorder::OpRecorder(const char* name, std::initializer_list<Tensor> inputs)
-    : name_(name) {
+OpRecorder::OpRecorder(const char* name, std::initializer_list<Tensor> inputs) : name_(name) {
   if (!recording_possible()) return;
   inputs_.assign(inputs.begin(), inputs.end());
   init(name);
@@ -329,8 +333,10 @@ void OpRecorder::record(const Tensor& output, VjpFn vjp, const variable_list& sa
 }
 void OpRecorder::record_inplace(const Tensor& self, VjpFn vjp, const variable_list& saved,
                                 JvpFn jvp) {
-  if (self._version() == version_before_) self.unsafeGetTensorImpl()->bump_version(name_);
-  else self.unsafeGetTensorImpl()->version_counter()->last_writer.store(name_);
+  if (self._version() == version_before_)
+    self.unsafeGetTensorImpl()->bump_version(name_);
+  else
+    self.unsafeGetTensorImpl()->version_counter()->last_writer.store(name_);
   finish({self}, std::move(vjp), saved, std::move(jvp), true);
 }
 
@@ -339,9 +345,11 @@ void OpRecorder::record_not_implemented(const variable_list& outputs) {
   if (!reverse_) return;
   auto node = std::make_shared<NotImplementedNode>();
   node->op = name_;
-  for (const Tensor& t : inputs_) node->mutable_next_edges().push_back(t.defined() ? gradient_edge(t) : Edge{});
+  for (const Tensor& t : inputs_)
+    node->mutable_next_edges().push_back(t.defined() ? gradient_edge(t) : Edge{});
   for (size_t i = 0; i < outputs.size(); ++i) {
-    if (!outputs[i].defined() || !(outputs[i].is_floating_point() || outputs[i].is_complex())) continue;
+    if (!outputs[i].defined() || !(outputs[i].is_floating_point() || outputs[i].is_complex()))
+      continue;
     set_history(outputs[i], node, node->add_input_metadata(outputs[i]));
   }
 }
@@ -365,7 +373,7 @@ variable_list jvp_from_vjp(const VjpFn& vjp, const variable_list& inputs,
   Tensor s;
   for (size_t i = 0; i < r.size() && i < tangents.size(); ++i) {
     if (!r[i].defined() || !tangents[i].defined()) continue;
-    Tensor gi = fix_grad(r[i], {inputs[i].sizes().vec(), inputs[i].dtype()});
+    Tensor gi = fix_grad(r[i], {DimVector(inputs[i].sizes()), inputs[i].dtype()});
     if (!gi.requires_grad()) continue;
     Tensor term = gi.is_complex() ? real(conj(gi) * tangents[i]).sum() : (gi * tangents[i]).sum();
     s = s.defined() ? s + term : term;
@@ -387,14 +395,14 @@ void OpRecorder::finish(const variable_list& outputs, VjpFn vjp, const variable_
   if (!active_) return;
   if (reverse_) {
     auto node = std::make_shared<FnNode>();
-    node->name_ = backward_name(name_);
+    node->op_ = name_;
     node->set_anomaly_trace(anomaly_trace_now());
     Tensor self = inplace ? outputs[0] : Tensor();
     bool self_is_view = inplace && self.is_view();
     Edge view_old_edge;
     for (const Tensor& t : inputs_) {
       node->mutable_next_edges().push_back(t.defined() ? gradient_edge(t) : Edge{});
-      node->inputs.push_back({t.defined() ? t.sizes().vec() : std::vector<int64_t>{},
+      node->inputs.push_back({t.defined() ? DimVector(t.sizes()) : DimVector(),
                               t.defined() ? t.dtype() : ScalarType::Float});
     }
     for (const Tensor& t : saved) node->saved.push_back(SavedVariable::save(t, outputs, name_));
@@ -418,7 +426,8 @@ void OpRecorder::finish(const variable_list& outputs, VjpFn vjp, const variable_
         auto cs = std::make_shared<CopySlices>();
         cs->base = geom_of(base);
         cs->view = geom_of(self);
-        EMBER_CHECK(dense_layout(cs->base), "[", name_, "] in-place operation on a view of a "
+        EMBER_CHECK(dense_layout(cs->base), "[", name_,
+                    "] in-place operation on a view of a "
                     "tensor with overlapping or non-dense memory is not supported by autograd; "
                     "clone() the base first");
         cs->fn = node;

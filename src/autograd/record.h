@@ -42,8 +42,8 @@ struct AutogradTLS {
   bool grad_enabled = true;
   bool paused = false;
   bool inference = false;
-  int fw_levels = 0;              ///< number of active forward-AD levels
-  uint64_t fw_suppressed = 0;     ///< level bit set while that level's tangents are computed
+  int fw_levels = 0;           ///< number of active forward-AD levels
+  uint64_t fw_suppressed = 0;  ///< level bit set while that level's tangents are computed
 };
 AutogradTLS& tls();
 

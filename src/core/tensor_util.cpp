@@ -8,8 +8,10 @@ namespace ember {
 
 int64_t wrap_dim(int64_t dim, int64_t ndim, const char* op) {
   int64_t n = std::max<int64_t>(ndim, 1);
-  EMBER_CHECK_INDEX(dim >= -n && dim < n, "[", op, "] dimension out of range (expected to be in "
-                    "range of [", -n, ", ", n - 1, "], but got ", dim, ")");
+  EMBER_CHECK_INDEX(dim >= -n && dim < n, "[", op,
+                    "] dimension out of range (expected to be in "
+                    "range of [",
+                    -n, ", ", n - 1, "], but got ", dim, ")");
   return dim < 0 ? dim + n : dim;
 }
 

@@ -169,7 +169,8 @@ Tensor pow_tensor_scalar(const Tensor& base, const Scalar& exp, OutMode mode, Te
   // x**0 and x**1 are fixed up after the kernel. Under autograd the fix-up would overwrite a
   // value pow saved for backward, so there they are built from recorded ops: a filled copy
   // (zero gradient) and a copy (gradient one).
-  if (mode != OutMode::Out && (equals(0.0) || equals(1.0)) && autograd::any_needs_recording({base})) {
+  if (mode != OutMode::Out && (equals(0.0) || equals(1.0)) &&
+      autograd::any_needs_recording({base})) {
     if (mode == OutMode::InPlace) return equals(0.0) ? const_cast<Tensor&>(base).fill_(1) : base;
     Tensor r = base.to(rt, false, /*copy=*/true);
     return equals(0.0) ? r.fill_(1) : r;

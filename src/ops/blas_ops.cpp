@@ -69,6 +69,43 @@ Tensor addprod_jvp(JvpCtx& c, const Scalar& beta, const Scalar& alpha, F f) {
   return r;
 }
 
+/// Records a bilinear product out = P(a, b) (mm, bmm, mv, dot): grad_a = ga(g, b),
+/// grad_b = gb(a, g); tangent P(ta, b) + P(a, tb).
+template <class P, class GA, class GB>
+void record_product(OpRecorder& rec, const Tensor& out, const Tensor& a, const Tensor& b, P prod,
+                    GA ga, GB gb) {
+  if (!rec) return;
+  rec.record(
+      out,
+      [ga, gb](VjpCtx& c) {
+        const Tensor& g = c.grads[0];
+        variable_list r(2);
+        if (c.needs(0)) r[0] = ga(g, c.saved[1]);
+        if (c.needs(1)) r[1] = gb(c.saved[0], g);
+        return r;
+      },
+      {a, b}, [prod](JvpCtx& c) { return variable_list{bilinear_jvp(c, 0, 1, prod)}; });
+}
+
+/// Records out = beta·self + alpha·P(m1, m2) (addmm, baddbmm, addmv), gradients as above.
+template <class P, class GA, class GB>
+void record_addproduct(OpRecorder& rec, const Tensor& out, const Tensor& m1, const Tensor& m2,
+                       const Scalar& beta, const Scalar& alpha, P prod, GA ga, GB gb) {
+  if (!rec) return;
+  rec.record(
+      out,
+      [beta, alpha, ga, gb](VjpCtx& c) {
+        const Tensor& g = c.grads[0];
+        variable_list r(3);
+        if (c.needs(0)) r[0] = g.mul(conj_scalar(beta));
+        if (c.needs(1)) r[1] = scale(ga(g, c.saved[1]), conj_scalar(alpha));
+        if (c.needs(2)) r[2] = scale(gb(c.saved[0], g), conj_scalar(alpha));
+        return r;
+      },
+      {m1, m2},
+      [beta, alpha, prod](JvpCtx& c) { return variable_list{addprod_jvp(c, beta, alpha, prod)}; });
+}
+
 using cpu::Op;
 
 /// One operand of a batched product: element strides of the batch, row and column dims.
@@ -313,22 +350,10 @@ int64_t folded_row_stride(const Tensor& t) { return t.stride(t.dim() - 2); }
 Tensor mm(const Tensor& self, const Tensor& mat2) {
   OpRecorder rec("mm", {self, mat2});
   Tensor out = addmm_impl(nullptr, self, mat2, 0, 1, "mm");
-  if (rec) {
-    rec.record(
-        out,
-        [](VjpCtx& c) {
-          const Tensor& g = c.grads[0];
-          variable_list r(2);
-          if (c.needs(0)) r[0] = mm(g, mH(c.saved[1]));
-          if (c.needs(1)) r[1] = mm(mH(c.saved[0]), g);
-          return r;
-        },
-        {self, mat2},
-        [](JvpCtx& c) {
-          return variable_list{
-              bilinear_jvp(c, 0, 1, [](const Tensor& a, const Tensor& b) { return mm(a, b); })};
-        });
-  }
+  record_product(
+      rec, out, self, mat2, [](const Tensor& a, const Tensor& b) { return mm(a, b); },
+      [](const Tensor& g, const Tensor& b) { return mm(g, mH(b)); },
+      [](const Tensor& a, const Tensor& g) { return mm(mH(a), g); });
   return out;
 }
 
@@ -339,22 +364,10 @@ Tensor& mm_out(Tensor& out, const Tensor& self, const Tensor& mat2) {
 Tensor bmm(const Tensor& self, const Tensor& mat2) {
   OpRecorder rec("bmm", {self, mat2});
   Tensor out = baddbmm(empty({0}, TensorOptions().dtype(self.dtype())), self, mat2, 0, 1);
-  if (rec) {
-    rec.record(
-        out,
-        [](VjpCtx& c) {
-          const Tensor& g = c.grads[0];
-          variable_list r(2);
-          if (c.needs(0)) r[0] = bmm(g, mH(c.saved[1]));
-          if (c.needs(1)) r[1] = bmm(mH(c.saved[0]), g);
-          return r;
-        },
-        {self, mat2},
-        [](JvpCtx& c) {
-          return variable_list{
-              bilinear_jvp(c, 0, 1, [](const Tensor& a, const Tensor& b) { return bmm(a, b); })};
-        });
-  }
+  record_product(
+      rec, out, self, mat2, [](const Tensor& a, const Tensor& b) { return bmm(a, b); },
+      [](const Tensor& g, const Tensor& b) { return bmm(g, mH(b)); },
+      [](const Tensor& a, const Tensor& g) { return bmm(mH(a), g); });
   return out;
 }
 
@@ -483,23 +496,10 @@ Tensor addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const S
              const Scalar& alpha) {
   OpRecorder rec("addmm", {self, mat1, mat2});
   Tensor out = addmm_impl(&self, mat1, mat2, beta, alpha, "addmm");
-  if (rec) {
-    rec.record(
-        out,
-        [beta, alpha](VjpCtx& c) {
-          const Tensor& g = c.grads[0];
-          variable_list r(3);
-          if (c.needs(0)) r[0] = g.mul(conj_scalar(beta));
-          if (c.needs(1)) r[1] = scale(mm(g, mH(c.saved[1])), conj_scalar(alpha));
-          if (c.needs(2)) r[2] = scale(mm(mH(c.saved[0]), g), conj_scalar(alpha));
-          return r;
-        },
-        {mat1, mat2},
-        [beta, alpha](JvpCtx& c) {
-          return variable_list{addprod_jvp(
-              c, beta, alpha, [](const Tensor& x, const Tensor& y) { return mm(x, y); })};
-        });
-  }
+  record_addproduct(
+      rec, out, mat1, mat2, beta, alpha, [](const Tensor& a, const Tensor& b) { return mm(a, b); },
+      [](const Tensor& g, const Tensor& b) { return mm(g, mH(b)); },
+      [](const Tensor& a, const Tensor& g) { return mm(mH(a), g); });
   return out;
 }
 
@@ -517,23 +517,10 @@ Tensor baddbmm(const Tensor& self, const Tensor& b1, const Tensor& b2, const Sca
                const Scalar& alpha) {
   OpRecorder rec("baddbmm", {self, b1, b2});
   Tensor out = baddbmm_impl(self, b1, b2, beta, alpha);
-  if (rec) {
-    rec.record(
-        out,
-        [beta, alpha](VjpCtx& c) {
-          const Tensor& g = c.grads[0];
-          variable_list r(3);
-          if (c.needs(0)) r[0] = g.mul(conj_scalar(beta));
-          if (c.needs(1)) r[1] = scale(bmm(g, mH(c.saved[1])), conj_scalar(alpha));
-          if (c.needs(2)) r[2] = scale(bmm(mH(c.saved[0]), g), conj_scalar(alpha));
-          return r;
-        },
-        {b1, b2},
-        [beta, alpha](JvpCtx& c) {
-          return variable_list{addprod_jvp(
-              c, beta, alpha, [](const Tensor& x, const Tensor& y) { return bmm(x, y); })};
-        });
-  }
+  record_addproduct(
+      rec, out, b1, b2, beta, alpha, [](const Tensor& a, const Tensor& b) { return bmm(a, b); },
+      [](const Tensor& g, const Tensor& b) { return bmm(g, mH(b)); },
+      [](const Tensor& a, const Tensor& g) { return bmm(mH(a), g); });
   return out;
 }
 
@@ -654,23 +641,10 @@ Tensor addmv(const Tensor& self, const Tensor& mat, const Tensor& vec, const Sca
              const Scalar& alpha) {
   OpRecorder rec("addmv", {self, mat, vec});
   Tensor out = addmv_impl(&self, mat, vec, beta, alpha, "addmv");
-  if (rec) {
-    rec.record(
-        out,
-        [beta, alpha](VjpCtx& c) {
-          const Tensor& g = c.grads[0];
-          variable_list r(3);
-          if (c.needs(0)) r[0] = g.mul(conj_scalar(beta));
-          if (c.needs(1)) r[1] = scale(outer(g, c.saved[1].conj()), conj_scalar(alpha));
-          if (c.needs(2)) r[2] = scale(mv(mH(c.saved[0]), g), conj_scalar(alpha));
-          return r;
-        },
-        {mat, vec},
-        [beta, alpha](JvpCtx& c) {
-          return variable_list{addprod_jvp(
-              c, beta, alpha, [](const Tensor& x, const Tensor& y) { return mv(x, y); })};
-        });
-  }
+  record_addproduct(
+      rec, out, mat, vec, beta, alpha, [](const Tensor& a, const Tensor& b) { return mv(a, b); },
+      [](const Tensor& g, const Tensor& v) { return outer(g, v.conj()); },
+      [](const Tensor& a, const Tensor& g) { return mv(mH(a), g); });
   return out;
 }
 Tensor& addmv_out(Tensor& out, const Tensor& self, const Tensor& mat, const Tensor& vec,
@@ -680,22 +654,10 @@ Tensor& addmv_out(Tensor& out, const Tensor& self, const Tensor& mat, const Tens
 Tensor mv(const Tensor& self, const Tensor& vec) {
   OpRecorder rec("mv", {self, vec});
   Tensor out = addmv_impl(nullptr, self, vec, 0, 1, "mv");
-  if (rec) {
-    rec.record(
-        out,
-        [](VjpCtx& c) {
-          const Tensor& g = c.grads[0];
-          variable_list r(2);
-          if (c.needs(0)) r[0] = outer(g, c.saved[1].conj());
-          if (c.needs(1)) r[1] = mv(mH(c.saved[0]), g);
-          return r;
-        },
-        {self, vec},
-        [](JvpCtx& c) {
-          return variable_list{
-              bilinear_jvp(c, 0, 1, [](const Tensor& x, const Tensor& y) { return mv(x, y); })};
-        });
-  }
+  record_product(
+      rec, out, self, vec, [](const Tensor& a, const Tensor& b) { return mv(a, b); },
+      [](const Tensor& g, const Tensor& v) { return outer(g, v.conj()); },
+      [](const Tensor& a, const Tensor& g) { return mv(mH(a), g); });
   return out;
 }
 Tensor& mv_out(Tensor& out, const Tensor& self, const Tensor& vec) {
@@ -704,22 +666,10 @@ Tensor& mv_out(Tensor& out, const Tensor& self, const Tensor& vec) {
 Tensor dot(const Tensor& self, const Tensor& other) {
   OpRecorder rec("dot", {self, other});
   Tensor out = dot_impl(self, other, "dot");
-  if (rec) {
-    rec.record(
-        out,
-        [](VjpCtx& c) {
-          const Tensor& g = c.grads[0];
-          variable_list r(2);
-          if (c.needs(0)) r[0] = g.mul(c.saved[1].conj());
-          if (c.needs(1)) r[1] = g.mul(c.saved[0].conj());
-          return r;
-        },
-        {self, other},
-        [](JvpCtx& c) {
-          return variable_list{
-              bilinear_jvp(c, 0, 1, [](const Tensor& x, const Tensor& y) { return dot(x, y); })};
-        });
-  }
+  record_product(
+      rec, out, self, other, [](const Tensor& a, const Tensor& b) { return dot(a, b); },
+      [](const Tensor& g, const Tensor& b) { return g.mul(b.conj()); },
+      [](const Tensor& a, const Tensor& g) { return g.mul(a.conj()); });
   return out;
 }
 Tensor& dot_out(Tensor& out, const Tensor& self, const Tensor& other) {

@@ -243,7 +243,9 @@ void record_elementwise(autograd::OpRecorder& rec, OpId op, const OpParams& para
   for (int k = 0; k < n; ++k)
     if (mask & (1 << k)) saved[size_t(k)] = originals[k];
   if (mask & 8) saved[3] = out;
-  auto vjp = [op, params, n, kind](autograd::VjpCtx& c) {
+  const Scalar& a0 = params.s[0];
+  const bool unit_alpha = !a0.isComplex() && !a0.isBoolean() && a0.toDouble() == 1.0;
+  auto vjp = [op, params, n, kind, unit_alpha](autograd::VjpCtx& c) {
     const Tensor& g = c.grads[0];
     variable_list r(static_cast<size_t>(n));
     const Tensor xs[3] = {c.saved[0], c.saved[1], c.saved[2]};
@@ -251,6 +253,12 @@ void record_elementwise(autograd::OpRecorder& rec, OpId op, const OpParams& para
       if (!c.needs(size_t(k))) continue;
       if (kind == GradKind::Zero) {
         r[size_t(k)] = zeros_like(g);
+      } else if ((op == OpId::add || op == OpId::sub) && (k == 0 || unit_alpha)) {
+        r[size_t(k)] = op == OpId::sub && k == 1 ? -g : g;  // the common case, without a product
+      } else if (op == OpId::neg) {
+        r[size_t(k)] = -g;
+      } else if (op == OpId::mul && !xs[1 - k].is_complex()) {
+        r[size_t(k)] = g * xs[1 - k];
       } else if (op == OpId::conj_physical) {
         r[size_t(k)] = g.conj_physical();
       } else if (op == OpId::abs && xs[0].is_complex()) {
@@ -292,10 +300,13 @@ void record_elementwise(autograd::OpRecorder& rec, OpId op, const OpParams& para
     }
     return variable_list{acc.defined() ? acc : zeros_like(o)};
   };
+  // The jvp is only needed under a forward-AD level (saves building it on the hot path).
+  autograd::JvpFn jv;
+  if (autograd::tls().fw_levels > 0) jv = jvp;
   if (inplace)
-    rec.record_inplace(out, vjp, saved, jvp);
+    rec.record_inplace(out, vjp, saved, jv);
   else
-    rec.record(out, vjp, saved, jvp);
+    rec.record(out, vjp, saved, jv);
 }
 
 }  // namespace

@@ -290,10 +290,18 @@ Tensor householder_product(const Tensor& A, const Tensor& tau) {
   EMBER_CHECK(A.dtype() == tau.dtype(), "[", op, "] tau dtype ", dtype_name(tau.dtype()),
               " does not match input dtype ", dtype_name(A.dtype()));
   check_dtype(A, op);
-  Tensor Q = householder_product_kernel(A, tau);
-  // Not differentiated yet: backward raises "the derivative is not implemented".
   OpRecorder rec(op, {A, tau});
-  if (rec) rec.record_not_implemented({Q});
+  Tensor Q = householder_product_kernel(A, tau);
+  if (rec) {
+    // The tangent is derived from this vjp (linear in the gradient, built from recorded ops).
+    rec.record(Q,
+               [](VjpCtx& c) {
+                 auto [gA, gtau] =
+                     linalg_ad::householder_product_backward(c.grads[0], c.saved[0], c.saved[1]);
+                 return variable_list{gA, gtau};
+               },
+               {A, tau});
+  }
   return Q;
 }
 

@@ -540,23 +540,34 @@ std::tuple<Tensor, Tensor> triangular_solve(const Tensor& B, const Tensor& A, bo
   Tensor Ac = colmajor_copy(A, A.dtype(), cat_shape(bs, {A.size(-2), A.size(-1)}));
   if (rec) {
     // The second output is a copy of A: its gradient goes to A unchanged.
-    rec.record({X, Ac},
-               [upper, transpose, unitriangular](VjpCtx& c) {
-                 const Tensor &A = c.saved[0], &X = c.saved[1];
-                 const Tensor &gX = c.grads[0], &gM = c.grads[1];
-                 variable_list r(2);
-                 Tensor gB =
-                     std::get<0>(triangular_solve(gX, A.conj(), upper, !transpose, unitriangular));
-                 if (c.needs(0)) r[0] = gB;
-                 if (c.needs(1)) {
-                   Tensor gA = transpose ? ember::matmul(X.conj(), gB.mT()).neg()
-                                         : ember::matmul(gB, mH(X)).neg();
-                   gA = upper ? triu(gA, unitriangular ? 1 : 0) : tril(gA, unitriangular ? -1 : 0);
-                   r[1] = gA.add(gM);
-                 }
-                 return r;
-               },
-               {A, X});
+    rec.record(
+        {X, Ac},
+        [upper, transpose, unitriangular](VjpCtx& c) {
+          const Tensor &A = c.saved[0], &X = c.saved[1];
+          const Tensor &gX = c.grads[0], &gM = c.grads[1];
+          variable_list r(2);
+          Tensor gB = std::get<0>(triangular_solve(gX, A.conj(), upper, !transpose, unitriangular));
+          if (c.needs(0)) r[0] = gB;
+          if (c.needs(1)) {
+            Tensor gA =
+                transpose ? ember::matmul(X.conj(), gB.mT()).neg() : ember::matmul(gB, mH(X)).neg();
+            gA = upper ? triu(gA, unitriangular ? 1 : 0) : tril(gA, unitriangular ? -1 : 0);
+            r[1] = gA.add(gM);
+          }
+          return r;
+        },
+        {A, X},
+        [upper, transpose, unitriangular](JvpCtx& c) {
+          // Only the triangle the solve reads moves X (PyTorch 1.13's jvp uses all of
+          // dA, which disagrees with its own vjp for a non-triangular A).
+          const Tensor &A = c.inputs[1], &X = c.outputs[0];
+          Tensor dA = c.tangent_or_zeros(1);
+          Tensor dT = upper ? triu(dA, unitriangular ? 1 : 0) : tril(dA, unitriangular ? -1 : 0);
+          if (transpose) dT = dT.mT();
+          Tensor rhs = c.tangent_or_zeros(0).sub(ember::matmul(dT, X));
+          Tensor dX = std::get<0>(triangular_solve(rhs, A, upper, transpose, unitriangular));
+          return variable_list{dX, zeros_like(c.outputs[1]).add(dA)};
+        });
   }
   return {X, Ac};
 }
@@ -646,7 +657,16 @@ Tensor cholesky_inverse(const Tensor& L, bool upper) {
           Tensor common = ember::matmul(X, ember::matmul(g.add(mH(g)), X));
           return variable_list{(upper ? ember::matmul(L, common) : ember::matmul(common, L)).neg()};
         },
-        {L, X});
+        {L, X},
+        [upper](JvpCtx& c) {
+          // dX = P + Pᴴ with P = -X dL Lᴴ X (lower) or -X dUᴴ U X (upper), the tangent the vjp
+          // above is the adjoint of (PyTorch 1.13's jvp orders these factors wrongly).
+          const Tensor &L = c.inputs[0], &X = c.outputs[0];
+          Tensor dL = c.tangent_or_zeros(0);
+          Tensor inner = upper ? ember::matmul(mH(dL), L) : ember::matmul(dL, mH(L));
+          Tensor P = ember::matmul(X, ember::matmul(inner, X)).neg();
+          return variable_list{P.add(mH(P))};
+        });
   };
   if (X.numel() == 0) {
     record();

@@ -271,4 +271,37 @@ Tensor pinv_backward(const Tensor& grad, const Tensor& pinvA, const Tensor& A) {
       .sub(matmul(matmul(pinvAhK, pinvA), A));
 }
 
+std::tuple<Tensor, Tensor> householder_product_backward(const Tensor& grad, const Tensor& A,
+                                                        const Tensor& tau) {
+  // dQ = sum_i L_i dH_i R_i with L_i = H_0 ⋯ H_{i-1}, R_i = H_{i+1} ⋯ H_{k-1} E: with
+  // K_i = L_iᴴ G R_iᴴ, gtau_i = -v_iᴴ K_i v_i and gv_i = -conj(tau_i) K_i v_i - tau_i K_iᴴ v_i.
+  const int64_t m = A.size(-2), n = A.size(-1), k = tau.size(-1);
+  // No gradient at all for an empty input or tau, as PyTorch.
+  if (A.numel() == 0 || tau.numel() == 0) return {Tensor(), Tensor()};
+  const TensorOptions opts = TensorOptions(A.dtype());
+  Tensor V = tril(A, -1).add(eye(m, n, opts));
+  const size_t kk = size_t(k);
+  std::vector<Tensor> v(kk), t(kk), H(kk);
+  for (int64_t i = 0; i < k; ++i) {
+    v[size_t(i)] = V.select(-1, i).unsqueeze(-1);
+    t[size_t(i)] = tau.select(-1, i).unsqueeze(-1).unsqueeze(-1);
+    H[size_t(i)] = eye(m, m, opts).sub(t[size_t(i)].mul(matmul(v[size_t(i)], mH(v[size_t(i)]))));
+  }
+  std::vector<Tensor> R(kk);
+  R[size_t(k - 1)] = eye(m, n, opts);
+  for (int64_t i = k - 1; i > 0; --i) R[size_t(i - 1)] = matmul(H[size_t(i)], R[size_t(i)]);
+  std::vector<Tensor> gv, gt;
+  Tensor Lh;  // L_iᴴ; undefined for the identity
+  for (int64_t i = 0; i < k; ++i) {
+    const Tensor &vi = v[size_t(i)], &ti = t[size_t(i)];
+    Tensor K = matmul(grad, mH(R[size_t(i)]));
+    if (Lh.defined()) K = matmul(Lh, K);
+    gt.push_back(matmul(mH(vi), matmul(K, vi)).neg().squeeze(-1).squeeze(-1));
+    gv.push_back(ti.conj().mul(matmul(K, vi)).add(ti.mul(matmul(mH(K), vi))).neg().squeeze(-1));
+    Lh = Lh.defined() ? matmul(mH(H[size_t(i)]), Lh) : mH(H[size_t(i)]);
+  }
+  for (int64_t i = k; i < n; ++i) gv.push_back(zeros_like(A.select(-1, i)));
+  return {tril(stack(gv, -1), -1), stack(gt, -1)};
+}
+
 }  // namespace ember::linalg_ad

@@ -326,5 +326,9 @@ Tensor lu_backward(const Tensor& gL, const Tensor& gU, const Tensor& P, const Te
                    const Tensor& U, bool pivot);
 /// The gradient of pinv(A) from that of its result.
 Tensor pinv_backward(const Tensor& grad, const Tensor& pinvA, const Tensor& A);
+/// Q = H_0 ⋯ H_{k-1} I[:, :n], H_i = I - tau_i v_i v_iᴴ: the gradients of A (its strictly lower
+/// triangle holds the v_i) and of tau from that of Q.
+std::tuple<Tensor, Tensor> householder_product_backward(const Tensor& grad, const Tensor& A,
+                                                        const Tensor& tau);
 
 }  // namespace ember::linalg_ad

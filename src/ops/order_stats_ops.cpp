@@ -526,10 +526,20 @@ QuantilePlan quantile_plan(const Tensor& x, const Tensor& q, std::optional<int64
   return P;
 }
 
+/// d out / d q in rows layout: (x[hi] - x[lo]) d w / d q, zero where the rank was pinned (a NaN
+/// row) even though x there is NaN, as the masked_fill in PyTorch's composite.
+Tensor quantile_slope(const QuantilePlan& P, const Tensor& x2) {
+  Tensor s = (x2.gather(-1, P.hi) - x2.gather(-1, P.lo)) * P.dw;
+  return where(eq(P.dw, Scalar(0.0)), Scalar(0.0), s);
+}
+
 Tensor quantile_rec(const Tensor& self, const Tensor& q, std::optional<int64_t> dim, bool keepdim,
                     std::string_view interpolation, bool ignore_nan) {
-  // q is differentiable as in PyTorch's composite: the linear weight is q * (n - 1) - floor.
-  OpRecorder rec(ignore_nan ? "nanquantile" : "quantile", {self, q});
+  // q is differentiable as in PyTorch's composite, where only the linear weight
+  // q * (n - 1) - floor depends on it (the other modes only index with it).
+  const bool linear = interpolation == "linear";
+  OpRecorder rec(ignore_nan ? "nanquantile" : "quantile",
+                 linear ? variable_list{self, q} : variable_list{self});
   Tensor out = quantile_impl(self, q, dim, keepdim, interpolation, ignore_nan);
   if (rec) {
     const std::string interp(interpolation);
@@ -551,7 +561,7 @@ Tensor quantile_rec(const Tensor& self, const Tensor& q, std::optional<int64_t> 
           const Tensor &x = c.saved[0], &qq = c.saved[1];
           QuantilePlan P = quantile_plan(x, qq, wd, interp, ignore_nan);
           Tensor g = to_rows_layout(c.grads[0], P);
-          variable_list r(2);
+          variable_list r(linear ? 2 : 1);
           if (c.needs(0)) {
             Tensor gx = zeros(P.x2.sizes().vec(), g.options())
                             .scatter_add(-1, P.lo, g * (Scalar(1.0) - P.w))
@@ -560,7 +570,7 @@ Tensor quantile_rec(const Tensor& self, const Tensor& q, std::optional<int64_t> 
           }
           if (c.needs(1)) {
             if (P.dw.defined()) {
-              Tensor slope = (P.x2.gather(-1, P.hi) - P.x2.gather(-1, P.lo)) * P.dw;
+              Tensor slope = quantile_slope(P, P.x2);
               int64_t rows = 1;  // explicit: reshape cannot infer -1 for an empty q
               for (int64_t d = 0; d + 1 < slope.dim(); ++d) rows *= slope.size(d);
               Tensor gq = (g * slope).reshape({rows, slope.size(-1)}).sum({0});
@@ -579,8 +589,8 @@ Tensor quantile_rec(const Tensor& self, const Tensor& q, std::optional<int64_t> 
           Tensor t2 = wd && t.dim() > 0 ? t.movedim(*wd, -1) : t.reshape({-1});
           Tensor r = t2.gather(-1, P.lo) * (Scalar(1.0) - P.w) + t2.gather(-1, P.hi) * P.w;
           if (c.tangents.size() > 1 && c.tangents[1].defined() && P.dw.defined()) {
-            const Tensor x2 = P.x2;
-            Tensor slope = (x2.gather(-1, P.hi) - x2.gather(-1, P.lo)) * P.dw;
+            // Unmasked: PyTorch's tangent there is 0 * (NaN - NaN).
+            Tensor slope = (P.x2.gather(-1, P.hi) - P.x2.gather(-1, P.lo)) * P.dw;
             r = r + slope * c.tangents[1].reshape({-1});
           }
           return variable_list{r.movedim(-1, 0).reshape(out_sizes)};

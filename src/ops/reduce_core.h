@@ -15,6 +15,24 @@
 
 namespace ember::reduce_detail {
 
+/// A reduced result (or its gradient) with the reduced dims put back as size 1 (the shared
+/// piece of the reductions' backward rules).
+inline Tensor restore_dims(const Tensor& g, uint64_t mask, int64_t nd, bool keepdim) {
+  if (keepdim) return g;
+  Tensor r = g;
+  for (int64_t d = 0; d < nd; ++d)
+    if ((mask >> d) & 1) r = r.unsqueeze(d);
+  return r;
+}
+
+/// The dims set in `mask`, in order.
+inline std::vector<int64_t> mask_dims(uint64_t mask, int64_t nd) {
+  std::vector<int64_t> v;
+  for (int64_t d = 0; d < nd; ++d)
+    if ((mask >> d) & 1) v.push_back(d);
+  return v;
+}
+
 /// Bit mask of the dims in `dims` (empty: every dim). IndexError for a dim out of range,
 /// RuntimeError for a repeated dim, as PyTorch.
 uint64_t dim_mask(const Tensor& x, IntArrayRef dims, const char* op);

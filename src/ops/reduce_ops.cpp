@@ -497,22 +497,6 @@ using autograd::VjpCtx;
 
 Tensor prod_impl(const Tensor& x0, IntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype);
 
-/// A reduced result (or its gradient) with the reduced dims put back as size 1.
-Tensor restore_dims(const Tensor& g, uint64_t mask, int64_t nd, bool keepdim) {
-  if (keepdim) return g;
-  Tensor r = g;
-  for (int64_t d = 0; d < nd; ++d)
-    if ((mask >> d) & 1) r = r.unsqueeze(d);
-  return r;
-}
-
-std::vector<int64_t> mask_dims(uint64_t mask, int64_t nd) {
-  std::vector<int64_t> v;
-  for (int64_t d = 0; d < nd; ++d)
-    if ((mask >> d) & 1) v.push_back(d);
-  return v;
-}
-
 // sum / nansum / mean: the gradient is broadcast back over the reduced dims.
 template <bool kNan, bool kMean>
 Tensor sum_rec(const Tensor& x, IntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype,

@@ -124,22 +124,6 @@ using autograd::OpRecorder;
 using autograd::variable_list;
 using autograd::VjpCtx;
 
-/// A reduced result (or its gradient) with the reduced dims put back as size 1.
-Tensor restore_dims(const Tensor& g, uint64_t mask, int64_t nd, bool keepdim) {
-  if (keepdim) return g;
-  Tensor r = g;
-  for (int64_t d = 0; d < nd; ++d)
-    if ((mask >> d) & 1) r = r.unsqueeze(d);
-  return r;
-}
-
-std::vector<int64_t> mask_dims(uint64_t mask, int64_t nd) {
-  std::vector<int64_t> v;
-  for (int64_t d = 0; d < nd; ++d)
-    if ((mask >> d) & 1) v.push_back(d);
-  return v;
-}
-
 /// real(t) for a complex tensor, t itself otherwise.
 Tensor real_part(const Tensor& t) { return t.is_complex() ? real(t) : t; }
 

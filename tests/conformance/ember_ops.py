@@ -215,8 +215,10 @@ def differentiable(dtypes, kinds, names):
 
 
 # ---- gradients and forward-AD tangents that match torch on every sample (float64) ----
-# Not marked: __rpow__ (torch detaches the base of `number ** tensor`'s reflected form; ember
-# differentiates it), linalg.householder_product (no derivative yet).
+# Not marked: __rpow__ (torch 1.13's Tensor.__rpow__ detaches the other operand; ember
+# differentiates it); the tangents of cholesky_inverse and triangular_solve (torch 1.13's jvps
+# disagree with its own vjps and with finite differences; ember's agree with both, see
+# tests/python/test_autograd_linalg.py).
 differentiable(F64, GRAD | FWD, """
     abs acos acosh add clamp_max clamp_min mul sub addmm addmm[decomposed] addmv addbmm baddbmm
     dot vdot bmm mv addr addcmul addcdiv asin asinh atan atan2 atanh broadcast_to
@@ -225,42 +227,41 @@ differentiable(F64, GRAD | FWD, """
     cross cumsum cumprod cummax cummin diff div[no_rounding_mode] div[trunc_rounding]
     div[floor_rounding] true_divide exp expand expand_as diag diag_embed diagonal
     diagonal_scatter fmax fmin fmod remainder frac floor flip fliplr flipud log1p kthvalue log
-    log10 log2 lu_unpack masked_fill masked_scatter masked_select matrix_exp
+    log10 log2 lu_unpack masked_fill masked_scatter masked_select matrix_exp matmul
     max[reduction_with_dim] max[reduction_no_dim] median nanmedian var_mean std_mean
     meshgrid[variadic_tensors] meshgrid[list_of_tensors] min[reduction_with_dim]
-    min[reduction_no_dim] max[binary] maximum min[binary] minimum softmax softmax[with_dtype]
-    nn.functional.softmin nn.functional.softmin[with_dtype] as_strided nn.functional.relu
-    nn.functional.pad[constant] nn.functional.pad[reflect] nn.functional.pad[replicate]
-    nn.functional.pad[circular] nn.functional.hardswish nn.functional.leaky_relu
-    nn.functional.elu nn.functional.celu nn.functional.selu nn.functional.silu
-    nn.functional.hardsigmoid nn.functional.logsigmoid nn.functional.mish nn.functional.softsign
-    nn.functional.tanhshrink nn.functional.threshold to topk nn.functional.softshrink
-    nn.functional.hardshrink nn.functional.hardtanh nn.functional.gelu nn.functional.relu6 mm
-    mode narrow neg dist outer permute pow float_power qr real roll rot90 round
-    round[decimals_0] round[decimals_3] round[decimals_neg_3] sin sinh sign sgn split
-    split[list_args] split_with_sizes __radd__ __rmul__ __rmod__ __rsub__ select select_scatter
-    slice slice_scatter tan tanh tensor_split trunc exp2 expm1 nan_to_num reciprocal rsqrt sqrt
-    square lerp einsum svd ravel reshape reshape_as view view_as atleast_1d atleast_2d
-    atleast_3d flatten unflatten column_stack gather index_fill index_copy index_select
-    index_add __getitem__ index_put sort put take scatter double scatter_add stack hstack hypot
-    cat unbind vstack dstack unfold msort movedim repeat squeeze take_along_dim tile unsqueeze
-    xlogy zero_ logsumexp trace transpose T H mT mH tril triu kron inner tensordot sigmoid erf
-    erfc erfinv logdet log_softmax log_softmax[dtype] logit where norm norm[nuc] norm[fro]
-    norm[inf] t nn.functional.softplus amax amin mean nanmean std var prod sum nansum
-    repeat_interleave diagflat scatter_reduce[sum] scatter_reduce[mean] scatter_reduce[amin]
-    scatter_reduce[amax] linalg.cross linalg.det linalg.det[singular] linalg.cholesky
-    linalg.cholesky_ex linalg.cond linalg.eig linalg.eigvals linalg.eigh linalg.eigvalsh
-    linalg.lstsq[grad_oriented] linalg.multi_dot linalg.norm linalg.norm[subgradients_at_zero]
-    linalg.matrix_norm linalg.qr linalg.slogdet linalg.vector_norm linalg.lu_factor
-    linalg.lu_factor_ex linalg.lu linalg.lu_solve linalg.inv linalg.inv_ex linalg.solve
-    linalg.solve_ex linalg.solve_triangular linalg.svd linalg.svdvals
+    min[reduction_no_dim] quantile nanquantile max[binary] maximum min[binary] minimum softmax
+    softmax[with_dtype] nn.functional.softmin nn.functional.softmin[with_dtype] as_strided
+    nn.functional.relu nn.functional.pad[constant] nn.functional.pad[reflect]
+    nn.functional.pad[replicate] nn.functional.pad[circular] nn.functional.hardswish
+    nn.functional.leaky_relu nn.functional.elu nn.functional.celu nn.functional.selu
+    nn.functional.silu nn.functional.hardsigmoid nn.functional.logsigmoid nn.functional.mish
+    nn.functional.softsign nn.functional.tanhshrink nn.functional.threshold to topk
+    nn.functional.softshrink nn.functional.hardshrink nn.functional.hardtanh nn.functional.gelu
+    nn.functional.relu6 mm mode narrow neg dist outer permute pow float_power qr real roll rot90
+    round round[decimals_0] round[decimals_3] round[decimals_neg_3] sin sinh sign sgn split
+    split[list_args] split_with_sizes __radd__ __rmul__ __rmatmul__ __rmod__ __rsub__ select
+    select_scatter slice slice_scatter tan tanh tensor_split trunc exp2 expm1 nan_to_num
+    reciprocal rsqrt sqrt square lerp einsum svd ravel reshape reshape_as view view_as
+    atleast_1d atleast_2d atleast_3d flatten unflatten column_stack pinverse gather index_fill
+    index_copy index_select index_add __getitem__ index_put sort put take scatter double
+    scatter_add stack hstack hypot cat unbind vstack dstack unfold msort movedim repeat squeeze
+    take_along_dim tile unsqueeze xlogy zero_ logsumexp trace transpose T H mT mH tril triu kron
+    inner tensordot sigmoid erf erfc erfinv logdet log_softmax log_softmax[dtype] logit where
+    norm norm[nuc] norm[fro] norm[inf] t nn.functional.softplus amax amin mean nanmean std var
+    prod sum nansum repeat_interleave diagflat scatter_reduce[sum] scatter_reduce[mean]
+    scatter_reduce[amin] scatter_reduce[amax] linalg.cross linalg.det linalg.det[singular]
+    linalg.cholesky linalg.cholesky_ex linalg.cond linalg.eig linalg.eigvals linalg.eigh
+    linalg.eigvalsh linalg.householder_product linalg.lstsq[grad_oriented] linalg.matrix_power
+    linalg.multi_dot linalg.norm linalg.norm[subgradients_at_zero] linalg.matrix_norm linalg.qr
+    linalg.slogdet linalg.vector_norm linalg.lu_factor linalg.lu_factor_ex linalg.lu
+    linalg.lu_solve linalg.inv linalg.inv_ex linalg.solve linalg.solve_ex
+    linalg.solve_triangular linalg.pinv linalg.pinv[singular] linalg.pinv[hermitian] linalg.svd
+    linalg.svdvals
 """)
 differentiable(F64, GRAD, """
     cholesky cholesky_inverse triangular_solve bfloat16 float half logcumsumexp
     scatter_reduce[prod] linalg.lstsq
-""")
-differentiable(F64, FWD, """
-    matmul __rmatmul__
 """)
 
 

@@ -224,9 +224,9 @@ TEST(Autograd, CustomFunction) {
   EXPECT_NEAR(at(x.grad(), 1), 3 * 4 * 2.0, 1e-12);
   ag::GradcheckOptions o;
   o.check_forward_ad = true;
-  EXPECT_TRUE(ag::gradcheck([](const ag::variable_list& in) {
-    return ag::variable_list{CubeFn::apply(in[0], 1.5)};
-  }, {vec({0.3, -0.7}).requires_grad_()}, o));
+  EXPECT_TRUE(ag::gradcheck(
+      [](const ag::variable_list& in) { return ag::variable_list{CubeFn::apply(in[0], 1.5)}; },
+      {vec({0.3, -0.7}).requires_grad_()}, o));
 }
 
 TEST(Autograd, GradcheckCatchesWrongRule) {
@@ -236,9 +236,9 @@ TEST(Autograd, GradcheckCatchesWrongRule) {
   };
   ag::GradcheckOptions o;
   o.raise_exception = false;
-  EXPECT_FALSE(ag::gradcheck([](const ag::variable_list& in) {
-    return ag::variable_list{Wrong::apply(in[0])};
-  }, {vec({0.3, 0.7}).requires_grad_()}, o));
+  EXPECT_FALSE(ag::gradcheck(
+      [](const ag::variable_list& in) { return ag::variable_list{Wrong::apply(in[0])}; },
+      {vec({0.3, 0.7}).requires_grad_()}, o));
 }
 
 TEST(Autograd, ForwardModeNestedAndOverReverse) {

@@ -10,7 +10,7 @@ import pytest
 import torch
 
 import ember
-from test_autograd_index import L, R, ad_check
+from test_autograd_index import L, R, _rand_like, ad_check, efw
 
 C = "complex128"
 
@@ -78,6 +78,17 @@ def test_dot_vdot_mv_mm_bmm(dtype):
 def test_matmul_shapes(sa, sb, dtype):
     ad_check(_matmul, [R(*sa, dtype=dtype), R(*sb, seed=2, dtype=dtype)],
              double=len(sa) + len(sb) >= 5)
+
+
+@pytest.mark.parametrize("sa,sb", [
+    ((5, 5, 0), (0, 5)), ((2, 3, 0), (0,)), ((2, 3, 4), (4, 0)), ((2, 0, 4), (4, 3)),
+    ((0, 3, 4), (4, 2)), ((0,), (2, 0, 3)), ((3, 0), (2, 0, 4)), ((0, 0), (5, 0, 0)),
+    ((2, 1, 3, 0), (4, 0, 2)), ((2, 3, 4), (2, 4, 0)),
+])
+def test_matmul_zero_size_backward(sa, sb):
+    # zero inner or outer dims on the batched path (one matrix against a batch)
+    ad_check(_matmul, [R(*sa), R(*sb, seed=2)], double=True)
+    ad_check(lambda lib, a, b: b.__rmatmul__(a), [R(*sa), R(*sb, seed=2)])
 
 
 def test_matmul_strided_and_broadcast_views():
@@ -320,6 +331,68 @@ def test_lu_factor_lu_lu_solve(shape):
                 ad_check(g, [M(3, 3), R(3, 3, seed=2)], forward=False)
 
 
+def _fd_jvp(f, arrays, tangents, eps=1e-6):
+    """Central difference of the torch function f along the tangents."""
+    plus = f(*[torch.from_numpy(a + eps * t) for a, t in zip(arrays, tangents)])
+    minus = f(*[torch.from_numpy(a - eps * t) for a, t in zip(arrays, tangents)])
+    return ((plus - minus) / (2 * eps)).numpy()
+
+
+def _ember_jvp(f, arrays, tangents):
+    with efw.dual_level():
+        out = f(*[efw.make_dual(ember.from_numpy(np.array(a)), ember.from_numpy(np.array(t)))
+                  for a, t in zip(arrays, tangents)])
+        return efw.unpack_dual(out).tangent.numpy()
+
+
+# torch 1.13's forward-mode rules for these two disagree with their own backward (and with
+# finite differences): triangular_solve's uses all of dA though only one triangle is read,
+# cholesky_inverse's multiplies its factors in the wrong order. The oracle is the finite
+# difference, and the tangent must be the adjoint of the (torch-matching) gradient.
+@pytest.mark.parametrize("upper", [True, False])
+@pytest.mark.parametrize("transpose", [True, False])
+@pytest.mark.parametrize("unit", [True, False])
+@pytest.mark.parametrize("dtype", ["float64", C])
+def test_triangular_solve_tangent(upper, transpose, unit, dtype):
+    rng = np.random.default_rng(3)
+    a = M(2, 4, 4, dtype=dtype)  # full matrices: the solve reads one triangle only
+    b = R(4, 3, seed=2, dtype=dtype)  # broadcast against a's batch
+    ta, tb = R(2, 4, 4, seed=4, dtype=dtype), R(4, 3, seed=5, dtype=dtype)
+    kw = dict(upper=upper, transpose=transpose, unitriangular=unit)
+    et = _ember_jvp(lambda b, a: ember.triangular_solve(b, a, **kw)[0], [b, a], [tb, ta])
+    fd = _fd_jvp(lambda b, a: torch.triangular_solve(b, a, **kw)[0], [b, a], [tb, ta])
+    np.testing.assert_allclose(et, fd, rtol=1e-6, atol=1e-6)
+    # <g, J t> == <J^H g, t> with torch's gradient
+    g = _rand_like(rng, et.shape, et.dtype)
+    tin = [torch.from_numpy(x).requires_grad_(True) for x in (b, a)]
+    gb, ga = torch.autograd.grad(torch.triangular_solve(*tin, **kw)[0], tin, torch.from_numpy(g))
+    lhs = np.vdot(g, et).real
+    rhs = np.vdot(gb.numpy(), tb).real + np.vdot(ga.numpy(), ta).real
+    np.testing.assert_allclose(lhs, rhs, rtol=1e-9)
+    # the copy of A carries A's tangent
+    with efw.dual_level():
+        out = ember.triangular_solve(ember.from_numpy(b), efw.make_dual(ember.from_numpy(a),
+                                                                        ember.from_numpy(ta)),
+                                     **kw)[1]
+        np.testing.assert_allclose(efw.unpack_dual(out).tangent.numpy(), ta)
+
+
+@pytest.mark.parametrize("upper", [True, False])
+@pytest.mark.parametrize("dtype", ["float64", C])
+def test_cholesky_inverse_tangent(upper, dtype):
+    low = np.linalg.cholesky(M(2, 4, 4, dtype=dtype, kind="spd"))
+    f = np.conj(np.swapaxes(low, -1, -2)).copy() if upper else low
+    t = R(2, 4, 4, seed=4, dtype=dtype)
+    t = np.triu(t) if upper else np.tril(t)  # the factor's own triangle: the kernel reads it only
+    t = t - 1j * np.imag(t) * np.eye(4) if dtype == C else t  # and a real diagonal (LAPACK's)
+    et = _ember_jvp(lambda x: ember.cholesky_inverse(x, upper), [f], [t])
+    fd = _fd_jvp(lambda x: torch.cholesky_inverse(x, upper), [f], [t])
+    np.testing.assert_allclose(et, fd, rtol=1e-6, atol=1e-7)
+    ad_check(lambda lib, x: lib.cholesky_inverse(x, upper), [f], forward=False, double=True)
+    ad_check(lambda lib, x: lib.cholesky_inverse(x, upper), [np.zeros((0, 2, 2), dtype=dtype)],
+             forward=False)
+
+
 # ---- functions of matrices ----
 
 
@@ -350,6 +423,28 @@ def _cond(lib, a, ord):
     return lib.linalg.cond(a, ord)
 
 
+@pytest.mark.parametrize("shape", [(0, 0), (0, 5, 5), (2, 0, 0), (3, 0), (0, 3, 2), (1, 1, 0, 0)])
+@pytest.mark.parametrize("hermitian", [False, True])
+def test_pinv_empty_stays_in_graph(shape, hermitian):
+    if hermitian and shape[-1] != shape[-2]:
+        return
+    ad_check(lambda lib, a: lib.linalg.pinv(a, hermitian=hermitian), [R(*shape)])
+    ad_check(lambda lib, a: lib.linalg.pinv(a, rtol=1.0, hermitian=hermitian), [R(*shape)])
+    ad_check(lambda lib, a: lib.linalg.pinv(a, atol=lib.tensor(0.5, dtype=lib.float64)),
+             [R(*shape)])
+    if not hermitian:
+        ad_check(lambda lib, a: lib.pinverse(a), [R(*shape)])
+
+
+@pytest.mark.parametrize("n", [0, 1, -1, 2, 3])
+@pytest.mark.parametrize("shape", [(1, 1), (3, 3), (0, 2, 2), (2, 0, 0), (2, 3, 3)])
+@pytest.mark.parametrize("dtype", ["float64", C])
+def test_matrix_power_small_exponents(n, shape, dtype):
+    a = M(*shape, dtype=dtype)
+    ad_check(lambda lib, a: lib.linalg.matrix_power(a, n), [a], double=True)
+    ad_check(lambda lib, a: lib.matrix_power(a.mT, n), [a])
+
+
 def test_pinv_lstsq():
     ad_check(lambda lib, a: lib.linalg.pinv(a), [R(4, 3)], rtol=1e-6, atol=1e-8, forward=False)
     ad_check(lambda lib, a: lib.linalg.pinv(a), [R(3, 4)], rtol=1e-6, atol=1e-8, forward=False)
@@ -370,12 +465,30 @@ def test_pinv_lstsq():
     ad_check(vec, [R(2, 5, 3), R(2, 5, seed=2)], rtol=1e-6, atol=1e-8, forward=False)
 
 
-def test_householder_product_not_implemented():
-    a = ember.from_numpy(R(4, 3)).requires_grad_(True)
-    tau = ember.from_numpy(R(3, seed=2))
-    q = ember.linalg.householder_product(a, tau)
-    with pytest.raises(RuntimeError, match="not implemented"):
-        q.sum().backward()
+@pytest.mark.parametrize("sa,st", [
+    ((4, 3), (3,)), ((4, 3), (2,)), ((3, 3), (3,)), ((2, 5, 3), (2, 3)), ((4, 2), (0,)),
+    ((0, 4, 3), (0, 3)), ((1, 1), (1,)),
+])
+@pytest.mark.parametrize("dtype", ["float64", C])
+def test_householder_product(sa, st, dtype):
+    ad_check(lambda lib, a, tau: lib.linalg.householder_product(a, tau),
+             [R(*sa, dtype=dtype), R(*st, seed=2, dtype=dtype)], double=len(sa) == 2)
+
+
+def test_householder_product_strided_and_orgqr():
+    # A transposed view and a sliced tau; orgqr is the same function.
+    ad_check(lambda lib, a, tau: lib.linalg.householder_product(a.mT, tau[::2]),
+             [R(3, 5), R(6, seed=2)])
+    ad_check(lambda lib, a, tau: lib.orgqr(a, tau), [R(4, 3, dtype=C), R(3, seed=2, dtype=C)])
+
+
+def test_householder_product_gradcheck():
+    gradcheck = pytest.importorskip("ember.autograd").gradcheck
+    gradgradcheck = pytest.importorskip("ember.autograd").gradgradcheck
+    a, tau = _leaf(R(4, 3)), _leaf(R(3, seed=2))
+    f = lambda a, tau: ember.linalg.householder_product(a, tau)  # noqa: E731
+    assert gradcheck(f, [a, tau], check_forward_ad=True)
+    assert gradgradcheck(f, [a, tau])
 
 
 def test_out_forms_reject_grad():

@@ -436,6 +436,50 @@ def test_quantile(interp, dim):
     check_grad(lambda L, x: L.nanquantile(x, 0.4, dim, interpolation=interp), b)
 
 
+def _q(L, qs):
+    return L.from_numpy(np.array(qs)) if L is ember else torch.from_numpy(np.array(qs))
+
+
+@pytest.mark.parametrize("fn", ["quantile", "nanquantile"])
+@pytest.mark.parametrize("interp", ["linear", "lower", "higher", "nearest", "midpoint"])
+def test_quantile_q_differentiable(fn, interp):
+    # q is an input of PyTorch's composite: the linear weight q * (n - 1) - floor depends on it
+    a = distinct(3, 5, seed=3)
+    for dim, keepdim in ((None, False), (1, False), (0, True), (-1, True)):
+        check_grad(lambda L, x, q: getattr(L, fn)(x, q, dim, keepdim, interpolation=interp),
+                   a, np.array([0.15, 0.5, 0.8]))
+        check_grad(lambda L, x, q: getattr(L, fn)(x, q, dim, keepdim, interpolation=interp),
+                   a, np.array(0.35))
+    # q alone requires grad; a NaN row (its rank is pinned, so no q gradient there). Only the
+    # linear weight depends on q: the other modes leave the result out of the graph.
+    b = a.copy()
+    b[1, 3] = np.nan
+    f = lambda L, q: getattr(L, fn)(_q(L, b), q, 1, interpolation=interp)  # noqa: E731
+    if interp == "linear":
+        check_grad(f, np.array([0.2, 0.7]), second=False)
+    else:
+        for L in (torch, ember):
+            assert not f(L, _q(L, [0.2, 0.7]).requires_grad_()).requires_grad
+    c = a.copy()
+    c[2, :] = np.nan  # all-NaN row for nanquantile
+    check_grad(lambda L, x, q: getattr(L, fn)(x, q, 1, interpolation=interp), c,
+               np.array([0.3, 0.6]), second=False, forward=False)
+
+
+@pytest.mark.parametrize("fn", ["quantile", "nanquantile"])
+def test_quantile_0dim_and_scalar_q(fn):
+    x0 = np.array(1.7)
+    for dim, keepdim in ((None, False), (0, False), (0, True), (-1, True)):
+        check_grad(lambda L, x: getattr(L, fn)(x, 0.3, dim, keepdim), x0)
+        check_grad(lambda L, x, q: getattr(L, fn)(x, q, dim, keepdim), x0, np.array(0.4))
+        check_grad(lambda L, x, q: getattr(L, fn)(x, q, dim, keepdim), x0, np.array([0.2, 0.9]))
+    # 1-element and strided inputs, an empty q
+    check_grad(lambda L, x: getattr(L, fn)(x[:, ::2], _q(L, [0.25, 0.75]), 1), distinct(3, 6))
+    check_grad(lambda L, x, q: getattr(L, fn)(x, q, 0), distinct(1), np.array([0.5]))
+    check_grad(lambda L, x: getattr(L, fn)(x, _q(L, np.zeros(0)), 1), distinct(3, 4),
+               second=False)
+
+
 # ---- finite differences (ember.autograd.gradcheck / gradgradcheck) ----
 
 GRADCHECK = {
