@@ -257,6 +257,9 @@ void record_elementwise(autograd::OpRecorder& rec, OpId op, const OpParams& para
         r[size_t(k)] = op == OpId::sub && k == 1 ? -g : g;  // the common case, without a product
       } else if (op == OpId::neg) {
         r[size_t(k)] = -g;
+      } else if (op == OpId::relu) {
+        // One select instead of mask, cast and product (PyTorch's threshold_backward).
+        r[size_t(k)] = where(gt(c.saved[3], wrap_scalar(0.0)), g, wrap_scalar(0.0));
       } else if (op == OpId::mul && !xs[1 - k].is_complex()) {
         r[size_t(k)] = g * xs[1 - k];
       } else if (op == OpId::conj_physical) {
