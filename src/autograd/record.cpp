@@ -270,14 +270,30 @@ Tensor JvpCtx::tangent_or_zeros(size_t i) const {
   return tangents[i].defined() ? tangents[i] : zeros_like(inputs[i]);
 }
 
+namespace {
+// The common case of an op under grad mode on tensors that need nothing: decided without
+// copying the inputs. In-place ops always take the full path (their checks run first).
+template <class It>
+bool worth_recording(const char* name, It begin, It end) {
+  size_t len = std::strlen(name);
+  if (len > 1 && name[len - 1] == '_') return true;
+  for (It it = begin; it != end; ++it) {
+    if (!it->defined()) continue;
+    if (tls().grad_enabled && it->requires_grad()) return true;
+    if (tls().fw_levels > 0 && has_fw_grad(*it)) return true;
+  }
+  return false;
+}
+}  // namespace
+
 OpRecorder::OpRecorder(const char* name, std::initializer_list<Tensor> inputs) : name_(name) {
-  if (!recording_possible()) return;
+  if (!recording_possible() || !worth_recording(name, inputs.begin(), inputs.end())) return;
   inputs_.assign(inputs.begin(), inputs.end());
   init(name);
 }
 
 OpRecorder::OpRecorder(const char* name, const variable_list& inputs) : name_(name) {
-  if (!recording_possible()) return;
+  if (!recording_possible() || !worth_recording(name, inputs.begin(), inputs.end())) return;
   inputs_ = inputs;
   init(name);
 }
