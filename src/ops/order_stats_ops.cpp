@@ -20,6 +20,7 @@
 #include "ember/ops.h"
 #include "ember/shape_ops.h"
 #include "ember/sort.h"
+#include "ops/reduce_core.h"
 #include "ops/sort_internal.h"
 
 namespace ember {
@@ -439,29 +440,11 @@ void record_selected(OpRecorder& rec, const Tensor& self, const Tensor& values,
       });
 }
 
-/// Where `input` equals `value` (NaN matches NaN): PyTorch's evenly_distribute mask.
-Tensor ties_mask(const Tensor& input, const Tensor& value) {
-  return where(isnan(value), isnan(input), eq(input, value));
-}
-
 // median() / nanmedian() over everything: the gradient is split evenly among the ties.
 Tensor median_all_rec(const Tensor& self, bool ignore_nan) {
   OpRecorder rec(ignore_nan ? "nanmedian" : "median", {self});
   Tensor out = median_all_impl(self, ignore_nan);
-  if (rec)
-    rec.record(
-        out,
-        [](VjpCtx& c) {
-          Tensor mask = ties_mask(c.saved[0], c.saved[1]);
-          return variable_list{mask * (c.grads[0] / mask.sum())};
-        },
-        {self, out},
-        [](JvpCtx& c) {
-          // PyTorch's evenly_read_jvp: plain equality (a NaN result reads NaN).
-          if (c.inputs[0].numel() == 0) return variable_list{zeros_like(c.outputs[0])};
-          Tensor mask = eq(c.inputs[0], c.outputs[0]);
-          return variable_list{(c.tangent_or_zeros(0) * mask).sum() / mask.sum()};
-        });
+  if (rec) reduce_detail::record_evenly_distributed(rec, self, out);
   return out;
 }
 

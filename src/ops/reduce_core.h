@@ -7,6 +7,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "autograd/record.h"
 #include "core/scalar_traits.h"
 #include "core/tensor_util.h"
 #include "ember/dispatch_type.h"
@@ -24,6 +25,10 @@ inline Tensor restore_dims(const Tensor& g, uint64_t mask, int64_t nd, bool keep
     if ((mask >> d) & 1) r = r.unsqueeze(d);
   return r;
 }
+
+/// Records `out`, a whole-tensor max/min/median of `input`, with PyTorch's rule: the gradient
+/// is split evenly among the elements equal to the result (reduce_ops.cpp).
+void record_evenly_distributed(autograd::OpRecorder& rec, const Tensor& input, const Tensor& out);
 
 /// The dims set in `mask`, in order.
 inline std::vector<int64_t> mask_dims(uint64_t mask, int64_t nd) {

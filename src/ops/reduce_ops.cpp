@@ -586,31 +586,36 @@ Tensor prod_rec(const Tensor& x, std::optional<int64_t> dim0, bool keepdim,
   return out;
 }
 
-/// Where `input` equals the reduced `value` (NaN matches NaN): PyTorch's evenly_distribute mask.
-Tensor ties_mask(const Tensor& input, const Tensor& value) {
-  return where(isnan(value), isnan(input), eq(input, value));
+}  // namespace
+
+namespace reduce_detail {
+void record_evenly_distributed(autograd::OpRecorder& rec, const Tensor& input, const Tensor& out) {
+  rec.record(
+      out,
+      [](VjpCtx& c) {
+        // PyTorch's evenly_distribute: the ties of the result (NaN matches NaN) share it.
+        const Tensor &in = c.saved[0], &value = c.saved[1];
+        Tensor mask = where(isnan(value), isnan(in), eq(in, value));
+        return variable_list{mask * (c.grads[0] / mask.sum())};
+      },
+      {input, out},
+      [](JvpCtx& c) {
+        // PyTorch's evenly_read_jvp: plain equality (a NaN result reads NaN).
+        if (c.inputs[0].numel() == 0) return variable_list{zeros_like(c.outputs[0])};
+        Tensor mask = eq(c.inputs[0], c.outputs[0]);
+        return variable_list{(c.tangent_or_zeros(0) * mask).sum() / mask.sum()};
+      });
 }
+}  // namespace reduce_detail
+
+namespace {
 
 // max() / min() / median() over everything: the gradient is split evenly among the ties.
 template <bool Max>
 Tensor extreme_all_rec(const Tensor& x, const char* op) {
   OpRecorder rec(op, {x});
   Tensor out = extreme_impl<Max>(x, {}, false, op);
-  if (rec) {
-    rec.record(
-        out,
-        [](VjpCtx& c) {
-          Tensor mask = ties_mask(c.saved[0], c.saved[1]);
-          return variable_list{mask * (c.grads[0] / mask.sum())};
-        },
-        {x, out},
-        [](JvpCtx& c) {
-          // PyTorch's evenly_read_jvp: plain equality (a NaN result reads NaN).
-          if (c.inputs[0].numel() == 0) return variable_list{zeros_like(c.outputs[0])};
-          Tensor mask = eq(c.inputs[0], c.outputs[0]);
-          return variable_list{(c.tangent_or_zeros(0) * mask).sum() / mask.sum()};
-        });
-  }
+  if (rec) record_evenly_distributed(rec, x, out);
   return out;
 }
 

@@ -354,37 +354,33 @@ def run_op(backend, op, entry, dtype, only_cuda, inputs, max_samples, log=None, 
     if max_samples:
         samples = samples[:max_samples]
     tol = tolerances(op, dtype)
-    res = Result("pass", total=len(samples))
-    for i, sample in enumerate(samples):
-        msg = run_sample(backend, op, fn, sample, tol, entry.compare == "meta",
-                         entry.reference == "float64" and dtype == torch.float32)
-        if msg is None:
-            res.passed += 1
-            continue
-        if not res.message:
-            res.message = f"sample {i}: {msg}"
-        if log:
-            log(f"  {torch_name(dtype)} sample {i}: {msg}\n    {sample.summary()}")
-    if res.passed < res.total:
-        res.status = "fail"
+
+    def check_all(check, label):
+        """Runs check(sample) -> None or a message over the samples; a Result."""
+        res = Result("pass", total=len(samples))
+        for i, sample in enumerate(samples):
+            msg = check(sample)
+            if msg is None:
+                res.passed += 1
+                continue
+            if not res.message:
+                res.message = f"sample {i}: {msg}"
+            if log:
+                log(f"  {torch_name(dtype)}{label} sample {i}: {msg}\n    {sample.summary()}")
+        if res.passed < res.total:
+            res.status = "fail"
+        return res
+
+    ref64 = entry.reference == "float64" and dtype == torch.float32
+    res = check_all(lambda s: run_sample(backend, op, fn, s, tol, entry.compare == "meta", ref64),
+                    "")
     # Gradients and tangents, for ops whose forward passes and whose OpInfo differentiates.
     if grads is not None and res.status == "pass" and entry.compare == "values":
         for kind, flag in (("grad", "supports_autograd"), ("fwd_ad", "supports_forward_ad")):
-            if not getattr(op, flag, False):
-                continue
-            g = Result("pass", total=len(samples))
-            for i, sample in enumerate(samples):
-                msg = run_grad_sample(backend, op, fn, sample, tol, kind == "fwd_ad")
-                if msg is None:
-                    g.passed += 1
-                    continue
-                if not g.message:
-                    g.message = f"sample {i}: {msg}"
-                if log:
-                    log(f"  {torch_name(dtype)} {kind} sample {i}: {msg}")
-            if g.passed < g.total:
-                g.status = "fail"
-            grads[kind] = g
+            if getattr(op, flag, False):
+                grads[kind] = check_all(
+                    lambda s, fwd=kind == "fwd_ad": run_grad_sample(backend, op, fn, s, tol, fwd),
+                    f" {kind}")
     return res
 
 
