@@ -31,6 +31,12 @@ PYBIND11_MODULE(_C, m) {
   init_blas(m);
   init_linalg(m);
   init_autograd(m);
+  init_conv(m);
+  init_nn_ops(m);
+  init_nn(m);
+  init_optim(m);
+  init_data(m);
+  init_serialize(m);
   m.attr("__version__") = ember::kVersion;
   m.attr("_cpu_capability") = ember::cpu_capability();
   m.def("_cuda_is_available", [] { return ember::cuda_is_available(); });

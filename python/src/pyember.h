@@ -204,6 +204,12 @@ void init_shape(py::module_& m);        // flip/roll/repeat/tile/diag/pad/search
 void init_blas(py::module_& m);         // matmul and the matrix products, einsum
 void init_linalg(py::module_& m);       // the _C._linalg submodule (ember.linalg)
 void init_autograd(py::module_& m);     // Tensor autograd attributes and _C._autograd
+void init_conv(py::module_& m);         // _C._nn: convolution, pooling, resampling
+void init_nn_ops(py::module_& m);       // _C._nn: losses, normalization, dropout, embedding
+void init_nn(py::module_& m);           // _C._nn: linear, init helpers, clip_grad
+void init_optim(py::module_& m);        // _C._optim: multi-tensor optimizer steps
+void init_data(py::module_& m);         // _C._data: IDX reader, image transforms
+void init_serialize(py::module_& m);    // _C._serialize: safetensors save/load
 void init_fast_properties();            // C getters for shape, dtype, ndim (after init_tensor)
 
 }  // namespace ember::python
