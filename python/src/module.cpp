@@ -34,6 +34,7 @@ PYBIND11_MODULE(_C, m) {
   init_conv(m);
   init_nn_ops(m);
   init_nn(m);
+  init_rnn(m);
   init_optim(m);
   init_data(m);
   init_serialize(m);

@@ -207,6 +207,7 @@ void init_autograd(py::module_& m);     // Tensor autograd attributes and _C._au
 void init_conv(py::module_& m);         // _C._nn: convolution, pooling, resampling
 void init_nn_ops(py::module_& m);       // _C._nn: losses, normalization, dropout, embedding
 void init_nn(py::module_& m);           // _C._nn: linear, init helpers, clip_grad
+void init_rnn(py::module_& m);          // _C._nn: RNN / LSTM / GRU layers and cells
 void init_optim(py::module_& m);        // _C._optim: multi-tensor optimizer steps
 void init_data(py::module_& m);         // _C._data: IDX reader, image transforms
 void init_serialize(py::module_& m);    // _C._serialize: safetensors save/load
