@@ -133,3 +133,47 @@ def pad(input, pad, mode="constant", value=None):
 def one_hot(tensor, num_classes=-1):
     return _nn.one_hot(tensor, num_classes)
 # end pad, one_hot
+
+
+# ---- composites without their own kernel ----
+def prelu(input, weight):
+    if weight.numel() != 1:
+        if input.dim() < 2 or input.shape[1] != weight.numel():
+            raise RuntimeError(
+                "Mismatch of parameter numbers and input channel size. Found parameter numbers "
+                f"= {weight.numel()} and channel size = {input.shape[1] if input.dim() > 1 else 1}.")
+        w = weight.reshape([1, -1] + [1] * (input.dim() - 2))
+    else:
+        w = weight.reshape([])
+    return _C.where(input >= 0, input, w * input)
+
+
+def glu(input, dim=-1):
+    if input.dim() == 0:
+        raise RuntimeError("glu does not support scalars because halving size must be even")
+    if input.shape[dim] % 2 != 0:
+        raise RuntimeError(f"Halving dimension must be even, but dimension {dim} is size "
+                           f"{input.shape[dim]}")
+    a, b = input.chunk(2, dim)
+    return a * _C.sigmoid(b)
+
+
+def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
+    import ember
+    if training:
+        slope = ember.empty_like(input).uniform_(lower, upper)
+    else:
+        slope = (lower + upper) / 2
+    out = ember.where(input >= 0, input, input * slope)
+    if inplace:
+        return input.copy_(out)
+    return out
+
+
+def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False):
+    return rrelu(input, lower, upper, training, True)
+
+
+# ---- convolution, pooling, resampling; losses, normalization, dropout, embedding ----
+from ember.nn._functional_conv import *  # noqa: E402,F401,F403
+from ember.nn._functional_nn import *  # noqa: E402,F401,F403
