@@ -178,4 +178,5 @@ from ember.autograd.grad_mode import (  # noqa: E402,F401
     no_grad, enable_grad, inference_mode, set_grad_enabled, is_grad_enabled,
     is_inference_mode_enabled)
 from ember.autograd.anomaly_mode import is_anomaly_enabled  # noqa: E402,F401
-from ember import cuda, linalg, nn, special, utils  # noqa: E402,F401
+from ember import cuda, linalg, nn, optim, special, utils, vision  # noqa: E402,F401
+from ember.serialization import load, save  # noqa: E402,F401

@@ -9,6 +9,7 @@ import itertools
 from collections import OrderedDict, namedtuple
 
 import ember
+from ember import _C
 from ember.nn.parameter import Parameter
 
 __all__ = ["Module"]
@@ -360,6 +361,8 @@ class Module:
     def _apply(self, fn):
         for module in self.children():
             module._apply(fn)
+        # The Parameter objects stay the same (optimizers hold them): each is re-pointed at
+        # the converted tensor, as torch's `param.data = fn(param)`.
         for key, param in self._parameters.items():
             if param is None:
                 continue
@@ -367,11 +370,12 @@ class Module:
                 applied = fn(param)
             if applied is param:
                 continue
-            new = Parameter(applied, param.requires_grad)
+            requires_grad = param.requires_grad
+            _C._nn._set_tensor(param, applied)
+            param.requires_grad_(requires_grad)
             if param.grad is not None:
                 with ember.no_grad():
-                    new.grad = fn(param.grad)
-            self._parameters[key] = new
+                    param.grad = fn(param.grad)
         for key, buf in self._buffers.items():
             if buf is not None:
                 self._buffers[key] = fn(buf)
