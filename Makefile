@@ -1,7 +1,8 @@
 SHELL := /bin/bash
 # ember: top-level commands. Each target installs what is missing and builds first, so each
 # works alone on a fresh machine.
-#   make demo            build and run the main job (examples/demo.cpp)
+#   make demo            build and run the main job: train the Fashion-MNIST CNN for 3 epochs
+#   make tour            a short tour of the C++ API (examples/demo.cpp)
 #   make test            build and run every test (ctest)
 #   make bench           build and run the benchmarks side by side with PyTorch
 #   make conformance     the OpInfo conformance report (PyTorch's op database run through ember)
@@ -13,7 +14,7 @@ export CCACHE_BASEDIR := $(CURDIR)
 export OMP_NUM_THREADS ?= 2
 PY := /usr/bin/python3
 
-.PHONY: all deps deps-bench build demo test bench conformance test-sanitize debug clean
+.PHONY: all deps deps-bench build demo tour test bench fuzz conformance test-sanitize debug clean
 
 all: build
 
@@ -30,6 +31,9 @@ build: deps build/release/build.ninja
 	cmake --build build/release -j $(JOBS)
 
 demo: build
+	./build/release/fashion_mnist --epochs 3 --out build/fashion_mnist
+
+tour: build
 	./build/release/demo
 
 test: build
@@ -40,6 +44,15 @@ bench: deps-bench build
 	$(PY) bench/side_by_side.py --build build/release
 	PYTHONPATH=build/release/python $(PY) bench/ops_side_by_side.py
 	PYTHONPATH=build/release/python $(PY) bench/autograd_memory.py
+	PYTHONPATH=build/release/python $(PY) bench/conv_side_by_side.py
+	PYTHONPATH=build/release/python $(PY) bench/rnn_side_by_side.py
+	$(PY) bench/cnn_epoch.py --build build/release
+
+# The libFuzzer targets (safetensors loader, IDX reader), FUZZ_SECONDS each.
+FUZZ_SECONDS ?= 60
+fuzz:
+	@scripts/install-deps fuzz
+	scripts/fuzz $(FUZZ_SECONDS)
 
 conformance: build
 	PYTHONPATH=build/release/python $(PY) tests/conformance/run.py --report
