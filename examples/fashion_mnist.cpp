@@ -8,7 +8,7 @@
 //
 // The model and recipe are PyTorch's classic example: conv(1→32, k3)-ReLU-maxpool2-
 // conv(32→64, k3)-ReLU-maxpool2-flatten-linear(1600→128)-ReLU-linear(128→10), Adam(lr 1e-3),
-// batch 64, images scaled to [0, 1].
+// batch 64, images scaled to [0, 1] and standardised with the training set's mean and std.
 
 #include <unistd.h>
 
@@ -65,12 +65,17 @@ struct Args {
   std::string out = "fashion_mnist_out";
   std::string resume;
   int64_t limit = 0;
+  bool normalize = true;
 };
 
+// Fashion-MNIST's training-set pixel mean and standard deviation (of values in [0, 1]).
+constexpr double kMean = 0.2860, kStd = 0.3530;
+
 [[noreturn]] void usage(const std::string& error) {
-  std::cerr << "fashion_mnist: " << error
-            << "\nusage: fashion_mnist [--epochs N] [--batch-size N] [--lr X] [--threads N] "
-               "[--seed N] [--data DIR] [--out DIR] [--resume CHECKPOINT] [--limit N]\n";
+  std::cerr
+      << "fashion_mnist: " << error
+      << "\nusage: fashion_mnist [--epochs N] [--batch-size N] [--lr X] [--threads N] "
+         "[--seed N] [--data DIR] [--out DIR] [--resume CHECKPOINT] [--limit N] [--no-normalize]\n";
   std::exit(2);
 }
 
@@ -79,6 +84,10 @@ Args parse(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     std::string k = argv[i];
     if (k == "-h" || k == "--help") usage("train a CNN on Fashion-MNIST");
+    if (k == "--no-normalize") {
+      a.normalize = false;
+      continue;
+    }
     if (i + 1 >= argc) usage("missing value for " + k);
     std::string v = argv[++i];
     try {
@@ -148,7 +157,11 @@ class Progress {
   clock::time_point start_, last_{};
 };
 
-std::pair<double, double> evaluate(Net& model, ember::data::Dataset& test) {
+ember::Tensor prepare(const ember::Tensor& images, const Args& a) {
+  return a.normalize ? (images - kMean) / kStd : images;
+}
+
+std::pair<double, double> evaluate(Net& model, ember::data::Dataset& test, const Args& a) {
   ember::NoGradGuard no_grad;
   model->eval();
   double loss = 0;
@@ -157,7 +170,7 @@ std::pair<double, double> evaluate(Net& model, ember::data::Dataset& test) {
     std::vector<size_t> idx;
     for (int64_t j = i; j < std::min(n, i + 1000); ++j) idx.push_back(size_t(j));
     ember::data::Example b = test.get_batch(idx);
-    ember::Tensor logits = model(b.data);
+    ember::Tensor logits = model(prepare(b.data, a));
     loss += ember::cross_entropy(logits, b.target, {}, ember::Reduction::Sum).item<double>();
     correct += logits.argmax(1).eq(b.target).sum().item<int64_t>();
   }
@@ -316,7 +329,7 @@ int main(int argc, char** argv) {
       int64_t seen = 0;
       for (auto& batch : *loader) {
         opt.zero_grad();
-        ember::Tensor loss = ember::cross_entropy(model(batch.data), batch.target);
+        ember::Tensor loss = ember::cross_entropy(model(prepare(batch.data, a)), batch.target);
         loss.backward();
         opt.step();
         int64_t bs = batch.data.size(0);
@@ -325,7 +338,7 @@ int main(int argc, char** argv) {
         bar.update(seen, loss_sum / double(seen));
       }
       double secs = bar.seconds();
-      auto [test_loss, acc] = evaluate(model, test);
+      auto [test_loss, acc] = evaluate(model, test, a);
       h.train_loss.push_back(loss_sum / double(std::max<int64_t>(seen, 1)));
       h.test_loss.push_back(test_loss);
       h.test_acc.push_back(acc);

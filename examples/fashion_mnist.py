@@ -29,8 +29,11 @@ def read_idx_numpy(path):
     return np.frombuffer(raw, dtype=np.uint8, offset=4 + 4 * ndim).reshape(dims)
 
 
+MEAN, STD = 0.2860, 0.3530  # Fashion-MNIST's training-set pixel mean and std, in [0, 1]
+
+
 def load(torch, backend, root, train):
-    """Images as float32 N×1×28×28 in [0, 1] and int64 labels, in memory."""
+    """Images as float32 N×1×28×28, scaled to [0, 1] and standardised, and int64 labels."""
     prefix = "train" if train else "t10k"
     if backend == "ember":
         from ember.vision.datasets import FashionMNIST
@@ -39,7 +42,7 @@ def load(torch, backend, root, train):
     else:
         images = torch.from_numpy(read_idx_numpy(f"{root}/{prefix}-images-idx3-ubyte.gz").copy())
         labels = torch.from_numpy(read_idx_numpy(f"{root}/{prefix}-labels-idx1-ubyte.gz").copy())
-    return images.unsqueeze(1).float().div(255), labels.long()
+    return images.unsqueeze(1).float().div(255).sub(MEAN).div(STD), labels.long()
 
 
 def build(nn):

@@ -32,12 +32,14 @@ class ModuleHolder : detail::ModuleHolderIndicator {
   }
   /// An empty holder (assign a module later).
   ModuleHolder(std::nullptr_t) {}
-  /// Constructs the module from its constructor arguments.
-  template <
-      typename Head, typename... Tail,
-      typename = std::enable_if_t<!detail::is_module_holder_v<Head> &&
-                                  !std::is_same_v<std::decay_t<Head>, std::nullptr_t> &&
-                                  !std::is_same_v<std::decay_t<Head>, std::shared_ptr<Contained>>>>
+  /// Constructs the module from its constructor arguments (a lone argument that is itself a
+  /// holder of this module type is a copy instead, as libtorch).
+  template <typename Head, typename... Tail,
+            typename = std::enable_if_t<
+                !(sizeof...(Tail) == 0 &&
+                  (std::is_base_of_v<ModuleHolder, std::decay_t<Head>> ||
+                   std::is_same_v<std::decay_t<Head>, std::nullptr_t> ||
+                   std::is_convertible_v<std::decay_t<Head>, std::shared_ptr<Contained>>))>>
   explicit ModuleHolder(Head&& head, Tail&&... tail)
       : impl_(std::make_shared<Contained>(std::forward<Head>(head), std::forward<Tail>(tail)...)) {}
   /// Wraps an existing module.

@@ -1,0 +1,118 @@
+"""default_collate / default_convert (torch.utils.data._utils.collate) and worker info."""
+
+import collections.abc
+import re
+import threading
+
+import ember
+
+__all__ = ["default_collate", "default_convert", "get_worker_info", "WorkerInfo"]
+
+_np_str_obj_array_pattern = re.compile(r"[SaUO]")
+
+default_collate_err_msg_format = (
+    "default_collate: batch must contain tensors, numpy arrays, numbers, "
+    "dicts or lists; found {}")
+
+
+def _is_numpy(elem, *names):
+    return type(elem).__module__ == "numpy" and type(elem).__name__ in names
+
+
+def default_convert(data):
+    """Converts NumPy arrays (recursively inside mappings and sequences) to tensors."""
+    elem_type = type(data)
+    if isinstance(data, ember.Tensor):
+        return data
+    if _is_numpy(data, "ndarray", "memmap"):
+        if _np_str_obj_array_pattern.search(data.dtype.str) is not None:
+            return data
+        return ember.as_tensor(data)
+    if _is_numpy(data) or type(data).__module__ == "numpy":
+        return ember.as_tensor(data)
+    if isinstance(data, collections.abc.Mapping):
+        try:
+            return elem_type({key: default_convert(data[key]) for key in data})
+        except TypeError:
+            return {key: default_convert(data[key]) for key in data}
+    if isinstance(data, tuple) and hasattr(data, "_fields"):
+        return elem_type(*(default_convert(d) for d in data))
+    if isinstance(data, tuple):
+        return [default_convert(d) for d in data]
+    if isinstance(data, collections.abc.Sequence) and not isinstance(data, (str, bytes)):
+        try:
+            return elem_type([default_convert(d) for d in data])
+        except TypeError:
+            return [default_convert(d) for d in data]
+    return data
+
+
+def default_collate(batch):
+    """Stacks a list of samples into a batch: tensors are stacked, numbers become tensors
+    (float64 / int64), mappings, namedtuples and sequences are collated element-wise."""
+    elem = batch[0]
+    elem_type = type(elem)
+    if isinstance(elem, ember.Tensor):
+        return ember.stack(batch, 0)
+    if type(elem).__module__ == "numpy" and elem_type.__name__ != "str_" \
+            and elem_type.__name__ != "string_":
+        if elem_type.__name__ in ("ndarray", "memmap"):
+            if _np_str_obj_array_pattern.search(elem.dtype.str) is not None:
+                raise TypeError(default_collate_err_msg_format.format(elem.dtype))
+            return default_collate([ember.as_tensor(b) for b in batch])
+        if elem.shape == ():
+            return ember.as_tensor(batch)
+    if isinstance(elem, bool):
+        return ember.tensor(batch)
+    if isinstance(elem, float):
+        return ember.tensor(batch, dtype=ember.float64)
+    if isinstance(elem, int):
+        return ember.tensor(batch)
+    if isinstance(elem, (str, bytes)):
+        return batch
+    if isinstance(elem, collections.abc.Mapping):
+        try:
+            return elem_type({key: default_collate([d[key] for d in batch]) for key in elem})
+        except TypeError:
+            return {key: default_collate([d[key] for d in batch]) for key in elem}
+    if isinstance(elem, tuple) and hasattr(elem, "_fields"):
+        return elem_type(*(default_collate(samples) for samples in zip(*batch)))
+    if isinstance(elem, collections.abc.Sequence):
+        it = iter(batch)
+        elem_size = len(next(it))
+        if not all(len(e) == elem_size for e in it):
+            raise RuntimeError("each element in list of batch should be of equal size")
+        transposed = list(zip(*batch))
+        if isinstance(elem, tuple):
+            return [default_collate(samples) for samples in transposed]
+        try:
+            return elem_type([default_collate(samples) for samples in transposed])
+        except TypeError:
+            return [default_collate(samples) for samples in transposed]
+    raise TypeError(default_collate_err_msg_format.format(elem_type))
+
+
+class WorkerInfo:
+    """What a worker thread knows about itself (torch.utils.data.get_worker_info())."""
+
+    def __init__(self, id, num_workers, seed, dataset):
+        self.id = id
+        self.num_workers = num_workers
+        self.seed = seed
+        self.dataset = dataset
+
+    def __repr__(self):
+        return (f"WorkerInfo(id={self.id}, num_workers={self.num_workers}, "
+                f"seed={self.seed}, dataset={self.dataset!r})")
+
+
+_worker_local = threading.local()
+
+
+def get_worker_info():
+    """The WorkerInfo of the calling DataLoader worker thread; None on other threads."""
+    return getattr(_worker_local, "info", None)
+
+
+def _set_worker_info(info):
+    _worker_local.info = info

@@ -1,0 +1,272 @@
+"""DataLoader with torch.utils.data.DataLoader's signature. Workers are threads (ember ops
+release the GIL on large tensors), prefetching up to num_workers * prefetch_factor batches and
+returning them in sampler order."""
+
+import threading
+
+import ember
+from ember.utils.data import _utils
+from ember.utils.data.dataset import IterableDataset
+from ember.utils.data.sampler import BatchSampler, RandomSampler, SequentialSampler
+
+__all__ = ["DataLoader"]
+
+
+class _InfiniteConstantSampler:
+    def __iter__(self):
+        while True:
+            yield None
+
+
+class DataLoader:
+    """Iterates a dataset in batches (see torch.utils.data.DataLoader). `pin_memory`,
+    `multiprocessing_context` and `pin_memory_device` are accepted and ignored."""
+
+    def __init__(self, dataset, batch_size=1, shuffle=None, sampler=None, batch_sampler=None,
+                 num_workers=0, collate_fn=None, pin_memory=False, drop_last=False, timeout=0,
+                 worker_init_fn=None, multiprocessing_context=None, generator=None, *,
+                 prefetch_factor=2, persistent_workers=False, pin_memory_device=""):
+        if num_workers < 0:
+            raise ValueError("num_workers option should be non-negative; "
+                             "use num_workers=0 to disable multiprocessing.")
+        if timeout < 0:
+            raise ValueError("timeout option should be non-negative")
+        if num_workers == 0 and prefetch_factor != 2:
+            raise ValueError("prefetch_factor option could only be specified in multiprocessing."
+                             "let num_workers > 0 to enable multiprocessing.")
+        assert prefetch_factor > 0
+        if persistent_workers and num_workers == 0:
+            raise ValueError("persistent_workers option needs num_workers > 0")
+        self.dataset = dataset
+        self.num_workers = num_workers
+        self.prefetch_factor = prefetch_factor
+        self.pin_memory = pin_memory
+        self.timeout = timeout
+        self.worker_init_fn = worker_init_fn
+        self.persistent_workers = persistent_workers
+        self.generator = generator
+        self._iterable = isinstance(dataset, IterableDataset)
+        if self._iterable:
+            if shuffle not in (None, False):
+                raise ValueError("DataLoader with IterableDataset: expected unspecified shuffle "
+                                 f"option, but got shuffle={shuffle}")
+            if sampler is not None:
+                raise ValueError("DataLoader with IterableDataset: expected unspecified sampler "
+                                 f"option, but got sampler={sampler}")
+            if batch_sampler is not None:
+                raise ValueError("DataLoader with IterableDataset: expected unspecified "
+                                 f"batch_sampler option, but got batch_sampler={batch_sampler}")
+        shuffle = bool(shuffle)
+        if sampler is not None and shuffle:
+            raise ValueError("sampler option is mutually exclusive with shuffle")
+        if batch_sampler is not None:
+            if batch_size != 1 or shuffle or sampler is not None or drop_last:
+                raise ValueError("batch_sampler option is mutually exclusive with batch_size, "
+                                 "shuffle, sampler, and drop_last")
+            batch_size = None
+            drop_last = False
+        elif batch_size is None:
+            if drop_last:
+                raise ValueError("batch_size=None option disables auto-batching and is mutually "
+                                 "exclusive with drop_last")
+        if sampler is None:
+            if self._iterable:
+                sampler = _InfiniteConstantSampler()
+            elif shuffle:
+                sampler = RandomSampler(dataset, generator=generator)
+            else:
+                sampler = SequentialSampler(dataset)
+        if batch_size is not None and batch_sampler is None:
+            batch_sampler = BatchSampler(sampler, batch_size, drop_last)
+        self.batch_size = batch_size
+        self.drop_last = drop_last
+        self.sampler = sampler
+        self.batch_sampler = batch_sampler
+        if collate_fn is None:
+            collate_fn = (_utils.default_collate if self._auto_collation
+                          else _utils.default_convert)
+        self.collate_fn = collate_fn
+        self._persistent = None
+
+    @property
+    def _auto_collation(self):
+        return self.batch_sampler is not None
+
+    @property
+    def _index_sampler(self):
+        return self.batch_sampler if self._auto_collation else self.sampler
+
+    def __len__(self):
+        if self._iterable:
+            n = len(self.dataset)
+            if self.batch_size is not None:
+                n = n // self.batch_size if self.drop_last else -(-n // self.batch_size)
+            return n
+        return len(self._index_sampler)
+
+    # Batches of an iterable dataset, as (kind, value) pairs for the pipeline.
+    def _iterable_batches(self):
+        it = iter(self.dataset)
+        if not self._auto_collation:
+            for sample in it:
+                yield self.collate_fn(sample)
+            return
+        while True:
+            batch = []
+            for sample in it:
+                batch.append(sample)
+                if len(batch) == self.batch_size:
+                    break
+            if not batch or (self.drop_last and len(batch) < self.batch_size):
+                return
+            yield self.collate_fn(batch)
+            if len(batch) < self.batch_size:
+                return
+
+    def _fetch(self, index):
+        if self._auto_collation:
+            return self.collate_fn([self.dataset[i] for i in index])
+        return self.collate_fn(self.dataset[index])
+
+    def __iter__(self):
+        # As torch, every epoch draws a base seed from `generator` first, so the shuffle order
+        # is the same whatever num_workers is.
+        base_seed = int(ember.randint(0, 2**62, (1,), generator=self.generator).item())
+        if self.num_workers == 0:
+            return self._single_iter()
+        if self.persistent_workers:
+            if self._persistent is None:
+                self._persistent = _WorkerPool(self, base_seed)
+            self._persistent.start_epoch()
+            return self._persistent.iterate()
+        pool = _WorkerPool(self, base_seed)
+        pool.start_epoch()
+        return pool.iterate(close=True)
+
+    def _single_iter(self):
+        if self._iterable:
+            _utils._set_worker_info(None)
+            yield from self._iterable_batches()
+            return
+        for index in self._index_sampler:
+            yield self._fetch(index)
+
+    def __del__(self):
+        if getattr(self, "_persistent", None) is not None:
+            self._persistent.close()
+
+
+class _WorkerPool:
+    """Threads that take batch numbers in order (at most `capacity` ahead of the consumer) and
+    publish results keyed by number; the consumer takes them in order."""
+
+    def __init__(self, loader, base_seed):
+        self.loader = loader
+        self.cv = threading.Condition()
+        self.capacity = loader.num_workers * loader.prefetch_factor
+        self.stop = False
+        self.epoch = 0
+        self.tasks = None  # iterator of (number, index) for map-style datasets
+        self.next_number = 0
+        self.consumed = 0
+        self.exhausted_at = None  # number of batches, once the sampler runs out
+        self.results = {}
+        n = 1 if loader._iterable else loader.num_workers
+        self.threads = []
+        for wid in range(n):
+            t = threading.Thread(target=self._run, args=(wid, n, base_seed + wid), daemon=True)
+            t.start()
+            self.threads.append(t)
+
+    def start_epoch(self):
+        with self.cv:
+            self.epoch += 1
+            self.next_number = 0
+            self.consumed = 0
+            self.exhausted_at = None
+            self.results = {}
+            if self.loader._iterable:
+                self.tasks = iter(self.loader._iterable_batches())
+            else:
+                self.tasks = iter(self.loader._index_sampler)
+            self.cv.notify_all()
+
+    def _run(self, wid, num_workers, seed):
+        _utils._set_worker_info(_utils.WorkerInfo(wid, num_workers, seed, self.loader.dataset))
+        if self.loader.worker_init_fn is not None:
+            self.loader.worker_init_fn(wid)
+        iterable = self.loader._iterable
+        while True:
+            with self.cv:
+                self.cv.wait_for(lambda: self.stop or (
+                    self.tasks is not None and self.exhausted_at is None
+                    and self.next_number < self.consumed + self.capacity))
+                if self.stop:
+                    return
+                epoch, number = self.epoch, self.next_number
+                tasks = self.tasks
+                if not iterable:
+                    try:
+                        index = next(tasks)
+                    except StopIteration:
+                        self.exhausted_at = number
+                        self.cv.notify_all()
+                        continue
+                    except BaseException as e:  # a failing sampler ends the epoch with its error
+                        self.results[number] = (False, e)
+                        self.exhausted_at = number + 1
+                        self.cv.notify_all()
+                        continue
+                self.next_number += 1
+            try:
+                if iterable:
+                    value = (True, next(tasks))
+                else:
+                    value = (True, self.loader._fetch(index))
+            except StopIteration:
+                value = None
+            except BaseException as e:
+                value = (False, e)
+            with self.cv:
+                if epoch != self.epoch:
+                    continue
+                if value is None:
+                    self.exhausted_at = number
+                else:
+                    self.results[number] = value
+                self.cv.notify_all()
+
+    def iterate(self, close=False):
+        epoch = self.epoch
+        try:
+            while True:
+                with self.cv:
+                    if epoch != self.epoch:
+                        raise RuntimeError("DataLoader: this iterator was superseded by a new "
+                                           "epoch (iter() was called again)")
+                    number = self.consumed
+                    ready = lambda: number in self.results or (  # noqa: E731
+                        self.exhausted_at is not None and number >= self.exhausted_at)
+                    timeout = self.loader.timeout if self.loader.timeout > 0 else None
+                    if not self.cv.wait_for(ready, timeout):
+                        raise RuntimeError(
+                            f"DataLoader timed out after {self.loader.timeout} seconds")
+                    if number not in self.results:
+                        return
+                    ok, value = self.results.pop(number)
+                    self.consumed += 1
+                    self.cv.notify_all()
+                if not ok:
+                    raise value
+                yield value
+        finally:
+            if close:
+                self.close()
+
+    def close(self):
+        with self.cv:
+            self.stop = True
+            self.cv.notify_all()
+        for t in self.threads:
+            if t is not threading.current_thread():
+                t.join()

@@ -1,0 +1,43 @@
+#pragma once
+// Convolution kernels: oneDNN primitives (float32, bfloat16) and an im2col + BLAS reference
+// (float32, float64) used where oneDNN cannot run. Callers (src/ops/conv_ops.cpp) pass
+// contiguous buffers in the plain layouts: x (N, C, in...), w (K, C/groups, kernel...),
+// y (N, K, out...); 1-d and 2-d problems use the leading entries of the spatial arrays.
+
+#include <cstdint>
+
+#include "ember/dtype.h"
+
+namespace ember::cpu {
+
+/// The geometry of one convolution, spatial arrays of length `nd` (1..3).
+struct ConvGeom {
+  int nd = 2;
+  int64_t n = 0, c = 0, k = 0, groups = 1;  ///< batch, input channels, output channels
+  int64_t in[3] = {1, 1, 1}, out[3] = {1, 1, 1}, kernel[3] = {1, 1, 1};
+  int64_t stride[3] = {1, 1, 1}, pad_l[3] = {0, 0, 0}, pad_r[3] = {0, 0, 0};
+  int64_t dilation[3] = {1, 1, 1};
+};
+
+/// The three bilinear maps of a convolution. Forward: (x, w) -> y (+ bias). BackwardData:
+/// (gy, w) -> gx (also the transposed convolution). BackwardWeights: (x, gy) -> gw (+ gbias).
+enum class ConvPass : uint8_t { Forward, BackwardData, BackwardWeights };
+
+/// Runs one pass with oneDNN; `a`, `b` are the pass's inputs in the order above, `out` its
+/// output (overwritten), `bias` the bias (Forward, may be null) or the bias gradient
+/// (BackwardWeights, may be null). Returns false when oneDNN has no implementation.
+bool dnnl_conv(ConvPass pass, const ConvGeom& g, ScalarType dt, const void* a, const void* b,
+               void* out, void* bias);
+
+/// The same with im2col/col2im and BLAS gemm; dtype float or double.
+void ref_conv(ConvPass pass, const ConvGeom& g, ScalarType dt, const void* a, const void* b,
+              void* out, void* bias);
+
+/// im2col of one image (C, in...) into (C * prod(kernel), prod(out)), zero outside the input.
+template <class T>
+void im2col(const T* x, T* col, int64_t channels, const ConvGeom& g);
+/// The adjoint of im2col: adds the columns back into x (C, in...), which the caller zeroes.
+template <class T>
+void col2im(const T* col, T* x, int64_t channels, const ConvGeom& g);
+
+}  // namespace ember::cpu

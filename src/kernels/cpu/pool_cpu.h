@@ -1,0 +1,28 @@
+#pragma once
+// Max-pooling kernels over planes of contiguous (planes, in...) data. Each spatial dim (1..3,
+// padded to 3 with leading size-1 dims) gives, per output index, the first valid input index,
+// the number of valid taps and the step between taps: regular pools (padding, dilation,
+// ceil_mode) and adaptive pools alike. dtypes: float32, float64, bfloat16.
+
+#include <cstdint>
+#include <vector>
+
+#include "ember/dtype.h"
+
+namespace ember::cpu {
+
+/// Per-dim window tables of one pooling geometry (3 dims, leading dims of size 1).
+struct PoolWindows {
+  int64_t in[3] = {1, 1, 1}, out[3] = {1, 1, 1}, step[3] = {1, 1, 1};
+  std::vector<int64_t> first[3], count[3];  ///< per output index, in [0, in) / >= 0
+};
+
+/// y, idx (planes, out...) = max over each window of x (planes, in...); idx is the flat index
+/// into the input plane (NaN wins, the first maximum wins ties, as PyTorch).
+void max_pool_forward(ScalarType dt, const void* x, void* y, int64_t* idx, int64_t planes,
+                      const PoolWindows& w);
+/// gx (planes, in_plane) = 0, then gx[p, idx[p, o]] += gy[p, o]; idx must be in range.
+void max_pool_backward(ScalarType dt, const void* gy, const int64_t* idx, void* gx, int64_t planes,
+                       int64_t in_plane, int64_t out_plane);
+
+}  // namespace ember::cpu

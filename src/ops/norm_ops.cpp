@@ -1,0 +1,487 @@
+// batch_norm, layer_norm, group_norm (fused kernels in kernels/cpu/norm_cpu.cpp), and
+// instance_norm / local_response_norm as composites. Validation and running-stat updates follow
+// PyTorch 1.13. float16/bfloat16 inputs compute in float32 and round once at the end.
+//
+// Note [Norm backward]
+// The vjp of each fused norm runs the fused backward kernel when grad mode is off (a plain
+// backward()). Under create_graph (grad mode on inside the vjp) it evaluates the same formula
+// with ember ops instead, so double backward and forward-over-reverse work through their rules.
+#include <cmath>
+#include <vector>
+
+#include "autograd/record.h"
+#include "core/tensor_util.h"
+#include "ember/autograd.h"
+#include "ember/error.h"
+#include "ember/factory.h"
+#include "ember/nn_ops.h"
+#include "ember/ops.h"
+#include "ember/reduce.h"
+#include "ember/shape_ops.h"
+#include "kernels/cpu/norm_cpu.h"
+
+namespace ember {
+
+using autograd::OpRecorder;
+using autograd::variable_list;
+using autograd::VjpCtx;
+
+namespace {
+
+ScalarType compute_type(const Tensor& x) { return x.dtype() == kDouble ? kDouble : kFloat; }
+
+/// `t` (an undefined tensor stays undefined) as a contiguous tensor of dtype `ct`.
+Tensor as_ct(const Tensor& t, ScalarType ct) {
+  return t.defined() ? t.to(ct).contiguous() : Tensor();
+}
+
+template <class T>
+const T* ptr_or_null(const Tensor& t) {
+  return t.defined() ? t.data_ptr<T>() : nullptr;
+}
+
+Tensor from_doubles(const std::vector<double>& v, ScalarType ct) {
+  Tensor t = empty({int64_t(v.size())}, TensorOptions(kDouble));
+  std::copy(v.begin(), v.end(), t.data_ptr<double>());
+  return t.to(ct);
+}
+
+void check_norm_input(const Tensor& input, const char* op) {
+  EMBER_CHECK(input.defined(), "[", op, "] input must be defined");
+  EMBER_CHECK(input.is_floating_point(), "[", op, "] expected a floating-point input, got ",
+              dtype_name(input.dtype()));
+}
+
+void check_vec(const Tensor& t, int64_t C, const char* what) {
+  if (!t.defined()) return;
+  EMBER_CHECK(t.numel() == C, what, " should contain ", C, " elements not ", t.numel());
+}
+
+/// Dims of an (N, C, *) tensor other than 1, and the (1, C, 1, ...) broadcast shape.
+DimVector non_channel_dims(int64_t nd) {
+  DimVector d;
+  for (int64_t i = 0; i < nd; ++i)
+    if (i != 1) d.push_back(i);
+  return d;
+}
+DimVector channel_shape(int64_t nd, int64_t C) {
+  DimVector s(size_t(nd), 1);
+  s[1] = C;
+  return s;
+}
+
+}  // namespace
+
+// ---- batch norm ----
+
+std::tuple<Tensor, Tensor, Tensor> native_batch_norm(const Tensor& input, const Tensor& weight,
+                                                     const Tensor& bias, const Tensor& running_mean,
+                                                     const Tensor& running_var, bool training,
+                                                     double momentum, double eps) {
+  const char* op = "batch_norm";
+  check_norm_input(input, op);
+  EMBER_CHECK(input.dim() >= 2,
+              "[batch_norm] expected an (N, C, *) input with at least 2 dims, "
+              "got ",
+              shape_str(input.sizes()));
+  const int64_t N = input.size(0), C = input.size(1);
+  check_vec(weight, C, "weight");
+  check_vec(bias, C, "bias");
+  check_vec(running_mean, C, "running_mean");
+  check_vec(running_var, C, "running_var");
+  EMBER_CHECK(training || (running_mean.defined() && running_var.defined()),
+              "[batch_norm] running_mean and running_var must be defined in evaluation mode");
+  const ScalarType ct = compute_type(input);
+  const int64_t nd = input.dim();
+  int64_t S = 1;
+  for (int64_t d = 2; d < nd; ++d) S *= input.size(d);
+
+  OpRecorder rec("native_batch_norm", {input, weight, bias});
+  if (input.numel() == 0) {
+    // As PyTorch: no statistics, an output that still depends on weight and bias.
+    rec.resume();
+    Tensor out = input.clone();
+    if (weight.defined() && weight.numel() > 0) out = out * weight[0];
+    if (bias.defined() && bias.numel() > 0) out = out + bias[0];
+    return {out, empty({0}, input.options()), empty({0}, input.options())};
+  }
+
+  Tensor x = input.to(ct).contiguous();
+  const size_t nc = size_t(C);
+  std::vector<double> mean(nc), var(nc), invstd(nc);
+  if (training) {
+    if (ct == kFloat)
+      cpu::bn_stats(x.data_ptr<float>(), N, C, S, mean.data(), var.data());
+    else
+      cpu::bn_stats(x.data_ptr<double>(), N, C, S, mean.data(), var.data());
+    for (int64_t c = 0; c < C; ++c) invstd[size_t(c)] = 1.0 / std::sqrt(var[size_t(c)] + eps);
+    if (running_mean.defined() || running_var.defined()) {
+      NoGradGuard ng;
+      const double M = double(N * S);
+      if (running_mean.defined()) {
+        Tensor m = from_doubles(mean, kDouble).to(running_mean.dtype());
+        Tensor& rm = const_cast<Tensor&>(running_mean);
+        rm.mul_(1 - momentum).add_(m.view(rm.sizes()), momentum);
+      }
+      if (running_var.defined()) {
+        std::vector<double> unb(var);
+        for (double& v : unb) v = v * M / (M - 1);
+        Tensor v = from_doubles(unb, kDouble).to(running_var.dtype());
+        Tensor& rv = const_cast<Tensor&>(running_var);
+        rv.mul_(1 - momentum).add_(v.view(rv.sizes()), momentum);
+      }
+    }
+  } else {
+    Tensor rm = running_mean.to(kDouble).contiguous(), rv = running_var.to(kDouble).contiguous();
+    for (int64_t c = 0; c < C; ++c) {
+      mean[size_t(c)] = rm.data_ptr<double>()[c];
+      invstd[size_t(c)] = 1.0 / std::sqrt(rv.data_ptr<double>()[c] + eps);
+    }
+  }
+  Tensor wd = weight.defined() ? weight.to(kDouble).contiguous() : Tensor();
+  Tensor bd = bias.defined() ? bias.to(kDouble).contiguous() : Tensor();
+  std::vector<double> scale(nc), shift(nc);
+  for (int64_t c = 0; c < C; ++c) {
+    const double w = wd.defined() ? wd.data_ptr<double>()[c] : 1.0;
+    const double b = bd.defined() ? bd.data_ptr<double>()[c] : 0.0;
+    scale[size_t(c)] = w * invstd[size_t(c)];
+    shift[size_t(c)] = b - mean[size_t(c)] * scale[size_t(c)];
+  }
+  Tensor y = empty(x.sizes(), TensorOptions(ct));
+  if (ct == kFloat)
+    cpu::bn_apply(x.data_ptr<float>(), y.data_ptr<float>(), N, C, S, scale.data(), shift.data());
+  else
+    cpu::bn_apply(x.data_ptr<double>(), y.data_ptr<double>(), N, C, S, scale.data(), shift.data());
+  Tensor out = ct == input.dtype() ? y : y.to(input.dtype());
+  Tensor save_mean = training ? from_doubles(mean, ct) : empty({0}, TensorOptions(ct));
+  Tensor save_invstd = training ? from_doubles(invstd, ct) : empty({0}, TensorOptions(ct));
+
+  if (rec) {
+    rec.record(
+        out,
+        [=](VjpCtx& c) {
+          const Tensor& xin = c.saved[0];
+          variable_list r(3);
+          if (GradMode::is_enabled()) {
+            // Differentiable form (Note [Norm backward]).
+            const DimVector dims = non_channel_dims(nd);
+            const DimVector cs = channel_shape(nd, C);
+            Tensor xs = xin.to(ct);
+            Tensor g = c.grads[0].to(ct);
+            Tensor w = weight.defined() ? weight.to(ct).view(cs) : Tensor();
+            Tensor inv, xhat;
+            if (training) {
+              Tensor mu = xs.mean(dims, true);
+              Tensor xc = xs - mu;
+              inv = rsqrt((xc * xc).mean(dims, true) + eps);
+              xhat = xc * inv;
+            } else {
+              inv = from_doubles(invstd, ct).view(cs);
+              xhat = (xs - from_doubles(mean, ct).view(cs)) * inv;
+            }
+            if (c.needs(0)) {
+              Tensor gw = w.defined() ? g * w : g;
+              r[0] = training
+                         ? inv * (gw - gw.mean(dims, true) - xhat * (gw * xhat).mean(dims, true))
+                         : gw * inv;
+            }
+            if (c.needs(1)) r[1] = (g * xhat).sum(dims);
+            if (c.needs(2)) r[2] = g.sum(dims);
+            return r;
+          }
+          Tensor x2 = xin.to(ct).contiguous();
+          Tensor g = c.grads[0].to(ct).contiguous();
+          std::vector<double> sg(nc), sgx(nc);
+          if (ct == kFloat)
+            cpu::bn_grad_sums(g.data_ptr<float>(), x2.data_ptr<float>(), N, C, S, mean.data(),
+                              sg.data(), sgx.data());
+          else
+            cpu::bn_grad_sums(g.data_ptr<double>(), x2.data_ptr<double>(), N, C, S, mean.data(),
+                              sg.data(), sgx.data());
+          if (c.needs(0)) {
+            const double M = double(N * S);
+            Tensor wd2 = weight.defined() ? weight.to(kDouble).contiguous() : Tensor();
+            std::vector<double> a(nc), b(nc), d(nc);
+            for (int64_t k = 0; k < C; ++k) {
+              const size_t i = size_t(k);
+              const double w = wd2.defined() ? wd2.data_ptr<double>()[k] : 1.0;
+              a[i] = w * invstd[i];
+              if (training) {
+                b[i] = -a[i] * invstd[i] * invstd[i] * sgx[i] / M;
+                d[i] = -a[i] * sg[i] / M - b[i] * mean[i];
+              } else {
+                b[i] = d[i] = 0;
+              }
+            }
+            Tensor dx = empty(x2.sizes(), TensorOptions(ct));
+            if (ct == kFloat)
+              cpu::bn_backward_apply(g.data_ptr<float>(), x2.data_ptr<float>(),
+                                     dx.data_ptr<float>(), N, C, S, a.data(), b.data(), d.data());
+            else
+              cpu::bn_backward_apply(g.data_ptr<double>(), x2.data_ptr<double>(),
+                                     dx.data_ptr<double>(), N, C, S, a.data(), b.data(), d.data());
+            r[0] = dx;
+          }
+          if (c.needs(1)) {
+            std::vector<double> dw(nc);
+            for (int64_t k = 0; k < C; ++k) dw[size_t(k)] = sgx[size_t(k)] * invstd[size_t(k)];
+            r[1] = from_doubles(dw, ct);
+          }
+          if (c.needs(2)) r[2] = from_doubles(sg, ct);
+          return r;
+        },
+        {input});
+  }
+  return {out, save_mean, save_invstd};
+}
+
+Tensor batch_norm(const Tensor& input, const Tensor& weight, const Tensor& bias,
+                  const Tensor& running_mean, const Tensor& running_var, bool training,
+                  double momentum, double eps, bool cudnn_enabled) {
+  return std::get<0>(
+      native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps));
+}
+
+// ---- layer norm ----
+
+std::tuple<Tensor, Tensor, Tensor> native_layer_norm(const Tensor& input,
+                                                     IntArrayRef normalized_shape,
+                                                     const Tensor& weight, const Tensor& bias,
+                                                     double eps) {
+  check_norm_input(input, "layer_norm");
+  const int64_t k = int64_t(normalized_shape.size());
+  EMBER_CHECK(k >= 1,
+              "Expected normalized_shape to be at least 1-dimensional, i.e., containing "
+              "at least one element, but got normalized_shape = ",
+              shape_str(normalized_shape));
+  EMBER_CHECK(!weight.defined() || weight.sizes() == normalized_shape,
+              "Expected weight to be of same shape as normalized_shape, but got weight of shape ",
+              shape_str(weight.sizes()), " and normalized_shape = ", shape_str(normalized_shape));
+  EMBER_CHECK(!bias.defined() || bias.sizes() == normalized_shape,
+              "Expected bias to be of same shape as normalized_shape, but got bias of shape ",
+              shape_str(bias.sizes()), " and normalized_shape = ", shape_str(normalized_shape));
+  const int64_t nd = input.dim();
+  bool ok = nd >= k;
+  for (int64_t i = 0; ok && i < k; ++i) ok = input.size(nd - k + i) == normalized_shape[size_t(i)];
+  if (!ok) {
+    EMBER_THROW(Error, "Given normalized_shape=", shape_str(normalized_shape),
+                ", expected input with shape [*, ", shape_str(normalized_shape).substr(1),
+                ", but got input of size", shape_str(input.sizes()));
+  }
+  const int64_t axis = nd - k;
+  int64_t M = 1, D = 1;
+  for (int64_t i = 0; i < nd; ++i) (i < axis ? M : D) *= input.size(i);
+  DimVector stat_shape;
+  for (int64_t i = 0; i < nd; ++i) stat_shape.push_back(i < axis ? input.size(i) : 1);
+
+  const ScalarType ct = compute_type(input);
+  const DimVector ns(normalized_shape);
+  OpRecorder rec("native_layer_norm", {input, weight, bias});
+  Tensor x = input.to(ct).contiguous();
+  Tensor w = as_ct(weight, ct), b = as_ct(bias, ct);
+  Tensor y = empty(x.sizes(), TensorOptions(ct));
+  Tensor mean = empty(stat_shape, TensorOptions(ct)), rstd = empty(stat_shape, TensorOptions(ct));
+  if (ct == kFloat)
+    cpu::ln_forward(x.data_ptr<float>(), ptr_or_null<float>(w), ptr_or_null<float>(b),
+                    y.data_ptr<float>(), M, D, eps, mean.data_ptr<float>(), rstd.data_ptr<float>());
+  else
+    cpu::ln_forward(x.data_ptr<double>(), ptr_or_null<double>(w), ptr_or_null<double>(b),
+                    y.data_ptr<double>(), M, D, eps, mean.data_ptr<double>(),
+                    rstd.data_ptr<double>());
+  Tensor out = ct == input.dtype() ? y : y.to(input.dtype());
+  if (rec) {
+    rec.record(
+        out,
+        [=](VjpCtx& c) {
+          const Tensor& xin = c.saved[0];
+          variable_list r(3);
+          DimVector lead, norm;
+          for (int64_t i = 0; i < nd; ++i) (i < axis ? lead : norm).push_back(i);
+          if (GradMode::is_enabled()) {
+            // Differentiable form (Note [Norm backward]).
+            Tensor xs = xin.to(ct), g = c.grads[0].to(ct);
+            Tensor mu = xs.mean(norm, true);
+            Tensor xc = xs - mu;
+            Tensor rs = rsqrt((xc * xc).mean(norm, true) + eps);
+            Tensor xhat = xc * rs;
+            if (c.needs(0)) {
+              Tensor gw = weight.defined() ? g * weight.to(ct) : g;
+              r[0] = rs * (gw - gw.mean(norm, true) - xhat * (gw * xhat).mean(norm, true));
+            }
+            if (c.needs(1)) r[1] = lead.size() ? (g * xhat).sum(lead) : g * xhat;
+            if (c.needs(2)) r[2] = lead.size() ? g.sum(lead) : g;
+            return r;
+          }
+          Tensor x2 = xin.to(ct).contiguous(), g = c.grads[0].to(ct).contiguous();
+          Tensor dx = c.needs(0) ? empty(x2.sizes(), TensorOptions(ct)) : Tensor();
+          Tensor dw = c.needs(1) ? empty(ns, TensorOptions(ct)) : Tensor();
+          Tensor db = c.needs(2) ? empty(ns, TensorOptions(ct)) : Tensor();
+          if (ct == kFloat)
+            cpu::ln_backward(g.data_ptr<float>(), x2.data_ptr<float>(), mean.data_ptr<float>(),
+                             rstd.data_ptr<float>(), ptr_or_null<float>(w), M, D,
+                             dx.defined() ? dx.data_ptr<float>() : nullptr,
+                             dw.defined() ? dw.data_ptr<float>() : nullptr,
+                             db.defined() ? db.data_ptr<float>() : nullptr);
+          else
+            cpu::ln_backward(g.data_ptr<double>(), x2.data_ptr<double>(), mean.data_ptr<double>(),
+                             rstd.data_ptr<double>(), ptr_or_null<double>(w), M, D,
+                             dx.defined() ? dx.data_ptr<double>() : nullptr,
+                             dw.defined() ? dw.data_ptr<double>() : nullptr,
+                             db.defined() ? db.data_ptr<double>() : nullptr);
+          r[0] = dx;
+          r[1] = dw;
+          r[2] = db;
+          return r;
+        },
+        {input});
+  }
+  return {out, mean, rstd};
+}
+
+Tensor layer_norm(const Tensor& input, IntArrayRef normalized_shape, const Tensor& weight,
+                  const Tensor& bias, double eps, bool cudnn_enable) {
+  return std::get<0>(native_layer_norm(input, normalized_shape, weight, bias, eps));
+}
+
+// ---- group norm ----
+
+Tensor group_norm(const Tensor& input, int64_t num_groups, const Tensor& weight, const Tensor& bias,
+                  double eps, bool cudnn_enabled) {
+  check_norm_input(input, "group_norm");
+  EMBER_CHECK(input.dim() >= 2, "Expected at least 2 dimensions for input tensor but received ",
+              input.dim());
+  const int64_t N = input.size(0), C = input.size(1), G = num_groups;
+  EMBER_CHECK(G > 0 && C % G == 0, "Expected number of channels in input to be divisible by ",
+              "num_groups, but got input of shape ", shape_str(input.sizes()),
+              " and num_groups=", G);
+  EMBER_CHECK(!weight.defined() || (weight.dim() == 1 && weight.numel() == C),
+              "Expected weight to be a vector of size equal to the number of channels in input, "
+              "but got weight of shape ",
+              shape_str(weight.sizes()), " and input of shape ", shape_str(input.sizes()));
+  EMBER_CHECK(!bias.defined() || (bias.dim() == 1 && bias.numel() == C),
+              "Expected bias to be a vector of size equal to the number of channels in input, "
+              "but got bias of shape ",
+              shape_str(bias.sizes()), " and input of shape ", shape_str(input.sizes()));
+  const int64_t nd = input.dim();
+  int64_t S = 1;
+  for (int64_t d = 2; d < nd; ++d) S *= input.size(d);
+  const ScalarType ct = compute_type(input);
+  OpRecorder rec("native_group_norm", {input, weight, bias});
+  Tensor x = input.to(ct).contiguous();
+  Tensor w = as_ct(weight, ct), b = as_ct(bias, ct);
+  Tensor y = empty(x.sizes(), TensorOptions(ct));
+  Tensor mean = empty({N, G}, TensorOptions(ct)), rstd = empty({N, G}, TensorOptions(ct));
+  if (ct == kFloat)
+    cpu::gn_forward(x.data_ptr<float>(), ptr_or_null<float>(w), ptr_or_null<float>(b),
+                    y.data_ptr<float>(), N, C, S, G, eps, mean.data_ptr<float>(),
+                    rstd.data_ptr<float>());
+  else
+    cpu::gn_forward(x.data_ptr<double>(), ptr_or_null<double>(w), ptr_or_null<double>(b),
+                    y.data_ptr<double>(), N, C, S, G, eps, mean.data_ptr<double>(),
+                    rstd.data_ptr<double>());
+  Tensor out = ct == input.dtype() ? y : y.to(input.dtype());
+  if (rec) {
+    rec.record(
+        out,
+        [=](VjpCtx& c) {
+          const Tensor& xin = c.saved[0];
+          variable_list r(3);
+          if (GradMode::is_enabled()) {
+            // Differentiable form (Note [Norm backward]).
+            const DimVector cs = channel_shape(nd, C);
+            const DimVector dims = non_channel_dims(nd);
+            Tensor xs = xin.to(ct).reshape({N, G, -1}), g = c.grads[0].to(ct);
+            Tensor mu = xs.mean({2}, true);
+            Tensor xc = xs - mu;
+            Tensor rs = rsqrt((xc * xc).mean({2}, true) + eps);
+            Tensor xhat = (xc * rs).view(xin.sizes());
+            if (c.needs(0)) {
+              Tensor gw = (weight.defined() ? g * weight.to(ct).view(cs) : g).reshape({N, G, -1});
+              Tensor xh = xhat.reshape({N, G, -1});
+              r[0] = (rs * (gw - gw.mean({2}, true) - xh * (gw * xh).mean({2}, true)))
+                         .view(xin.sizes());
+            }
+            if (c.needs(1)) r[1] = (g * xhat).sum(dims);
+            if (c.needs(2)) r[2] = g.sum(dims);
+            return r;
+          }
+          Tensor x2 = xin.to(ct).contiguous(), g = c.grads[0].to(ct).contiguous();
+          Tensor dx = c.needs(0) ? empty(x2.sizes(), TensorOptions(ct)) : Tensor();
+          Tensor dw = c.needs(1) ? empty({C}, TensorOptions(ct)) : Tensor();
+          Tensor db = c.needs(2) ? empty({C}, TensorOptions(ct)) : Tensor();
+          if (ct == kFloat)
+            cpu::gn_backward(g.data_ptr<float>(), x2.data_ptr<float>(), mean.data_ptr<float>(),
+                             rstd.data_ptr<float>(), ptr_or_null<float>(w), N, C, S, G,
+                             dx.defined() ? dx.data_ptr<float>() : nullptr,
+                             dw.defined() ? dw.data_ptr<float>() : nullptr,
+                             db.defined() ? db.data_ptr<float>() : nullptr);
+          else
+            cpu::gn_backward(g.data_ptr<double>(), x2.data_ptr<double>(), mean.data_ptr<double>(),
+                             rstd.data_ptr<double>(), ptr_or_null<double>(w), N, C, S, G,
+                             dx.defined() ? dx.data_ptr<double>() : nullptr,
+                             dw.defined() ? dw.data_ptr<double>() : nullptr,
+                             db.defined() ? db.data_ptr<double>() : nullptr);
+          r[0] = dx;
+          r[1] = dw;
+          r[2] = db;
+          return r;
+        },
+        {input});
+  }
+  return out;
+}
+
+// ---- instance norm (batch norm over (1, N*C, *), as PyTorch) ----
+
+Tensor instance_norm(const Tensor& input, const Tensor& weight, const Tensor& bias,
+                     const Tensor& running_mean, const Tensor& running_var, bool use_input_stats,
+                     double momentum, double eps, bool cudnn_enabled) {
+  check_norm_input(input, "instance_norm");
+  EMBER_CHECK(input.dim() >= 2, "[instance_norm] expected an (N, C, *) input, got ",
+              shape_str(input.sizes()));
+  EMBER_CHECK(use_input_stats || (running_mean.defined() && running_var.defined()),
+              "Expected running_mean and running_var to be defined when use_input_stats is "
+              "false");
+  const int64_t N = input.size(0), C = input.size(1);
+  DimVector shape_(input.sizes());
+  shape_[0] = 1;
+  shape_[1] = N * C;
+  Tensor w = weight.defined() ? weight.repeat({N}) : Tensor();
+  Tensor b = bias.defined() ? bias.repeat({N}) : Tensor();
+  Tensor rm = running_mean.defined() ? running_mean.repeat({N}) : Tensor();
+  Tensor rv = running_var.defined() ? running_var.repeat({N}) : Tensor();
+  Tensor out =
+      batch_norm(input.contiguous().view(shape_), w, b, rm, rv, use_input_stats, momentum, eps);
+  if (use_input_stats) {
+    NoGradGuard ng;
+    if (running_mean.defined())
+      const_cast<Tensor&>(running_mean).copy_(rm.view({N, C}).mean({0}, false));
+    if (running_var.defined())
+      const_cast<Tensor&>(running_var).copy_(rv.view({N, C}).mean({0}, false));
+  }
+  return out.view(input.sizes());
+}
+
+// ---- local response norm (the composite of nn.functional) ----
+
+Tensor local_response_norm(const Tensor& input, int64_t size, double alpha, double beta, double k) {
+  EMBER_CHECK(input.defined(), "[local_response_norm] input must be defined");
+  EMBER_CHECK_VALUE(input.dim() >= 3, "Expected 3D or higher dimensionality input (got ",
+                    input.dim(), " dimensions)");
+  EMBER_CHECK(size > 0, "[local_response_norm] size must be positive, got ", size);
+  if (input.numel() == 0) return input;
+  // Average of x^2 over a window of `size` channels, zero-padded by size/2 before and
+  // (size-1)/2 after, as avg_pool over the channel dim does.
+  Tensor sq = input * input;
+  DimVector pad_shape(input.sizes());
+  pad_shape[1] = size / 2;
+  Tensor before = zeros(pad_shape, input.options());
+  pad_shape[1] = (size - 1) / 2;
+  Tensor after = zeros(pad_shape, input.options());
+  Tensor padded = cat({before, sq, after}, 1);
+  Tensor div = padded.unfold(1, size, 1).sum({-1}) / double(size);
+  div = (div * alpha + k).pow(beta);
+  return input / div;
+}
+
+}  // namespace ember

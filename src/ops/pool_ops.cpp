@@ -1,0 +1,368 @@
+// Pooling ops: max pooling (a kernel with PyTorch's indices), average and adaptive average
+// pooling (separable linear maps, see Note [Separable average pooling]), adaptive max pooling
+// and max unpooling.
+#include <cmath>
+
+#include "autograd/record.h"
+#include "core/tensor_util.h"
+#include "ember/conv.h"
+#include "ember/factory.h"
+#include "ember/index_ops.h"
+#include "ember/ops.h"
+#include "ember/reduce.h"
+#include "kernels/cpu/pool_cpu.h"
+
+namespace ember {
+namespace {
+
+using cpu::PoolWindows;
+
+DimVector expand(IntArrayRef v, int nd, const char* op, const char* name) {
+  if (v.size() == 1) return DimVector(size_t(nd), v[0]);
+  EMBER_CHECK(int(v.size()) == nd, "[", op, "] ", name,
+              " must either be a single int, or a tuple of ", nd, " ints, got ", v);
+  return DimVector(v);
+}
+
+/// Checks the rank (nd + 1 unbatched or nd + 2 batched, non-batch dims non-empty) and returns
+/// the batched view.
+Tensor batched_input(const Tensor& input, int nd, const char* op, bool& unbatched) {
+  EMBER_CHECK(input.defined(), "[", op, "] input is undefined");
+  unbatched = input.dim() == nd + 1;
+  EMBER_CHECK(unbatched || input.dim() == nd + 2, "[", op, "] Expected ", nd + 1, "D or ", nd + 2,
+              "D (batch mode) tensor with optional 0 dim batch size for input, but got input of "
+              "size ",
+              input.sizes());
+  for (int64_t d = unbatched ? 0 : 1; d < input.dim(); ++d)
+    EMBER_CHECK(input.size(d) > 0, "[", op,
+                "] Expected input to have non-zero size for non-batch dimensions, but input has "
+                "sizes ",
+                input.sizes(), " with dimension ", d, " being empty");
+  const ScalarType dt = input.dtype();
+  EMBER_CHECK(dt == kFloat || dt == kDouble || dt == kBFloat16, "[", op, "] not implemented for '",
+              dtype_name(dt), "' (supported: float32, float64, bfloat16)");
+  return unbatched ? input.unsqueeze(0) : input;
+}
+
+/// PyTorch's pooling_output_shape.
+int64_t pool_out(int64_t in, int64_t k, int64_t pad, int64_t s, int64_t d, bool ceil_mode) {
+  const int64_t num = in + 2 * pad - d * (k - 1) - 1 + (ceil_mode ? s - 1 : 0);
+  int64_t out = (num >= 0 ? num / s : -((-num + s - 1) / s)) + 1;
+  if (ceil_mode && (out - 1) * s >= in + pad) --out;
+  return out;
+}
+
+struct PoolArgs {
+  DimVector k, s, p, d, out;
+};
+
+PoolArgs pool_args(const Tensor& x, int nd, IntArrayRef kernel, IntArrayRef stride,
+                   IntArrayRef padding, IntArrayRef dilation, bool ceil_mode, const char* op) {
+  PoolArgs a;
+  a.k = expand(kernel, nd, op, "kernel_size");
+  a.s = stride.empty() ? a.k : expand(stride, nd, op, "stride");
+  a.p = expand(padding, nd, op, "padding");
+  a.d = expand(dilation, nd, op, "dilation");
+  for (int i = 0; i < nd; ++i) {
+    EMBER_CHECK(a.k[i] > 0, "[", op, "] kernel size should be greater than zero, but got ",
+                IntArrayRef(a.k));
+    EMBER_CHECK(a.s[i] > 0, "[", op, "] stride should be greater than zero, but got ",
+                IntArrayRef(a.s));
+    EMBER_CHECK(a.d[i] > 0, "[", op, "] dilation should be greater than zero, but got ",
+                IntArrayRef(a.d));
+    EMBER_CHECK(a.p[i] >= 0 && a.p[i] <= a.k[i] / 2, "[", op,
+                "] pad should be at most half of effective kernel size, but got pad=", a.p[i],
+                ", kernel_size=", a.k[i], " and dilation=", a.d[i]);
+    a.out.push_back(pool_out(x.size(2 + i), a.k[i], a.p[i], a.s[i], a.d[i], ceil_mode));
+  }
+  bool ok = true;
+  for (int64_t o : a.out) ok = ok && o > 0;
+  EMBER_CHECK(ok, "[", op, "] Given input size: ", x.sizes().slice(1),
+              ". Calculated output size: ", IntArrayRef(a.out), ". Output size is too small");
+  return a;
+}
+
+/// Windows of a regular pool (taps inside the input only).
+PoolWindows regular_windows(const Tensor& x, int nd, const PoolArgs& a) {
+  PoolWindows w;
+  const int off = 3 - nd;
+  for (int j = 0; j < 3; ++j) {
+    const int i = j - off;
+    if (i < 0) {
+      w.first[j] = {0}, w.count[j] = {1};
+      continue;
+    }
+    w.in[j] = x.size(2 + i), w.out[j] = a.out[i], w.step[j] = a.d[i];
+    for (int64_t o = 0; o < a.out[i]; ++o) {
+      int64_t start = o * a.s[i] - a.p[i];
+      const int64_t end = std::min(start + (a.k[i] - 1) * a.d[i] + 1, w.in[j]);
+      while (start < 0) start += a.d[i];
+      w.first[j].push_back(start);
+      w.count[j].push_back(end > start ? (end - start + a.d[i] - 1) / a.d[i] : 0);
+    }
+  }
+  return w;
+}
+
+PoolWindows adaptive_windows(const Tensor& x, int nd, IntArrayRef out) {
+  PoolWindows w;
+  const int off = 3 - nd;
+  for (int j = 0; j < 3; ++j) {
+    const int i = j - off;
+    if (i < 0) {
+      w.first[j] = {0}, w.count[j] = {1};
+      continue;
+    }
+    const int64_t in = x.size(2 + i);
+    w.in[j] = in, w.out[j] = out[i];
+    for (int64_t o = 0; o < out[i]; ++o) {
+      const int64_t s = (o * in) / out[i], e = ((o + 1) * in + out[i] - 1) / out[i];
+      w.first[j].push_back(s);
+      w.count[j].push_back(e - s);
+    }
+  }
+  return w;
+}
+
+Tensor max_pool_backward(const Tensor& g, const Tensor& idx, IntArrayRef in_sizes);
+
+/// Gathers `t` (N, C, in...) at the pooled indices (N, C, out...).
+Tensor gather_planes(const Tensor& t, const Tensor& idx) {
+  return t.flatten(2).gather(2, idx.flatten(2)).view(idx.sizes());
+}
+
+/// The max pool of batched x over windows `w`; records its vjp (a scatter into the input).
+std::tuple<Tensor, Tensor> max_pool_windows(const char* op, const Tensor& x, int nd,
+                                            const PoolWindows& w) {
+  autograd::OpRecorder rec(op, {x});
+  DimVector os{x.size(0), x.size(1)};
+  for (int i = 3 - nd; i < 3; ++i) os.push_back(w.out[i]);
+  Tensor y = empty_tensor(os, x.dtype());
+  Tensor idx = empty_tensor(os, kLong);
+  if (y.numel() > 0) {
+    Tensor xc = x.contiguous();
+    cpu::max_pool_forward(x.dtype(), xc.data_ptr(), y.data_ptr(), idx.data_ptr<int64_t>(),
+                          x.size(0) * x.size(1), w);
+  }
+  if (rec) {
+    rec.record(
+        y,
+        [sizes = DimVector(x.sizes())](autograd::VjpCtx& c) {
+          return autograd::variable_list{max_pool_backward(c.grads[0], c.saved[0], sizes)};
+        },
+        {idx},
+        [](autograd::JvpCtx& c) {
+          return autograd::variable_list{gather_planes(c.tangent_or_zeros(0), c.saved[0])};
+        });
+  }
+  return {y, idx};
+}
+
+/// The adjoint of the pooled gather: gx = 0; gx[idx] += g (per plane).
+Tensor max_pool_backward(const Tensor& g, const Tensor& idx, IntArrayRef in_sizes) {
+  autograd::OpRecorder rec("max_pool_backward", {g});
+  Tensor gx = empty_tensor(in_sizes, g.dtype());
+  const int64_t planes = in_sizes[0] * in_sizes[1];
+  if (gx.numel() > 0) {
+    if (g.numel() == 0) {
+      gx.zero_();
+    } else {
+      Tensor gc = g.contiguous(), ic = idx.contiguous();
+      cpu::max_pool_backward(g.dtype(), gc.data_ptr(), ic.data_ptr<int64_t>(), gx.data_ptr(),
+                             planes, gx.numel() / planes, g.numel() / planes);
+    }
+  }
+  if (rec) {
+    rec.record(
+        gx,
+        [](autograd::VjpCtx& c) {
+          return autograd::variable_list{gather_planes(c.grads[0], c.saved[0])};
+        },
+        {idx},
+        [sizes = DimVector(in_sizes)](autograd::JvpCtx& c) {
+          return autograd::variable_list{
+              max_pool_backward(c.tangent_or_zeros(0), c.saved[0], sizes)};
+        });
+  }
+  return gx;
+}
+
+std::tuple<Tensor, Tensor> max_pool_impl(const char* op, int nd, const Tensor& input,
+                                         IntArrayRef kernel, IntArrayRef stride,
+                                         IntArrayRef padding, IntArrayRef dilation,
+                                         bool ceil_mode) {
+  bool unbatched = false;
+  Tensor x = batched_input(input, nd, op, unbatched);
+  const PoolArgs a = pool_args(x, nd, kernel, stride, padding, dilation, ceil_mode, op);
+  auto [y, idx] = max_pool_windows(op, x, nd, regular_windows(x, nd, a));
+  if (unbatched) return {y.squeeze(0), idx.squeeze(0)};
+  return {y, idx};
+}
+
+// Note [Separable average pooling]
+// Average pooling is a product of per-dim linear maps: PyTorch's divisor (count_include_pad or
+// not) is the product of per-dim window counts, and a divisor_override divides once at the end.
+// So y = x ×_1 A_1 ×_2 A_2 ..., each A_d a small (out × in) matrix, applied with matmul: the
+// gradient, double backward and forward mode come from matmul's rules.
+Tensor apply_dim_maps(Tensor x, int nd, const std::vector<Tensor>& maps) {
+  const ScalarType dt = x.dtype();
+  if (dt == kBFloat16) x = x.to(kFloat);
+  for (int i = 0; i < nd; ++i) {
+    Tensor a = maps[size_t(i)].to(x.dtype());
+    x = x.movedim(2 + i, -1).matmul(a.t()).movedim(-1, 2 + i);
+  }
+  return dt == kBFloat16 ? x.to(dt) : x.contiguous();
+}
+
+Tensor avg_pool_impl(const char* op, int nd, const Tensor& input, IntArrayRef kernel,
+                     IntArrayRef stride, IntArrayRef padding, bool ceil_mode,
+                     bool count_include_pad, std::optional<int64_t> divisor_override) {
+  bool unbatched = false;
+  Tensor x = batched_input(input, nd, op, unbatched);
+  EMBER_CHECK(!divisor_override || *divisor_override != 0, "[", op, "] divisor must be not zero");
+  const PoolArgs a = pool_args(x, nd, kernel, stride, padding, 1, ceil_mode, op);
+  std::vector<Tensor> maps;
+  for (int i = 0; i < nd; ++i) {
+    const int64_t in = x.size(2 + i), out = a.out[i];
+    std::vector<double> m(size_t(out * in), 0.0);
+    for (int64_t o = 0; o < out; ++o) {
+      int64_t s0 = o * a.s[i] - a.p[i];
+      int64_t e0 = std::min(s0 + a.k[i], in + a.p[i]);
+      const int64_t full = e0 - s0;
+      s0 = std::max<int64_t>(s0, 0);
+      e0 = std::min(e0, in);
+      if (s0 >= e0) continue;
+      const double w = divisor_override ? 1.0 : 1.0 / double(count_include_pad ? full : e0 - s0);
+      for (int64_t t = s0; t < e0; ++t) m[size_t(o * in + t)] = w;
+    }
+    maps.push_back(tensor(m, kDouble).view({out, in}));
+  }
+  Tensor y = apply_dim_maps(x, nd, maps);
+  if (divisor_override) y = y / Scalar(*divisor_override);
+  return unbatched ? y.squeeze(0) : y;
+}
+
+DimVector adaptive_out(IntArrayRef output_size, int nd, const char* op) {
+  EMBER_CHECK(int(output_size.size()) == nd || output_size.size() == 1, "[", op,
+              "] output_size must be ", nd, ", got ", output_size);
+  DimVector out = expand(output_size, nd, op, "output_size");
+  for (int64_t o : out)
+    EMBER_CHECK(o >= 0, "[", op,
+                "] elements of output_size must be greater than or equal to 0 but received ",
+                IntArrayRef(out));
+  return out;
+}
+
+Tensor adaptive_avg_impl(const char* op, int nd, const Tensor& input, IntArrayRef output_size) {
+  bool unbatched = false;
+  Tensor x = batched_input(input, nd, op, unbatched);
+  const DimVector out = adaptive_out(output_size, nd, op);
+  bool global = true;
+  for (int64_t o : out) global = global && o == 1;
+  if (global && x.dtype() != kBFloat16) {  // global average pooling: one reduction
+    DimVector dims;
+    for (int i = 0; i < nd; ++i) dims.push_back(2 + i);
+    Tensor y = x.mean(dims, true);
+    return unbatched ? y.squeeze(0) : y;
+  }
+  std::vector<Tensor> maps;
+  for (int i = 0; i < nd; ++i) {
+    const int64_t in = x.size(2 + i), o_n = out[i];
+    std::vector<double> m(size_t(o_n * in), 0.0);
+    for (int64_t o = 0; o < o_n; ++o) {
+      const int64_t s = (o * in) / o_n, e = ((o + 1) * in + o_n - 1) / o_n;
+      for (int64_t t = s; t < e; ++t) m[size_t(o * in + t)] = 1.0 / double(e - s);
+    }
+    maps.push_back(tensor(m, kDouble).view({o_n, in}));
+  }
+  Tensor y = apply_dim_maps(x, nd, maps);
+  return unbatched ? y.squeeze(0) : y;
+}
+
+std::tuple<Tensor, Tensor> adaptive_max_impl(const char* op, int nd, const Tensor& input,
+                                             IntArrayRef output_size) {
+  bool unbatched = false;
+  Tensor x = batched_input(input, nd, op, unbatched);
+  const DimVector out = adaptive_out(output_size, nd, op);
+  auto [y, idx] = max_pool_windows(op, x, nd, adaptive_windows(x, nd, out));
+  if (unbatched) return {y.squeeze(0), idx.squeeze(0)};
+  return {y, idx};
+}
+
+Tensor max_unpool_impl(const char* op, int nd, const Tensor& input, const Tensor& indices,
+                       IntArrayRef output_size) {
+  EMBER_CHECK(input.defined() && indices.defined(), "[", op, "] undefined input");
+  EMBER_CHECK(indices.dtype() == kLong, "[", op,
+              "] elements in indices should be type int64 but got: ", dtype_name(indices.dtype()));
+  EMBER_CHECK(input.sizes() == indices.sizes(), "[", op,
+              "] Expected shape of indices to be same as that of the input tensor (", input.sizes(),
+              ") but got indices tensor with shape: ", indices.sizes());
+  EMBER_CHECK(int(output_size.size()) == nd, "[", op, "] There should be exactly ", nd,
+              " elements (depth, height, width) in output_size, but got ", output_size.size(),
+              " elements.");
+  bool unbatched = false;
+  Tensor x = batched_input(input, nd, op, unbatched);
+  Tensor idx = unbatched ? indices.unsqueeze(0) : indices;
+  int64_t plane = 1;
+  for (int64_t o : output_size) {
+    EMBER_CHECK(o > 0, "[", op, "] output_size must be positive, got ", output_size);
+    plane *= o;
+  }
+  if (idx.numel() > 0) {
+    const int64_t lo = idx.min().item<int64_t>(), hi = idx.max().item<int64_t>();
+    EMBER_CHECK(lo >= 0 && hi < plane, "[", op, "] Found an invalid max index: ", lo < 0 ? lo : hi,
+                " (output volumes are of size ", output_size, ")");
+  }
+  DimVector os{x.size(0), x.size(1)};
+  for (int64_t o : output_size) os.push_back(o);
+  Tensor y = zeros({x.size(0), x.size(1), plane}, x.options())
+                 .scatter(2, idx.flatten(2), x.flatten(2))
+                 .view(os);
+  return unbatched ? y.squeeze(0) : y;
+}
+
+}  // namespace
+
+#define EMBER_MAX_POOL(N)                                                                       \
+  std::tuple<Tensor, Tensor> max_pool##N##d_with_indices(                                       \
+      const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding,    \
+      IntArrayRef dilation, bool ceil_mode) {                                                   \
+    return max_pool_impl("max_pool" #N "d", N, input, kernel_size, stride, padding, dilation,   \
+                         ceil_mode);                                                            \
+  }                                                                                             \
+  Tensor max_pool##N##d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride,       \
+                        IntArrayRef padding, IntArrayRef dilation, bool ceil_mode) {            \
+    return std::get<0>(max_pool_impl("max_pool" #N "d", N, input, kernel_size, stride, padding, \
+                                     dilation, ceil_mode));                                     \
+  }                                                                                             \
+  Tensor avg_pool##N##d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride,       \
+                        IntArrayRef padding, bool ceil_mode, bool count_include_pad,            \
+                        std::optional<int64_t> divisor_override) {                              \
+    return avg_pool_impl("avg_pool" #N "d", N, input, kernel_size, stride, padding, ceil_mode,  \
+                         count_include_pad, divisor_override);                                  \
+  }                                                                                             \
+  Tensor adaptive_avg_pool##N##d(const Tensor& input, IntArrayRef output_size) {                \
+    return adaptive_avg_impl("adaptive_avg_pool" #N "d", N, input, output_size);                \
+  }                                                                                             \
+  std::tuple<Tensor, Tensor> adaptive_max_pool##N##d(const Tensor& input,                       \
+                                                     IntArrayRef output_size) {                 \
+    return adaptive_max_impl("adaptive_max_pool" #N "d", N, input, output_size);                \
+  }
+EMBER_MAX_POOL(1)
+EMBER_MAX_POOL(2)
+EMBER_MAX_POOL(3)
+#undef EMBER_MAX_POOL
+
+Tensor max_unpool1d(const Tensor& input, const Tensor& indices, IntArrayRef output_size) {
+  return max_unpool_impl("max_unpool1d", 1, input, indices, output_size);
+}
+Tensor max_unpool2d(const Tensor& input, const Tensor& indices, IntArrayRef output_size) {
+  return max_unpool_impl("max_unpool2d", 2, input, indices, output_size);
+}
+Tensor max_unpool3d(const Tensor& input, const Tensor& indices, IntArrayRef output_size,
+                    IntArrayRef stride, IntArrayRef padding) {
+  (void)stride, (void)padding;  // PyTorch only validates them
+  return max_unpool_impl("max_unpool3d", 3, input, indices, output_size);
+}
+
+}  // namespace ember
