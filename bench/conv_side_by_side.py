@@ -103,6 +103,30 @@ def pool_case(threads, repeats):
     return rows
 
 
+def batch_norm_case(threads, repeats):
+    """F.batch_norm in training mode (running stats updated) on shape (c): N=8 C=64 56x56."""
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((8, 64, 56, 56)).astype(np.float32)
+    rows = []
+    for what in ("fwd", "fwd+bwd"):
+        res = {}
+        for lib, F in ((torch, TF), (ember, EF)):
+            xi = make(lib, x, what != "fwd")
+            w, b = make(lib, np.ones(64, np.float32), True), make(lib, np.zeros(64, np.float32),
+                                                                   True)
+            rm, rv = lib.zeros(64), lib.ones(64)
+            if what == "fwd":
+                def run():
+                    with lib.no_grad():
+                        F.batch_norm(xi, rm, rv, w, b, training=True)
+            else:
+                def run():
+                    F.batch_norm(xi, rm, rv, w, b, training=True).sum().backward()
+            res[lib.__name__] = median_ms(run, repeats)
+        rows.append((f"batch_norm (c) {what}", threads, res, None))
+    return rows
+
+
 def net_case(threads, repeats):
     """The main job's first two blocks: conv(1->32,k3)-relu-maxpool2-conv(32->64,k3)-relu-
     maxpool2 on a batch of 64 28x28 images, forward + backward."""
@@ -145,6 +169,7 @@ def main():
         for c in args.cases:
             rows += conv_case(c, CASES[c], threads, args.repeats)
         rows += pool_case(threads, args.repeats)
+        rows += batch_norm_case(threads, args.repeats)
         rows += net_case(threads, args.repeats)
         for label, thr, res, flop in rows:
             (t, tc), (e, ec) = res["torch"], res["ember"]

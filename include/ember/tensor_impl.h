@@ -69,6 +69,9 @@ class TensorImpl : public intrusive_ptr_target {
 
   /// Replaces the storage (out= resizing); the caller sets the geometry next.
   void set_storage(Storage s) { storage_ = std::move(s); }
+  /// Takes `src`'s storage, dtype, geometry and conjugate bit, keeping this tensor's identity,
+  /// version counter and autograd state (`Tensor.data = src`; Module::to(dtype) in place).
+  void set_data_from(const TensorImpl& src);
 
   uint32_t version() const { return version_->version.load(std::memory_order_relaxed); }
   /// Bumps the shared version; `op` names the in-place op for autograd's error messages.

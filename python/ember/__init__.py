@@ -180,3 +180,36 @@ from ember.autograd.grad_mode import (  # noqa: E402,F401
 from ember.autograd.anomaly_mode import is_anomaly_enabled  # noqa: E402,F401
 from ember import cuda, linalg, nn, optim, special, utils, vision  # noqa: E402,F401
 from ember.serialization import load, save  # noqa: E402,F401
+
+# ---- nn ops that torch also exposes at the top level (torch.conv2d, torch.layer_norm, ...) ----
+from ember.nn import functional as _F  # noqa: E402
+
+conv1d, conv2d, conv3d = _F.conv1d, _F.conv2d, _F.conv3d
+conv_transpose1d, conv_transpose2d = _F.conv_transpose1d, _F.conv_transpose2d
+conv_transpose3d = _F.conv_transpose3d
+max_pool1d, max_pool2d, max_pool3d = _F.max_pool1d, _F.max_pool2d, _F.max_pool3d
+avg_pool1d, adaptive_avg_pool1d = _F.avg_pool1d, _F.adaptive_avg_pool1d
+pixel_shuffle, pixel_unshuffle = _F.pixel_shuffle, _F.pixel_unshuffle
+dropout, alpha_dropout, feature_alpha_dropout = _F.dropout, _F.alpha_dropout, \
+    _F.feature_alpha_dropout
+embedding, bilinear, cosine_similarity = _F.embedding, _F.bilinear, _F.cosine_similarity
+pairwise_distance, ctc_loss, kl_div = _F.pairwise_distance, _F.ctc_loss, _F.kl_div
+
+
+def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05, cudnn_enable=True):
+    return _F.layer_norm(input, normalized_shape, weight, bias, eps)
+
+
+def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05, cudnn_enabled=True):
+    return _F.group_norm(input, num_groups, weight, bias, eps)
+
+
+def batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps,
+               cudnn_enabled=True):
+    return _F.batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps)
+
+
+def instance_norm(input, weight, bias, running_mean, running_var, use_input_stats, momentum, eps,
+                  cudnn_enabled=True):
+    return _F.instance_norm(input, running_mean, running_var, weight, bias, use_input_stats,
+                            momentum, eps)

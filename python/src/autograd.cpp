@@ -189,14 +189,10 @@ void init_tensor_autograd(py::module_& m) {
       .def_property_readonly("output_nr", [](const Tensor& t) { return t.output_nr(); })
       .def_property(
           "data", [](const Tensor& t) { return t.variable_data(); },
+          // As torch: the tensor takes v's storage, dtype and shape (no copy), keeping its
+          // identity and autograd state.
           [](Tensor& t, const Tensor& v) {
-            EMBER_CHECK(v.dtype() == t.dtype(),
-                        "[data] assigning a tensor of a different dtype to .data is not supported");
-            EMBER_CHECK(v.sizes() == t.sizes(),
-                        "[data] assigning a tensor of a different shape to .data is not "
-                        "supported");
-            AutoGradMode no_grad(false);
-            t.variable_data().copy_(v);
+            t.unsafeGetTensorImpl()->set_data_from(*v.unsafeGetTensorImpl());
           })
       .def("detach", [](const Tensor& t) { return t.detach(); })
       .def("detach_",

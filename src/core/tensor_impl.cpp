@@ -63,6 +63,16 @@ void TensorImpl::set_sizes_and_strides(IntArrayRef sizes, IntArrayRef strides, i
   refresh();
 }
 
+void TensorImpl::set_data_from(const TensorImpl& src) {
+  storage_ = src.storage_;
+  dtype_ = src.dtype_;
+  sizes_ = src.sizes_;
+  strides_ = src.strides_;
+  storage_offset_ = src.storage_offset_;
+  is_conj_ = src.is_conj_;
+  refresh();
+}
+
 void TensorImpl::refresh() {
   int64_t n = 1;
   for (int64_t s : sizes_) n *= s;

@@ -58,11 +58,8 @@ namespace detail {
 
 void set_data(Tensor& dst, const Tensor& src) {
   EMBER_CHECK(dst.defined() && src.defined(), "[set_data] both tensors must be defined");
-  EMBER_CHECK(dst.dtype() == src.dtype(), "[set_data] cannot change the dtype in place (",
-              dst.dtype(), " to ", src.dtype(), ")");
-  TensorImpl* impl = dst.unsafeGetTensorImpl();
-  impl->set_storage(src.unsafeGetTensorImpl()->storage());
-  impl->set_sizes_and_strides(src.sizes(), src.strides(), src.storage_offset());
+  EMBER_CHECK(dst.is_leaf(), "[set_data] only a leaf tensor can take new data in place");
+  dst.unsafeGetTensorImpl()->set_data_from(*src.unsafeGetTensorImpl());
 }
 
 std::string repr_bool(bool b) { return b ? "True" : "False"; }

@@ -240,8 +240,18 @@ void record_elementwise(autograd::OpRecorder& rec, OpId op, const OpParams& para
   }
   const uint8_t mask = elementwise_saves(op);
   variable_list saved(4);
-  for (int k = 0; k < n; ++k)
-    if (mask & (1 << k)) saved[size_t(k)] = originals[k];
+  for (int k = 0; k < n; ++k) {
+    if (!(mask & (1 << k))) continue;
+    saved[size_t(k)] = originals[k];
+    // A wrapped number (a C++/Python scalar operand) is saved as a plain 0-dim tensor: as a
+    // lone operand of the rule's ops it would promote weakly to the default dtype, so 1/3.0
+    // would round to float32 in a float64 gradient.
+    if (originals[k].unsafeGetTensorImpl()->is_wrapped_number()) {
+      Tensor plain = originals[k].clone();
+      plain.unsafeGetTensorImpl()->set_wrapped_number(false);
+      saved[size_t(k)] = plain;
+    }
+  }
   if (mask & 8) saved[3] = out;
   const Scalar& a0 = params.s[0];
   const bool unit_alpha = !a0.isComplex() && !a0.isBoolean() && a0.toDouble() == 1.0;

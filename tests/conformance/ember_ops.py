@@ -265,6 +265,79 @@ differentiable(F64, GRAD, """
 """)
 
 
+# ---- nn: convolution, pooling, resampling, normalization, dropout, embedding, losses ----
+supported(FLOAT, """
+    nn.functional.cross_entropy nn.functional.normalize nn.functional.cosine_similarity
+    nn.functional.adaptive_avg_pool1d nn.functional.adaptive_avg_pool2d
+    nn.functional.adaptive_avg_pool3d nn.functional.adaptive_max_pool1d
+    nn.functional.adaptive_max_pool2d nn.functional.adaptive_max_pool3d nn.functional.avg_pool1d
+    nn.functional.binary_cross_entropy_with_logits nn.functional.conv_transpose1d
+    nn.functional.conv1d nn.functional.group_norm nn.functional.instance_norm
+    nn.functional.layer_norm nn.functional.local_response_norm nn.functional.unfold
+    nn.functional.interpolate[nearest] nn.functional.interpolate[linear]
+    nn.functional.interpolate[bilinear] nn.functional.interpolate[bicubic]
+    nn.functional.interpolate[trilinear] nn.functional.interpolate[area]
+    nn.functional.upsample_bilinear nn.functional.soft_margin_loss
+    nn.functional.upsample_nearest nn.functional.margin_ranking_loss
+    nn.functional.multi_margin_loss nn.functional.multilabel_margin_loss
+    nn.functional.multilabel_soft_margin_loss nn.functional.avg_pool2d nn.functional.max_pool1d
+    nn.functional.max_pool2d nn.functional.max_pool3d nn.functional.max_unpool1d
+    nn.functional.max_unpool1d[grad] nn.functional.max_unpool2d nn.functional.max_unpool2d[grad]
+    nn.functional.max_unpool3d nn.functional.max_unpool3d[grad] nn.functional.linear
+    nn.functional.bilinear nn.functional.glu nn.functional.prelu nn.functional.rrelu
+    nn.functional.triplet_margin_loss nn.functional.binary_cross_entropy
+    nn.functional.smooth_l1_loss nn.functional.l1_loss nn.functional.dropout
+    nn.functional.dropout2d nn.functional.dropout3d
+    nn.functional.feature_alpha_dropout[with_train]
+    nn.functional.feature_alpha_dropout[without_train] nn.functional.embedding
+    nn.functional.embedding_bag nn.functional.mse_loss nn.functional.ctc_loss
+    nn.functional.cosine_embedding_loss nn.functional.nll_loss nn.functional.gaussian_nll_loss
+    nn.functional.hinge_embedding_loss nn.functional.huber_loss nn.functional.poisson_nll_loss
+    nn.functional.pairwise_distance nn.functional.pixel_shuffle nn.functional.pixel_unshuffle
+    nn.functional.kl_div nn.functional.conv1d (fwd_ad) nn.functional.group_norm (grad)
+    nn.functional.interpolate[nearest] (grad) nn.functional.max_pool1d (fwd_ad)
+    nn.functional.max_unpool1d (grad) nn.functional.linear (fwd_ad) nn.functional.glu (grad)
+    nn.functional.l1_loss (grad)
+""")
+# float32 differs from torch by more than the tolerance on some samples (oneDNN sums in
+# another order): float64 only.
+supported(F64, """
+    nn.functional.conv_transpose2d nn.functional.conv_transpose3d nn.functional.conv2d
+""")
+differentiable(F64, GRAD | FWD, """
+    nn.functional.normalize nn.functional.cosine_similarity nn.functional.adaptive_avg_pool1d
+    nn.functional.adaptive_avg_pool2d nn.functional.adaptive_avg_pool3d
+    nn.functional.adaptive_max_pool1d nn.functional.adaptive_max_pool2d
+    nn.functional.adaptive_max_pool3d nn.functional.avg_pool1d
+    nn.functional.binary_cross_entropy_with_logits nn.functional.conv_transpose1d
+    nn.functional.conv_transpose2d nn.functional.conv_transpose3d nn.functional.conv2d
+    nn.functional.instance_norm nn.functional.layer_norm nn.functional.local_response_norm
+    nn.functional.unfold nn.functional.interpolate[linear] nn.functional.interpolate[bilinear]
+    nn.functional.interpolate[bicubic] nn.functional.interpolate[trilinear]
+    nn.functional.interpolate[area] nn.functional.upsample_bilinear
+    nn.functional.soft_margin_loss nn.functional.upsample_nearest
+    nn.functional.margin_ranking_loss nn.functional.multilabel_soft_margin_loss
+    nn.functional.avg_pool2d nn.functional.max_pool2d nn.functional.max_pool3d
+    nn.functional.max_unpool1d[grad] nn.functional.max_unpool2d nn.functional.max_unpool2d[grad]
+    nn.functional.max_unpool3d nn.functional.max_unpool3d[grad] nn.functional.bilinear
+    nn.functional.prelu nn.functional.triplet_margin_loss nn.functional.binary_cross_entropy
+    nn.functional.smooth_l1_loss nn.functional.feature_alpha_dropout[without_train]
+    nn.functional.mse_loss nn.functional.cosine_embedding_loss nn.functional.gaussian_nll_loss
+    nn.functional.hinge_embedding_loss nn.functional.huber_loss nn.functional.poisson_nll_loss
+    nn.functional.pairwise_distance nn.functional.pixel_shuffle nn.functional.pixel_unshuffle
+    nn.functional.kl_div
+""")
+differentiable(F64, GRAD, """
+    nn.functional.cross_entropy nn.functional.conv1d nn.functional.multi_margin_loss
+    nn.functional.multilabel_margin_loss nn.functional.max_pool1d nn.functional.linear
+    nn.functional.ctc_loss nn.functional.nll_loss
+""")
+differentiable(F64, FWD, """
+    nn.functional.interpolate[nearest] nn.functional.max_unpool1d nn.functional.glu
+    nn.functional.l1_loss
+""")
+
+
 def lookup(name, variant):
     """The entry for an OpInfo (variant first, then the bare name), or the default Op()."""
     if variant and f"{name}[{variant}]" in TABLE:

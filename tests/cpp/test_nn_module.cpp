@@ -48,8 +48,7 @@ TEST(NnModule, NamesAndOrder) {
   EXPECT_EQ(keys(net->named_parameters()),
             (std::vector<std::string>{"scale", "block.fc.weight", "block.fc.bias", "head.weight"}));
   EXPECT_EQ(keys(net->named_parameters(false)), (std::vector<std::string>{"scale"}));
-  EXPECT_EQ(keys(net->named_buffers()),
-            (std::vector<std::string>{"block.steps", "block.scratch"}));
+  EXPECT_EQ(keys(net->named_buffers()), (std::vector<std::string>{"block.steps", "block.scratch"}));
   // state_dict: each module's parameters, then its persistent buffers, then its children's
   // entries (PyTorch's order: block.steps comes before block's child fc).
   EXPECT_EQ(keys(net->state_dict()),
@@ -75,9 +74,9 @@ TEST(NnModule, ReprMatchesPyTorch) {
             "  (head): Linear(in_features=2, out_features=1, bias=False)\n"
             ")");
   std::ostringstream a;
-  a << nn::LeakyReLU(nn::LeakyReLUOptions().negative_slope(0.2).inplace(true)) << "|"
-    << nn::ReLU() << "|" << nn::GELU() << "|" << nn::Softplus() << "|" << nn::Softmax(1) << "|"
-    << nn::Flatten() << "|" << nn::Hardtanh();
+  a << nn::LeakyReLU(nn::LeakyReLUOptions().negative_slope(0.2).inplace(true)) << "|" << nn::ReLU()
+    << "|" << nn::GELU() << "|" << nn::Softplus() << "|" << nn::Softmax(1) << "|" << nn::Flatten()
+    << "|" << nn::Hardtanh();
   EXPECT_EQ(a.str(),
             "LeakyReLU(negative_slope=0.2, inplace=True)|ReLU()|GELU(approximate='none')|"
             "Softplus(beta=1, threshold=20)|Softmax(dim=1)|Flatten(start_dim=1, end_dim=-1)|"
@@ -244,8 +243,7 @@ TEST(NnModule, InitFunctions) {
   Tensor x = init::xavier_uniform_(ember::empty({20, 30}));
   EXPECT_LE(x.abs().max().item<double>(), std::sqrt(6.0 / 50) + 1e-6);
   Tensor s = init::sparse_(ember::empty({10, 4}), 0.3);
-  for (int64_t c = 0; c < 4; ++c)
-    EXPECT_EQ(s.select(1, c).eq(0).sum().item<int64_t>(), 3);
+  for (int64_t c = 0; c < 4; ++c) EXPECT_EQ(s.select(1, c).eq(0).sum().item<int64_t>(), 3);
   Tensor k = init::kaiming_normal_(ember::empty({2000, 50}), 0, ember::kFanIn, ember::kReLU);
   EXPECT_NEAR(k.std().item<double>(), std::sqrt(2.0 / 50), 0.02 * std::sqrt(2.0 / 50));
 }
@@ -258,8 +256,8 @@ TEST(NnModule, ClipGrad) {
   // norm = sqrt(3*9 + 4*16) = sqrt(91)
   double n = nn::utils::clip_grad_norm_({a, b}, 1.0);
   EXPECT_NEAR(n, std::sqrt(91.0), 1e-5);
-  double total = std::sqrt(a.grad().square().sum().item<double>() +
-                           b.grad().square().sum().item<double>());
+  double total =
+      std::sqrt(a.grad().square().sum().item<double>() + b.grad().square().sum().item<double>());
   EXPECT_NEAR(total, 1.0, 1e-5);
   nn::utils::clip_grad_value_({a, b}, 0.1);
   EXPECT_LE(b.grad().max().item<float>(), 0.1f);
@@ -278,8 +276,9 @@ TEST(NnModule, ClipGrad) {
 TEST(NnModule, ActivationsAndContainers) {
   Tensor x = ember::linspace(-2, 2, 9);
   EXPECT_TRUE(ember::allclose(nn::PReLU()(x), ember::where(x.ge(0), x, x * 0.25)));
-  EXPECT_TRUE(ember::allclose(nn::GLU()(ember::arange(4, ember::kFloat)),
-                              ember::tensor({0.0f, 1.0f}) * ember::sigmoid(ember::tensor({2.0f, 3.0f}))));
+  EXPECT_TRUE(
+      ember::allclose(nn::GLU()(ember::arange(4, ember::kFloat)),
+                      ember::tensor({0.0f, 1.0f}) * ember::sigmoid(ember::tensor({2.0f, 3.0f}))));
   EXPECT_THROW(nn::GLU()(ember::ones({3})), ember::Error);
   EXPECT_TRUE(ember::allclose(nn::Softmin(0)(x), ember::softmax(-x, 0)));
   nn::RReLU rr;
@@ -287,8 +286,9 @@ TEST(NnModule, ActivationsAndContainers) {
   EXPECT_TRUE(ember::allclose(rr(x), ember::where(x.ge(0), x, x * ((1.0 / 8 + 1.0 / 3) / 2))));
   rr->train();
   Tensor y = rr(x);
-  EXPECT_TRUE(ember::all(ember::logical_or(x.ge(0), y.ge(x / 3 - 1e-6).logical_and(y.le(x / 8 + 1e-6))))
-                  .item<bool>());
+  EXPECT_TRUE(
+      ember::all(ember::logical_or(x.ge(0), y.ge(x / 3 - 1e-6).logical_and(y.le(x / 8 + 1e-6))))
+          .item<bool>());
 
   nn::ModuleList list(nn::Linear(2, 2), nn::ReLU());
   list->insert(0, std::make_shared<nn::IdentityImpl>());
@@ -305,4 +305,23 @@ TEST(NnModule, ActivationsAndContainers) {
   nn::Sequential seq(nn::Linear(3, 4), nn::Functional(ember::relu), nn::Flatten());
   EXPECT_EQ(seq(ember::randn({2, 3})).sizes(), (std::vector<int64_t>{2, 4}));
   EXPECT_NE(seq->ptr(-1)->as<nn::FlattenImpl>(), nullptr);
+}
+
+TEST(NnModule, ToDtypeKeepsHandles) {
+  Net net;
+  Tensor w = net->block->fc->weight;  // a handle held outside, as an optimizer holds it
+  Tensor before = w.detach().clone();
+  net->block->fc(ember::ones({1, 3})).sum().backward();
+  net->to(ember::kDouble);
+  EXPECT_EQ(w.dtype(), ember::kDouble);
+  EXPECT_EQ(net->named_parameters()["block.fc.weight"].unsafeGetTensorImpl(),
+            w.unsafeGetTensorImpl());
+  EXPECT_TRUE(w.requires_grad());
+  EXPECT_EQ(w.grad().dtype(), ember::kDouble);
+  EXPECT_TRUE(ember::allclose(w.to(ember::kFloat), before));
+  EXPECT_EQ(net->block->buffers()[0].dtype(), ember::kDouble);
+  EXPECT_EQ(net(ember::ones({2, 3}, ember::kDouble)).dtype(), ember::kDouble);
+  EXPECT_THROW(net->to(ember::kLong), ember::TypeError);
+  net->to(ember::kFloat);
+  EXPECT_EQ(w.dtype(), ember::kFloat);
 }

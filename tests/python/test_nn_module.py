@@ -199,3 +199,17 @@ def test_parameter_semantics():
     assert enn.Parameter().shape == (0,)
     with pytest.raises(TypeError):
         enn.Parameter([1.0, 2.0])
+
+
+def test_data_assignment_changes_dtype_and_shape_like_torch():
+    for lib in (ember, torch):
+        p = (enn if lib is ember else torch.nn).Parameter(lib.ones(2, 2))
+        new = lib.arange(3, dtype=lib.float64)
+        p.data = new
+        assert p.dtype == lib.float64 and tuple(p.shape) == (3,)
+        assert p.requires_grad and p.is_leaf
+        new[0] = 7  # shares storage with the assigned tensor
+        assert float(p[0]) == 7
+        nonleaf = lib.ones(2, requires_grad=True) * 2
+        nonleaf.data = lib.zeros(2)  # allowed, the graph is kept
+        assert nonleaf.grad_fn is not None and float(nonleaf.sum()) == 0

@@ -15,6 +15,8 @@ EMBER_ENUM_DECLARE(None, "none")
 EMBER_ENUM_DECLARE(Mean, "mean")
 EMBER_ENUM_DECLARE(Sum, "sum")
 EMBER_ENUM_DECLARE(Max, "max")
+EMBER_ENUM_DECLARE(BatchMean, "batchmean")
+EMBER_ENUM_DECLARE(Constant, "constant")
 EMBER_ENUM_DECLARE(Zeros, "zeros")
 EMBER_ENUM_DECLARE(Reflect, "reflect")
 EMBER_ENUM_DECLARE(Replicate, "replicate")
@@ -54,6 +56,8 @@ inline constexpr enumtype::kNone kNone{};
 inline constexpr enumtype::kMean kMean{};
 inline constexpr enumtype::kSum kSum{};
 inline constexpr enumtype::kMax kMax{};
+inline constexpr enumtype::kBatchMean kBatchMean{};
+inline constexpr enumtype::kConstant kConstant{};
 inline constexpr enumtype::kZeros kZeros{};
 inline constexpr enumtype::kReflect kReflect{};
 inline constexpr enumtype::kReplicate kReplicate{};

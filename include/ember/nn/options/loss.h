@@ -11,16 +11,6 @@
 #include "ember/nn/options.h"
 #include "ember/tensor.h"
 
-namespace ember {
-namespace enumtype {
-/// KLDivLoss's "batchmean": the summed loss divided by the batch size.
-struct kBatchMean {
-  static constexpr const char* value() { return "batchmean"; }
-};
-}  // namespace enumtype
-inline constexpr enumtype::kBatchMean kBatchMean{};
-}  // namespace ember
-
 namespace ember::nn {
 
 namespace detail {

@@ -8,16 +8,6 @@
 #include "ember/nn/enum.h"
 #include "ember/nn/options.h"
 
-namespace ember {
-namespace enumtype {
-/// F::pad's "constant" mode.
-struct kConstant {
-  static constexpr const char* value() { return "constant"; }
-};
-}  // namespace enumtype
-inline constexpr enumtype::kConstant kConstant{};
-}  // namespace ember
-
 namespace ember::nn {
 
 /// `ReflectionPad2dOptions({left, right, top, bottom})` or one value for every side.
