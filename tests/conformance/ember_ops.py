@@ -294,10 +294,9 @@ supported(FLOAT, """
     nn.functional.cosine_embedding_loss nn.functional.nll_loss nn.functional.gaussian_nll_loss
     nn.functional.hinge_embedding_loss nn.functional.huber_loss nn.functional.poisson_nll_loss
     nn.functional.pairwise_distance nn.functional.pixel_shuffle nn.functional.pixel_unshuffle
-    nn.functional.kl_div nn.functional.conv1d (fwd_ad) nn.functional.group_norm (grad)
-    nn.functional.interpolate[nearest] (grad) nn.functional.max_pool1d (fwd_ad)
-    nn.functional.max_unpool1d (grad) nn.functional.linear (fwd_ad) nn.functional.glu (grad)
-    nn.functional.l1_loss (grad)
+    nn.functional.kl_div nn.functional.conv1d nn.functional.group_norm
+    nn.functional.interpolate[nearest] nn.functional.max_pool1d nn.functional.max_unpool1d
+    nn.functional.linear nn.functional.glu nn.functional.l1_loss
 """)
 # float32 differs from torch by more than the tolerance on some samples (oneDNN sums in
 # another order): float64 only.
@@ -336,6 +335,12 @@ differentiable(F64, FWD, """
     nn.functional.interpolate[nearest] nn.functional.max_unpool1d nn.functional.glu
     nn.functional.l1_loss
 """)
+# Gradients or tangents only (their other mode is marked above or does not pass).
+differentiable(F64, GRAD, """
+    nn.functional.group_norm nn.functional.interpolate[nearest] nn.functional.max_unpool1d
+    nn.functional.glu nn.functional.l1_loss
+""")
+differentiable(F64, FWD, "nn.functional.conv1d nn.functional.max_pool1d nn.functional.linear")
 
 
 def lookup(name, variant):
