@@ -46,6 +46,7 @@ bench: deps-bench build
 	PYTHONPATH=build/release/python $(PY) bench/autograd_memory.py
 	PYTHONPATH=build/release/python $(PY) bench/conv_side_by_side.py
 	PYTHONPATH=build/release/python $(PY) bench/rnn_side_by_side.py
+	PYTHONPATH=build/release/python $(PY) bench/adam_side_by_side.py
 	$(PY) bench/cnn_epoch.py --build build/release
 
 # The libFuzzer targets (safetensors loader, IDX reader), FUZZ_SECONDS each.
