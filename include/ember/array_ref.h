@@ -6,7 +6,10 @@
 #include <cstdint>
 #include <cstring>
 #include <initializer_list>
+#include <optional>
 #include <ostream>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace ember {
@@ -166,5 +169,45 @@ class DimVector {
   size_t size_ = 0;
   size_t cap_ = kInline;
 };
+
+/// An optional ArrayRef (libtorch's c10::OptionalArrayRef): nullopt, or a view of a list that
+/// must outlive it (a function argument is fine). It converts in one step from one element, a
+/// braced list, an ArrayRef or any container, so `t.std(2, false)` picks the dim overload as in
+/// libtorch. (std::optional<IntArrayRef> built from an int would view a dead temporary.)
+template <class T>
+class OptionalArrayRef {
+ public:
+  constexpr OptionalArrayRef() noexcept = default;
+  constexpr OptionalArrayRef(std::nullopt_t) noexcept {}  // NOLINT: implicit as libtorch
+  constexpr OptionalArrayRef(const std::optional<ArrayRef<T>>& o) noexcept : v_(o) {}  // NOLINT
+  /// One element, viewed in place: the argument's temporary lives to the end of the call.
+  constexpr OptionalArrayRef(const T& one) noexcept : v_(ArrayRef<T>(one)) {}  // NOLINT
+  constexpr OptionalArrayRef(const std::initializer_list<T>& il)               // NOLINT
+      : v_(ArrayRef<T>(il)) {}
+  /// ArrayRef, std::vector, DimVector, ...: anything that converts to ArrayRef<T> but not to T.
+  template <class U,
+            std::enable_if_t<!std::is_same_v<std::decay_t<U>, OptionalArrayRef> &&
+                                 !std::is_same_v<std::decay_t<U>, std::nullopt_t> &&
+                                 !std::is_same_v<std::decay_t<U>, std::optional<ArrayRef<T>>> &&
+                                 std::is_convertible_v<U&&, ArrayRef<T>> &&
+                                 !std::is_convertible_v<U&&, T>,
+                             int> = 0>
+  constexpr OptionalArrayRef(U&& v) : v_(ArrayRef<T>(std::forward<U>(v))) {}  // NOLINT
+
+  constexpr bool has_value() const noexcept { return v_.has_value(); }
+  constexpr explicit operator bool() const noexcept { return v_.has_value(); }
+  constexpr const ArrayRef<T>& value() const { return v_.value(); }
+  constexpr const ArrayRef<T>& operator*() const { return *v_; }
+  constexpr const ArrayRef<T>* operator->() const { return &*v_; }
+  constexpr ArrayRef<T> value_or(ArrayRef<T> other) const { return v_ ? *v_ : other; }
+  /// The list, or an empty one for nullopt (what "every dim" reductions take).
+  constexpr ArrayRef<T> value_or_empty() const { return v_ ? *v_ : ArrayRef<T>(); }
+
+ private:
+  std::optional<ArrayRef<T>> v_;
+};
+
+/// libtorch's at::OptionalIntArrayRef: a reduction's `dim` where nullopt means every dim.
+using OptionalIntArrayRef = OptionalArrayRef<int64_t>;
 
 }  // namespace ember

@@ -1,11 +1,13 @@
 #pragma once
-/// The whole public C++ API of ember.
+/// The whole public C++ API of ember (libtorch's torch/torch.h): tensors and ops, autograd, nn,
+/// optim, data and serialization.
 
 #include "ember/allocator.h"
 #include "ember/autograd.h"
 #include "ember/blas.h"
 #include "ember/context.h"
 #include "ember/conv.h"
+#include "ember/data.h"
 #include "ember/device.h"
 #include "ember/dtype.h"
 #include "ember/error.h"
@@ -14,8 +16,10 @@
 #include "ember/index_ops.h"
 #include "ember/indexing.h"
 #include "ember/linalg.h"
+#include "ember/nn.h"
 #include "ember/nn_ops.h"
 #include "ember/ops.h"
+#include "ember/optim.h"
 #include "ember/ordered_dict.h"
 #include "ember/parallel.h"
 #include "ember/random.h"
@@ -27,4 +31,5 @@
 #include "ember/sort.h"
 #include "ember/tensor.h"
 #include "ember/tensor_options.h"
+#include "ember/utils.h"
 #include "ember/version.h"

@@ -72,7 +72,7 @@ Tensor round(const Tensor& x, int64_t decimals = 0);
 Tensor& round_out(Tensor& out, const Tensor& x, int64_t decimals = 0);
 Tensor clamp(const Tensor& x, const std::optional<Scalar>& min,
              const std::optional<Scalar>& max = std::nullopt);
-Tensor clamp(const Tensor& x, const std::optional<Tensor>& min,
+Tensor clamp(const Tensor& x, const std::optional<Tensor>& min = std::nullopt,
              const std::optional<Tensor>& max = std::nullopt);
 Tensor& clamp_out(Tensor& out, const Tensor& x, const std::optional<Scalar>& min,
                   const std::optional<Scalar>& max = std::nullopt);
@@ -82,6 +82,14 @@ inline Tensor clip(const Tensor& x, const std::optional<Scalar>& min,
                    const std::optional<Scalar>& max = std::nullopt) {
   return clamp(x, min, max);
 }
+inline Tensor clip(const Tensor& x, const std::optional<Tensor>& min = std::nullopt,
+                   const std::optional<Tensor>& max = std::nullopt) {
+  return clamp(x, min, max);
+}
+inline Tensor clamp_min(const Tensor& x, const Scalar& min) { return clamp(x, min, std::nullopt); }
+inline Tensor clamp_min(const Tensor& x, const Tensor& min) { return clamp(x, min, std::nullopt); }
+inline Tensor clamp_max(const Tensor& x, const Scalar& max) { return clamp(x, std::nullopt, max); }
+inline Tensor clamp_max(const Tensor& x, const Tensor& max) { return clamp(x, std::nullopt, max); }
 Tensor logit(const Tensor& x, std::optional<double> eps = std::nullopt);
 Tensor nan_to_num(const Tensor& x, std::optional<double> nan = std::nullopt,
                   std::optional<double> posinf = std::nullopt,

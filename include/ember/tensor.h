@@ -139,8 +139,13 @@ class Tensor {
   Tensor to(ScalarType dtype, bool non_blocking = false, bool copy = false) const;
   Tensor to(Device device, bool non_blocking = false, bool copy = false) const;
   Tensor to(Device device, ScalarType dtype, bool non_blocking = false, bool copy = false) const;
-  Tensor to(const TensorOptions& opts, bool non_blocking = false, bool copy = false) const;
+  Tensor to(const TensorOptions& opts = {}, bool non_blocking = false, bool copy = false) const;
   Tensor to(const Tensor& other, bool non_blocking = false, bool copy = false) const;
+  /// `t.to(kCPU)`: a device type alone (ambiguous between Device and TensorOptions otherwise).
+  Tensor to(DeviceType device, bool non_blocking = false, bool copy = false) const {
+    return to(Device(device), non_blocking, copy);
+  }
+  Tensor toType(ScalarType t) const { return to(t); }
   Tensor cpu() const { return to(Device(kCPU)); }
   Tensor cuda() const { return to(Device(kCUDA, 0)); }
   Tensor type_as(const Tensor& o) const { return to(o.dtype()); }
@@ -182,6 +187,7 @@ class Tensor {
   Tensor movedim(IntArrayRef src, IntArrayRef dst) const;
   Tensor movedim(int64_t src, int64_t dst) const;
   Tensor moveaxis(int64_t src, int64_t dst) const { return movedim(src, dst); }
+  Tensor moveaxis(IntArrayRef src, IntArrayRef dst) const { return movedim(src, dst); }
   std::vector<Tensor> split(int64_t split_size, int64_t d = 0) const;
   std::vector<Tensor> split(IntArrayRef split_sizes, int64_t d = 0) const;
   std::vector<Tensor> split_with_sizes(IntArrayRef split_sizes, int64_t d = 0) const;
@@ -245,15 +251,33 @@ class Tensor {
   Tensor& round_(int64_t decimals = 0);
   Tensor clamp(const std::optional<Scalar>& min,
                const std::optional<Scalar>& max = std::nullopt) const;
-  Tensor clamp(const std::optional<Tensor>& min,
+  Tensor clamp(const std::optional<Tensor>& min = std::nullopt,
                const std::optional<Tensor>& max = std::nullopt) const;
   Tensor& clamp_(const std::optional<Scalar>& min, const std::optional<Scalar>& max = std::nullopt);
-  Tensor& clamp_(const std::optional<Tensor>& min, const std::optional<Tensor>& max = std::nullopt);
+  Tensor& clamp_(const std::optional<Tensor>& min = std::nullopt,
+                 const std::optional<Tensor>& max = std::nullopt);
   Tensor clamp_min(const Scalar& min) const { return clamp(min, std::nullopt); }
+  Tensor clamp_min(const Tensor& min) const { return clamp(min, std::nullopt); }
+  Tensor& clamp_min_(const Scalar& min) { return clamp_(min, std::nullopt); }
+  Tensor& clamp_min_(const Tensor& min) { return clamp_(min, std::nullopt); }
   Tensor clamp_max(const Scalar& max) const { return clamp(std::nullopt, max); }
+  Tensor clamp_max(const Tensor& max) const { return clamp(std::nullopt, max); }
+  Tensor& clamp_max_(const Scalar& max) { return clamp_(std::nullopt, max); }
+  Tensor& clamp_max_(const Tensor& max) { return clamp_(std::nullopt, max); }
   Tensor clip(const std::optional<Scalar>& min,
               const std::optional<Scalar>& max = std::nullopt) const {
     return clamp(min, max);
+  }
+  Tensor clip(const std::optional<Tensor>& min = std::nullopt,
+              const std::optional<Tensor>& max = std::nullopt) const {
+    return clamp(min, max);
+  }
+  Tensor& clip_(const std::optional<Scalar>& min, const std::optional<Scalar>& max = std::nullopt) {
+    return clamp_(min, max);
+  }
+  Tensor& clip_(const std::optional<Tensor>& min = std::nullopt,
+                const std::optional<Tensor>& max = std::nullopt) {
+    return clamp_(min, max);
   }
   Tensor logit(std::optional<double> eps = std::nullopt) const;
   Tensor& logit_(std::optional<double> eps = std::nullopt);
@@ -278,17 +302,55 @@ class Tensor {
                 bool equal_nan = false) const;
   /// Same shape and same values (NaN != NaN).
   bool equal(const Tensor& other) const;
+  // PyTorch's alias names (tensor_methods.cpp).
+  Tensor absolute() const;
+  Tensor& absolute_();
+  Tensor negative() const;
+  Tensor& negative_();
+  Tensor multiply(const Tensor& other) const;
+  Tensor multiply(const Scalar& other) const;
+  Tensor& multiply_(const Tensor& other);
+  Tensor& multiply_(const Scalar& other);
+  /// x where |x| > lambd, else 0.
+  Tensor hardshrink(const Scalar& lambd = 0.5) const;
+  Tensor arctan2(const Tensor& other) const;
+  Tensor& arctan2_(const Tensor& other);
+  Tensor subtract(const Tensor& other, const Scalar& alpha = 1) const;
+  Tensor subtract(const Scalar& other, const Scalar& alpha = 1) const;
+  Tensor& subtract_(const Tensor& other, const Scalar& alpha = 1);
+  Tensor& subtract_(const Scalar& other, const Scalar& alpha = 1);
+  Tensor divide(const Tensor& other,
+                std::optional<std::string_view> rounding_mode = std::nullopt) const;
+  Tensor divide(const Scalar& other,
+                std::optional<std::string_view> rounding_mode = std::nullopt) const;
+  Tensor& divide_(const Tensor& other,
+                  std::optional<std::string_view> rounding_mode = std::nullopt);
+  Tensor& divide_(const Scalar& other,
+                  std::optional<std::string_view> rounding_mode = std::nullopt);
+  Tensor greater(const Scalar& other) const;
+  Tensor greater(const Tensor& other) const;
+  Tensor& greater_(const Scalar& other);
+  Tensor& greater_(const Tensor& other);
+  Tensor less(const Scalar& other) const;
+  Tensor less(const Tensor& other) const;
+  Tensor& less_(const Scalar& other);
+  Tensor& less_(const Tensor& other);
+  Tensor not_equal(const Scalar& other) const;
+  Tensor not_equal(const Tensor& other) const;
+  Tensor& not_equal_(const Scalar& other);
+  Tensor& not_equal_(const Tensor& other);
 
   // ---- reductions (ember/reduce.h; definitions next to the free functions) ----
   Tensor sum(std::optional<ScalarType> dtype = std::nullopt) const;
-  Tensor sum(IntArrayRef dim, bool keepdim = false,
+  /// Sum over `dim` (nullopt or empty: every dim).
+  Tensor sum(OptionalIntArrayRef dim, bool keepdim = false,
              std::optional<ScalarType> dtype = std::nullopt) const;
-  Tensor nansum(IntArrayRef dim = {}, bool keepdim = false,
+  Tensor nansum(OptionalIntArrayRef dim = std::nullopt, bool keepdim = false,
                 std::optional<ScalarType> dtype = std::nullopt) const;
   Tensor mean(std::optional<ScalarType> dtype = std::nullopt) const;
-  Tensor mean(IntArrayRef dim, bool keepdim = false,
+  Tensor mean(OptionalIntArrayRef dim, bool keepdim = false,
               std::optional<ScalarType> dtype = std::nullopt) const;
-  Tensor nanmean(IntArrayRef dim = {}, bool keepdim = false,
+  Tensor nanmean(OptionalIntArrayRef dim = std::nullopt, bool keepdim = false,
                  std::optional<ScalarType> dtype = std::nullopt) const;
   Tensor prod(std::optional<ScalarType> dtype = std::nullopt) const;
   Tensor prod(int64_t dim, bool keepdim = false,
@@ -305,22 +367,30 @@ class Tensor {
   Tensor argmin(std::optional<int64_t> dim = std::nullopt, bool keepdim = false) const;
   std::tuple<Tensor, Tensor> aminmax(std::optional<int64_t> dim = std::nullopt,
                                      bool keepdim = false) const;
+  // The overloads of libtorch: `var(1)` and `var({1})` reduce dim 1 (the int overload, since
+  // int -> bool would beat int -> OptionalIntArrayRef), `var(true)` every element, and
+  // `std(2, false)` dim 2 with unbiased = false. An int64_t variable is ambiguous, as in
+  // libtorch: pass `IntArrayRef(d)` or `{d}`.
   Tensor var(bool unbiased = true) const;
-  Tensor var(std::optional<IntArrayRef> dim, bool unbiased, bool keepdim = false) const;
-  Tensor var(std::optional<IntArrayRef> dim, std::optional<int64_t> correction,
+  Tensor var(OptionalIntArrayRef dim, bool unbiased = true, bool keepdim = false) const;
+  Tensor var(OptionalIntArrayRef dim, std::optional<int64_t> correction,
              bool keepdim = false) const;
+  Tensor var(int dim) const;
   Tensor std(bool unbiased = true) const;
-  Tensor std(std::optional<IntArrayRef> dim, bool unbiased, bool keepdim = false) const;
-  Tensor std(std::optional<IntArrayRef> dim, std::optional<int64_t> correction,
+  Tensor std(OptionalIntArrayRef dim, bool unbiased = true, bool keepdim = false) const;
+  Tensor std(OptionalIntArrayRef dim, std::optional<int64_t> correction,
              bool keepdim = false) const;
+  Tensor std(int dim) const;
   Tensor logsumexp(IntArrayRef dim, bool keepdim = false) const;
   Tensor norm(const std::optional<Scalar>& p = std::nullopt, IntArrayRef dim = {},
               bool keepdim = false, std::optional<ScalarType> dtype = std::nullopt) const;
+  Tensor norm(const std::optional<Scalar>& p, ScalarType dtype) const;
   Tensor all() const;
   Tensor all(int64_t dim, bool keepdim = false) const;
   Tensor any() const;
   Tensor any(int64_t dim, bool keepdim = false) const;
-  Tensor count_nonzero(IntArrayRef dim = {}) const;
+  Tensor count_nonzero(IntArrayRef dim) const;
+  Tensor count_nonzero(std::optional<int64_t> dim = std::nullopt) const;
   // end reductions
 
   // ---- scans, softmax, sorting (ember/sort.h; definitions next to the free functions) ----
@@ -337,6 +407,8 @@ class Tensor {
   std::tuple<Tensor, Tensor> sort(std::optional<bool> stable, int64_t dim = -1,
                                   bool descending = false) const;
   Tensor argsort(int64_t dim = -1, bool descending = false) const;
+  /// `argsort(true)` is the stable overload, as in libtorch (not dim 1).
+  Tensor argsort(bool stable, int64_t dim = -1, bool descending = false) const;
   Tensor msort() const;
   std::tuple<Tensor, Tensor> topk(int64_t k, int64_t dim = -1, bool largest = true,
                                   bool sorted = true) const;
@@ -346,6 +418,14 @@ class Tensor {
   Tensor nanmedian() const;
   std::tuple<Tensor, Tensor> nanmedian(int64_t dim, bool keepdim = false) const;
   std::tuple<Tensor, Tensor> mode(int64_t dim = -1, bool keepdim = false) const;
+  Tensor quantile(const Tensor& q, std::optional<int64_t> dim = std::nullopt, bool keepdim = false,
+                  std::string_view interpolation = "linear") const;
+  Tensor quantile(double q, std::optional<int64_t> dim = std::nullopt, bool keepdim = false,
+                  std::string_view interpolation = "linear") const;
+  Tensor nanquantile(const Tensor& q, std::optional<int64_t> dim = std::nullopt,
+                     bool keepdim = false, std::string_view interpolation = "linear") const;
+  Tensor nanquantile(double q, std::optional<int64_t> dim = std::nullopt, bool keepdim = false,
+                     std::string_view interpolation = "linear") const;
   // end scans, softmax, sorting
 
   // ---- indexing ops (ember/index_ops.h; definitions next to the free functions) ----
@@ -354,6 +434,10 @@ class Tensor {
   Tensor gather(int64_t dim, const Tensor& index, bool sparse_grad = false) const;
   Tensor scatter(int64_t dim, const Tensor& index, const Tensor& src) const;
   Tensor scatter(int64_t dim, const Tensor& index, const Scalar& value) const;
+  Tensor scatter(int64_t dim, const Tensor& index, const Tensor& src,
+                 std::string_view reduce) const;
+  Tensor scatter(int64_t dim, const Tensor& index, const Scalar& value,
+                 std::string_view reduce) const;
   Tensor& scatter_(int64_t dim, const Tensor& index, const Tensor& src);
   Tensor& scatter_(int64_t dim, const Tensor& index, const Scalar& value);
   Tensor& scatter_(int64_t dim, const Tensor& index, const Tensor& src, std::string_view reduce);
@@ -371,6 +455,7 @@ class Tensor {
   Tensor index_copy(int64_t dim, const Tensor& index, const Tensor& source) const;
   Tensor& index_copy_(int64_t dim, const Tensor& index, const Tensor& source);
   Tensor index_fill(int64_t dim, const Tensor& index, const Scalar& value) const;
+  Tensor index_fill(int64_t dim, const Tensor& index, const Tensor& value) const;
   Tensor& index_fill_(int64_t dim, const Tensor& index, const Scalar& value);
   Tensor& index_fill_(int64_t dim, const Tensor& index, const Tensor& value);
   Tensor masked_fill(const Tensor& mask, const Scalar& value) const;
@@ -382,6 +467,8 @@ class Tensor {
   Tensor& masked_scatter_(const Tensor& mask, const Tensor& source);
   Tensor nonzero() const;
   Tensor argwhere() const;
+  /// nonzero as one 1-D index tensor per dim.
+  std::vector<Tensor> nonzero_numpy() const;
   Tensor take(const Tensor& index) const;
   Tensor take_along_dim(const Tensor& indices, std::optional<int64_t> dim = std::nullopt) const;
   Tensor put(const Tensor& index, const Tensor& source, bool accumulate = false) const;
@@ -413,6 +500,11 @@ class Tensor {
   Tensor diag(int64_t diagonal = 0) const;
   Tensor diag_embed(int64_t offset = 0, int64_t dim1 = -2, int64_t dim2 = -1) const;
   Tensor diagflat(int64_t offset = 0) const;
+  /// Lower/upper triangle of the last two dims (ember/ops.h).
+  Tensor tril(int64_t diagonal = 0) const;
+  Tensor triu(int64_t diagonal = 0) const;
+  Tensor& tril_(int64_t diagonal = 0);
+  Tensor& triu_(int64_t diagonal = 0);
   Tensor diagonal_scatter(const Tensor& src, int64_t offset = 0, int64_t dim1 = 0,
                           int64_t dim2 = 1) const;
   Tensor select_scatter(const Tensor& src, int64_t dim, int64_t index) const;
@@ -484,6 +576,14 @@ class Tensor {
   Tensor matrix_power(int64_t n) const;
   /// Matrix exponential.
   Tensor matrix_exp() const;
+  /// Inverse of A from its Cholesky factor (self).
+  Tensor cholesky_inverse(bool upper = false) const;
+  /// Solves A X = self given A's Cholesky factor `input2`.
+  Tensor cholesky_solve(const Tensor& input2, bool upper = false) const;
+  /// (solution of op(A) X = self, clone of A).
+  std::tuple<Tensor, Tensor> triangular_solve(const Tensor& A, bool upper = true,
+                                              bool transpose = false,
+                                              bool unitriangular = false) const;
   // end linear algebra
 
   // ---- random fills ----
@@ -494,7 +594,16 @@ class Tensor {
   Tensor& bernoulli_(const Tensor& p, std::optional<Generator> gen = std::nullopt);
   Tensor& random_(int64_t from, std::optional<int64_t> to,
                   std::optional<Generator> gen = std::nullopt);
+  /// Integers in [0, to). (Two overloads rather than an optional generator, so that
+  /// `random_(from, std::nullopt)` stays the from-only form.)
+  Tensor& random_(int64_t to) { return random_(0, to); }
+  Tensor& random_(int64_t to, Generator gen) { return random_(0, to, std::move(gen)); }
   Tensor bernoulli(std::optional<Generator> gen = std::nullopt) const;
+  /// 1 with probability p, elementwise, in self's shape and dtype.
+  Tensor bernoulli(double p, std::optional<Generator> gen = std::nullopt) const;
+  /// Indices of `num_samples` draws from the rows of self (non-negative weights).
+  Tensor multinomial(int64_t num_samples, bool replacement = false,
+                     std::optional<Generator> gen = std::nullopt) const;
 
   // ---- printing ----
   std::string toString() const;

@@ -213,3 +213,14 @@ def instance_norm(input, weight, bias, running_mean, running_var, use_input_stat
                   cudnn_enabled=True):
     return _F.instance_norm(input, running_mean, running_var, weight, bias, use_input_stats,
                             momentum, eps)
+
+
+# A str or dict where a Tensor belongs raises TypeError, not AttributeError (ember/_arg_types.py).
+from ember._arg_types import check_public_functions as _check_public_functions  # noqa: E402
+from ember._arg_types import typed_errors as _typed_errors  # noqa: E402
+
+_check_public_functions(globals(), "ember")
+for _name, _obj in list(vars(Tensor).items()):
+    if isinstance(_obj, type(_typed_errors)) and not hasattr(_obj, "__wrapped__"):
+        setattr(Tensor, _name, _typed_errors(_obj))
+del _check_public_functions, _typed_errors, _name, _obj

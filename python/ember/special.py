@@ -23,3 +23,9 @@ def softmax(input, dim, dtype=None):
 def log_softmax(input, dim, *, dtype=None):
     """torch.special.log_softmax: no out= (unlike torch.log_softmax)."""
     return _C.log_softmax(input, dim, dtype)
+
+
+from ember._arg_types import check_public_functions as _check_public_functions  # noqa: E402
+
+_check_public_functions(globals(), "ember.special")
+del _check_public_functions

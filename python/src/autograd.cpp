@@ -157,11 +157,38 @@ void set_tensor_grad(const Tensor& t, py::handle v) {
   t.mutable_grad() = g;
 }
 
+// PyTorch gives each kind of node its own Python class (type(y.grad_fn).__name__ is
+// "AddBackward0"); ember's nodes share a few C++ classes, so each node name gets a subclass of
+// Node, made once, and the node's Python object takes it (Note [Node names]).
+py::object node_to_py(const std::shared_ptr<Node>& fn) {
+  if (!fn) return py::none();
+  py::object obj = py::cast(fn);
+  static py::object base = py::type::of<Node>();
+  // Leaked on purpose: lives as long as the interpreter, and classes must outlive their nodes.
+  static py::dict* classes = new py::dict();
+  const py::str name(fn->name());
+  py::object cls;
+  if (classes->contains(name)) {
+    cls = (*classes)[name];
+  } else {
+    py::dict ns;
+    ns["__module__"] = py::str("builtins");  // as PyTorch's generated node classes
+    ns["__slots__"] = py::tuple();           // the base's layout: __class__ can be assigned
+    cls = py::reinterpret_borrow<py::object>(reinterpret_cast<PyObject*>(&PyType_Type))(
+        name, py::make_tuple(base), ns);
+    (*classes)[name] = cls;
+  }
+  py::handle type = py::handle(reinterpret_cast<PyObject*>(Py_TYPE(obj.ptr())));
+  if (!type.is(cls) && (type.is(base) || classes->contains(type.attr("__name__"))))
+    obj.attr("__class__") = cls;
+  return obj;
+}
+
 py::object next_functions(const Node& n) {
   const auto& edges = n.next_edges();
   py::tuple out(edges.size());
   for (size_t i = 0; i < edges.size(); ++i) {
-    py::object fn = edges[i].function ? py::cast(edges[i].function) : py::none();
+    py::object fn = node_to_py(edges[i].function);
     out[i] = py::make_tuple(fn, edges[i].input_nr);
   }
   return out;
@@ -181,11 +208,7 @@ void init_tensor_autograd(py::module_& m) {
           py::arg("requires_grad") = true)
       .def_property_readonly("is_leaf", [](const Tensor& t) { return t.is_leaf(); })
       .def_property_readonly("grad_fn",
-                             [](const Tensor& t) -> py::object {
-                               auto fn = t.grad_fn();
-                               if (!fn) return py::none();
-                               return py::cast(fn);
-                             })
+                             [](const Tensor& t) -> py::object { return node_to_py(t.grad_fn()); })
       .def_property_readonly("output_nr", [](const Tensor& t) { return t.output_nr(); })
       .def_property(
           "data", [](const Tensor& t) { return t.variable_data(); },

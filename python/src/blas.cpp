@@ -118,6 +118,43 @@ std::vector<Tensor> tensor_seq(py::handle seq, const char* fn, const char* arg) 
   return out;
 }
 
+/// The sublist form einsum(op1, sublist1, op2, sublist2, ..., [sublist_out]) as an equation
+/// and its operands: subscripts 0-25 are 'A'-'Z', 26-51 'a'-'z', Ellipsis is "...".
+std::pair<std::string, std::vector<Tensor>> einsum_sublists(const py::args& args) {
+  auto subscripts = [](py::handle list) {
+    EMBER_CHECK_TYPE(PyList_Check(list.ptr()) || PyTuple_Check(list.ptr()),
+                     "einsum(): expected a list of subscripts, got ",
+                     Py_TYPE(list.ptr())->tp_name);
+    std::string s;
+    for (py::handle item : py::reinterpret_borrow<py::sequence>(list)) {
+      if (item.ptr() == Py_Ellipsis) {
+        s += "...";
+        continue;
+      }
+      EMBER_CHECK_TYPE(PyLong_Check(item.ptr()) && !PyBool_Check(item.ptr()),
+                       "einsum(): subscripts must be ints or Ellipsis, got ",
+                       Py_TYPE(item.ptr())->tp_name);
+      const int64_t n = to_int(item.ptr(), "einsum", "subscript");
+      EMBER_CHECK_VALUE(n >= 0 && n < 52,
+                        "einsum(): subscript in subscript list is not within the valid range "
+                        "[0, 52)");
+      s += n < 26 ? char('A' + n) : char('a' + n - 26);
+    }
+    return s;
+  };
+  std::string eq;
+  std::vector<Tensor> ops;
+  const size_t n = args.size();
+  for (size_t i = 0; i + 1 < n; i += 2) {
+    EMBER_CHECK_TYPE(is_tensor(args[i].ptr()), "einsum(): operand ", i / 2,
+                     " must be a Tensor, not ", Py_TYPE(args[i].ptr())->tp_name);
+    ops.push_back(unwrap(args[i].ptr()));
+    eq += (i ? "," : "") + subscripts(args[i + 1]);
+  }
+  if (n % 2 == 1) eq += "->" + subscripts(args[n - 1]);
+  return {eq, ops};
+}
+
 }  // namespace
 
 void init_blas(py::module_& m) {
@@ -240,6 +277,12 @@ void init_blas(py::module_& m) {
       arg("a"), arg("b"), arg("dims") = 2, py::kw_only(), arg("out") = py::none());
 
   m.def("einsum", [](py::args args) {
+    if (args.size() >= 2 && is_tensor(args[0].ptr())) {
+      auto [eq, ops] = einsum_sublists(args);
+      int64_t n = 0;
+      for (const Tensor& t : ops) n += t.numel();
+      return wrap_obj(maybe_without_gil(n, [&] { return einsum(eq, ops); }));
+    }
     EMBER_CHECK_TYPE(args.size() >= 1 && py::isinstance<py::str>(args[0]),
                      "einsum(): argument 'equation' must be str");
     std::string eq = args[0].cast<std::string>();

@@ -39,7 +39,8 @@ void set_python_error() {
   } catch (const py::error_already_set& e) {
     py::error_already_set(e).restore();
   } catch (const std::bad_alloc&) {
-    PyErr_SetString(PyExc_MemoryError, "ember: out of memory");
+    // As PyTorch's CPU allocator: a RuntimeError (see Note [Checked storage sizes]).
+    PyErr_SetString(PyExc_RuntimeError, "[ember] out of memory: a buffer allocation failed");
   } catch (const std::exception& e) {
     PyErr_SetString(PyExc_RuntimeError, e.what());
   } catch (...) {
@@ -104,6 +105,11 @@ void Params::parse(PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames, P
 // ---- tensors ----
 
 Tensor& unwrap(PyObject* o) {
+  // Unbound methods taking `py::handle self` reach here with any object (Tensor.add_(1.0, x)).
+  if (__builtin_expect(!is_tensor(o), 0)) {
+    type_error(detail::str_cat("descriptor requires a 'Tensor' object but received a '",
+                               Py_TYPE(o)->tp_name, "'"));
+  }
   auto* inst = reinterpret_cast<py::detail::instance*>(o);
   return *static_cast<Tensor*>(inst->get_value_and_holder().value_ptr());
 }

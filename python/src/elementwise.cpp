@@ -706,6 +706,16 @@ void init_special(py::module_& m, py::class_<Tensor>& cls) {
             [&](Tensor& o) { write_out(o, where_impl(c, x, y), "where"); }, "where");
       },
       arg("condition"), arg("input"), arg("other"), py::kw_only(), arg("out") = py::none());
+  // where(condition) is nonzero(condition, as_tuple=True).
+  m.def(
+      "where",
+      [](const Tensor& c) {
+        std::vector<Tensor> parts = nonzero_numpy(c);
+        py::tuple t(parts.size());
+        for (size_t i = 0; i < parts.size(); ++i) t[i] = wrap_obj(parts[i]);
+        return t;
+      },
+      arg("condition"));
   cls.def(
       "where",
       [](const Tensor& self, const Tensor& c, py::handle b) {

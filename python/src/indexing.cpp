@@ -51,6 +51,14 @@ TensorIndex to_index(PyObject* o) {
   }
   if (is_tensor(o)) return tensor_index(unwrap(o));
   if (is_ndarray(o)) return tensor_index(tensor_from_numpy_arg(o));
+  if (PyRange_Check(o)) {
+    // A range is the sequence of its ints, as PyTorch: x[range(3)] is x[[0, 1, 2]].
+    auto r = py::reinterpret_borrow<py::object>(o);
+    auto part = [&](const char* name) {
+      return Scalar(to_int(py::object(r.attr(name)).ptr(), "index", "range"));
+    };
+    return TensorIndex(arange(part("start"), part("stop"), part("step"), TensorOptions(kLong)));
+  }
   if (PyList_Check(o) || PyUnicode_Check(o) || PyBytes_Check(o)) {
     // As PyTorch: a sequence index becomes a long (or bool/byte mask) tensor; a string fails
     // there with TypeError.
@@ -73,7 +81,7 @@ bool list_as_tuple(PyObject* idx) {
   for (Py_ssize_t i = 0; i < PyList_GET_SIZE(idx); ++i) {
     PyObject* it = PyList_GET_ITEM(idx, i);
     if (PySlice_Check(it) || it == Py_None || it == Py_Ellipsis || is_tensor(it) ||
-        PyList_Check(it) || PyTuple_Check(it) || is_ndarray(it)) {
+        PyList_Check(it) || PyTuple_Check(it) || PyRange_Check(it) || is_ndarray(it)) {
       return true;
     }
   }

@@ -11,6 +11,8 @@ PYBIND11_MODULE(_C, m) {
     } catch (const ember::python::PythonErrorSet&) {
     } catch (const ember::Error&) {
       set_python_error();
+    } catch (const std::bad_alloc&) {
+      set_python_error();
     }
   });
   m.def_submodule("_linalg", "ember.linalg: the functions of torch.linalg");
@@ -42,4 +44,5 @@ PYBIND11_MODULE(_C, m) {
   m.attr("_cpu_capability") = ember::cpu_capability();
   m.def("_cuda_is_available", [] { return ember::cuda_is_available(); });
   m.def("_cuda_device_count", [] { return ember::cuda_device_count(); });
+  install_argument_errors(m);
 }

@@ -212,6 +212,10 @@ void init_optim(py::module_& m);        // _C._optim: multi-tensor optimizer ste
 void init_data(py::module_& m);         // _C._data: IDX reader, image transforms
 void init_serialize(py::module_& m);    // _C._serialize: safetensors save/load
 void init_fast_properties();            // C getters for shape, dtype, ndim (after init_tensor)
+/// Gives every pybind11 function and method of `m` (submodules and classes included) PyTorch's
+/// "received an invalid combination of arguments" TypeError; call last (Note [Argument type
+/// errors] in arg_errors.cpp).
+void install_argument_errors(py::module_& m);
 
 }  // namespace ember::python
 

@@ -48,8 +48,9 @@ py::object pair_out(const char* name, std::tuple<Tensor, Tensor> r, py::handle o
 }
 
 // sum / nansum / mean / nanmean share the signature (input, dim, keepdim, *, dtype, out).
-using SumFn = Tensor (*)(const Tensor&, IntArrayRef, bool, std::optional<ScalarType>);
-using SumOutFn = Tensor& (*)(Tensor&, const Tensor&, IntArrayRef, bool, std::optional<ScalarType>);
+using SumFn = Tensor (*)(const Tensor&, OptionalIntArrayRef, bool, std::optional<ScalarType>);
+using SumOutFn = Tensor& (*)(Tensor&, const Tensor&, OptionalIntArrayRef, bool,
+                             std::optional<ScalarType>);
 
 // var / std family: (input, dim, unbiased, keepdim, *, correction); `dim` may be the legacy
 // positional `unbiased` bool.

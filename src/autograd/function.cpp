@@ -215,6 +215,9 @@ variable_list CppFunctionImpl::wrap_outputs(const std::string& name, const varia
           outputs[k]._set_fw_grad(r[k], level);
       }
     }
+    // Note [Saved outputs and forward AD]
+    if (ctx->saved_)
+      for (SavedVariable& sv : ctx->saved_->vars) sv.capture_fw_grads(outputs);
   }
   return outputs;
 }

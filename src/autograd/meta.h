@@ -73,10 +73,16 @@ struct SavedVariable {
   uint32_t version = 0;
   bool is_output = false;
   uint32_t output_nr = 0;
+  /// An output's forward-AD tangents (keyed as AutogradMeta::fw_grads): the detached alias
+  /// does not carry them, and forward-over-reverse needs them in the rule.
+  std::vector<std::pair<uint64_t, Tensor>> fw_grads;
   /// Saves `t` (an output when it is one of `outputs`); inference tensors are refused.
   static SavedVariable save(const Tensor& t, const variable_list& outputs, const char* op);
+  /// For a saved output: records the tangents `outputs` got from the forward-AD rules (called
+  /// once they are computed, after save()).
+  void capture_fw_grads(const variable_list& outputs);
   /// The tensor, checked against in-place modification since it was saved; an output is
-  /// reconnected to `owner` under grad mode (double backward).
+  /// reconnected to `owner` under grad mode (double backward) and gets its tangents back.
   Tensor unpack(const std::shared_ptr<Node>& owner) const;
 };
 

@@ -16,18 +16,62 @@
 
 namespace ember::autograd {
 
-std::string backward_name(const char* op) {
+// Note [Node names]
+// Nodes are named as PyTorch 1.13 names them (what `type(y.grad_fn).__name__` and
+// `grad_fn()->name()` print): the ATen op in CamelCase, a letter after a digit capitalised too
+// ("log1p" -> "Log1PBackward0", "max_pool2d" -> "MaxPool2D..."), and "Backward<n>" where n is
+// the overload of the op (sum() is SumBackward0, sum(dim) SumBackward1: OpRecorder::
+// set_overload). Ops whose ember name differs from the ATen op behind PyTorch's node are
+// listed in kNodeNames (in-place forms share the out-of-place node name).
+namespace {
+struct NodeName {
+  const char* op;
+  const char* node;
+};
+constexpr NodeName kNodeNames[] = {
+    {"true_divide", "DivBackward0"},
+    {"div_trunc", "DivBackward2"},
+    {"div_floor", "DivBackward2"},
+    {"clamp", "ClampBackward1"},
+    {"clamp_tensor", "ClampBackward0"},
+    {"lerp_scalar", "LerpBackward0"},
+    {"lerp_tensor", "LerpBackward1"},
+    {"square", "PowBackward0"},
+    {"copy", "CloneBackward0"},
+    {"copy_", "CopyBackwards"},
+    {"fill", "FillBackward2"},
+    {"matmul", "UnsafeViewBackward0"},
+    {"max_pool2d", "MaxPool2DWithIndicesBackward0"},
+    {"max_pool3d", "MaxPool3DWithIndicesBackward0"},
+    {"linalg.inv", "LinalgInvExBackward0"},
+    {"linalg.cholesky", "LinalgCholeskyExBackward0"},
+    {"linalg.solve", "LinalgSolveExBackward0"},
+    {"linalg.lu_factor", "LinalgLuFactorExBackward0"},
+    {"linalg.svdvals", "LinalgSvdBackward0"},
+    {"linalg.eigvalsh", "LinalgEighBackward0"},
+    {"diagflat", "DiagBackward0"},
+    {"repeat_interleave", "IndexSelectBackward0"},
+};
+}  // namespace
+
+std::string backward_name(const char* op, int overload) {
+  if (std::strcmp(op, "copy_") == 0) return "CopyBackwards";
+  std::string base(op);
+  if (base.size() > 1 && base.back() == '_') base.pop_back();
+  if (overload == 0)
+    for (const NodeName& n : kNodeNames)
+      if (base == n.op) return n.node;
   std::string r;
   bool up = true;
-  for (const char* p = op; *p; ++p) {
-    if (*p == '_' || *p == '.') {
+  for (char c : base) {
+    if (c == '_' || c == '.') {
       up = true;
       continue;
     }
-    r += up ? char(std::toupper(static_cast<unsigned char>(*p))) : *p;
-    up = false;
+    r += up ? char(std::toupper(static_cast<unsigned char>(c))) : c;
+    up = std::isdigit(static_cast<unsigned char>(c)) != 0;
   }
-  return r + "Backward0";
+  return r + "Backward" + std::to_string(overload);
 }
 
 Tensor sum_to(const Tensor& g, IntArrayRef shape) {
@@ -74,13 +118,30 @@ Tensor SavedVariable::unpack(const std::shared_ptr<Node>& owner) const {
                 " instead. Hint: clone() the tensor before modifying it in place, or use the "
                 "out-of-place form of the operation.");
   }
-  if (is_output && GradMode::is_enabled()) {
-    // Reconnect the output to its node so a double backward sees its history.
-    Tensor t = data.detach();
-    set_history(t, owner, output_nr);
-    return t;
+  if (!is_output) return data;
+  // Live tangents (of levels still active): Note [Saved outputs and forward AD].
+  std::vector<std::pair<uint64_t, Tensor>> live;
+  if (tls().fw_levels > 0) {
+    for (const auto& p : fw_grads)
+      if (level_key(p.first & 0xff) == p.first) live.push_back(p);
   }
-  return data;
+  if (!GradMode::is_enabled() && live.empty()) return data;
+  Tensor t = data.detach();
+  // Reconnect the output to its node so a double backward sees its history.
+  if (GradMode::is_enabled()) set_history(t, owner, output_nr);
+  if (!live.empty()) materialize_meta(t).fw_grads = std::move(live);
+  return t;
+}
+
+// Note [Saved outputs and forward AD]
+// An op that saves its own output (exp, tanh, sigmoid, softmax, relu, sqrt, ...) stores a
+// detached alias of it, without the output's forward-AD tangent. Forward-over-reverse (a
+// backward run under a dual level, e.g. a Hessian-vector product) differentiates the rule with
+// respect to that output, so the tangent is kept beside the alias and restored on unpack, as
+// PyTorch's SavedVariable keeps fw_grad_.
+void SavedVariable::capture_fw_grads(const variable_list& outputs) {
+  if (!is_output || output_nr >= outputs.size() || !outputs[output_nr].defined()) return;
+  if (AutogradMeta* m = meta(outputs[output_nr])) fw_grads = m->fw_grads;
 }
 
 SavedVariable SavedVariable::save(const Tensor& t, const variable_list& outputs, const char* op) {
@@ -99,13 +160,14 @@ SavedVariable SavedVariable::save(const Tensor& t, const variable_list& outputs,
 }
 
 struct FnNode final : Node {
-  const char* op_;  // the forward op; name() derives PyTorch's node name from it
+  const char* op_;    // the forward op; name() derives PyTorch's node name from it
+  int overload_ = 0;  // Note [Node names]
   VjpFn vjp;
   std::vector<SavedVariable> saved;
   std::vector<InputInfo> inputs;
   bool released_ = false;
 
-  std::string name() const override { return backward_name(op_); }
+  std::string name() const override { return backward_name(op_, overload_); }
   void release_variables() override {
     if (saved.empty()) return;
     saved.clear();
@@ -333,6 +395,11 @@ void OpRecorder::init(const char* name) {
 
 OpRecorder::~OpRecorder() { resume(); }
 
+bool OpRecorder::input_needs_grad(size_t i) const {
+  return reverse_ && i < inputs_.size() && inputs_[i].defined() && tls().grad_enabled &&
+         inputs_[i].requires_grad();
+}
+
 void OpRecorder::resume() {
   if (paused_) {
     tls().paused = false;
@@ -409,9 +476,12 @@ void OpRecorder::finish(const variable_list& outputs, VjpFn vjp, const variable_
                         JvpFn jvp, bool inplace) {
   resume();
   if (!active_) return;
+  std::shared_ptr<FnNode> fnode;
   if (reverse_) {
     auto node = std::make_shared<FnNode>();
+    fnode = node;
     node->op_ = name_;
+    node->overload_ = overload_;
     node->set_anomaly_trace(anomaly_trace_now());
     Tensor self = inplace ? outputs[0] : Tensor();
     bool self_is_view = inplace && self.is_view();
@@ -497,6 +567,8 @@ void OpRecorder::finish(const variable_list& outputs, VjpFn vjp, const variable_
         outputs[k]._set_fw_grad(tk, level, inplace);
       }
     }
+    if (fnode)
+      for (SavedVariable& sv : fnode->saved) sv.capture_fw_grads(outputs);
   }
 }
 

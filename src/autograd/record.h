@@ -89,6 +89,10 @@ class OpRecorder {
   explicit operator bool() const { return active_; }
   /// Whether reverse mode is recording (an input requires grad under grad mode).
   bool reverse() const { return reverse_; }
+  /// Whether input `i` gets a gradient in reverse mode. A rule saves a tensor that only other
+  /// inputs' gradients read just when those are needed, as PyTorch (x @ w saves x for w's
+  /// gradient only), so an in-place change to it is not an error otherwise.
+  bool input_needs_grad(size_t i) const;
 
   /// Wires `outputs` (the differentiable ones, in vjp order) into the graph.
   void record(const variable_list& outputs, VjpFn vjp, const variable_list& saved = {},
@@ -104,6 +108,9 @@ class OpRecorder {
 
   /// Resumes recording early (normally done by record()).
   void resume();
+  /// Which PyTorch overload of the op this call is: the node is named "<Op>Backward<n>"
+  /// (sum(dim) is SumBackward1, Note [Node names]). Call before record().
+  void set_overload(int n) { overload_ = n; }
 
  private:
   void init(const char* name);
@@ -118,6 +125,7 @@ class OpRecorder {
   bool reverse_ = false;
   bool forward_ = false;
   bool paused_ = false;
+  int overload_ = 0;
 };
 
 /// Sums `g` down to `shape` (the inverse of broadcasting).
@@ -130,7 +138,8 @@ void check_out_not_differentiable(const char* op, std::initializer_list<Tensor> 
 /// Whether any of `ts` requires grad or holds a forward tangent (and recording is on).
 bool any_needs_recording(std::initializer_list<Tensor> ts);
 
-/// PyTorch-style node name: "index_select" -> "IndexSelectBackward0".
-std::string backward_name(const char* op);
+/// PyTorch-style node name: "index_select" -> "IndexSelectBackward0"; `overload` picks the
+/// suffix ("sum", 1 -> "SumBackward1"). Note [Node names]
+std::string backward_name(const char* op, int overload = 0);
 
 }  // namespace ember::autograd

@@ -1,6 +1,7 @@
 #include "ember/allocator.h"
 
 #include <sys/mman.h>
+#include <sys/sysinfo.h>
 
 #include <array>
 #include <cstdlib>
@@ -9,6 +10,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "core/tensor_util.h"
 #include "ember/error.h"
 #include "ember/storage.h"
 
@@ -20,6 +22,22 @@ std::array<Allocator*, kMaxDeviceTypes>& allocator_table() {
   static std::array<Allocator*, kMaxDeviceTypes> t{};
   return t;
 }
+
+}  // namespace
+
+// Physical memory plus swap. A larger request can never be backed: refused up front, because
+// under memory overcommit the allocation itself may succeed and the first write then wakes the
+// OOM killer instead of raising an error (see Note [Checked storage sizes]).
+size_t host_memory_bytes() {
+  static const size_t n = [] {
+    struct sysinfo si {};
+    if (sysinfo(&si) != 0) return SIZE_MAX;
+    return size_t(si.totalram + si.totalswap) * size_t(si.mem_unit);
+  }();
+  return n;
+}
+
+namespace {
 
 // Note [CPU caching allocator]
 // Freed blocks are kept in per-size free lists and handed out again, so a loop that allocates
@@ -33,6 +51,8 @@ class CpuCachingAllocator final : public Allocator {
   static constexpr size_t kAlign = 64;
 
   DataPtr allocate(size_t nbytes) override {
+    EMBER_CHECK(nbytes <= host_memory_bytes(), "[CPUAllocator] out of memory: tried to allocate ",
+                nbytes, " bytes, more than the machine's memory (", host_memory_bytes(), " bytes)");
     size_t size = bucket(nbytes);
     void* p = nullptr;
     {
@@ -60,8 +80,7 @@ class CpuCachingAllocator final : public Allocator {
       stats_.reserved += int64_t(size);
       count_allocated(size);
     }
-    return DataPtr(p, reinterpret_cast<void*>(size), &CpuCachingAllocator::release,
-                   Device(kCPU));
+    return DataPtr(p, reinterpret_cast<void*>(size), &CpuCachingAllocator::release, Device(kCPU));
   }
 
   void copy_data(void* dst, const void* src, size_t n) const override {
@@ -145,8 +164,8 @@ Allocator* get_allocator(DeviceType t) {
   int i = static_cast<int>(t);
   Allocator* a = (i >= 0 && i < kMaxDeviceTypes) ? allocator_table()[i] : nullptr;
   if (!a && t == kCPU) a = &CpuCachingAllocator::get();
-  EMBER_CHECK(a, "[allocator] no allocator registered for device type '", device_type_name(t),
-              "'", t == kCUDA ? " (ember was built without CUDA, or no GPU is present)" : "");
+  EMBER_CHECK(a, "[allocator] no allocator registered for device type '", device_type_name(t), "'",
+              t == kCUDA ? " (ember was built without CUDA, or no GPU is present)" : "");
   return a;
 }
 

@@ -25,6 +25,24 @@ bool compute_contiguous(IntArrayRef sizes, IntArrayRef strides) {
   return true;
 }
 
+namespace {
+
+/// prod(sizes), RuntimeError when it overflows int64 (a view or expand of impossible sizes would
+/// otherwise report a wrapped numel); a zero size makes any product 0, as PyTorch's numel.
+int64_t checked_numel(IntArrayRef sizes) {
+  int64_t n = 1;
+  bool overflow = false, zero = false;
+  for (int64_t s : sizes) {
+    overflow |= __builtin_mul_overflow(n, s, &n);
+    zero |= s == 0;
+  }
+  if (zero) return 0;
+  EMBER_CHECK(!overflow, "[numel] integer multiplication overflow with sizes=", sizes);
+  return n;
+}
+
+}  // namespace
+
 bool& inference_mode_tls() {
   static thread_local bool on = false;
   return on;
@@ -57,6 +75,7 @@ TensorImpl::~TensorImpl() = default;
 
 void TensorImpl::set_sizes_and_strides(IntArrayRef sizes, IntArrayRef strides, int64_t offset) {
   EMBER_INTERNAL_ASSERT(sizes.size() == strides.size());
+  checked_numel(sizes);  // before any member changes
   sizes_.assign(sizes);
   strides_.assign(strides);
   storage_offset_ = offset;
@@ -74,9 +93,7 @@ void TensorImpl::set_data_from(const TensorImpl& src) {
 }
 
 void TensorImpl::refresh() {
-  int64_t n = 1;
-  for (int64_t s : sizes_) n *= s;
-  numel_ = n;
+  numel_ = checked_numel(sizes_);
   is_contiguous_ = compute_contiguous(sizes_, strides_);
 }
 

@@ -30,20 +30,29 @@ Tensor make_view_with_dtype(const Tensor& base, ScalarType dtype, IntArrayRef si
   return Tensor(std::move(impl));
 }
 
-size_t storage_nbytes(IntArrayRef sizes, ScalarType dtype) {
+size_t checked_nbytes(const char* op, IntArrayRef sizes, size_t itemsize) {
   bool zero = false;
   for (int64_t s : sizes) {
-    EMBER_CHECK(s >= 0, "[empty] negative dimension ", s, " in size ", shape_str(sizes));
+    EMBER_CHECK(s >= 0, "[", op, "] Trying to create tensor with negative dimension ", s, ": ",
+                shape_str(sizes));
     zero = zero || s == 0;
   }
   if (zero) return 0;
-  // Checked: a silently wrapped product would give a too-small storage.
-  int64_t n = int64_t(elementSize(dtype));
+  int64_t n = int64_t(itemsize);
   for (int64_t s : sizes) {
-    EMBER_CHECK(!__builtin_mul_overflow(n, s, &n),
-                "[empty] Storage size calculation overflowed with sizes=", shape_str(sizes));
+    EMBER_CHECK(!__builtin_mul_overflow(n, s, &n), "[", op,
+                "] Storage size calculation overflowed with sizes=", shape_str(sizes));
   }
+  if (n > kMaxStorageBytes) throw_out_of_memory(op, size_t(n));
   return size_t(n);
+}
+
+size_t storage_nbytes(IntArrayRef sizes, ScalarType dtype) {
+  return checked_nbytes("empty", sizes, elementSize(dtype));
+}
+
+void throw_out_of_memory(const char* op, size_t nbytes) {
+  EMBER_THROW(Error, "[", op, "] out of memory: tried to allocate ", nbytes, " bytes");
 }
 
 void resize_output(Tensor& out, IntArrayRef sizes) {
@@ -54,7 +63,13 @@ void resize_output(Tensor& out, IntArrayRef sizes) {
 }
 
 Tensor empty_tensor(IntArrayRef sizes, ScalarType dtype, Device device) {
-  Storage st = Storage::allocate(storage_nbytes(sizes, dtype), device);
+  return empty_tensor("empty", sizes, dtype, device);
+}
+
+Tensor empty_tensor(const char* op, IntArrayRef sizes, ScalarType dtype, Device device) {
+  const size_t nbytes = checked_nbytes(op, sizes, elementSize(dtype));
+  if (device.is_cpu() && nbytes > host_memory_bytes()) throw_out_of_memory(op, nbytes);
+  Storage st = Storage::allocate(nbytes, device);
   return Tensor(make_intrusive<TensorImpl>(std::move(st), dtype, sizes));
 }
 

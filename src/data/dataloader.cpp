@@ -22,7 +22,7 @@ struct DataLoader::Pool {
   size_t next = 0, consumed = 0, capacity = 1;
   bool active = false, stop = false;
   struct Result {
-    Example example;
+    Example<> example;
     std::exception_ptr error;
   };
   std::map<size_t, Result> results;
@@ -94,9 +94,9 @@ size_t DataLoader::size() const {
   return options_.drop_last() ? n / b : (n + b - 1) / b;
 }
 
-Example DataLoader::load(const std::vector<size_t>& indices) {
+Example<> DataLoader::load(const std::vector<size_t>& indices) {
   if (!options_.collate()) return dataset_->get_batch(indices);
-  std::vector<Example> samples;
+  std::vector<Example<>> samples;
   samples.reserve(indices.size());
   for (size_t i : indices) samples.push_back(dataset_->get(i));
   return options_.collate()(std::move(samples));
@@ -143,7 +143,7 @@ DataLoader::Iterator DataLoader::begin() {
   return it;
 }
 
-std::optional<Example> DataLoader::next_batch(uint64_t epoch) {
+std::optional<Example<>> DataLoader::next_batch(uint64_t epoch) {
   EMBER_CHECK(epoch == epoch_,
               "[DataLoader] this iterator belongs to a finished epoch (begin() "
               "was called again)");
@@ -176,12 +176,12 @@ std::optional<Example> DataLoader::next_batch(uint64_t epoch) {
 }
 
 DataLoader::Iterator& DataLoader::Iterator::operator++() {
-  std::optional<Example> next = loader_->next_batch(epoch_);
+  std::optional<Example<>> next = loader_->next_batch(epoch_);
   if (next) {
     current_ = std::move(*next);
   } else {
     loader_ = nullptr;
-    current_ = Example{};
+    current_ = Example<>{};
   }
   return *this;
 }

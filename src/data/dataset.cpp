@@ -21,23 +21,23 @@ Tensor index_tensor(const std::vector<size_t>& indices) {
 
 }  // namespace
 
-Example Dataset::get_batch(const std::vector<size_t>& indices) {
-  std::vector<Example> samples;
+Example<> Dataset::get_batch(const std::vector<size_t>& indices) {
+  std::vector<Example<>> samples;
   samples.reserve(indices.size());
   for (size_t i : indices) samples.push_back(get(i));
   return stack_examples(samples);
 }
 
-Example stack_examples(const std::vector<Example>& examples) {
+Example<> stack_examples(const std::vector<Example<>>& examples) {
   EMBER_CHECK(!examples.empty(), "[stack_examples] cannot stack an empty list of examples");
   std::vector<Tensor> data, target;
   bool has_target = true;
-  for (const Example& e : examples) {
+  for (const Example<>& e : examples) {
     data.push_back(e.data);
     has_target = has_target && e.target.defined();
     if (e.target.defined()) target.push_back(e.target);
   }
-  Example out;
+  Example<> out;
   out.data = stack(data, 0);
   if (has_target) out.target = stack(target, 0);
   return out;
@@ -54,21 +54,21 @@ TensorDataset::TensorDataset(Tensor data, Tensor target)
                       target_.dim() >= 1 ? target_.size(0) : int64_t(-1));
 }
 
-Example TensorDataset::get(size_t index) {
+Example<> TensorDataset::get(size_t index) {
   EMBER_CHECK_INDEX(index < size_, "[TensorDataset] index ", index, " is out of range for ", size_,
                     " samples");
-  Example e;
+  Example<> e;
   e.data = data_.select(0, int64_t(index));
   if (target_.defined()) e.target = target_.select(0, int64_t(index));
   return e;
 }
 
-Example TensorDataset::get_batch(const std::vector<size_t>& indices) {
+Example<> TensorDataset::get_batch(const std::vector<size_t>& indices) {
   for (size_t i : indices)
     EMBER_CHECK_INDEX(i < size_, "[TensorDataset] index ", i, " is out of range for ", size_,
                       " samples");
   Tensor idx = index_tensor(indices);
-  Example e;
+  Example<> e;
   e.data = index_select(data_, 0, idx);
   if (target_.defined()) e.target = index_select(target_, 0, idx);
   return e;
@@ -83,13 +83,13 @@ Subset::Subset(std::shared_ptr<Dataset> dataset, std::vector<size_t> indices)
                       " samples");
 }
 
-Example Subset::get(size_t index) {
+Example<> Subset::get(size_t index) {
   EMBER_CHECK_INDEX(index < indices_.size(), "[Subset] index ", index, " is out of range for ",
                     indices_.size(), " samples");
   return dataset_->get(indices_[index]);
 }
 
-Example Subset::get_batch(const std::vector<size_t>& indices) {
+Example<> Subset::get_batch(const std::vector<size_t>& indices) {
   std::vector<size_t> mapped;
   mapped.reserve(indices.size());
   for (size_t i : indices) {
@@ -111,7 +111,7 @@ ConcatDataset::ConcatDataset(std::vector<std::shared_ptr<Dataset>> datasets)
   }
 }
 
-Example ConcatDataset::get(size_t index) {
+Example<> ConcatDataset::get(size_t index) {
   EMBER_CHECK_INDEX(index < size(), "[ConcatDataset] index ", index, " is out of range for ",
                     size(), " samples");
   size_t k = size_t(std::upper_bound(offsets_.begin(), offsets_.end(), index) - offsets_.begin());

@@ -2,6 +2,8 @@
 // so a batch gets independent augmentations.
 #include "ember/data/transforms.h"
 
+#include "ember/data/dataset.h"
+
 #include <cmath>
 #include <limits>
 
@@ -70,35 +72,53 @@ void rotate_kernel(const Tensor& src, Tensor& dst, const std::vector<double>& an
 
 }  // namespace
 
-Transform Normalize(std::vector<double> mean, std::vector<double> std) {
-  EMBER_CHECK_VALUE(!mean.empty() && !std.empty(), "[Normalize] mean and std must not be empty");
-  for (double s : std)
-    EMBER_CHECK_VALUE(s != 0.0, "[Normalize] std evaluated to zero, leading to division by zero");
-  return [mean = std::move(mean), sd = std::move(std)](Tensor x) {
-    EMBER_CHECK(x.defined() && x.dim() >= 3,
-                "[Normalize] expected a tensor of at least 3 dims "
-                "(..., C, H, W), got ",
-                x.defined() ? x.dim() : 0, " dims");
-    EMBER_CHECK_TYPE(x.is_floating_point(),
-                     "[Normalize] input tensor should be a float tensor, "
-                     "got ",
-                     dtype_name(x.dtype()));
-    int64_t c = x.size(-3);
-    for (size_t k : {mean.size(), sd.size()})
-      EMBER_CHECK(k == 1 || int64_t(k) == c, "[Normalize] ", k, " values for ", c, " channels");
-    Tensor m = tensor(mean, TensorOptions().dtype(kDouble)).to(x.dtype()).view({-1, 1, 1});
-    Tensor s = tensor(sd, TensorOptions().dtype(kDouble)).to(x.dtype()).view({-1, 1, 1});
-    return x.sub(m).div(s);
-  };
+namespace detail {
+
+Tensor channel_param(ArrayRef<double> values, const char* what, bool nonzero) {
+  EMBER_CHECK_VALUE(!values.empty(), "[Normalize] ", what, " must not be empty");
+  if (nonzero)
+    for (double v : values)
+      EMBER_CHECK_VALUE(v != 0.0, "[Normalize] ", what,
+                        " evaluated to zero, leading to division by zero");
+  // float32 C×1×1, as libtorch's Normalize builds it.
+  return tensor(values.vec(), TensorOptions().dtype(kDouble)).to(kFloat).view({-1, 1, 1});
 }
 
-Transform RandomCrop(std::vector<int64_t> size, int64_t padding, std::optional<Generator> gen) {
+Tensor normalize(const Tensor& x, const Tensor& mean, const Tensor& stddev) {
+  EMBER_CHECK(x.defined(), "[Normalize] input is undefined");
+  EMBER_CHECK_TYPE(x.is_floating_point(), "[Normalize] input tensor should be a float tensor, got ",
+                   dtype_name(x.dtype()));
+  if (x.dim() >= 3) {
+    int64_t c = x.size(-3);
+    for (int64_t k : {mean.size(0), stddev.size(0)})
+      EMBER_CHECK(k == 1 || k == c, "[Normalize] ", k, " values for ", c, " channels");
+  }
+  return x.sub(mean).div(stddev);
+}
+
+Example<> stack(std::vector<Example<>> examples) {
+  EMBER_CHECK(!examples.empty(), "[Stack] cannot stack an empty batch of examples");
+  return stack_examples(examples);
+}
+
+Tensor stack(std::vector<TensorExample> examples) {
+  EMBER_CHECK(!examples.empty(), "[Stack] cannot stack an empty batch of examples");
+  std::vector<Tensor> data;
+  data.reserve(examples.size());
+  for (auto& e : examples) data.push_back(std::move(e.data));
+  return ember::stack(data, 0);
+}
+
+}  // namespace detail
+
+TensorLambda<> RandomCrop(std::vector<int64_t> size, int64_t padding,
+                          std::optional<Generator> gen) {
   EMBER_CHECK_VALUE(size.size() == 1 || size.size() == 2,
                     "[RandomCrop] size must be one or two ints");
   if (size.size() == 1) size.push_back(size[0]);
   EMBER_CHECK_VALUE(size[0] > 0 && size[1] > 0 && padding >= 0,
                     "[RandomCrop] size must be positive and padding non-negative");
-  return [size, padding, gen](Tensor input) {
+  return TensorLambda<>([size, padding, gen](Tensor input) {
     bool batched;
     Tensor x = as_batch(input, "RandomCrop", batched);
     int64_t n = x.size(0), h = x.size(2), w = x.size(3), th = size[0], tw = size[1];
@@ -121,19 +141,19 @@ Transform RandomCrop(std::vector<int64_t> size, int64_t padding, std::optional<G
           .copy_(x[i].narrow(1, sr, er - sr).narrow(2, sc, ec - sc));
     }
     return batched ? out : out.squeeze(0);
-  };
+  });
 }
 
-Transform RandomHorizontalFlip(double p, std::optional<Generator> gen) {
+TensorLambda<> RandomHorizontalFlip(double p, std::optional<Generator> gen) {
   EMBER_CHECK_VALUE(p >= 0.0 && p <= 1.0, "[RandomHorizontalFlip] p must be in [0, 1], got ", p);
-  return [p, gen](Tensor input) {
+  return TensorLambda<>([p, gen](Tensor input) {
     bool batched;
     Tensor x = as_batch(input, "RandomHorizontalFlip", batched);
     int64_t n = x.size(0);
     Tensor mask = rand({n}, gen, TensorOptions().dtype(kDouble)).lt(p).view({n, 1, 1, 1});
     Tensor out = where(mask, flip(x, {3}), x);
     return batched ? out : out.squeeze(0);
-  };
+  });
 }
 
 namespace {
@@ -167,10 +187,10 @@ Tensor rotate(const Tensor& image, double degrees) {
   return rotate_each(x, std::vector<double>(size_t(x.size(0)), degrees), batched);
 }
 
-Transform RandomRotation(double degrees, std::optional<Generator> gen) {
+TensorLambda<> RandomRotation(double degrees, std::optional<Generator> gen) {
   EMBER_CHECK_VALUE(degrees >= 0.0 && std::isfinite(degrees),
                     "[RandomRotation] degrees must be a non-negative number, got ", degrees);
-  return [degrees, gen](Tensor input) {
+  return TensorLambda<>([degrees, gen](Tensor input) {
     bool batched;
     Tensor x = as_batch(input, "RandomRotation", batched);
     int64_t n = x.size(0);
@@ -178,13 +198,13 @@ Transform RandomRotation(double degrees, std::optional<Generator> gen) {
     std::vector<double> angles(static_cast<size_t>(n));
     for (int64_t i = 0; i < n; ++i) angles[size_t(i)] = (u.data_ptr<double>()[i] * 2 - 1) * degrees;
     return rotate_each(x, angles, batched);
-  };
+  });
 }
 
-Transform ConvertImageDtype(ScalarType dtype) {
+TensorLambda<> ConvertImageDtype(ScalarType dtype) {
   EMBER_CHECK_TYPE(isFloatingType(dtype) || isIntegralType(dtype, false),
                    "[ConvertImageDtype] unsupported target dtype ", dtype_name(dtype));
-  return [dtype](Tensor x) {
+  return TensorLambda<>([dtype](Tensor x) {
     EMBER_CHECK(x.defined(), "[ConvertImageDtype] input is undefined");
     ScalarType from = x.dtype();
     EMBER_CHECK_TYPE(isFloatingType(from) || isIntegralType(from, false),
@@ -206,15 +226,15 @@ Transform ConvertImageDtype(ScalarType dtype) {
     }
     int64_t factor = (out_max + 1) / (in_max + 1);
     return x.to(dtype).mul(Scalar(factor));
-  };
+  });
 }
 
-Transform Compose(std::vector<Transform> transforms) {
+TensorLambda<> Compose(std::vector<std::function<Tensor(Tensor)>> transforms) {
   for (const auto& t : transforms) EMBER_CHECK_VALUE(bool(t), "[Compose] a transform is empty");
-  return [ts = std::move(transforms)](Tensor x) {
+  return TensorLambda<>([ts = std::move(transforms)](Tensor x) {
     for (const auto& t : ts) x = t(std::move(x));
     return x;
-  };
+  });
 }
 
 }  // namespace ember::data::transforms

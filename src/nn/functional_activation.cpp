@@ -112,12 +112,17 @@ Tensor hardswish(const Tensor& input) { return ember::hardswish(input); }
 Tensor softsign(const Tensor& input) { return ember::softsign(input); }
 Tensor tanhshrink(const Tensor& input) { return ember::tanhshrink(input); }
 Tensor logsigmoid(const Tensor& input) { return ember::logsigmoid(input); }
-Tensor softmax(const Tensor& input, const SoftmaxOptions& o) {
-  return ember::softmax(input, o.dim());
+Tensor softmax(const Tensor& input, const SoftmaxFuncOptions& o) {
+  return ember::softmax(input, o.dim(), o.dtype());
 }
-Tensor log_softmax(const Tensor& input, const LogSoftmaxOptions& o) {
-  return ember::log_softmax(input, o.dim());
+Tensor log_softmax(const Tensor& input, const LogSoftmaxFuncOptions& o) {
+  return ember::log_softmax(input, o.dim(), o.dtype());
 }
-Tensor softmin(const Tensor& input, const SoftminOptions& o) { return softmin(input, o.dim()); }
+Tensor softmin(const Tensor& input, const SoftminFuncOptions& o) {
+  return softmin(input, o.dim(), o.dtype());
+}
+Tensor rrelu(const Tensor& input, const RReLUFuncOptions& o) {
+  return rrelu(input, o.lower(), o.upper(), o.training(), o.inplace());
+}
 
 }  // namespace ember::nn::functional

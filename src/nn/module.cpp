@@ -19,12 +19,26 @@ namespace ember::nn {
 
 namespace {
 
-// "ember::nn::LinearImpl" -> "Linear"; "(anonymous namespace)::Net" -> "Net".
-std::string short_type_name(const std::type_info& type) {
+std::string& module_namespace_storage() {
+  static std::string ns = "ember";
+  return ns;
+}
+
+// libtorch's Module::name(): the demangled dynamic type ("NetImpl", "ember::nn::LinearImpl"),
+// with ember's own namespace shown as module_namespace().
+std::string type_name(const std::type_info& type) {
   int status = 0;
   char* d = abi::__cxa_demangle(type.name(), nullptr, nullptr, &status);
   std::string full = (status == 0 && d) ? d : type.name();
   std::free(d);
+  const std::string& ns = module_namespace_storage();
+  if (ns != "ember" && full.rfind("ember::", 0) == 0) full = ns + full.substr(5);
+  return full;
+}
+
+// The short form PyTorch's Python repr and ember's messages use: "ember::nn::LinearImpl" ->
+// "Linear"; "(anonymous namespace)::NetImpl" -> "Net".
+std::string short_name(const std::string& full) {
   auto pos = full.rfind("::");
   std::string name = pos == std::string::npos ? full : full.substr(pos + 2);
   if (name.size() > 4 && name.compare(name.size() - 4, 4, "Impl") == 0)
@@ -90,18 +104,18 @@ Module::Module(std::string name) : name_(std::move(name)) {}
 Module::Module() = default;
 
 const std::string& Module::name() const noexcept {
-  if (!name_) name_ = short_type_name(typeid(*this));
+  if (!name_) name_ = type_name(typeid(*this));
   return *name_;
 }
 
 std::shared_ptr<Module> Module::clone(const std::optional<Device>&) const {
-  EMBER_THROW(NotImplementedError, "[clone] ", name(),
-              " does not support clone(): derive it from ember::nn::Cloneable<", name(),
+  EMBER_THROW(NotImplementedError, "[clone] ", short_name(name()),
+              " does not support clone(): derive it from ember::nn::Cloneable<", short_name(name()),
               "Impl> and implement reset()");
 }
 
 void Module::clone_from_(const Module& other, const std::optional<Device>&) {
-  EMBER_THROW(NotImplementedError, "[clone] ", name(),
+  EMBER_THROW(NotImplementedError, "[clone] ", short_name(name()),
               " does not support clone(): derive it from ember::nn::Cloneable");
 }
 
@@ -290,7 +304,8 @@ LoadStateDictResult Module::load_state_dict(const OrderedDict<std::string, Tenso
   bool fail = !mismatches.empty() ||
               (strict && (!result.missing_keys.empty() || !result.unexpected_keys.empty()));
   if (fail) {
-    std::string msg = "[load_state_dict] Error(s) in loading state_dict for " + name() + ":";
+    std::string msg =
+        "[load_state_dict] Error(s) in loading state_dict for " + short_name(name()) + ":";
     if (strict && !result.unexpected_keys.empty())
       msg += "\n\tUnexpected key(s) in state_dict: " + join(result.unexpected_keys) + ". ";
     if (strict && !result.missing_keys.empty())
@@ -305,22 +320,41 @@ LoadStateDictResult Module::load_state_dict(const OrderedDict<std::string, Tenso
 }
 
 void Module::pretty_print(std::ostream& stream) const {
-  stream << name() << "(" << extra_repr() << ")";
+  if (detail::print_builtin(*this, stream)) return;
+  stream << name();
+  std::string extra = extra_repr();
+  if (!extra.empty()) stream << "(" << extra << ")";
 }
 
 void Module::print_tree(std::ostream& stream, int indent) const {
+  // libtorch's pretty_print_recursive: "Name(" on the first line, one "(key): child" line per
+  // child, then ")"; a module without children prints its description alone.
+  pretty_print(stream);
+  if (children_.is_empty()) return;
+  stream << "(\n";
+  std::string pad(size_t(indent + 2), ' ');
+  for (const auto& c : children_) {
+    stream << pad << "(" << c.key() << "): ";
+    c.value()->print_tree(stream, indent + 2);
+    stream << "\n";
+  }
+  stream << std::string(size_t(indent), ' ') << ")";
+}
+
+void Module::print_python_tree(std::ostream& stream, int indent) const {
+  std::string short_ = short_name(name());
   if (children_.is_empty()) {
-    pretty_print(stream);
+    stream << short_ << "(" << extra_repr() << ")";
     return;
   }
   // PyTorch: "Name(" + extra_repr on its own line + "(child): repr" lines + ")".
-  stream << name() << "(";
+  stream << short_ << "(";
   std::string pad(size_t(indent + 2), ' ');
   std::string extra = extra_repr();
   if (!extra.empty()) stream << "\n" << pad << extra;
   for (const auto& c : children_) {
     stream << "\n" << pad << "(" << c.key() << "): ";
-    c.value()->print_tree(stream, indent + 2);
+    c.value()->print_python_tree(stream, indent + 2);
   }
   stream << "\n" << std::string(size_t(indent), ' ') << ")";
 }
@@ -329,6 +363,16 @@ std::ostream& operator<<(std::ostream& stream, const Module& module) {
   module.print_tree(stream, 0);
   return stream;
 }
+
+std::string python_repr(const Module& module) {
+  std::ostringstream os;
+  module.print_python_tree(os, 0);
+  return os.str();
+}
+
+void set_module_namespace(std::string ns) { module_namespace_storage() = std::move(ns); }
+
+const std::string& module_namespace() { return module_namespace_storage(); }
 
 Tensor& Module::register_parameter(std::string name, Tensor tensor, bool requires_grad) {
   check_name("parameter", name);

@@ -142,18 +142,19 @@ Tensor advanced_index(const Tensor& view_in, const std::vector<Tensor>& adv) {
   autograd::OpRecorder rec("index", {view_in});
   Tensor out = advanced_index_impl(view_in, adv);
   if (rec) {
+    // The index tensors are saved (version-checked), as PyTorch's IndexBackward0 does.
     rec.record(
         out,
-        [adv, sizes = std::vector<int64_t>(view_in.sizes().begin(), view_in.sizes().end())](
+        [sizes = std::vector<int64_t>(view_in.sizes().begin(), view_in.sizes().end())](
             autograd::VjpCtx& c) {
-          auto ix = optional_indices(adv);
+          auto ix = optional_indices(c.saved);
           return autograd::variable_list{
               index_put(zeros(sizes, c.grads[0].options()),
                         ArrayRef<std::optional<Tensor>>(ix.data(), ix.size()), c.grads[0], true)};
         },
-        {},
-        [adv](autograd::JvpCtx& c) {
-          auto ix = optional_indices(adv);
+        adv,
+        [](autograd::JvpCtx& c) {
+          auto ix = optional_indices(c.saved);
           return autograd::variable_list{
               index(c.tangents[0], ArrayRef<std::optional<Tensor>>(ix.data(), ix.size()))};
         });

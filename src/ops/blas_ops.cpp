@@ -84,7 +84,8 @@ void record_product(OpRecorder& rec, const Tensor& out, const Tensor& a, const T
         if (c.needs(1)) r[1] = gb(c.saved[0], g);
         return r;
       },
-      {a, b}, [prod](JvpCtx& c) { return variable_list{bilinear_jvp(c, 0, 1, prod)}; });
+      {rec.input_needs_grad(1) ? a : Tensor(), rec.input_needs_grad(0) ? b : Tensor()},
+      [prod](JvpCtx& c) { return variable_list{bilinear_jvp(c, 0, 1, prod)}; });
 }
 
 /// Records out = beta·self + alpha·P(m1, m2) (addmm, baddbmm, addmv), gradients as above.
@@ -102,7 +103,7 @@ void record_addproduct(OpRecorder& rec, const Tensor& out, const Tensor& m1, con
         if (c.needs(2)) r[2] = scale(gb(c.saved[0], g), conj_scalar(alpha));
         return r;
       },
-      {m1, m2},
+      {rec.input_needs_grad(2) ? m1 : Tensor(), rec.input_needs_grad(1) ? m2 : Tensor()},
       [beta, alpha, prod](JvpCtx& c) { return variable_list{addprod_jvp(c, beta, alpha, prod)}; });
 }
 
@@ -333,15 +334,26 @@ DimVector broadcast_batch(IntArrayRef a, IntArrayRef b, const char* op) {
   return r;
 }
 
-/// Whether all dims but the last of `t` merge into one dim (a view of shape [-1, last]).
+/// Whether all dims but the last of `t` merge into one dim (a view of shape [-1, last]). Size-1
+/// dims take any stride, so each dim of size > 1 is compared with the next dim of size > 1: a
+/// (2, 1, 8, 8) batch moved to (2, 1, W, H) has a C stride that says nothing about N's.
 bool leading_dims_fold(const Tensor& t) {
-  for (int64_t i = 0; i + 2 < t.dim(); ++i)
-    if (t.size(i) != 1 && t.stride(i) != t.stride(i + 1) * t.size(i + 1)) return false;
+  int64_t inner = -1;  // the next leading dim of size > 1, going outwards
+  for (int64_t i = t.dim() - 2; i >= 0; --i) {
+    if (t.size(i) == 1) continue;
+    if (inner >= 0 && t.stride(i) != t.stride(inner) * t.size(inner)) return false;
+    inner = i;
+  }
   return true;
 }
 
-/// Stride of the merged leading dims of a foldable `t` (any value when they hold one row).
-int64_t folded_row_stride(const Tensor& t) { return t.stride(t.dim() - 2); }
+/// Stride of the merged leading dims of a foldable `t`: that of the innermost leading dim of size
+/// > 1 (any value when they hold one row).
+int64_t folded_row_stride(const Tensor& t) {
+  for (int64_t i = t.dim() - 2; i >= 0; --i)
+    if (t.size(i) != 1) return t.stride(i);
+  return t.stride(t.dim() - 2);
+}
 
 }  // namespace
 
@@ -379,29 +391,36 @@ namespace {
 Tensor matmul_impl(const Tensor& a, const Tensor& b);
 
 /// The vjp of matmul for the batched / broadcast shapes (the 1-D and 2-D cases are composites
-/// of dot / mv / mm). 1-D operands are treated as a row (a) or a column (b).
-variable_list matmul_backward(VjpCtx& c) {
+/// of dot / mv / mm). 1-D operands are treated as a row (a) or a column (b). `as` and `bs` are
+/// the operands' shapes: each operand is saved only for the other one's gradient.
+variable_list matmul_backward(VjpCtx& c, const DimVector& as_, const DimVector& bs_) {
   const Tensor &a = c.saved[0], &b = c.saved[1];
-  Tensor a2 = a.dim() == 1 ? a.unsqueeze(0) : a;
-  Tensor b2 = b.dim() == 1 ? b.unsqueeze(-1) : b;
+  const bool a1 = as_.size() == 1, b1 = bs_.size() == 1;
+  DimVector a2s(as_), b2s(bs_);
+  if (a1) a2s.insert(0, 1);
+  if (b1) b2s.push_back(1);
   Tensor g = c.grads[0];
-  if (a.dim() == 1) g = g.unsqueeze(-2);
-  if (b.dim() == 1) g = g.unsqueeze(-1);
+  if (a1) g = g.unsqueeze(-2);
+  if (b1) g = g.unsqueeze(-1);
   variable_list r(2);
-  if (c.needs(0)) r[0] = autograd::sum_to(matmul(g, mH(b2)), a2.sizes()).reshape(a.sizes());
+  if (c.needs(0)) {
+    Tensor b2 = b1 ? b.unsqueeze(-1) : b;
+    r[0] = autograd::sum_to(matmul(g, mH(b2)), a2s).reshape(as_);
+  }
   if (c.needs(1)) {
-    if (b2.dim() == 2) {
+    Tensor a2 = a1 ? a.unsqueeze(0) : a;
+    if (b2s.size() == 2) {
       // One matrix against a batch: fold the batch into the contraction.
-      const int64_t k = a2.size(-1), n = b2.size(-1);
+      const int64_t k = a2.size(-1), n = b2s[1];
       DimVector as;
       as.assign(g.sizes());
       as[as.size() - 1] = k;
       // Explicit row count: reshape cannot infer -1 when k or n is zero.
       int64_t rows = 1;
       for (size_t i = 0; i + 1 < as.size(); ++i) rows *= as[i];
-      r[1] = mm(mH(a2.expand(as).reshape({rows, k})), g.reshape({rows, n})).reshape(b.sizes());
+      r[1] = mm(mH(a2.expand(as).reshape({rows, k})), g.reshape({rows, n})).reshape(bs_);
     } else {
-      r[1] = autograd::sum_to(matmul(mH(a2), g), b2.sizes()).reshape(b.sizes());
+      r[1] = autograd::sum_to(matmul(mH(a2), g), b2s).reshape(bs_);
     }
   }
   return r;
@@ -415,10 +434,16 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
   OpRecorder rec("matmul", {a, b});
   Tensor out = matmul_impl(a, b);
   if (rec) {
-    rec.record(out, matmul_backward, {a, b}, [](JvpCtx& c) {
-      return variable_list{
-          bilinear_jvp(c, 0, 1, [](const Tensor& x, const Tensor& y) { return matmul(x, y); })};
-    });
+    rec.record(
+        out,
+        [as = DimVector(a.sizes()), bs = DimVector(b.sizes())](VjpCtx& c) {
+          return matmul_backward(c, as, bs);
+        },
+        {rec.input_needs_grad(1) ? a : Tensor(), rec.input_needs_grad(0) ? b : Tensor()},
+        [](JvpCtx& c) {
+          return variable_list{
+              bilinear_jvp(c, 0, 1, [](const Tensor& x, const Tensor& y) { return matmul(x, y); })};
+        });
   }
   return out;
 }

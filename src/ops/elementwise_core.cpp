@@ -229,9 +229,24 @@ const char* inplace_name(OpId op) {
 
 namespace {
 
+/// Whether the rule of `op` reads operand `k` in this call. As PyTorch, mul reads each operand
+/// only for the other one's gradient and true_divide the numerator only for the denominator's:
+/// it is not saved otherwise (so changing it in place before backward is fine). Under forward
+/// AD every operand is kept (the jvp reads them).
+bool operand_needed(OpId op, int k, int n, const Tensor* ins) {
+  if (!(elementwise_saves(op) & (1 << k))) return false;
+  const autograd::AutogradTLS& s = autograd::tls();
+  if (s.fw_levels > 0 || n != 2) return true;
+  auto needs_grad = [&](int j) { return s.grad_enabled && ins[j].requires_grad(); };
+  if (op == OpId::mul) return needs_grad(1 - k);
+  if (op == OpId::true_divide && k == 0) return needs_grad(1);
+  return true;
+}
+
 // Wires an elementwise result into the autograd graph with the rules of elementwise_grad.cpp.
+// `keep` has bit k set when operand k is saved (operand_needed).
 void record_elementwise(autograd::OpRecorder& rec, OpId op, const OpParams& params, int n,
-                        const Tensor* originals, const Tensor& out, bool inplace) {
+                        const Tensor* originals, const Tensor& out, bool inplace, uint8_t keep) {
   using autograd::variable_list;
   const GradKind kind = elementwise_grad_kind(op);
   if (kind == GradKind::NotImplemented) {
@@ -241,7 +256,7 @@ void record_elementwise(autograd::OpRecorder& rec, OpId op, const OpParams& para
   const uint8_t mask = elementwise_saves(op);
   variable_list saved(4);
   for (int k = 0; k < n; ++k) {
-    if (!(mask & (1 << k))) continue;
+    if (!(keep & (1 << k))) continue;
     saved[size_t(k)] = originals[k];
     // A wrapped number (a C++/Python scalar operand) is saved as a plain 0-dim tensor: as a
     // lone operand of the rule's ops it would promote weakly to the default dtype, so 1/3.0
@@ -269,7 +284,13 @@ void record_elementwise(autograd::OpRecorder& rec, OpId op, const OpParams& para
         r[size_t(k)] = -g;
       } else if (op == OpId::relu) {
         // One select instead of mask, cast and product (PyTorch's threshold_backward).
-        r[size_t(k)] = where(gt(c.saved[3], wrap_scalar(0.0)), g, wrap_scalar(0.0));
+        const Tensor& y = c.saved[3];
+        // threshold_backward is differentiable in y too (a zero derivative): under
+        // create_graph or forward AD the gradient depends on y, so it requires grad and carries
+        // a (zero) tangent, as PyTorch's. y * 0 is only read where y <= 0, i.e. y == 0.
+        const bool through_y =
+            (GradMode::is_enabled() && y.requires_grad()) || autograd::tls().fw_levels > 0;
+        r[size_t(k)] = where(gt(y, wrap_scalar(0.0)), g, through_y ? y * 0.0 : wrap_scalar(0.0));
       } else if (op == OpId::mul && !xs[1 - k].is_complex()) {
         r[size_t(k)] = g * xs[1 - k];
       } else if (op == OpId::conj_physical) {
@@ -313,6 +334,9 @@ void record_elementwise(autograd::OpRecorder& rec, OpId op, const OpParams& para
     }
     return variable_list{acc.defined() ? acc : zeros_like(o)};
   };
+  // pow(Tensor, Tensor) is PyTorch's PowBackward1 (Note [Node names]).
+  if (op == OpId::pow && n == 2 && !originals[1].unsafeGetTensorImpl()->is_wrapped_number())
+    rec.set_overload(1);
   // The jvp is only needed under a forward-AD level (saves building it on the hot path).
   autograd::JvpFn jv;
   if (autograd::tls().fw_levels > 0) jv = jvp;
@@ -406,13 +430,17 @@ Tensor elementwise(OpId op, std::initializer_list<Tensor> inputs_il, const OpPar
                           elementwise_grad_kind(op) != GradKind::None;
   std::optional<autograd::OpRecorder> rec;
   Tensor originals[3];
+  uint8_t keep = 0;
   if (may_record) {
     for (int k = 0; k < n; ++k) originals[k] = inputs[k];
     rec.emplace(mode == OutMode::InPlace ? inplace_name(op) : def.name, inputs_il);
-    if (!*rec)
+    if (!*rec) {
       rec.reset();
-    else if (mode == OutMode::InPlace && (elementwise_saves(op) & 1))
-      originals[0] = inputs[0].clone();
+    } else {
+      for (int k = 0; k < n; ++k)
+        if (operand_needed(op, k, n, originals)) keep |= uint8_t(1 << k);
+      if (mode == OutMode::InPlace && (keep & 1)) originals[0] = inputs[0].clone();
+    }
   }
 
   // Tidy inputs: compute dtype, resolved conjugation, on the op's device.
@@ -437,7 +465,8 @@ Tensor elementwise(OpId op, std::initializer_list<Tensor> inputs_il, const OpPar
       target.unsafeGetTensorImpl()->bump_version(inplace_name(op));
     result = target;
   }
-  if (rec) record_elementwise(*rec, op, params, n, originals, result, mode == OutMode::InPlace);
+  if (rec)
+    record_elementwise(*rec, op, params, n, originals, result, mode == OutMode::InPlace, keep);
   return result;
 }
 

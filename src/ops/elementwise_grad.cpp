@@ -85,12 +85,12 @@ uint8_t elementwise_saves(OpId op) {
     case OpId::erfinv:
     case OpId::relu:
       return OUT;
-    case OpId::true_divide:
     case OpId::pow:
     case OpId::float_power:
     case OpId::hypot:
     case OpId::copysign:
       return X0 | X1 | OUT;
+    case OpId::true_divide:
     case OpId::mul:
     case OpId::atan2:
     case OpId::minimum:
@@ -218,7 +218,8 @@ Tensor elementwise_partial(OpId op, int k, const Tensor* x, const Tensor& o, con
     case OpId::mul:
       return k == 0 ? b : a;
     case OpId::true_divide:
-      return k == 0 ? reciprocal(b) : -(o / b);
+      // From the operands, not the output (PyTorch's rule; the output is not saved).
+      return k == 0 ? reciprocal(b) : -((a / b) / b);
     case OpId::remainder:
       return k == 0 ? cst(1) : -floor(a / b);
     case OpId::fmod:

@@ -63,6 +63,7 @@ size_t strided_nbytes(IntArrayRef sizes, IntArrayRef strides, ScalarType dtype, 
   int64_t nbytes = 0;
   EMBER_CHECK(!__builtin_mul_overflow(extent, int64_t(elementSize(dtype)), &nbytes), "[", op,
               "] Storage size calculation overflowed with sizes=", shape_str(sizes));
+  if (nbytes > kMaxStorageBytes) throw_out_of_memory(op, size_t(nbytes));
   return size_t(nbytes);
 }
 
@@ -81,13 +82,15 @@ Tensor empty(IntArrayRef sizes, const TensorOptions& opts) {
 Tensor empty_strided(IntArrayRef sizes, IntArrayRef strides, const TensorOptions& opts) {
   ScalarType dt = opts.dtype();
   size_t nbytes = strided_nbytes(sizes, strides, dt, "empty_strided");
+  if (opts.device().is_cpu() && nbytes > host_memory_bytes())
+    throw_out_of_memory("empty_strided", nbytes);
   Storage st = Storage::allocate(nbytes, opts.device());
   return finish(Tensor(make_intrusive<TensorImpl>(std::move(st), dt, sizes, strides, 0)), opts);
 }
 
 Tensor zeros(IntArrayRef sizes, const TensorOptions& opts) {
   check_sizes(sizes, "zeros");
-  Tensor t = empty_tensor(sizes, opts.dtype(), opts.device());
+  Tensor t = empty_tensor("zeros", sizes, opts.dtype(), opts.device());
   // All-zero bytes are zero in every dtype, so a fresh CPU tensor needs only a memset.
   if (t.is_cpu()) {
     if (t.nbytes()) std::memset(t.data_ptr(), 0, t.nbytes());
@@ -99,7 +102,7 @@ Tensor zeros(IntArrayRef sizes, const TensorOptions& opts) {
 
 Tensor ones(IntArrayRef sizes, const TensorOptions& opts) {
   check_sizes(sizes, "ones");
-  Tensor t = empty_tensor(sizes, opts.dtype(), opts.device());
+  Tensor t = empty_tensor("ones", sizes, opts.dtype(), opts.device());
   t.fill_(Scalar(1));
   return finish(t, opts);
 }
@@ -107,7 +110,7 @@ Tensor ones(IntArrayRef sizes, const TensorOptions& opts) {
 Tensor full(IntArrayRef sizes, const Scalar& value, const TensorOptions& opts) {
   check_sizes(sizes, "full");
   ScalarType dt = opts.has_dtype() ? opts.dtype() : dtype_from_value(value);
-  Tensor t = empty_tensor(sizes, dt, opts.device());
+  Tensor t = empty_tensor("full", sizes, dt, opts.device());
   t.fill_(value);
   return finish(t, opts);
 }
@@ -182,7 +185,7 @@ Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step,
     EMBER_CHECK(size_d >= 0 && size_d <= double(std::numeric_limits<int64_t>::max()),
                 "[arange] invalid size, possible overflow?");
     int64_t n = int64_t(size_d);
-    out = empty_tensor({n}, dt, Device(kCPU));
+    out = empty_tensor("arange", {n}, dt, Device(kCPU));
     auto* p = static_cast<scalar_t*>(out.data_ptr());
     // Each element is start + step * i in the accumulate type (PyTorch's scalar path).
     for (int64_t i = 0; i < n; ++i) p[i] = scalar_t(xstart + xstep * acc_t(i));
@@ -229,7 +232,7 @@ Tensor linspace(const Scalar& start, const Scalar& end, int64_t steps, const Ten
   EMBER_CHECK(steps >= 0, "[linspace] number of steps must be non-negative");
   ScalarType dt = range_dtype(start, end, opts);
   EMBER_CHECK(dt != kBool, "[linspace] \"linspace_cpu\" not implemented for 'Bool'");
-  Tensor out = empty_tensor({steps}, dt, Device(kCPU));
+  Tensor out = empty_tensor("linspace", {steps}, dt, Device(kCPU));
   if (steps > 0) {
     EMBER_DISPATCH_ALL_TYPES(dt, "linspace", [&] {
       auto* p = static_cast<scalar_t*>(out.data_ptr());
@@ -296,7 +299,7 @@ Tensor logspace(const Scalar& start, const Scalar& end, int64_t steps, double ba
   EMBER_CHECK(steps >= 0, "[logspace] number of steps must be non-negative");
   ScalarType dt = range_dtype(start, end, opts);
   EMBER_CHECK(dt != kBool, "[logspace] \"logspace_cpu\" not implemented for 'Bool'");
-  Tensor out = empty_tensor({steps}, dt, Device(kCPU));
+  Tensor out = empty_tensor("logspace", {steps}, dt, Device(kCPU));
   if (steps > 0) {
     EMBER_DISPATCH_ALL_TYPES(dt, "logspace", [&] {
       if constexpr (!std::is_same_v<scalar_t, bool>)

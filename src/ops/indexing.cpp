@@ -241,6 +241,23 @@ Tensor Tensor::index(std::initializer_list<TensorIndex> indices) const {
 
 namespace {
 void bump(Tensor& t) { t.unsafeGetTensorImpl()->bump_version("index_put_"); }
+
+/// The tensor indices of `ix`, in order: saved for backward (version-checked, as PyTorch).
+autograd::variable_list index_tensors(const std::vector<TensorIndex>& ix) {
+  autograd::variable_list r;
+  for (const TensorIndex& i : ix)
+    if (i.is_tensor()) r.push_back(i.tensor());
+  return r;
+}
+
+/// `ix` with its tensor indices replaced, in order, by `saved` (their unpacked copies).
+std::vector<TensorIndex> with_saved(std::vector<TensorIndex> ix,
+                                    const autograd::variable_list& saved) {
+  size_t k = 0;
+  for (TensorIndex& i : ix)
+    if (i.is_tensor()) i = TensorIndex(saved[k++]);
+  return ix;
+}
 }  // namespace
 
 // One in-place node for the whole write (basic and tensor indices alike): self's gradient is
@@ -272,7 +289,8 @@ Tensor& index_put_with(Tensor& self, ArrayRef<TensorIndex> indices, const Tensor
          stripped = std::vector<int64_t>(value.sizes().begin(), value.sizes().end())](
             autograd::VjpCtx& c) {
           const Tensor& gr = c.grads[0];
-          ArrayRef<TensorIndex> ixr(ix.data(), ix.size());
+          const std::vector<TensorIndex> ixs = with_saved(ix, c.saved);
+          ArrayRef<TensorIndex> ixr(ixs.data(), ixs.size());
           autograd::variable_list r(2);
           if (c.needs(0)) {
             if (accumulate) {
@@ -285,10 +303,11 @@ Tensor& index_put_with(Tensor& self, ArrayRef<TensorIndex> indices, const Tensor
           if (c.needs(1)) r[1] = autograd::sum_to(gr.index(ixr), stripped).reshape(vsizes);
           return r;
         },
-        {},
+        index_tensors(ix),
         [ix, accumulate](autograd::JvpCtx& c) {
           Tensor r = c.tangent_or_zeros(0).clone();
-          index_put_with(r, ArrayRef<TensorIndex>(ix.data(), ix.size()), c.tangent_or_zeros(1),
+          const std::vector<TensorIndex> ixs = with_saved(ix, c.saved);
+          index_put_with(r, ArrayRef<TensorIndex>(ixs.data(), ixs.size()), c.tangent_or_zeros(1),
                          accumulate);
           return autograd::variable_list{r};
         });
@@ -314,14 +333,16 @@ Tensor& Tensor::index_put_(ArrayRef<TensorIndex> indices, const Scalar& v) {
   bump(*this);
   if (rec) {
     std::vector<TensorIndex> ix(indices.begin(), indices.end());
-    auto zero_at = [ix](const Tensor& t) {
+    auto zero_at = [ix](const Tensor& t, const autograd::variable_list& saved) {
       Tensor r = t.clone();
-      r.index_put_(ArrayRef<TensorIndex>(ix.data(), ix.size()), Scalar(0));
+      const std::vector<TensorIndex> ixs = with_saved(ix, saved);
+      r.index_put_(ArrayRef<TensorIndex>(ixs.data(), ixs.size()), Scalar(0));
       return autograd::variable_list{r};
     };
     rec.record_inplace(
-        *this, [zero_at](autograd::VjpCtx& c) { return zero_at(c.grads[0]); }, {},
-        [zero_at](autograd::JvpCtx& c) { return zero_at(c.tangents[0]); });
+        *this, [zero_at](autograd::VjpCtx& c) { return zero_at(c.grads[0], c.saved); },
+        index_tensors(ix),
+        [zero_at](autograd::JvpCtx& c) { return zero_at(c.tangents[0], c.saved); });
   }
   return *this;
 }

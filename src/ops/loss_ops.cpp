@@ -237,8 +237,8 @@ Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const Ten
   if (rec) {
     const int64_t n = input.numel();
     rec.record(out,
-               [reduction, n, w = weight](VjpCtx& c) {
-                 const Tensor &x = c.saved[0], &t = c.saved[1];
+               [reduction, n](VjpCtx& c) {
+                 const Tensor &x = c.saved[0], &t = c.saved[1], &w = c.saved[2];
                  Tensor g = c.grads[0];
                  if (reduction == Reduction::Mean) g = g / double(n);
                  variable_list r(2);
@@ -248,7 +248,7 @@ Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const Ten
                    r[1] = weighted(g * (log1p(-x) - log(x)), w);  // -logit(x), unclamped as PyTorch
                  return r;
                },
-               {input, target});
+               {input, target, weight});
   }
   return out;
 }

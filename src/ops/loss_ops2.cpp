@@ -396,13 +396,17 @@ Tensor ctc_loss(const Tensor& log_probs, const Tensor& targets, IntArrayRef inpu
     Tensor sc = empty({1, N, 1}, TensorOptions(kDouble));
     std::copy(scale.begin(), scale.end(), sc.data_ptr<double>());
     Tensor gfull = (grad * sc).to(ct);
-    rec.record(out, [gfull, reduction, batched, N](VjpCtx& c) {
-      // The gradient is a constant of log_probs here: double backward is not supported.
-      Tensor g = c.grads[0];
-      g = reduction == Reduction::None ? g.reshape({1, N, 1}) : g.reshape({1, 1, 1});
-      Tensor r = gfull * g;
-      return variable_list{batched ? r : r.squeeze(1)};
-    });
+    // gfull comes from the inputs: they are saved so that changing them before backward is
+    // an error, as in PyTorch.
+    rec.record(out,
+               [gfull, reduction, batched, N](VjpCtx& c) {
+                 // The gradient is a constant of log_probs here: double backward is not supported.
+                 Tensor g = c.grads[0];
+                 g = reduction == Reduction::None ? g.reshape({1, N, 1}) : g.reshape({1, 1, 1});
+                 Tensor r = gfull * g;
+                 return variable_list{batched ? r : r.squeeze(1)};
+               },
+               {log_probs, targets});
   }
   return out;
 }

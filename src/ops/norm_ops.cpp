@@ -160,7 +160,7 @@ std::tuple<Tensor, Tensor, Tensor> native_batch_norm(const Tensor& input, const 
     rec.record(
         out,
         [=](VjpCtx& c) {
-          const Tensor& xin = c.saved[0];
+          const Tensor &xin = c.saved[0], &weight = c.saved[1];
           variable_list r(3);
           if (GradMode::is_enabled()) {
             // Differentiable form (Note [Norm backward]).
@@ -230,7 +230,10 @@ std::tuple<Tensor, Tensor, Tensor> native_batch_norm(const Tensor& input, const 
           if (c.needs(2)) r[2] = from_doubles(sg, ct);
           return r;
         },
-        {input});
+        // Every tensor the rule reads is saved (version-checked); in evaluation the running
+        // statistics are read too (as PyTorch, which raises when they change before backward).
+        training ? variable_list{input, weight}
+                 : variable_list{input, weight, running_mean, running_var});
   }
   return {out, save_mean, save_invstd};
 }
@@ -293,7 +296,8 @@ std::tuple<Tensor, Tensor, Tensor> native_layer_norm(const Tensor& input,
     rec.record(
         out,
         [=](VjpCtx& c) {
-          const Tensor& xin = c.saved[0];
+          const Tensor &xin = c.saved[0], &weight = c.saved[1];
+          const Tensor &mean = c.saved[3], &rstd = c.saved[4];
           variable_list r(3);
           DimVector lead, norm;
           for (int64_t i = 0; i < nd; ++i) (i < axis ? lead : norm).push_back(i);
@@ -313,6 +317,7 @@ std::tuple<Tensor, Tensor, Tensor> native_layer_norm(const Tensor& input,
             return r;
           }
           Tensor x2 = xin.to(ct).contiguous(), g = c.grads[0].to(ct).contiguous();
+          Tensor w = as_ct(weight, ct);
           Tensor dx = c.needs(0) ? empty(x2.sizes(), TensorOptions(ct)) : Tensor();
           Tensor dw = c.needs(1) ? empty(ns, TensorOptions(ct)) : Tensor();
           Tensor db = c.needs(2) ? empty(ns, TensorOptions(ct)) : Tensor();
@@ -333,7 +338,8 @@ std::tuple<Tensor, Tensor, Tensor> native_layer_norm(const Tensor& input,
           r[2] = db;
           return r;
         },
-        {input});
+        // As PyTorch: bias is saved too, and mean / rstd (returned to the caller).
+        {input, weight, bias, mean, rstd});
   }
   return {out, mean, rstd};
 }
@@ -384,7 +390,7 @@ Tensor group_norm(const Tensor& input, int64_t num_groups, const Tensor& weight,
     rec.record(
         out,
         [=](VjpCtx& c) {
-          const Tensor& xin = c.saved[0];
+          const Tensor &xin = c.saved[0], &weight = c.saved[1];
           variable_list r(3);
           if (GradMode::is_enabled()) {
             // Differentiable form (Note [Norm backward]).
@@ -406,6 +412,7 @@ Tensor group_norm(const Tensor& input, int64_t num_groups, const Tensor& weight,
             return r;
           }
           Tensor x2 = xin.to(ct).contiguous(), g = c.grads[0].to(ct).contiguous();
+          Tensor w = as_ct(weight, ct);
           Tensor dx = c.needs(0) ? empty(x2.sizes(), TensorOptions(ct)) : Tensor();
           Tensor dw = c.needs(1) ? empty({C}, TensorOptions(ct)) : Tensor();
           Tensor db = c.needs(2) ? empty({C}, TensorOptions(ct)) : Tensor();
@@ -426,7 +433,7 @@ Tensor group_norm(const Tensor& input, int64_t num_groups, const Tensor& weight,
           r[2] = db;
           return r;
         },
-        {input});
+        {input, weight});
   }
   return out;
 }

@@ -453,6 +453,7 @@ std::tuple<Tensor, Tensor> median_dim_rec(const Tensor& self, int64_t dim, bool 
   const char* op = ignore_nan ? "nanmedian" : "median";
   OpRecorder rec(op, {self});
   auto [v, i] = median_dim_impl(self, dim, keepdim, ignore_nan);
+  rec.set_overload(1);  // MedianBackward1 (median() is overload 0)
   if (rec) record_selected(rec, self, v, i, wrap_dim(dim, self.dim(), op), keepdim);
   return {v, i};
 }

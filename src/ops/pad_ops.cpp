@@ -65,7 +65,10 @@ Tensor pad_indexed(const Tensor& self, IntArrayRef pad, PadMode mode,
     const int64_t d = nd - 1 - t;
     const int64_t l = pad[size_t(2 * t)], r = pad[size_t(2 * t + 1)];
     const int64_t n = self.size(d);
-    const int64_t out_n = n + l + r;
+    int64_t out_n = 0;
+    EMBER_CHECK(!__builtin_add_overflow(n, l, &out_n) && !__builtin_add_overflow(out_n, r, &out_n),
+                "[pad] Storage size calculation overflowed with padding (", l, ", ", r,
+                ") at dimension ", d);
     if (mode == PadMode::Reflect) {
       EMBER_CHECK(l < n && r < n,
                   "[pad] Argument #4: Padding size should be less than the "
@@ -91,7 +94,7 @@ Tensor pad_indexed(const Tensor& self, IntArrayRef pad, PadMode mode,
     out_sizes[size_t(d)] = out_n;
     if (l == 0 && r == 0) continue;
     auto& m = maps[size_t(d)];
-    m.resize(size_t(std::max<int64_t>(out_n, 0)));
+    m = checked_buffer<int64_t>("pad", {std::max<int64_t>(out_n, 0)});
     for (int64_t j = 0; j < out_n; ++j) {
       const int64_t pos = j - l;  // input coordinate before wrapping
       int64_t src;
@@ -222,8 +225,15 @@ Tensor constant_pad_nd_impl(const Tensor& self, IntArrayRef pad, const Scalar& v
   shape.assign(in.sizes());
   for (int64_t d = nd - k; d < nd; ++d) {
     const size_t pi = size_t(2 * (nd - d - 1));
-    shape[size_t(d)] += std::max<int64_t>(pad[pi], 0) + std::max<int64_t>(pad[pi + 1], 0);
+    int64_t& s = shape[size_t(d)];
+    EMBER_CHECK(!__builtin_add_overflow(s, std::max<int64_t>(pad[pi], 0), &s) &&
+                    !__builtin_add_overflow(s, std::max<int64_t>(pad[pi + 1], 0), &s),
+                "[pad] Storage size calculation overflowed with padding ", pad, " of input ",
+                shape_str(self.sizes()));
   }
+  // Checked under the op's name (Note [Checked storage sizes]).
+  const size_t out_nbytes = checked_nbytes("pad", shape, self.itemsize());
+  if (out_nbytes > host_memory_bytes()) throw_out_of_memory("pad", out_nbytes);
   Tensor out = full(shape, value, self.options());
   Tensor inner = out;
   for (int64_t d = nd - k; d < nd; ++d) {

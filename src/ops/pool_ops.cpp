@@ -1,7 +1,9 @@
 // Pooling ops: max pooling (a kernel with PyTorch's indices), average and adaptive average
 // pooling (separable linear maps, see Note [Separable average pooling]), adaptive max pooling
 // and max unpooling.
+#include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "autograd/record.h"
 #include "core/tensor_util.h"
@@ -44,12 +46,15 @@ Tensor batched_input(const Tensor& input, int nd, const char* op, bool& unbatche
   return unbatched ? input.unsqueeze(0) : input;
 }
 
-/// PyTorch's pooling_output_shape.
+/// PyTorch's pooling_output_shape, in 128-bit arithmetic: huge kernel, padding or dilation
+/// arguments give a too-small or too-large size (an error later), never a wrapped one.
 int64_t pool_out(int64_t in, int64_t k, int64_t pad, int64_t s, int64_t d, bool ceil_mode) {
-  const int64_t num = in + 2 * pad - d * (k - 1) - 1 + (ceil_mode ? s - 1 : 0);
-  int64_t out = (num >= 0 ? num / s : -((-num + s - 1) / s)) + 1;
-  if (ceil_mode && (out - 1) * s >= in + pad) --out;
-  return out;
+  using W = __int128;
+  const W num = W(in) + 2 * W(pad) - W(d) * (W(k) - 1) - 1 + (ceil_mode ? W(s) - 1 : 0);
+  W out = (num >= 0 ? num / s : -((-num + s - 1) / s)) + 1;
+  if (ceil_mode && (out - 1) * s >= W(in) + pad) --out;
+  return int64_t(
+      std::clamp<W>(out, std::numeric_limits<int64_t>::min(), std::numeric_limits<int64_t>::max()));
 }
 
 struct PoolArgs {
@@ -96,7 +101,7 @@ PoolWindows regular_windows(const Tensor& x, int nd, const PoolArgs& a) {
     for (int64_t o = 0; o < a.out[i]; ++o) {
       int64_t start = o * a.s[i] - a.p[i];
       const int64_t end = std::min(start + (a.k[i] - 1) * a.d[i] + 1, w.in[j]);
-      while (start < 0) start += a.d[i];
+      if (start < 0) start += (-start + a.d[i] - 1) / a.d[i] * a.d[i];  // first tap >= 0
       w.first[j].push_back(start);
       w.count[j].push_back(end > start ? (end - start + a.d[i] - 1) / a.d[i] : 0);
     }
@@ -131,18 +136,40 @@ Tensor gather_planes(const Tensor& t, const Tensor& idx) {
   return t.flatten(2).gather(2, idx.flatten(2)).view(idx.sizes());
 }
 
-/// The max pool of batched x over windows `w`; records its vjp (a scatter into the input).
-std::tuple<Tensor, Tensor> max_pool_windows(const char* op, const Tensor& x, int nd,
-                                            const PoolWindows& w) {
-  autograd::OpRecorder rec(op, {x});
+/// (N, C, out...) of batched `x`, its storage size checked (Note [Checked storage sizes]) before
+/// any table or buffer of the op is built from `out`.
+DimVector pooled_shape(const char* op, const Tensor& x, IntArrayRef out) {
   DimVector os{x.size(0), x.size(1)};
-  for (int i = 3 - nd; i < 3; ++i) os.push_back(w.out[i]);
-  Tensor y = empty_tensor(os, x.dtype());
-  Tensor idx = empty_tensor(os, kLong);
+  for (int64_t o : out) os.push_back(o);
+  const size_t nbytes = checked_nbytes(op, os, x.itemsize());
+  if (nbytes > host_memory_bytes()) throw_out_of_memory(op, nbytes);
+  return os;
+}
+
+/// An empty pooled output of shape `os`, built without window tables or maps (their sizes come
+/// from the spatial output sizes alone, which may be huge), still in x's graph.
+Tensor empty_pooled(const Tensor& x, IntArrayRef os) {
+  return zeros(os, TensorOptions().dtype(x.dtype())) + x.sum() * 0;
+}
+
+bool has_zero(IntArrayRef sizes) {
+  return std::find(sizes.begin(), sizes.end(), int64_t(0)) != sizes.end();
+}
+
+/// The max pool of batched x to spatial size `out` over the windows `make_windows()` gives;
+/// records its vjp (a scatter into the input). The outputs are allocated first: the per-dim
+/// window tables are never larger than they are, and are not built at all for an empty output.
+template <class MakeWindows>
+std::tuple<Tensor, Tensor> max_pool_windows(const char* op, const Tensor& x, IntArrayRef out,
+                                            const MakeWindows& make_windows) {
+  autograd::OpRecorder rec(op, {x});
+  const DimVector os = pooled_shape(op, x, out);
+  Tensor y = empty_tensor(op, os, x.dtype());
+  Tensor idx = empty_tensor(op, os, kLong);
   if (y.numel() > 0) {
     Tensor xc = x.contiguous();
     cpu::max_pool_forward(x.dtype(), xc.data_ptr(), y.data_ptr(), idx.data_ptr<int64_t>(),
-                          x.size(0) * x.size(1), w);
+                          x.size(0) * x.size(1), make_windows());
   }
   if (rec) {
     rec.record(
@@ -194,7 +221,7 @@ std::tuple<Tensor, Tensor> max_pool_impl(const char* op, int nd, const Tensor& i
   bool unbatched = false;
   Tensor x = batched_input(input, nd, op, unbatched);
   const PoolArgs a = pool_args(x, nd, kernel, stride, padding, dilation, ceil_mode, op);
-  auto [y, idx] = max_pool_windows(op, x, nd, regular_windows(x, nd, a));
+  auto [y, idx] = max_pool_windows(op, x, a.out, [&] { return regular_windows(x, nd, a); });
   if (unbatched) return {y.squeeze(0), idx.squeeze(0)};
   return {y, idx};
 }
@@ -202,15 +229,43 @@ std::tuple<Tensor, Tensor> max_pool_impl(const char* op, int nd, const Tensor& i
 // Note [Separable average pooling]
 // Average pooling is a product of per-dim linear maps: PyTorch's divisor (count_include_pad or
 // not) is the product of per-dim window counts, and a divisor_override divides once at the end.
-// So y = x ×_1 A_1 ×_2 A_2 ..., each A_d a small (out × in) matrix, applied with matmul: the
-// gradient, double backward and forward mode come from matmul's rules.
-Tensor apply_dim_maps(Tensor x, int nd, const std::vector<Tensor>& maps) {
+// So y = x ×_1 A_1 ×_2 A_2 ..., each A_d a banded (out × in) matrix of window weights, applied
+// band by band: tap j of every window is one index_select along the dim, the taps are summed and
+// scaled by the window weights; the gradient, double backward and forward mode come from those
+// ops' rules. Not a dense matmul by A_d: that costs out × in memory (long signals run out of
+// it) and multiplies an inf or NaN input by the zero weights of every other window.
+
+/// One dim's map: output o averages `count[o]` inputs from `first[o]`, each weighted `weight[o]`.
+struct DimMap {
+  int64_t in = 0;
+  std::vector<int64_t> first, count;
+  std::vector<double> weight;
+};
+
+Tensor apply_dim_map(const Tensor& x, int64_t dim, const DimMap& m) {
+  const int64_t in = m.in, out = int64_t(m.first.size());
+  // x gets one zero slice at index `in`, where the taps of windows shorter than the widest point.
+  DimVector zs(x.sizes());
+  zs[size_t(dim)] = 1;
+  const Tensor xe = cat({x, zeros(zs, TensorOptions().dtype(x.dtype()))}, dim);
+  const int64_t taps = std::max<int64_t>(1, *std::max_element(m.count.begin(), m.count.end()));
+  Tensor y;
+  std::vector<int64_t> idx(size_t(out), 0);
+  for (int64_t j = 0; j < taps; ++j) {
+    for (int64_t o = 0; o < out; ++o)
+      idx[size_t(o)] = j < m.count[size_t(o)] ? m.first[size_t(o)] + j : in;
+    Tensor t = xe.index_select(dim, tensor(idx, kLong));
+    y = j == 0 ? t : y + t;
+  }
+  DimVector ws(size_t(x.dim()), 1);
+  ws[size_t(dim)] = out;
+  return y * tensor(m.weight, kDouble).to(x.dtype()).view(ws);
+}
+
+Tensor apply_dim_maps(Tensor x, int nd, const std::vector<DimMap>& maps) {
   const ScalarType dt = x.dtype();
   if (dt == kBFloat16) x = x.to(kFloat);
-  for (int i = 0; i < nd; ++i) {
-    Tensor a = maps[size_t(i)].to(x.dtype());
-    x = x.movedim(2 + i, -1).matmul(a.t()).movedim(-1, 2 + i);
-  }
+  for (int i = 0; i < nd; ++i) x = apply_dim_map(x, 2 + i, maps[size_t(i)]);
   return dt == kBFloat16 ? x.to(dt) : x.contiguous();
 }
 
@@ -221,21 +276,29 @@ Tensor avg_pool_impl(const char* op, int nd, const Tensor& input, IntArrayRef ke
   Tensor x = batched_input(input, nd, op, unbatched);
   EMBER_CHECK(!divisor_override || *divisor_override != 0, "[", op, "] divisor must be not zero");
   const PoolArgs a = pool_args(x, nd, kernel, stride, padding, 1, ceil_mode, op);
-  std::vector<Tensor> maps;
+  // PyTorch's avg_pool3d alone also wants the unpadded input to hold one kernel.
+  EMBER_CHECK(nd != 3 || (x.size(2) >= a.k[0] && x.size(3) >= a.k[1] && x.size(4) >= a.k[2]), "[",
+              op, "] input image (T: ", x.size(2), " H: ", x.size(3), " W: ", x.size(4),
+              ") smaller than kernel size (kT: ", a.k[0], " kH: ", a.k[1], " kW: ", a.k[2], ")");
+  const DimVector os = pooled_shape(op, x, a.out);
+  if (has_zero(os)) return unbatched ? empty_pooled(x, os).squeeze(0) : empty_pooled(x, os);
+  std::vector<DimMap> maps(static_cast<size_t>(nd));
   for (int i = 0; i < nd; ++i) {
+    DimMap& m = maps[size_t(i)];
     const int64_t in = x.size(2 + i), out = a.out[i];
-    std::vector<double> m(size_t(out * in), 0.0);
+    m.in = in;
     for (int64_t o = 0; o < out; ++o) {
       int64_t s0 = o * a.s[i] - a.p[i];
       int64_t e0 = std::min(s0 + a.k[i], in + a.p[i]);
       const int64_t full = e0 - s0;
       s0 = std::max<int64_t>(s0, 0);
       e0 = std::min(e0, in);
-      if (s0 >= e0) continue;
-      const double w = divisor_override ? 1.0 : 1.0 / double(count_include_pad ? full : e0 - s0);
-      for (int64_t t = s0; t < e0; ++t) m[size_t(o * in + t)] = w;
+      const int64_t n = std::max<int64_t>(e0 - s0, 0);
+      m.first.push_back(n > 0 ? s0 : 0);
+      m.count.push_back(n);
+      m.weight.push_back(divisor_override || n == 0 ? 1.0
+                                                    : 1.0 / double(count_include_pad ? full : n));
     }
-    maps.push_back(tensor(m, kDouble).view({out, in}));
   }
   Tensor y = apply_dim_maps(x, nd, maps);
   if (divisor_override) y = y / Scalar(*divisor_override);
@@ -257,6 +320,8 @@ Tensor adaptive_avg_impl(const char* op, int nd, const Tensor& input, IntArrayRe
   bool unbatched = false;
   Tensor x = batched_input(input, nd, op, unbatched);
   const DimVector out = adaptive_out(output_size, nd, op);
+  const DimVector os = pooled_shape(op, x, out);
+  if (has_zero(os)) return unbatched ? empty_pooled(x, os).squeeze(0) : empty_pooled(x, os);
   bool global = true;
   for (int64_t o : out) global = global && o == 1;
   if (global && x.dtype() != kBFloat16) {  // global average pooling: one reduction
@@ -265,15 +330,17 @@ Tensor adaptive_avg_impl(const char* op, int nd, const Tensor& input, IntArrayRe
     Tensor y = x.mean(dims, true);
     return unbatched ? y.squeeze(0) : y;
   }
-  std::vector<Tensor> maps;
+  std::vector<DimMap> maps(static_cast<size_t>(nd));
   for (int i = 0; i < nd; ++i) {
+    DimMap& m = maps[size_t(i)];
     const int64_t in = x.size(2 + i), o_n = out[i];
-    std::vector<double> m(size_t(o_n * in), 0.0);
+    m.in = in;
     for (int64_t o = 0; o < o_n; ++o) {
       const int64_t s = (o * in) / o_n, e = ((o + 1) * in + o_n - 1) / o_n;
-      for (int64_t t = s; t < e; ++t) m[size_t(o * in + t)] = 1.0 / double(e - s);
+      m.first.push_back(s);
+      m.count.push_back(e - s);
+      m.weight.push_back(1.0 / double(e - s));
     }
-    maps.push_back(tensor(m, kDouble).view({o_n, in}));
   }
   Tensor y = apply_dim_maps(x, nd, maps);
   return unbatched ? y.squeeze(0) : y;
@@ -284,7 +351,7 @@ std::tuple<Tensor, Tensor> adaptive_max_impl(const char* op, int nd, const Tenso
   bool unbatched = false;
   Tensor x = batched_input(input, nd, op, unbatched);
   const DimVector out = adaptive_out(output_size, nd, op);
-  auto [y, idx] = max_pool_windows(op, x, nd, adaptive_windows(x, nd, out));
+  auto [y, idx] = max_pool_windows(op, x, out, [&] { return adaptive_windows(x, nd, out); });
   if (unbatched) return {y.squeeze(0), idx.squeeze(0)};
   return {y, idx};
 }
@@ -303,18 +370,15 @@ Tensor max_unpool_impl(const char* op, int nd, const Tensor& input, const Tensor
   bool unbatched = false;
   Tensor x = batched_input(input, nd, op, unbatched);
   Tensor idx = unbatched ? indices.unsqueeze(0) : indices;
-  int64_t plane = 1;
-  for (int64_t o : output_size) {
+  for (int64_t o : output_size)
     EMBER_CHECK(o > 0, "[", op, "] output_size must be positive, got ", output_size);
-    plane *= o;
-  }
+  const DimVector os = pooled_shape(op, x, output_size);
+  const int64_t plane = int64_t(checked_nbytes(op, output_size, 1));  // even for N * C == 0
   if (idx.numel() > 0) {
     const int64_t lo = idx.min().item<int64_t>(), hi = idx.max().item<int64_t>();
     EMBER_CHECK(lo >= 0 && hi < plane, "[", op, "] Found an invalid max index: ", lo < 0 ? lo : hi,
                 " (output volumes are of size ", output_size, ")");
   }
-  DimVector os{x.size(0), x.size(1)};
-  for (int64_t o : output_size) os.push_back(o);
   Tensor y = zeros({x.size(0), x.size(1), plane}, x.options())
                  .scatter(2, idx.flatten(2), x.flatten(2))
                  .view(os);

@@ -500,10 +500,11 @@ Tensor prod_impl(const Tensor& x0, IntArrayRef dim, bool keepdim, std::optional<
 // sum / nansum / mean: the gradient is broadcast back over the reduced dims.
 template <bool kNan, bool kMean>
 Tensor sum_rec(const Tensor& x, IntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype,
-               const char* op) {
+               const char* op, int overload = 0) {
   OpRecorder rec(op, {x});
   Tensor out = sum_impl<kNan, kMean>(x, dim, keepdim, dtype, op);
   if (rec) {
+    rec.set_overload(overload);
     const uint64_t mask = dim_mask(x, dim, op);
     const int64_t nd = x.dim();
     const double count = double(reduced_count(x, mask));
@@ -564,6 +565,7 @@ Tensor prod_rec(const Tensor& x, std::optional<int64_t> dim0, bool keepdim,
   OpRecorder rec("prod", {x});
   Tensor out = dim0 ? prod_impl(x, {*dim0}, keepdim, dtype) : prod_impl(x, {}, false, dtype);
   if (rec) {
+    rec.set_overload(dim0 ? 1 : 0);
     std::optional<int64_t> dim;
     if (dim0) dim = wrap_dim(*dim0, x.dim(), "prod");
     rec.record(
@@ -615,6 +617,7 @@ template <bool Max>
 Tensor extreme_all_rec(const Tensor& x, const char* op) {
   OpRecorder rec(op, {x});
   Tensor out = extreme_impl<Max>(x, {}, false, op);
+  rec.set_overload(1);  // PyTorch's MaxBackward1 / MinBackward1 (max(dim) is overload 0)
   if (rec) record_evenly_distributed(rec, x, out);
   return out;
 }
@@ -679,47 +682,59 @@ std::tuple<Tensor, Tensor> arg_rec(const Tensor& x, int64_t dim0, bool keepdim, 
 Tensor sum(const Tensor& self, std::optional<ScalarType> dtype) {
   return sum_rec<false, false>(self, {}, false, dtype, "sum");
 }
-Tensor sum(const Tensor& self, IntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
-  return sum_rec<false, false>(self, dim, keepdim, dtype, "sum");
+Tensor sum(const Tensor& self, OptionalIntArrayRef dim, bool keepdim,
+           std::optional<ScalarType> dtype) {
+  return sum_rec<false, false>(self, dim.value_or_empty(), keepdim, dtype, "sum",
+                               dim.has_value() && !dim->empty() ? 1 : 0);
 }
-Tensor& sum_out(Tensor& out, const Tensor& self, IntArrayRef dim, bool keepdim,
+Tensor& sum_out(Tensor& out, const Tensor& self, OptionalIntArrayRef dim, bool keepdim,
                 std::optional<ScalarType> dtype) {
   autograd::check_out_not_differentiable("sum", {self});
-  write_out(out, sum_impl<false, false>(self, dim, keepdim, dtype ? dtype : out.dtype(), "sum"),
+  write_out(out,
+            sum_impl<false, false>(self, dim.value_or_empty(), keepdim, dtype ? dtype : out.dtype(),
+                                   "sum"),
             "sum");
   return out;
 }
-Tensor nansum(const Tensor& self, IntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
-  return sum_rec<true, false>(self, dim, keepdim, dtype, "nansum");
+Tensor nansum(const Tensor& self, OptionalIntArrayRef dim, bool keepdim,
+              std::optional<ScalarType> dtype) {
+  return sum_rec<true, false>(self, dim.value_or_empty(), keepdim, dtype, "nansum");
 }
-Tensor& nansum_out(Tensor& out, const Tensor& self, IntArrayRef dim, bool keepdim,
+Tensor& nansum_out(Tensor& out, const Tensor& self, OptionalIntArrayRef dim, bool keepdim,
                    std::optional<ScalarType> dtype) {
   autograd::check_out_not_differentiable("nansum", {self});
-  write_out(out, sum_impl<true, false>(self, dim, keepdim, dtype ? dtype : out.dtype(), "nansum"),
+  write_out(out,
+            sum_impl<true, false>(self, dim.value_or_empty(), keepdim, dtype ? dtype : out.dtype(),
+                                  "nansum"),
             "nansum");
   return out;
 }
 Tensor mean(const Tensor& self, std::optional<ScalarType> dtype) {
   return sum_rec<false, true>(self, {}, false, dtype, "mean");
 }
-Tensor mean(const Tensor& self, IntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
-  return sum_rec<false, true>(self, dim, keepdim, dtype, "mean");
+Tensor mean(const Tensor& self, OptionalIntArrayRef dim, bool keepdim,
+            std::optional<ScalarType> dtype) {
+  return sum_rec<false, true>(self, dim.value_or_empty(), keepdim, dtype, "mean",
+                              dim.has_value() && !dim->empty() ? 1 : 0);
 }
-Tensor& mean_out(Tensor& out, const Tensor& self, IntArrayRef dim, bool keepdim,
+Tensor& mean_out(Tensor& out, const Tensor& self, OptionalIntArrayRef dim, bool keepdim,
                  std::optional<ScalarType> dtype) {
   autograd::check_out_not_differentiable("mean", {self});
-  write_out(out, sum_impl<false, true>(self, dim, keepdim, dtype ? dtype : out.dtype(), "mean"),
+  write_out(out,
+            sum_impl<false, true>(self, dim.value_or_empty(), keepdim, dtype ? dtype : out.dtype(),
+                                  "mean"),
             "mean");
   return out;
 }
-Tensor nanmean(const Tensor& self, IntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
+Tensor nanmean(const Tensor& self, OptionalIntArrayRef dim, bool keepdim,
+               std::optional<ScalarType> dtype) {
   EMBER_CHECK(self.defined(), "[nanmean] input is undefined");
   EMBER_CHECK(self.is_floating_point(), "[nanmean] expects a floating point input tensor, got ",
               dtype_name(self.dtype()));
   const Tensor notnan = logical_not(isnan(self));
   return nansum(self, dim, keepdim, dtype).div(sum(notnan, dim, keepdim));
 }
-Tensor& nanmean_out(Tensor& out, const Tensor& self, IntArrayRef dim, bool keepdim,
+Tensor& nanmean_out(Tensor& out, const Tensor& self, OptionalIntArrayRef dim, bool keepdim,
                     std::optional<ScalarType> dtype) {
   autograd::check_out_not_differentiable("nanmean", {self});
   write_out(out, nanmean(self, dim, keepdim, dtype ? dtype : out.dtype()), "nanmean");
@@ -943,17 +958,19 @@ Tensor count_nonzero(const Tensor& self, std::optional<int64_t> dim) {
 // ---- Tensor methods ----
 
 Tensor Tensor::sum(std::optional<ScalarType> dtype) const { return ember::sum(*this, dtype); }
-Tensor Tensor::sum(IntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) const {
+Tensor Tensor::sum(OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) const {
   return ember::sum(*this, dim, keepdim, dtype);
 }
-Tensor Tensor::nansum(IntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) const {
+Tensor Tensor::nansum(OptionalIntArrayRef dim, bool keepdim,
+                      std::optional<ScalarType> dtype) const {
   return ember::nansum(*this, dim, keepdim, dtype);
 }
 Tensor Tensor::mean(std::optional<ScalarType> dtype) const { return ember::mean(*this, dtype); }
-Tensor Tensor::mean(IntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) const {
+Tensor Tensor::mean(OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) const {
   return ember::mean(*this, dim, keepdim, dtype);
 }
-Tensor Tensor::nanmean(IntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) const {
+Tensor Tensor::nanmean(OptionalIntArrayRef dim, bool keepdim,
+                       std::optional<ScalarType> dtype) const {
   return ember::nanmean(*this, dim, keepdim, dtype);
 }
 Tensor Tensor::prod(std::optional<ScalarType> dtype) const { return ember::prod(*this, dtype); }

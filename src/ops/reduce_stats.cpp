@@ -369,6 +369,7 @@ Tensor vector_norm_impl(const Tensor& self, double p, IntArrayRef dims0, bool ke
   OpRecorder rec(op, {self});
   Tensor out = vector_norm_compute(self, p, dims0, keepdim, dtype, op, torch_norm);
   if (rec) {
+    if (torch_norm) rec.set_overload(1);  // torch.norm's NormBackward1 (Note [Node names])
     const uint64_t mask = dim_mask(self, dims0, op);
     const int64_t nd = self.dim();
     const std::vector<int64_t> dims = mask_dims(mask, nd);
@@ -450,19 +451,17 @@ Tensor norm(const Tensor& self, const char* p, IntArrayRef dim, bool keepdim,
 // ---- Tensor methods ----
 
 Tensor Tensor::var(bool unbiased) const { return ember::var(*this, unbiased); }
-Tensor Tensor::var(std::optional<IntArrayRef> dim, bool unbiased, bool keepdim) const {
+Tensor Tensor::var(OptionalIntArrayRef dim, bool unbiased, bool keepdim) const {
   return ember::var(*this, dim, unbiased, keepdim);
 }
-Tensor Tensor::var(std::optional<IntArrayRef> dim, std::optional<int64_t> correction,
-                   bool keepdim) const {
+Tensor Tensor::var(OptionalIntArrayRef dim, std::optional<int64_t> correction, bool keepdim) const {
   return ember::var(*this, dim, correction, keepdim);
 }
 Tensor Tensor::std(bool unbiased) const { return ember::std(*this, unbiased); }
-Tensor Tensor::std(std::optional<IntArrayRef> dim, bool unbiased, bool keepdim) const {
+Tensor Tensor::std(OptionalIntArrayRef dim, bool unbiased, bool keepdim) const {
   return ember::std(*this, dim, unbiased, keepdim);
 }
-Tensor Tensor::std(std::optional<IntArrayRef> dim, std::optional<int64_t> correction,
-                   bool keepdim) const {
+Tensor Tensor::std(OptionalIntArrayRef dim, std::optional<int64_t> correction, bool keepdim) const {
   return ember::std(*this, dim, correction, keepdim);
 }
 Tensor Tensor::logsumexp(IntArrayRef dim, bool keepdim) const {

@@ -341,17 +341,18 @@ Tensor pixel_shuffle(const Tensor& input, int64_t r) {
               input.dim(), " dimension(s)");
   EMBER_CHECK(r > 0, "[", op, "] pixel_shuffle expects a positive upscale_factor, but got ", r);
   const int64_t nb = input.dim() - 3, c = input.size(-3), h = input.size(-2), w = input.size(-1);
-  EMBER_CHECK(c % (r * r) == 0, "[", op,
+  int64_t rr = 0;  // r * r; an overflowing square divides no channel count (nor wraps to 0)
+  EMBER_CHECK(!__builtin_mul_overflow(r, r, &rr) && c % rr == 0, "[", op,
               "] pixel_shuffle expects its input's 'channel' dimension to be divisible by the "
               "square of upscale_factor, but input.size(-3)=",
-              c, " is not divisible by ", r * r);
+              c, " is not divisible by ", r, "^2");
   DimVector s(input.sizes().slice(0, size_t(nb)));
   DimVector split = s;
-  for (int64_t v : {c / (r * r), r, r, h, w}) split.push_back(v);
+  for (int64_t v : {c / rr, r, r, h, w}) split.push_back(v);
   DimVector perm;
   for (int64_t i = 0; i < nb; ++i) perm.push_back(i);
   for (int64_t v : {0, 3, 1, 4, 2}) perm.push_back(nb + v);
-  for (int64_t v : {c / (r * r), h * r, w * r}) s.push_back(v);
+  for (int64_t v : {c / rr, h * r, w * r}) s.push_back(v);
   return input.reshape(split).permute(perm).reshape(s);
 }
 

@@ -262,7 +262,7 @@ Tensor histc(const Tensor& self, int64_t bins, const Scalar& min, const Scalar& 
   }
   EMBER_CHECK(std::isfinite(lo) && std::isfinite(hi), "[histc] torch.histc: range of [", lo, ", ",
               hi, "] is not finite");
-  std::vector<int64_t> counts(size_t(bins), 0);
+  std::vector<int64_t> counts = checked_buffer<int64_t>("histc", {bins});
   if (n > 0) {
     EMBER_DISPATCH_FLOATING_TYPES(dt, "histc", [&] {
       histc_kernel<scalar_t>(x.data_ptr<scalar_t>(), n, bins, lo, hi, counts.data());

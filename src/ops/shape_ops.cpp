@@ -3,6 +3,7 @@
 // tril/triu_indices. Copies go through map_copy (Note [Index-map copies]).
 #include <algorithm>
 #include <cstring>
+#include <limits>
 #include <numeric>
 
 #include "autograd/record.h"
@@ -148,6 +149,9 @@ std::vector<Tensor> tensor_split(const Tensor& self, int64_t sections, int64_t d
               sections);
   dim = wrap_dim(dim, self.dim(), "tensor_split");
   const int64_t n = self.size(dim);
+  // Parts past the dim's size are empty views; a count far past it is a runaway request.
+  EMBER_CHECK(sections <= std::max<int64_t>(n, int64_t(1) << 24), "[tensor_split] ", sections,
+              " sections is more than the dimension size (", n, ") and 2^24");
   const int64_t base = n / sections, extra = n % sections;
   std::vector<Tensor> parts;
   parts.reserve(size_t(sections));
@@ -369,16 +373,22 @@ Tensor repeat_impl(const Tensor& self, IntArrayRef repeats) {
               shape_str(repeats), ", tensor ", shape_str(self.sizes()), ")");
   DimVector padded(static_cast<size_t>(nd), 1), out_sizes(static_cast<size_t>(nd));
   for (int64_t i = 0; i < self.dim(); ++i) padded[size_t(nd - self.dim() + i)] = self.size(i);
-  for (int64_t i = 0; i < nd; ++i) out_sizes[size_t(i)] = padded[size_t(i)] * repeats[size_t(i)];
+  for (int64_t i = 0; i < nd; ++i)
+    EMBER_CHECK(
+        !__builtin_mul_overflow(padded[size_t(i)], repeats[size_t(i)], &out_sizes[size_t(i)]),
+        "[repeat] Storage size calculation overflowed with sizes=", shape_str(padded), " repeated ",
+        shape_str(repeats));
   for (int64_t i = 0; i < nd; ++i) {
     EMBER_CHECK(out_sizes[size_t(i)] >= 0 && repeats[size_t(i)] >= 0,
                 "[repeat] Trying to create "
                 "tensor with negative dimension ",
                 std::min(out_sizes[size_t(i)], repeats[size_t(i)]), ": ", shape_str(out_sizes));
   }
+  // Checked before the index maps are built (Note [Checked storage sizes]).
+  const int64_t numel = int64_t(checked_nbytes("repeat", out_sizes, 1));
+  if (size_t(numel) * self.itemsize() > host_memory_bytes())
+    throw_out_of_memory("repeat", size_t(numel) * self.itemsize());
   std::vector<std::vector<int64_t>> maps(static_cast<size_t>(nd));
-  int64_t numel = 1;
-  for (int64_t s : out_sizes) numel *= s;
   if (numel != 0) {
     for (int64_t i = 0; i < nd; ++i) {
       if (repeats[size_t(i)] == 1) continue;
@@ -418,7 +428,9 @@ Tensor interleave(const Tensor& self, const std::vector<int64_t>& counts,
   int64_t total = 0;
   for (int64_t r : reps) {
     EMBER_CHECK(r >= 0, "[repeat_interleave] repeats can not be negative, got ", r);
-    total += r;
+    EMBER_CHECK(!__builtin_add_overflow(total, r, &total),
+                "[repeat_interleave] Storage size calculation overflowed with repeats summing past "
+                "2^63");
   }
   EMBER_CHECK(!output_size || *output_size == total,
               "[repeat_interleave] allocated size does not "
@@ -427,6 +439,8 @@ Tensor interleave(const Tensor& self, const std::vector<int64_t>& counts,
   DimVector out_sizes;
   out_sizes.assign(x.sizes());
   out_sizes[size_t(d)] = total;
+  const size_t out_nbytes = checked_nbytes("repeat_interleave", out_sizes, x.itemsize());
+  if (out_nbytes > host_memory_bytes()) throw_out_of_memory("repeat_interleave", out_nbytes);
   std::vector<std::vector<int64_t>> maps(static_cast<size_t>(x.dim()));
   auto& m = maps[size_t(d)];
   m.reserve(size_t(total));
@@ -515,27 +529,33 @@ Tensor triangle_indices(int64_t row, int64_t col, int64_t offset, const TensorOp
   const ScalarType dt = opts.dtype_opt().value_or(kLong);
   EMBER_CHECK(dt == kLong || dt == kInt, "[", op, "] \"", op, "\" not implemented for '",
               dtype_name(dt), "'");
-  // Count per row first so the output is allocated once.
-  std::vector<std::pair<int64_t, int64_t>> range(
-      static_cast<size_t>(row));  // [begin, end) of j for row i
-  int64_t total = 0;
-  for (int64_t i = 0; i < row; ++i) {
-    int64_t b = 0, e = col;
-    if (lower)
-      e = std::clamp<int64_t>(i + offset + 1, 0, col);
-    else
-      b = std::clamp<int64_t>(i + offset, 0, col);
-    range[size_t(i)] = {b, std::max(b, e)};
-    total += std::max<int64_t>(0, e - b);
-  }
+  // The count is a clamped arithmetic series, summed in closed form: a per-row pass would
+  // allocate or loop `row` times before any size check (row = 2**62 must fail, not hang).
+  // Row i holds j in [b_i, e_i): tril e_i = clamp(i + offset + 1, 0, col), b_i = 0; triu
+  // b_i = clamp(i + offset, 0, col), e_i = col.
+  const __int128 R = row, C = col, k = lower ? __int128(offset) + 1 : __int128(offset);
+  // sum_{i<R} clamp(i + k, 0, C): rows before i0 give 0, rows from i1 on give C.
+  const __int128 i0 = std::clamp<__int128>(-k, 0, R), i1 = std::clamp<__int128>(C - k, 0, R);
+  const __int128 mid = i1 > i0 ? (i0 + i1 - 1 + 2 * k) * (i1 - i0) / 2 : 0;
+  const __int128 clamped_sum = mid + (R - std::max(i0, i1)) * C;
+  const __int128 total128 = lower ? clamped_sum : R * C - clamped_sum;
+  EMBER_CHECK(total128 <= __int128(std::numeric_limits<int64_t>::max() / 16), "[", op,
+              "] Storage size calculation overflowed with row=", row, ", col=", col,
+              ", offset=", offset);
+  const int64_t total = int64_t(total128);
   Tensor out = empty({2, total}, TensorOptions(kLong).device(opts.device()));
   int64_t* r = out.data_ptr<int64_t>();
   int64_t* c = r + total;
-  int64_t k = 0;
-  for (int64_t i = 0; i < row; ++i) {
-    for (int64_t j = range[size_t(i)].first; j < range[size_t(i)].second; ++j, ++k) {
-      r[k] = i;
-      c[k] = j;
+  int64_t n = 0;
+  // Only rows that hold at least one index are visited, so the loop is O(total).
+  const int64_t first = lower ? int64_t(i0) : 0;
+  const int64_t last = lower ? row : int64_t(std::clamp<__int128>(C - k, 0, R));
+  for (int64_t i = first; i < last && n < total; ++i) {
+    const int64_t b = lower ? 0 : std::clamp<int64_t>(i + offset, 0, col);
+    const int64_t e = lower ? std::clamp<int64_t>(i + offset + 1, 0, col) : col;
+    for (int64_t j = b; j < e; ++j, ++n) {
+      r[n] = i;
+      c[n] = j;
     }
   }
   return dt == kLong ? out : out.to(dt);
@@ -717,15 +737,25 @@ Tensor combinations(const Tensor& self, int64_t r, bool with_replacement) {
   EMBER_CHECK(r >= 0, "[combinations] Expect a non-negative number, but got ", r);
   if (r == 0) return empty({0}, self.options());
   const int64_t n = self.size(0);
-  // Index tuples in lexicographic order (itertools.combinations[_with_replacement]).
-  std::vector<int64_t> idx;
-  std::vector<int64_t> cur(static_cast<size_t>(r));
-  int64_t count = 0;
-  if (with_replacement ? n > 0 : n >= r) {
+  // Count the tuples first (an overflow-checked binomial), so impossible sizes fail before any
+  // buffer is sized from r: C(n, r), or C(n + r - 1, r) with replacement.
+  const __int128 limit = std::numeric_limits<int64_t>::max() / 16;
+  const __int128 top = with_replacement ? __int128(n) + r - 1 : __int128(n);
+  __int128 cnt = (with_replacement ? n > 0 : n >= r) ? 1 : 0;
+  const __int128 kk = cnt > 0 ? std::min<__int128>(r, top - r) : 0;
+  for (__int128 i = 1; i <= kk && cnt * r <= limit; ++i) cnt = cnt * (top - kk + i) / i;
+  EMBER_CHECK(cnt * r <= limit, "[combinations] Storage size calculation overflowed: the output ",
+              "would hold over 2**59 elements (input of size ", n, ", r=", r, ")");
+  const int64_t count = int64_t(cnt);
+  // Index tuples in lexicographic order (itertools.combinations[_with_replacement]), written
+  // into a tensor so the allocation goes through the checked storage rule.
+  Tensor ix = empty({count * r}, TensorOptions(kLong));
+  if (count > 0) {
+    int64_t* idx = ix.data_ptr<int64_t>();
+    std::vector<int64_t> cur(static_cast<size_t>(r));
     for (int64_t i = 0; i < r; ++i) cur[size_t(i)] = with_replacement ? 0 : i;
-    while (true) {
-      idx.insert(idx.end(), cur.begin(), cur.end());
-      ++count;
+    for (int64_t t = 0; t < count; ++t) {
+      std::copy(cur.begin(), cur.end(), idx + t * r);
       int64_t i = r - 1;
       while (i >= 0 && cur[size_t(i)] == (with_replacement ? n - 1 : n - r + i)) --i;
       if (i < 0) break;
@@ -741,12 +771,12 @@ Tensor combinations(const Tensor& self, int64_t r, bool with_replacement) {
     const size_t item = src.itemsize();
     const char* s = static_cast<const char*>(src.data_ptr());
     char* o = static_cast<char*>(out.data_ptr());
-    for (size_t k = 0; k < idx.size(); ++k)
+    const int64_t* idx = ix.data_ptr<int64_t>();
+    for (int64_t k = 0; k < count * r; ++k)
       std::memcpy(o + k * item, s + size_t(idx[k]) * item, item);
   }
   if (rec) {
     // Each output element reads one input element: gradients are index_add-ed back.
-    const Tensor ix = tensor(idx, TensorOptions(kLong)).reshape({int64_t(idx.size())});
     rec.record(
         out,
         [n](autograd::VjpCtx& c) {

@@ -78,18 +78,29 @@ void copy_into(const Tensor& self, const Tensor& src_in) {
 
 }  // namespace
 
+namespace {
+/// copy_ recorded as `op`: to(), clone() and contiguous() copy into a fresh tensor and record
+/// the node PyTorch records for them (ToCopyBackward0, CloneBackward0: Note [Node names]).
+Tensor& copy_recorded(Tensor& self, const Tensor& src_in, const char* op);
+}  // namespace
+
 Tensor& Tensor::copy_(const Tensor& src_in, bool /*non_blocking*/) {
-  EMBER_CHECK(defined() && src_in.defined(), "[copy_] undefined tensor");
-  if (is_same(src_in)) return *this;
-  check_no_internal_overlap(*this, "copy_");
+  return copy_recorded(*this, src_in, "copy_");
+}
+
+namespace {
+Tensor& copy_recorded(Tensor& self, const Tensor& src_in, const char* op) {
+  EMBER_CHECK(self.defined() && src_in.defined(), "[copy_] undefined tensor");
+  if (self.is_same(src_in)) return self;
+  check_no_internal_overlap(self, "copy_");
   // Autograd: self's old values get no gradient, src gets the gradient (summed to its shape
   // and cast to its dtype by the node). to(), clone() and contiguous() are copies into a fresh
   // tensor and differentiate through this.
-  autograd::OpRecorder rec("copy_", {*this, src_in});
-  copy_into(*this, src_in);
+  autograd::OpRecorder rec(op, {self, src_in});
+  copy_into(self, src_in);
   if (rec) {
     rec.record_inplace(
-        *this,
+        self,
         [](autograd::VjpCtx& c) {
           return autograd::variable_list{zeros_like(c.grads[0]), c.grads[0]};
         },
@@ -101,8 +112,9 @@ Tensor& Tensor::copy_(const Tensor& src_in, bool /*non_blocking*/) {
           return autograd::variable_list{t.to(o.dtype()).expand(o.sizes())};
         });
   }
-  return *this;
+  return self;
 }
+}  // namespace
 
 // PyTorch's "value cannot be converted ... without overflow": a fill never wraps silently.
 // Unsigned targets accept negatives down to -max (they wrap, as in PyTorch); floating targets
@@ -198,7 +210,7 @@ Tensor Tensor::to(const TensorOptions& opts, bool non_blocking, bool copy) const
   if (dev.type() == kCUDA && dev.index() < 0) dev = Device(kCUDA, 0);
   if (dt == dtype() && dev == device() && !copy) return *this;
   Tensor out = empty_like_layout(sizes(), dt, dev, {*this});
-  out.copy_(*this, non_blocking);
+  copy_recorded(out, *this, "_to_copy");
   if (opts.requires_grad()) out.set_requires_grad(true);
   return out;
 }
@@ -218,13 +230,13 @@ Tensor Tensor::to(const Tensor& other, bool nb, bool copy) const {
 Tensor Tensor::contiguous() const {
   if (is_contiguous()) return *this;
   Tensor out = empty_tensor(sizes(), dtype(), device());
-  out.copy_(*this);
+  copy_recorded(out, *this, "clone");
   return out;
 }
 
 Tensor Tensor::clone() const {
   Tensor out = empty_like_layout(sizes(), dtype(), device(), {*this});
-  out.copy_(*this);
+  copy_recorded(out, *this, "clone");
   return out;
 }
 Tensor clone(const Tensor& x) { return x.clone(); }

@@ -50,9 +50,10 @@ using autograd::VjpCtx;
 // Note [View rules]: a view's vjp maps the gradient back to the input's shape with ember ops
 // (reshape, permute, sum, *_scatter), its jvp applies the same view to the tangent.
 template <class V, class J>
-Tensor with_rule(const char* name, const Tensor& self, Tensor out, V vjp, J jvp) {
+Tensor with_rule(const char* name, const Tensor& self, Tensor out, V vjp, J jvp, int overload = 0) {
   autograd::OpRecorder rec(name, {self});
   if (rec) {
+    rec.set_overload(overload);
     rec.record(
         out, [vjp](VjpCtx& c) { return variable_list{vjp(c.grads[0])}; }, {},
         [jvp](JvpCtx& c) { return variable_list{jvp(c.tangents[0])}; });
@@ -60,11 +61,11 @@ Tensor with_rule(const char* name, const Tensor& self, Tensor out, V vjp, J jvp)
   return out;
 }
 
-Tensor reshape_rule(const char* name, const Tensor& self, Tensor out) {
+Tensor reshape_rule(const char* name, const Tensor& self, Tensor out, int overload = 0) {
   return with_rule(
       name, self, std::move(out),
       [in = self.sizes().vec()](const Tensor& g) { return g.reshape(in); },
-      [sz = out.sizes().vec()](const Tensor& t) { return t.reshape(sz); });
+      [sz = out.sizes().vec()](const Tensor& t) { return t.reshape(sz); }, overload);
 }
 
 /// a * b, RuntimeError on int64 overflow (sizes come from the user).
@@ -229,7 +230,8 @@ Tensor Tensor::view(IntArrayRef sizes_in) const {
 Tensor Tensor::reshape(IntArrayRef sizes_in) const {
   DimVector shape = infer_size(sizes_in, numel(), "reshape");
   if (auto st = compute_stride(sizes(), strides(), shape)) {
-    return reshape_rule("view", *this, make_view(*this, shape, *st, storage_offset()));
+    // PyTorch 1.13 records a reshape without a copy as _reshape_alias (Note [Node names]).
+    return reshape_rule("_reshape_alias", *this, make_view(*this, shape, *st, storage_offset()));
   }
   return contiguous().view(shape);
 }
@@ -319,7 +321,11 @@ Tensor& Tensor::transpose_(int64_t d0, int64_t d1) {
 
 Tensor Tensor::t() const {
   check_t(*this, "t");
-  return transpose(0, dim() < 2 ? 0 : 1);
+  const int64_t d1 = dim() < 2 ? 0 : 1;
+  Tensor r = view_of(*this, transpose_geometry(*this, 0, d1, "t"));
+  return with_rule(
+      "t", *this, std::move(r), [=](const Tensor& g) { return g.transpose(0, d1); },
+      [=](const Tensor& t) { return t.transpose(0, d1); });
 }
 
 Tensor& Tensor::t_() {
@@ -418,7 +424,7 @@ Tensor Tensor::squeeze() const {
 }
 
 Tensor Tensor::squeeze(int64_t d) const {
-  return reshape_rule("squeeze", *this, view_of(*this, squeeze_geometry(*this, d)));
+  return reshape_rule("squeeze", *this, view_of(*this, squeeze_geometry(*this, d)), 1);
 }
 
 Tensor& Tensor::squeeze_() {
@@ -677,6 +683,9 @@ std::vector<Tensor> Tensor::chunk(int64_t chunks, int64_t d) const {
   const int64_t split_size = (dim_size + chunks - 1) / chunks;
   // A 0-size dim yields `chunks` empty pieces, not split()'s single one.
   if (split_size == 0 && dim_size == 0) {
+    // One tensor per chunk: bound the count as tensor_split does, so 2**62 fails cleanly.
+    EMBER_CHECK(chunks <= (int64_t(1) << 24), "[chunk] cannot split a 0-size dim into ", chunks,
+                " empty pieces (at most 2**24)");
     return split_with_sizes(std::vector<int64_t>(size_t(chunks), 0), d);
   }
   return split(split_size, d);

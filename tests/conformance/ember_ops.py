@@ -281,6 +281,7 @@ supported(FLOAT, """
     nn.functional.upsample_nearest nn.functional.margin_ranking_loss
     nn.functional.multi_margin_loss nn.functional.multilabel_margin_loss
     nn.functional.multilabel_soft_margin_loss nn.functional.avg_pool2d nn.functional.max_pool1d
+    nn.functional.avg_pool3d
     nn.functional.max_pool2d nn.functional.max_pool3d nn.functional.max_unpool1d
     nn.functional.max_unpool1d[grad] nn.functional.max_unpool2d nn.functional.max_unpool2d[grad]
     nn.functional.max_unpool3d nn.functional.max_unpool3d[grad] nn.functional.linear
@@ -316,9 +317,10 @@ differentiable(F64, GRAD | FWD, """
     nn.functional.interpolate[area] nn.functional.upsample_bilinear
     nn.functional.soft_margin_loss nn.functional.upsample_nearest
     nn.functional.margin_ranking_loss nn.functional.multilabel_soft_margin_loss
-    nn.functional.avg_pool2d nn.functional.max_pool2d nn.functional.max_pool3d
-    nn.functional.max_unpool1d[grad] nn.functional.max_unpool2d nn.functional.max_unpool2d[grad]
-    nn.functional.max_unpool3d nn.functional.max_unpool3d[grad] nn.functional.bilinear
+    nn.functional.avg_pool2d nn.functional.avg_pool3d nn.functional.max_pool2d
+    nn.functional.max_pool3d
+    nn.functional.max_unpool1d[grad] nn.functional.max_unpool2d[grad]
+    nn.functional.max_unpool3d[grad] nn.functional.bilinear
     nn.functional.prelu nn.functional.triplet_margin_loss nn.functional.binary_cross_entropy
     nn.functional.smooth_l1_loss nn.functional.feature_alpha_dropout[without_train]
     nn.functional.mse_loss nn.functional.cosine_embedding_loss nn.functional.gaussian_nll_loss
@@ -332,8 +334,7 @@ differentiable(F64, GRAD, """
     nn.functional.ctc_loss nn.functional.nll_loss
 """)
 differentiable(F64, FWD, """
-    nn.functional.interpolate[nearest] nn.functional.max_unpool1d nn.functional.glu
-    nn.functional.l1_loss
+    nn.functional.interpolate[nearest] nn.functional.glu nn.functional.l1_loss
 """)
 # Gradients or tangents only (their other mode is marked above or does not pass).
 differentiable(F64, GRAD, """
@@ -341,6 +342,10 @@ differentiable(F64, GRAD, """
     nn.functional.glu nn.functional.l1_loss
 """)
 differentiable(F64, FWD, "nn.functional.conv1d nn.functional.max_pool1d nn.functional.linear")
+# max_unpool's plain OpInfos repeat indices (overlapping pooling windows), so which tangent lands
+# on a repeated output position is write order, not semantics (torch's own OpInfo skips these
+# forward-AD checks); only their [grad] variants, with unique indices, hold tangents to torch.
+differentiable(F64, GRAD, "nn.functional.max_unpool2d nn.functional.max_unpool3d")
 
 
 def lookup(name, variant):

@@ -115,6 +115,19 @@ TEST(CudaTest, Fill) {
     if (isComplexType(dt)) values.push_back(Scalar(complex<double>(3.5, -4.25)));
     for (const Scalar& v : values) {
       std::string what = std::string("fill ") + dtype_name(dt);
+      // A value the dtype cannot hold (100000 into int8/uint8/int16/half) is refused on the
+      // CPU, as torch does; the device must refuse it the same way, before any launch.
+      bool cpu_refuses = false;
+      try {
+        empty({1}, TensorOptions().dtype(dt)).fill_(v);
+      } catch (const Error&) {
+        cpu_refuses = true;
+      }
+      if (cpu_refuses) {
+        Tensor g = empty({5, 7}, TensorOptions().dtype(dt).device(kCuda));
+        EXPECT_THROW(g.fill_(v), Error) << what;
+        continue;
+      }
       Tensor g = empty({5, 7}, TensorOptions().dtype(dt).device(kCuda));
       g.fill_(v);
       Tensor c = empty({5, 7}, TensorOptions().dtype(dt));

@@ -292,7 +292,7 @@ namespace {
 class ProbeDataset : public Dataset {
  public:
   explicit ProbeDataset(size_t n) : n_(n) {}
-  Example get(size_t i) override {
+  Example<> get(size_t i) override {
     if (i == fail_at) EMBER_THROW(ValueError, "[ProbeDataset] bad sample ", i);
     if (i == slow_at) std::this_thread::sleep_for(std::chrono::milliseconds(300));
     return {full({2}, Scalar(double(i)), kFloat), scalar_tensor(int64_t(i), kLong)};
@@ -307,7 +307,7 @@ class ProbeDataset : public Dataset {
 std::vector<int64_t> epoch_targets(DataLoader& loader, size_t* batches = nullptr) {
   std::vector<int64_t> out;
   size_t nb = 0;
-  for (Example& b : loader) {
+  for (Example<>& b : loader) {
     auto v = flat(b.target);
     out.insert(out.end(), v.begin(), v.end());
     ++nb;
@@ -326,7 +326,7 @@ TEST(DataLoaderTest, OrderBatchesAndWorkers) {
   EXPECT_EQ(nb, 7u);
   EXPECT_EQ(seq->size(), 7u);
   EXPECT_EQ(t, flat(y));
-  for (Example& b : *seq) {
+  for (Example<>& b : *seq) {
     EXPECT_EQ(b.data.size(1), 2);
     EXPECT_TRUE(equal(b.data.select(1, 0), b.target.to(kFloat).mul(Scalar(2))));
   }
@@ -360,7 +360,7 @@ TEST(DataLoaderTest, CollateErrorsTimeoutAndRestart) {
   auto ds = std::make_shared<ProbeDataset>(20);
   // A custom collate sees the samples of each batch.
   std::atomic<int> calls{0};
-  auto opts = DataLoaderOptions(6).collate([&](std::vector<Example> s) {
+  auto opts = DataLoaderOptions(6).collate([&](std::vector<Example<>> s) {
     ++calls;
     return stack_examples(s);
   });
@@ -374,7 +374,7 @@ TEST(DataLoaderTest, CollateErrorsTimeoutAndRestart) {
     auto l = make_data_loader(ds, DataLoaderOptions(5).workers(workers));
     size_t seen = 0;
     try {
-      for (Example& b : *l) {
+      for (Example<>& b : *l) {
         (void)b;
         ++seen;
       }
@@ -395,7 +395,7 @@ TEST(DataLoaderTest, CollateErrorsTimeoutAndRestart) {
 
   // Breaking out of an epoch and starting another gives a full, ordered epoch.
   auto l2 = make_data_loader(ds, DataLoaderOptions(3).workers(2));
-  for (Example& b : *l2) {
+  for (Example<>& b : *l2) {
     (void)b;
     break;
   }

@@ -40,11 +40,10 @@ void expect_close(const Tensor& a, const Tensor& b, double tol = 1e-6) {
     EXPECT_NEAR(va[i], vb[i], tol * (1 + std::abs(vb[i]))) << "at " << i;
 }
 
+// PyTorch's Python repr (extra_repr); libtorch's C++ printing is checked in test_nn_print.cpp.
 template <typename M>
 std::string repr(const M& m) {
-  std::ostringstream s;
-  s << *m;
-  return s.str();
+  return nn::python_repr(*m);
 }
 
 std::vector<std::string> keys(const nn::Module& m) {

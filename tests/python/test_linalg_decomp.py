@@ -634,7 +634,15 @@ def test_cond_singular(p, dtype):
     # inf for a singular matrix (nan for the nuclear norm of a zero matrix, as torch 1.13).
     dt = lambda L: getattr(L, dtype)  # noqa: E731
     check(lambda L: L.linalg.cond(L.zeros(2, 3, 3, dtype=dt(L)), p))
-    check(lambda L: L.linalg.cond(L.ones(3, 3, dtype=dt(L)), p), rtol=1e-5, atol=0)
+    # ones(3, 3) is singular, but whether LU/SVD meet an exact zero (inf, or 0 for p=-2) or a
+    # rounding-sized pivot (a huge finite value) depends on the BLAS kernels of the CPU: assert
+    # the class of the answer, never the rounding noise.
+    for L in (torch, ember):
+        c = float(L.linalg.cond(L.ones(3, 3, dtype=dt(L)), p).abs())
+        if p == -2:
+            assert c <= 1e-6, (L.__name__, c)
+        else:
+            assert c == float("inf") or c >= 1e6, (L.__name__, c)
     check(lambda L: L.linalg.cond(L.stack([L.eye(3), L.zeros(3, 3), 2 * L.eye(3)]).to(dt(L)),
                                   p), rtol=1e-5, atol=0)
     if p not in ("nuc", 2, -2, None):

@@ -19,9 +19,9 @@ class MNIST : public Dataset {
  public:
   enum class Mode { kTrain, kTest };
   explicit MNIST(const std::string& root, Mode mode = Mode::kTrain);
-  Example get(size_t index) override;
+  Example<> get(size_t index) override;
   size_t size() const override;
-  Example get_batch(const std::vector<size_t>& indices) override;
+  Example<> get_batch(const std::vector<size_t>& indices) override;
   bool is_train() const noexcept { return train_; }
   /// All images (N×1×H×W float32) and targets (N int64).
   const Tensor& images() const { return images_; }
@@ -36,6 +36,6 @@ using FashionMNIST = MNIST;
 
 /// Reads the images and labels of one split: float32 N×1×H×W in [0, 1] and int64 N. Files are
 /// looked up as "<prefix>-images-idx3-ubyte[.gz]" and "<prefix>-labels-idx1-ubyte[.gz]".
-Example read_mnist(const std::string& root, bool train);
+Example<> read_mnist(const std::string& root, bool train);
 
 }  // namespace ember::data

@@ -48,14 +48,17 @@ class Module : public std::enable_shared_from_this<Module> {
   using ForwardHook =
       std::function<std::optional<Tensor>(Module&, const Tensor& input, const Tensor& output)>;
 
-  /// `name` is what printing shows ("Linear"); without one, the class name without "Impl".
+  /// `name` is what printing shows; without one, the demangled class name as libtorch has it
+  /// ("NetImpl", "ember::nn::LinearImpl"; see set_module_namespace).
   explicit Module(std::string name);
   Module();
   Module(const Module&) = default;
   Module& operator=(const Module&) = default;
   virtual ~Module() = default;
 
-  /// The module's type name, as printed ("Linear", "Net").
+  /// The module's type name (libtorch's Module::name()): the demangled dynamic type,
+  /// "NetImpl" or "ember::nn::LinearImpl" ("torch::nn::LinearImpl" under the libtorch
+  /// compatibility headers), unless the constructor was given one.
   const std::string& name() const noexcept;
 
   /// A deep copy (parameters and buffers copied); only modules deriving from Cloneable.
@@ -101,10 +104,12 @@ class Module : public std::enable_shared_from_this<Module> {
   LoadStateDictResult load_state_dict(const OrderedDict<std::string, Tensor>& dict,
                                       bool strict = true);
 
-  /// The one-line description of this module alone ("Linear(in_features=2, ...)"); the
-  /// default is the name followed by extra_repr() in parentheses.
+  /// The one-line description of this module alone, in libtorch's format: built-in layers
+  /// print as "ember::nn::Linear(in_features=2, out_features=3, bias=true)", other modules as
+  /// their name() (followed by extra_repr() in parentheses when it is not empty).
   virtual void pretty_print(std::ostream& stream) const;
-  /// The arguments shown in the description ("in_features=2, out_features=3, bias=True").
+  /// The arguments of PyTorch's Python repr ("in_features=2, out_features=3, bias=True"), used
+  /// by python_repr().
   virtual std::string extra_repr() const { return ""; }
 
   /// Registers a parameter (requires_grad set as asked); returns the stored handle.
@@ -163,6 +168,8 @@ class Module : public std::enable_shared_from_this<Module> {
   void register_module_impl(std::string name, std::shared_ptr<Module> module);
   void replace_module_impl(const std::string& name, std::shared_ptr<Module> module);
   void print_tree(std::ostream& stream, int indent) const;
+  void print_python_tree(std::ostream& stream, int indent) const;
+  friend std::string python_repr(const Module& module);
   void collect_state(const std::string& prefix, OrderedDict<std::string, Tensor>& out) const;
 
   mutable std::optional<std::string> name_;
@@ -170,14 +177,31 @@ class Module : public std::enable_shared_from_this<Module> {
   std::vector<std::pair<int64_t, ForwardHook>> hooks_;
 };
 
-/// PyTorch's module repr: the description, then each child indented on its own line.
+/// libtorch's module printing: pretty_print(), then each child "(name): ..." indented on its
+/// own line.
 std::ostream& operator<<(std::ostream& stream, const Module& module);
+
+/// PyTorch's Python repr of the module tree: "Net(\n  (fc): Linear(in_features=3, ...,
+/// bias=True)\n)", from the short type names and extra_repr().
+std::string python_repr(const Module& module);
+
+/// The namespace that module names and built-in layers print under: "ember" (the default) or
+/// "torch" (set by the libtorch compatibility headers, Note [libtorch compatibility headers]).
+/// Takes effect for modules whose name() has not been read yet; set it before building models.
+void set_module_namespace(std::string ns);
+/// The namespace set by set_module_namespace().
+const std::string& module_namespace();
 
 /// Python-style rendering of values in extra_repr(): "True"/"False", "(3, 3)".
 namespace detail {
 std::string repr_bool(bool b);
 std::string repr_tuple(IntArrayRef v);
 std::string repr_double(double v);
+/// Prints a built-in layer in libtorch's format ("ember::nn::Linear(...)"); false when `module`
+/// is not one of ember's layers.
+bool print_builtin(const Module& module, std::ostream& stream);
+/// libtorch's rendering of a double in a module description (ostream's default: "1e-05", "1").
+std::string print_double(double v);
 }  // namespace detail
 
 }  // namespace ember::nn

@@ -23,22 +23,9 @@
 #include <unordered_map>
 #include <vector>
 
+#include "ember/nn/options.h"  // EMBER_ARG, shared with the nn Options
 #include "ember/ordered_dict.h"
 #include "ember/tensor.h"
-
-/// Declares an option/state field with libtorch's accessors: `name(v)` sets and returns *this,
-/// `name()` reads (const and mutable).
-#define EMBER_ARG(T, name)                                        \
- public:                                                          \
-  inline auto name(const T& new_##name)->decltype(*this) {        \
-    this->name##_ = new_##name;                                   \
-    return *this;                                                 \
-  }                                                               \
-  inline const T& name() const noexcept { return this->name##_; } \
-  inline T& name() noexcept { return this->name##_; }             \
-                                                                  \
- private:                                                         \
-  T name##_
 
 namespace ember::optim {
 

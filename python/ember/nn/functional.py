@@ -177,3 +177,9 @@ def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False):
 # ---- convolution, pooling, resampling; losses, normalization, dropout, embedding ----
 from ember.nn._functional_conv import *  # noqa: E402,F401,F403
 from ember.nn._functional_nn import *  # noqa: E402,F401,F403
+
+# A str or dict where a Tensor belongs raises TypeError, not AttributeError.
+from ember._arg_types import check_public_functions as _check_public_functions  # noqa: E402
+
+_check_public_functions(globals(), "ember.nn")
+del _check_public_functions

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "core/parallel_internal.h"
+#include "core/tensor_util.h"
 #include "kernels/cpu/conv_dnnl.h"
 #include "kernels/cpu/gemm.h"
 
@@ -112,7 +113,8 @@ void ref_conv_t(ConvPass pass, const ConvGeom& g, ScalarType dt, const T* a, con
   const int64_t cg = g.c / g.groups, kg = g.k / g.groups, ks = prod3(q.k), L = prod3(q.out),
                 P = prod3(q.in);
   const int64_t rows = cg * ks;
-  std::vector<T> col(size_t(std::max<int64_t>(rows * L, 1)));
+  std::vector<T> col =
+      checked_buffer<T>("conv", {std::max<int64_t>(rows, 1), std::max<int64_t>(L, 1)});
   switch (pass) {
     case ConvPass::Forward: {  // y[n, g] = W[g] (kg x rows) @ col (rows x L)
       for (int64_t n = 0; n < g.n; ++n)

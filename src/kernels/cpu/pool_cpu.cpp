@@ -107,8 +107,12 @@ void max_fwd(const T* x, T* y, int64_t* idx, int64_t planes, const PoolWindows& 
                              }
                            }
                          }
+                         // A window of padding only (dilation and ceil_mode can make one) reads
+                         // nothing: -inf and PyTorch's index, which is past the plane.
                          ip[o] = maxi;
-                         yp[o] = xp[maxi];
+                         yp[o] = cd > 0 && ch > 0 && cw > 0
+                                     ? xp[maxi]
+                                     : T(-std::numeric_limits<float>::infinity());
                        }
                      }
                    }
@@ -128,7 +132,8 @@ void max_bwd(const T* gy, const int64_t* idx, T* gx, int64_t planes, int64_t in_
                    const T* g = gy + p * out_plane;
                    const int64_t* ip = idx + p * out_plane;
                    for (int64_t o = 0; o < out_plane; ++o)
-                     gp[ip[o]] = T(float(gp[ip[o]]) + float(g[o]));
+                     if (uint64_t(ip[o]) < uint64_t(in_plane))  // see max_fwd: padding only
+                       gp[ip[o]] = T(float(gp[ip[o]]) + float(g[o]));
                  }
                });
 }
@@ -143,7 +148,8 @@ void max_bwd<double>(const double* gy, const int64_t* idx, double* gx, int64_t p
                    double* gp = gx + p * in_plane;
                    const double* g = gy + p * out_plane;
                    const int64_t* ip = idx + p * out_plane;
-                   for (int64_t o = 0; o < out_plane; ++o) gp[ip[o]] += g[o];
+                   for (int64_t o = 0; o < out_plane; ++o)
+                     if (uint64_t(ip[o]) < uint64_t(in_plane)) gp[ip[o]] += g[o];
                  }
                });
 }

@@ -18,10 +18,12 @@ struct PoolWindows {
 };
 
 /// y, idx (planes, out...) = max over each window of x (planes, in...); idx is the flat index
-/// into the input plane (NaN wins, the first maximum wins ties, as PyTorch).
+/// into the input plane (NaN wins, the first maximum wins ties, as PyTorch). A window with no
+/// tap inside the input gives -inf and PyTorch's index for it, which lies past the plane.
 void max_pool_forward(ScalarType dt, const void* x, void* y, int64_t* idx, int64_t planes,
                       const PoolWindows& w);
-/// gx (planes, in_plane) = 0, then gx[p, idx[p, o]] += gy[p, o]; idx must be in range.
+/// gx (planes, in_plane) = 0, then gx[p, idx[p, o]] += gy[p, o]; indices outside the plane
+/// (windows of padding only) add nothing.
 void max_pool_backward(ScalarType dt, const void* gy, const int64_t* idx, void* gx, int64_t planes,
                        int64_t in_plane, int64_t out_plane);
 

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <vector>
 
 #include "core/parallel_internal.h"
@@ -123,7 +124,9 @@ void run_reduce(const ReducePlan& p, const T* in, typename Op::out_t* out, const
   // Few outputs and a long single reduced group: fixed chunks, combined in order.
   if (p.num_out < 16 && nr == 1 && rlen > 2 * kReduceChunk) {
     const int64_t chunks = (rlen + kReduceChunk - 1) / kReduceChunk;
-    std::vector<A> part(size_t(chunks * p.num_out));
+    // Note [Parallel partials]: one whole object per slot. std::vector<bool> packs bits, so
+    // threads writing neighbouring partials of any/all would race on a shared byte.
+    std::unique_ptr<A[]> part(new A[size_t(chunks * p.num_out)]);
     parallel_for(0, chunks * p.num_out, 1, [&](int64_t b, int64_t e) {
       for (int64_t u = b; u < e; ++u) {
         const int64_t o = u / chunks, c = u % chunks;

@@ -39,8 +39,9 @@ Tensor hardswish(const Tensor& input);
 Tensor softsign(const Tensor& input);
 Tensor tanhshrink(const Tensor& input);
 Tensor logsigmoid(const Tensor& input);
-Tensor softmax(const Tensor& input, const SoftmaxOptions& options);
-Tensor log_softmax(const Tensor& input, const LogSoftmaxOptions& options);
-Tensor softmin(const Tensor& input, const SoftminOptions& options);
+Tensor softmax(const Tensor& input, const SoftmaxFuncOptions& options);
+Tensor log_softmax(const Tensor& input, const LogSoftmaxFuncOptions& options);
+Tensor softmin(const Tensor& input, const SoftminFuncOptions& options);
+Tensor rrelu(const Tensor& input, const RReLUFuncOptions& options);
 
 }  // namespace ember::nn::functional

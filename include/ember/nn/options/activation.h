@@ -82,4 +82,38 @@ struct SoftmaxOptions {
 using LogSoftmaxOptions = SoftmaxOptions;
 using SoftminOptions = SoftmaxOptions;
 
+namespace functional {
+/// libtorch's option names for the functional activations (`F::elu(x, F::ELUFuncOptions())`).
+using CELUFuncOptions = CELUOptions;
+using ELUFuncOptions = ELUOptions;
+using GELUFuncOptions = GELUOptions;
+using GLUFuncOptions = GLUOptions;
+using HardshrinkFuncOptions = HardshrinkOptions;
+using HardtanhFuncOptions = HardtanhOptions;
+using LeakyReLUFuncOptions = LeakyReLUOptions;
+using ReLUFuncOptions = ReLUOptions;
+using ReLU6FuncOptions = ReLU6Options;
+using SELUFuncOptions = SELUOptions;
+using SoftplusFuncOptions = SoftplusOptions;
+using SoftshrinkFuncOptions = SoftshrinkOptions;
+using ThresholdFuncOptions = ThresholdOptions;
+/// F::softmax / F::log_softmax / F::softmin: the dim, and a dtype the input is cast to first.
+/// Implicit from the dim and from the layers' SoftmaxOptions.
+struct SoftmaxFuncOptions {
+  SoftmaxFuncOptions(int64_t dim) : dim_(dim) {}                              // NOLINT
+  SoftmaxFuncOptions(const SoftmaxOptions& options) : dim_(options.dim()) {}  // NOLINT
+  EMBER_ARG(int64_t, dim);
+  EMBER_ARG(std::optional<ScalarType>, dtype) = std::nullopt;
+};
+using LogSoftmaxFuncOptions = SoftmaxFuncOptions;
+using SoftminFuncOptions = SoftmaxFuncOptions;
+/// F::rrelu's options; `training` picks random slopes, as the layer does in training mode.
+struct RReLUFuncOptions {
+  EMBER_ARG(double, lower) = 1.0 / 8.0;
+  EMBER_ARG(double, upper) = 1.0 / 3.0;
+  EMBER_ARG(bool, training) = false;
+  EMBER_ARG(bool, inplace) = false;
+};
+}  // namespace functional
+
 }  // namespace ember::nn
