@@ -18,6 +18,7 @@
 #include <type_traits>
 
 #include "ember/data.h"
+#include "data_test_util.h"
 #include "ember/ember.h"
 
 using namespace ember;
@@ -28,27 +29,9 @@ namespace S = ember::data::samplers;
 
 namespace {
 
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    path = fs::temp_directory_path() /
-           ("ember_data_lt_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(path);
-    fs::create_directories(path);
-  }
-  ~TempDir() { fs::remove_all(path); }
-  std::string file(const std::string& name) const { return (path / name).string(); }
-};
-
-void write_bytes(const std::string& p, const std::string& s) {
-  std::ofstream f(p, std::ios::binary);
-  f << s;
-}
-
-std::string be32(uint32_t v) {
-  return {char(v >> 24), char((v >> 16) & 255), char((v >> 8) & 255), char(v & 255)};
-}
+using ember::test::be32;
+using ember::test::TempDir;
+using ember::test::write_bytes;
 
 // An IDX file of uint8 with the given dims and bytes (MNIST's magic: 0x0803 / 0x0801).
 std::string idx_u8(std::vector<uint32_t> dims, const std::string& payload) {
