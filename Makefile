@@ -47,6 +47,7 @@ bench: deps-bench build
 	PYTHONPATH=build/release/python $(PY) bench/conv_side_by_side.py
 	PYTHONPATH=build/release/python $(PY) bench/rnn_side_by_side.py
 	PYTHONPATH=build/release/python $(PY) bench/adam_side_by_side.py
+	PYTHONPATH=build/release/python $(PY) bench/profiler_overhead.py
 	$(PY) bench/cnn_epoch.py --build build/release
 
 # The libFuzzer targets (safetensors loader, IDX reader), FUZZ_SECONDS each.

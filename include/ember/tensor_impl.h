@@ -98,6 +98,8 @@ class TensorImpl : public intrusive_ptr_target {
 
  private:
   void refresh();
+  /// Tells the call path a tensor was created (device tensors, the Coverage layer).
+  void note_created() const;
 
   Storage storage_;
   DimVector sizes_;

@@ -38,8 +38,10 @@ PYBIND11_MODULE(_C, m) {
   init_nn(m);
   init_rnn(m);
   init_optim(m);
+  init_call_path(m);
   init_data(m);
   init_serialize(m);
+  init_profiler(m);
   m.attr("__version__") = ember::kVersion;
   m.attr("_cpu_capability") = ember::cpu_capability();
   m.def("_cuda_is_available", [] { return ember::cuda_is_available(); });

@@ -211,6 +211,8 @@ void init_rnn(py::module_& m);          // _C._nn: RNN / LSTM / GRU layers and c
 void init_optim(py::module_& m);        // _C._optim: multi-tensor optimizer steps
 void init_data(py::module_& m);         // _C._data: IDX reader, image transforms
 void init_serialize(py::module_& m);    // _C._serialize: safetensors save/load
+void init_profiler(py::module_& m);     // _C._profiler: sessions, ranges, schedules, tables
+void init_call_path(py::module_& m);    // _C._call_path: the op list, call-path test hooks
 void init_fast_properties();            // C getters for shape, dtype, ndim (after init_tensor)
 /// Gives every pybind11 function and method of `m` (submodules and classes included) PyTorch's
 /// "received an invalid combination of arguments" TypeError; call last (Note [Argument type

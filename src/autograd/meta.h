@@ -1,4 +1,5 @@
 #pragma once
+#include "ops/op_layer.h"  // Note [Layer includes]
 // The autograd state of a tensor and the small operations on it that the recorder, the engine
 // and the Tensor methods share.
 

@@ -1,4 +1,5 @@
 #pragma once
+#include "ops/op_layer.h"  // Note [Layer includes]
 // Note [Recording an op]
 // An op that computes with its own kernel (a primitive) records itself at its definition site:
 //

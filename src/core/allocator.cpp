@@ -1,5 +1,7 @@
 #include "ember/allocator.h"
 
+#include "core/memory_observer.h"
+
 #include <sys/mman.h>
 #include <sys/sysinfo.h>
 
@@ -55,6 +57,8 @@ class CpuCachingAllocator final : public Allocator {
                 nbytes, " bytes, more than the machine's memory (", host_memory_bytes(), " bytes)");
     size_t size = bucket(nbytes);
     void* p = nullptr;
+    MemoryStats after;  // the totals after this allocation, kept only for an observer
+    const bool observed = g_memory_observer.load(std::memory_order_relaxed) != nullptr;
     {
       std::lock_guard<std::mutex> g(mu_);
       ++stats_.num_allocs;
@@ -65,6 +69,7 @@ class CpuCachingAllocator final : public Allocator {
         cached_bytes_ -= size;
         ++stats_.num_cache_hits;
         count_allocated(size);
+        if (observed) after = stats_;
       }
     }
     if (!p) {
@@ -79,8 +84,13 @@ class CpuCachingAllocator final : public Allocator {
       std::lock_guard<std::mutex> g(mu_);
       stats_.reserved += int64_t(size);
       count_allocated(size);
+      if (observed) after = stats_;
     }
-    return DataPtr(p, reinterpret_cast<void*>(size), &CpuCachingAllocator::release, Device(kCPU));
+    // The profiler counts requested bytes, as PyTorch's CPU allocator reports them.
+    if (observed)
+      report_memory({p, int64_t(nbytes), after.allocated, after.reserved, Device(kCPU)});
+    // ctx is the requested size: the bucket follows from it.
+    return DataPtr(p, reinterpret_cast<void*>(nbytes), &CpuCachingAllocator::release, Device(kCPU));
   }
 
   void copy_data(void* dst, const void* src, size_t n) const override {
@@ -133,18 +143,26 @@ class CpuCachingAllocator final : public Allocator {
 
   static void release(void* ctx, void* p) {
     auto& self = get();
-    size_t size = reinterpret_cast<size_t>(ctx);
+    size_t nbytes = reinterpret_cast<size_t>(ctx);
+    size_t size = bucket(nbytes);
+    MemoryStats after;
+    bool cached = false;
+    const bool observed = g_memory_observer.load(std::memory_order_relaxed) != nullptr;
     {
       std::lock_guard<std::mutex> g(self.mu_);
       self.stats_.allocated -= int64_t(size);
       if (self.cached_bytes_ + size <= self.limit_) {
         self.free_[size].push_back(p);
         self.cached_bytes_ += size;
-        return;
+        cached = true;
+      } else {
+        self.stats_.reserved -= int64_t(size);
       }
-      self.stats_.reserved -= int64_t(size);
+      if (observed) after = self.stats_;
     }
-    std::free(p);
+    if (observed)
+      report_memory({p, -int64_t(nbytes), after.allocated, after.reserved, Device(kCPU)});
+    if (!cached) std::free(p);
   }
 
   std::mutex mu_;
@@ -159,6 +177,8 @@ struct RegisterCpu {
 } g_register_cpu;
 
 }  // namespace
+
+std::atomic<MemoryObserver> g_memory_observer{nullptr};
 
 Allocator* get_allocator(DeviceType t) {
   int i = static_cast<int>(t);

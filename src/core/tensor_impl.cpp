@@ -1,5 +1,7 @@
 #include "ember/tensor_impl.h"
 
+#include "core/dispatch_state.h"
+
 #include "ember/error.h"
 
 namespace ember {
@@ -59,6 +61,7 @@ TensorImpl::TensorImpl(Storage storage, ScalarType dtype, IntArrayRef sizes, Int
       is_inference_(inference_mode_tls()) {
   EMBER_INTERNAL_ASSERT(sizes.size() == strides.size());
   refresh();
+  note_created();
 }
 
 TensorImpl::TensorImpl(Storage storage, ScalarType dtype, IntArrayRef sizes)
@@ -69,9 +72,16 @@ TensorImpl::TensorImpl(Storage storage, ScalarType dtype, IntArrayRef sizes)
       dtype_(dtype),
       is_inference_(inference_mode_tls()) {
   refresh();
+  note_created();
 }
 
 TensorImpl::~TensorImpl() = default;
+
+void TensorImpl::note_created() const {
+  bool cpu = !storage_.defined() || storage_.device().is_cpu();
+  if (!cpu || dispatch::slow_path()) [[unlikely]]
+    dispatch::on_tensor_created(cpu);
+}
 
 void TensorImpl::set_sizes_and_strides(IntArrayRef sizes, IntArrayRef strides, int64_t offset) {
   EMBER_INTERNAL_ASSERT(sizes.size() == strides.size());

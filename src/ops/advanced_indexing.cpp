@@ -18,6 +18,7 @@
 #include "ember/index_ops.h"
 #include "ember/indexing.h"
 #include "kernels/cpu/index.h"
+#include "ops/call_path.h"
 
 namespace ember {
 
@@ -245,6 +246,7 @@ std::vector<indexing::TensorIndex> to_tensor_indices(ArrayRef<std::optional<Tens
 }  // namespace
 
 Tensor index(const Tensor& self, ArrayRef<std::optional<Tensor>> indices) {
+  EMBER_OP(index, self, indices);
   auto ix = to_tensor_indices(indices);
   bool any = false;
   for (const auto& i : ix) any = any || i.is_tensor();
@@ -254,6 +256,7 @@ Tensor index(const Tensor& self, ArrayRef<std::optional<Tensor>> indices) {
 
 Tensor& index_put_(Tensor& self, ArrayRef<std::optional<Tensor>> indices, const Tensor& values,
                    bool accumulate) {
+  EMBER_OP(index_put_, self, indices, values, accumulate);
   auto ix = to_tensor_indices(indices);
   return index_put_with(self, ArrayRef<indexing::TensorIndex>(ix.data(), ix.size()), values,
                         accumulate);
@@ -261,6 +264,7 @@ Tensor& index_put_(Tensor& self, ArrayRef<std::optional<Tensor>> indices, const 
 
 Tensor index_put(const Tensor& self, ArrayRef<std::optional<Tensor>> indices, const Tensor& values,
                  bool accumulate) {
+  EMBER_OP(index_put, self, indices, values, accumulate);
   Tensor r = self.clone();
   index_put_(r, indices, values, accumulate);
   return r;

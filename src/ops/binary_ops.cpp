@@ -7,12 +7,13 @@
 #include <limits>
 
 #include "autograd/record.h"
-#include "core/device_backend.h"
 #include "core/tensor_util.h"
 #include "ember/error.h"
 #include "ember/factory.h"
 #include "ember/ops.h"
 #include "kernels/cpu/elementwise.h"
+#include "ops/call_path.h"
+#include "ops/device_backend.h"
 #include "ops/elementwise_core.h"
 
 namespace ember {
@@ -423,6 +424,7 @@ Tensor where_impl(const Tensor& condition, const Tensor& a, const Tensor& b) {
 }  // namespace
 
 Tensor where(const Tensor& condition, const Tensor& a, const Tensor& b) {
+  EMBER_OP(where_1, condition, a, b);
   // Gradient: routed to a where the condition holds, to b elsewhere.
   autograd::OpRecorder rec("where", {a, b});
   Tensor out = where_impl(condition, a, b);
@@ -447,12 +449,15 @@ Tensor where(const Tensor& condition, const Tensor& a, const Tensor& b) {
   return out;
 }
 Tensor where(const Tensor& condition, const Scalar& a, const Tensor& b) {
+  EMBER_OP(where_2, condition, a, b);
   return where(condition, wrap_scalar(a), b);
 }
 Tensor where(const Tensor& condition, const Tensor& a, const Scalar& b) {
+  EMBER_OP(where_3, condition, a, b);
   return where(condition, a, wrap_scalar(b));
 }
 Tensor where(const Tensor& condition, const Scalar& a, const Scalar& b) {
+  EMBER_OP(where_4, condition, a, b);
   return where(condition, wrap_scalar(a), wrap_scalar(b));
 }
 Tensor Tensor::where(const Tensor& condition, const Tensor& other) const {
@@ -474,9 +479,11 @@ Tensor isclose(const Tensor& a, const Tensor& b, double rtol, double atol, bool 
   return elementwise(OpId::isclose, {a, b}, p);
 }
 bool allclose(const Tensor& a, const Tensor& b, double rtol, double atol, bool equal_nan) {
+  EMBER_OP(allclose, a, b, rtol, atol, equal_nan);
   return all_true(isclose(a, b, rtol, atol, equal_nan));
 }
 bool equal(const Tensor& a, const Tensor& b) {
+  EMBER_OP(equal, a, b);
   EMBER_CHECK(a.defined() && b.defined(), "[equal] got an undefined tensor");
   EMBER_CHECK(a.device() == b.device(),
               "[equal] expected all tensors to be on the same device, "

@@ -17,6 +17,7 @@
 #include "ember/ops.h"
 #include "ember/parallel.h"
 #include "kernels/cpu/gemm.h"
+#include "ops/call_path.h"
 #include "ops/elementwise_core.h"
 
 namespace ember {
@@ -360,6 +361,7 @@ int64_t folded_row_stride(const Tensor& t) {
 // ---- mm / bmm / matmul ----
 
 Tensor mm(const Tensor& self, const Tensor& mat2) {
+  EMBER_OP(mm, self, mat2);
   OpRecorder rec("mm", {self, mat2});
   Tensor out = addmm_impl(nullptr, self, mat2, 0, 1, "mm");
   record_product(
@@ -370,10 +372,12 @@ Tensor mm(const Tensor& self, const Tensor& mat2) {
 }
 
 Tensor& mm_out(Tensor& out, const Tensor& self, const Tensor& mat2) {
+  EMBER_OP(mm_out, out, self, mat2);
   return assign_out(out, mm(self, mat2), "mm");
 }
 
 Tensor bmm(const Tensor& self, const Tensor& mat2) {
+  EMBER_OP(bmm, self, mat2);
   OpRecorder rec("bmm", {self, mat2});
   Tensor out = baddbmm(empty({0}, TensorOptions().dtype(self.dtype())), self, mat2, 0, 1);
   record_product(
@@ -384,6 +388,7 @@ Tensor bmm(const Tensor& self, const Tensor& mat2) {
 }
 
 Tensor& bmm_out(Tensor& out, const Tensor& self, const Tensor& mat2) {
+  EMBER_OP(bmm_out, out, self, mat2);
   return assign_out(out, bmm(self, mat2), "bmm");
 }
 
@@ -428,6 +433,7 @@ variable_list matmul_backward(VjpCtx& c, const DimVector& as_, const DimVector& 
 }  // namespace
 
 Tensor matmul(const Tensor& a, const Tensor& b) {
+  EMBER_OP(matmul, a, b);
   const int64_t da = a.dim(), db = b.dim();
   // 1-D and 2-D operands go to dot / mv / mm, which record themselves.
   if ((da == 1 || da == 2) && (db == 1 || db == 2)) return matmul_impl(a, b);
@@ -507,11 +513,16 @@ Tensor matmul_impl(const Tensor& a, const Tensor& b) {
 }  // namespace
 
 Tensor& matmul_out(Tensor& out, const Tensor& self, const Tensor& other) {
+  EMBER_OP(matmul_out, out, self, other);
   return assign_out(out, matmul(self, other), "matmul");
 }
 
-Tensor linalg_matmul(const Tensor& self, const Tensor& other) { return matmul(self, other); }
+Tensor linalg_matmul(const Tensor& self, const Tensor& other) {
+  EMBER_OP(linalg_matmul, self, other);
+  return matmul(self, other);
+}
 Tensor& linalg_matmul_out(Tensor& out, const Tensor& self, const Tensor& other) {
+  EMBER_OP(linalg_matmul_out, out, self, other);
   return assign_out(out, matmul(self, other), "linalg.matmul");
 }
 
@@ -519,6 +530,7 @@ Tensor& linalg_matmul_out(Tensor& out, const Tensor& self, const Tensor& other) 
 
 Tensor addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const Scalar& beta,
              const Scalar& alpha) {
+  EMBER_OP(addmm, self, mat1, mat2, beta, alpha);
   OpRecorder rec("addmm", {self, mat1, mat2});
   Tensor out = addmm_impl(&self, mat1, mat2, beta, alpha, "addmm");
   record_addproduct(
@@ -530,6 +542,7 @@ Tensor addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const S
 
 Tensor& addmm_out(Tensor& out, const Tensor& self, const Tensor& mat1, const Tensor& mat2,
                   const Scalar& beta, const Scalar& alpha) {
+  EMBER_OP(addmm_out, out, self, mat1, mat2, beta, alpha);
   return assign_out(out, addmm(self, mat1, mat2, beta, alpha), "addmm");
 }
 
@@ -540,6 +553,7 @@ Tensor baddbmm_impl(const Tensor& self, const Tensor& b1, const Tensor& b2, cons
 
 Tensor baddbmm(const Tensor& self, const Tensor& b1, const Tensor& b2, const Scalar& beta,
                const Scalar& alpha) {
+  EMBER_OP(baddbmm, self, b1, b2, beta, alpha);
   OpRecorder rec("baddbmm", {self, b1, b2});
   Tensor out = baddbmm_impl(self, b1, b2, beta, alpha);
   record_addproduct(
@@ -585,11 +599,13 @@ Tensor baddbmm_impl(const Tensor& self, const Tensor& b1, const Tensor& b2, cons
 
 Tensor& baddbmm_out(Tensor& out, const Tensor& self, const Tensor& b1, const Tensor& b2,
                     const Scalar& beta, const Scalar& alpha) {
+  EMBER_OP(baddbmm_out, out, self, b1, b2, beta, alpha);
   return assign_out(out, baddbmm(self, b1, b2, beta, alpha), "baddbmm");
 }
 
 Tensor addbmm(const Tensor& self, const Tensor& b1, const Tensor& b2, const Scalar& beta,
               const Scalar& alpha) {
+  EMBER_OP(addbmm, self, b1, b2, beta, alpha);
   const char* op = "addbmm";
   EMBER_CHECK(b1.dim() == 3, "[", op, "] batch1 must be a 3D tensor, got ", b1.dim(), "-D");
   EMBER_CHECK(b2.dim() == 3, "[", op, "] batch2 must be a 3D tensor, got ", b2.dim(), "-D");
@@ -609,6 +625,7 @@ Tensor addbmm(const Tensor& self, const Tensor& b1, const Tensor& b2, const Scal
 
 Tensor& addbmm_out(Tensor& out, const Tensor& self, const Tensor& b1, const Tensor& b2,
                    const Scalar& beta, const Scalar& alpha) {
+  EMBER_OP(addbmm_out, out, self, b1, b2, beta, alpha);
   return assign_out(out, addbmm(self, b1, b2, beta, alpha), "addbmm");
 }
 
@@ -664,6 +681,7 @@ Tensor dot_impl(const Tensor& a, const Tensor& b, const char* op) {
 
 Tensor addmv(const Tensor& self, const Tensor& mat, const Tensor& vec, const Scalar& beta,
              const Scalar& alpha) {
+  EMBER_OP(addmv, self, mat, vec, beta, alpha);
   OpRecorder rec("addmv", {self, mat, vec});
   Tensor out = addmv_impl(&self, mat, vec, beta, alpha, "addmv");
   record_addproduct(
@@ -674,9 +692,11 @@ Tensor addmv(const Tensor& self, const Tensor& mat, const Tensor& vec, const Sca
 }
 Tensor& addmv_out(Tensor& out, const Tensor& self, const Tensor& mat, const Tensor& vec,
                   const Scalar& beta, const Scalar& alpha) {
+  EMBER_OP(addmv_out, out, self, mat, vec, beta, alpha);
   return assign_out(out, addmv(self, mat, vec, beta, alpha), "addmv");
 }
 Tensor mv(const Tensor& self, const Tensor& vec) {
+  EMBER_OP(mv, self, vec);
   OpRecorder rec("mv", {self, vec});
   Tensor out = addmv_impl(nullptr, self, vec, 0, 1, "mv");
   record_product(
@@ -686,9 +706,11 @@ Tensor mv(const Tensor& self, const Tensor& vec) {
   return out;
 }
 Tensor& mv_out(Tensor& out, const Tensor& self, const Tensor& vec) {
+  EMBER_OP(mv_out, out, self, vec);
   return assign_out(out, mv(self, vec), "mv");
 }
 Tensor dot(const Tensor& self, const Tensor& other) {
+  EMBER_OP(dot, self, other);
   OpRecorder rec("dot", {self, other});
   Tensor out = dot_impl(self, other, "dot");
   record_product(
@@ -698,9 +720,11 @@ Tensor dot(const Tensor& self, const Tensor& other) {
   return out;
 }
 Tensor& dot_out(Tensor& out, const Tensor& self, const Tensor& other) {
+  EMBER_OP(dot_out, out, self, other);
   return assign_out(out, dot(self, other), "dot");
 }
 Tensor vdot(const Tensor& self, const Tensor& other) {
+  EMBER_OP(vdot, self, other);
   OpRecorder rec("vdot", {self, other});
   // The conj bit of the first operand turns into a conjugating BLAS op, no copy.
   Tensor out = dot_impl(self.is_complex() ? self.conj() : self, other, "vdot");
@@ -724,24 +748,32 @@ Tensor vdot(const Tensor& self, const Tensor& other) {
   return out;
 }
 Tensor& vdot_out(Tensor& out, const Tensor& self, const Tensor& other) {
+  EMBER_OP(vdot_out, out, self, other);
   return assign_out(out, vdot(self, other), "vdot");
 }
 
 Tensor outer(const Tensor& self, const Tensor& vec2) {
+  EMBER_OP(outer, self, vec2);
   EMBER_CHECK(self.dim() == 1, "[outer] expected 1-D argument self, but got ", self.dim(), "-D");
   EMBER_CHECK(vec2.dim() == 1, "[outer] expected 1-D argument vec2, but got ", vec2.dim(), "-D");
   return mul(self.unsqueeze(1), vec2);
 }
 Tensor& outer_out(Tensor& out, const Tensor& self, const Tensor& vec2) {
+  EMBER_OP(outer_out, out, self, vec2);
   return assign_out(out, outer(self, vec2), "outer");
 }
-Tensor ger(const Tensor& self, const Tensor& vec2) { return outer(self, vec2); }
+Tensor ger(const Tensor& self, const Tensor& vec2) {
+  EMBER_OP(ger, self, vec2);
+  return outer(self, vec2);
+}
 Tensor& ger_out(Tensor& out, const Tensor& self, const Tensor& vec2) {
+  EMBER_OP(ger_out, out, self, vec2);
   return assign_out(out, outer(self, vec2), "ger");
 }
 
 Tensor addr(const Tensor& self, const Tensor& vec1, const Tensor& vec2, const Scalar& beta,
             const Scalar& alpha) {
+  EMBER_OP(addr, self, vec1, vec2, beta, alpha);
   const char* op = "addr";
   EMBER_CHECK(vec1.dim() == 1, "[addr] expected 1-D argument vec1, but got ", vec1.dim(), "-D");
   EMBER_CHECK(vec2.dim() == 1, "[addr] expected 1-D argument vec2, but got ", vec2.dim(), "-D");
@@ -774,12 +806,14 @@ Tensor addr(const Tensor& self, const Tensor& vec1, const Tensor& vec2, const Sc
 
 Tensor& addr_out(Tensor& out, const Tensor& self, const Tensor& vec1, const Tensor& vec2,
                  const Scalar& beta, const Scalar& alpha) {
+  EMBER_OP(addr_out, out, self, vec1, vec2, beta, alpha);
   return assign_out(out, addr(self, vec1, vec2, beta, alpha), "addr");
 }
 
 // ---- inner / tensordot ----
 
 Tensor tensordot(const Tensor& a, const Tensor& b, IntArrayRef dims_a, IntArrayRef dims_b) {
+  EMBER_OP(tensordot, a, b, dims_a, dims_b);
   const char* op = "tensordot";
   EMBER_CHECK(dims_a.size() == dims_b.size(),
               "[tensordot] both dimension lists should have the "
@@ -827,6 +861,7 @@ Tensor tensordot(const Tensor& a, const Tensor& b, IntArrayRef dims_a, IntArrayR
 }
 
 Tensor tensordot(const Tensor& a, const Tensor& b, int64_t dims) {
+  EMBER_OP(tensordot_1, a, b, dims);
   EMBER_CHECK(dims >= 0, "[tensordot] tensordot expects dims >= 0, but got dims=", dims);
   EMBER_CHECK(dims <= a.dim() && dims <= b.dim(),
               "[tensordot] tensordot expects dims < ndim_a "
@@ -842,10 +877,12 @@ Tensor tensordot(const Tensor& a, const Tensor& b, int64_t dims) {
 
 Tensor& tensordot_out(Tensor& out, const Tensor& a, const Tensor& b, IntArrayRef dims_a,
                       IntArrayRef dims_b) {
+  EMBER_OP(tensordot_out, out, a, b, dims_a, dims_b);
   return assign_out(out, tensordot(a, b, dims_a, dims_b), "tensordot");
 }
 
 Tensor inner(const Tensor& self, const Tensor& other) {
+  EMBER_OP(inner, self, other);
   if (self.dim() == 0 || other.dim() == 0) return mul(self, other);
   EMBER_CHECK(self.size(-1) == other.size(-1),
               "[inner] the last dimension must match on both "
@@ -856,12 +893,14 @@ Tensor inner(const Tensor& self, const Tensor& other) {
 }
 
 Tensor& inner_out(Tensor& out, const Tensor& self, const Tensor& other) {
+  EMBER_OP(inner_out, out, self, other);
   return assign_out(out, inner(self, other), "inner");
 }
 
 // ---- kron / cross / trace ----
 
 Tensor kron(const Tensor& self, const Tensor& other) {
+  EMBER_OP(kron, self, other);
   // kron(a, b) over interleaved dims: a[i0, 1, i1, 1, ...] * b[1, j0, 1, j1, ...] reshaped.
   const int64_t nd = std::max(self.dim(), other.dim());
   DimVector sa, sb, so;
@@ -878,10 +917,12 @@ Tensor kron(const Tensor& self, const Tensor& other) {
 }
 
 Tensor& kron_out(Tensor& out, const Tensor& self, const Tensor& other) {
+  EMBER_OP(kron_out, out, self, other);
   return assign_out(out, kron(self, other), "kron");
 }
 
 Tensor linalg_cross(const Tensor& self, const Tensor& other, int64_t dim) {
+  EMBER_OP(linalg_cross, self, other, dim);
   const char* op = "linalg.cross";
   EMBER_CHECK(self.dim() == other.dim(),
               "[linalg.cross] inputs must have the same number of "
@@ -903,10 +944,12 @@ Tensor linalg_cross(const Tensor& self, const Tensor& other, int64_t dim) {
 }
 
 Tensor& linalg_cross_out(Tensor& out, const Tensor& self, const Tensor& other, int64_t dim) {
+  EMBER_OP(linalg_cross_out, out, self, other, dim);
   return assign_out(out, linalg_cross(self, other, dim), "linalg.cross");
 }
 
 Tensor cross(const Tensor& self, const Tensor& other, std::optional<int64_t> dim) {
+  EMBER_OP(cross, self, other, dim);
   if (dim) return linalg_cross(self, other, *dim);
   // Deprecated default: the first dim of size 3 of the input.
   for (int64_t i = 0; i < self.dim(); ++i)
@@ -916,6 +959,7 @@ Tensor cross(const Tensor& self, const Tensor& other, std::optional<int64_t> dim
 
 Tensor& cross_out(Tensor& out, const Tensor& self, const Tensor& other,
                   std::optional<int64_t> dim) {
+  EMBER_OP(cross_out, out, self, other, dim);
   return assign_out(out, cross(self, other, dim), "cross");
 }
 
@@ -941,6 +985,7 @@ Scalar diag_sum(const T* p, int64_t n, int64_t step) {
 }  // namespace
 
 Tensor trace(const Tensor& self) {
+  EMBER_OP(trace, self);
   check_cpu(self, "trace");
   EMBER_CHECK(self.dim() == 2, "[trace] expected a matrix, but got tensor with dim ", self.dim());
   const ScalarType dt = self.dtype();
@@ -967,6 +1012,7 @@ Tensor trace(const Tensor& self) {
 // ---- multi_dot / chain_matmul ----
 
 Tensor linalg_multi_dot(ArrayRef<Tensor> ts) {
+  EMBER_OP(linalg_multi_dot, ts);
   const char* op = "linalg.multi_dot";
   const size_t n = ts.size();
   EMBER_CHECK(n >= 2, "[linalg.multi_dot] expected at least 2 tensors but got ", n);
@@ -1026,10 +1072,12 @@ Tensor linalg_multi_dot(ArrayRef<Tensor> ts) {
 }
 
 Tensor& linalg_multi_dot_out(Tensor& out, ArrayRef<Tensor> ts) {
+  EMBER_OP(linalg_multi_dot_out, out, ts);
   return assign_out(out, linalg_multi_dot(ts), "linalg.multi_dot");
 }
 
 Tensor chain_matmul(ArrayRef<Tensor> ms) {
+  EMBER_OP(chain_matmul, ms);
   EMBER_CHECK(!ms.empty(), "[chain_matmul] expected one or more matrices");
   for (size_t i = 0; i < ms.size(); ++i)
     EMBER_CHECK(ms[i].dim() == 2, "[chain_matmul] tensor ", i, " has dimension ", ms[i].dim(),
@@ -1039,6 +1087,7 @@ Tensor chain_matmul(ArrayRef<Tensor> ms) {
 }
 
 Tensor& chain_matmul_out(Tensor& out, ArrayRef<Tensor> ms) {
+  EMBER_OP(chain_matmul_out, out, ms);
   return assign_out(out, chain_matmul(ms), "chain_matmul");
 }
 
@@ -1082,6 +1131,7 @@ Tensor& assign_inplace(Tensor& self, const Tensor& r, const char* op) {
 
 Tensor& Tensor::addmm_(const Tensor& m1, const Tensor& m2, const Scalar& beta,
                        const Scalar& alpha) {
+  EMBER_OP(addmm_, *this, m1, m2, beta, alpha);
   // Written straight into self when its layout suits BLAS and it does not alias an operand.
   if (m1.dim() == 2 && m2.dim() == 2 && dim() == 2 && size(0) == m1.size(0) &&
       size(1) == m2.size(1) && m1.size(1) == m2.size(0) && dtype() == m1.dtype() &&
@@ -1100,17 +1150,21 @@ Tensor& Tensor::addmm_(const Tensor& m1, const Tensor& m2, const Scalar& beta,
 }
 Tensor& Tensor::addmv_(const Tensor& mat, const Tensor& vec, const Scalar& beta,
                        const Scalar& alpha) {
+  EMBER_OP(addmv_, *this, mat, vec, beta, alpha);
   return assign_inplace(*this, ember::addmv(*this, mat, vec, beta, alpha), "addmv_");
 }
 Tensor& Tensor::addr_(const Tensor& v1, const Tensor& v2, const Scalar& beta, const Scalar& alpha) {
+  EMBER_OP(addr_, *this, v1, v2, beta, alpha);
   return assign_inplace(*this, ember::addr(*this, v1, v2, beta, alpha), "addr_");
 }
 Tensor& Tensor::addbmm_(const Tensor& b1, const Tensor& b2, const Scalar& beta,
                         const Scalar& alpha) {
+  EMBER_OP(addbmm_, *this, b1, b2, beta, alpha);
   return assign_inplace(*this, ember::addbmm(*this, b1, b2, beta, alpha), "addbmm_");
 }
 Tensor& Tensor::baddbmm_(const Tensor& b1, const Tensor& b2, const Scalar& beta,
                          const Scalar& alpha) {
+  EMBER_OP(baddbmm_, *this, b1, b2, beta, alpha);
   return assign_inplace(*this, ember::baddbmm(*this, b1, b2, beta, alpha), "baddbmm_");
 }
 Tensor Tensor::mv(const Tensor& vec) const { return ember::mv(*this, vec); }

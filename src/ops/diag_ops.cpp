@@ -9,6 +9,7 @@
 #include "ember/factory.h"
 #include "ember/ops.h"
 #include "ember/shape_ops.h"
+#include "ops/call_path.h"
 
 namespace ember {
 namespace {
@@ -63,6 +64,7 @@ Tensor diagflat_impl(const Tensor& self, int64_t offset);
 // diag of a vector builds a matrix (the gradient is its diagonal); diag of a matrix reads the
 // diagonal (the gradient is scattered back onto a zero matrix).
 Tensor diag(const Tensor& self, int64_t diagonal) {
+  EMBER_OP(diag, self, diagonal);
   OpRecorder rec("diag", {self});
   Tensor out = diag_impl(self, diagonal);
   if (rec) {
@@ -83,6 +85,7 @@ Tensor diag(const Tensor& self, int64_t diagonal) {
 }
 
 Tensor diag_embed(const Tensor& self, int64_t offset, int64_t dim1, int64_t dim2) {
+  EMBER_OP(diag_embed, self, offset, dim1, dim2);
   OpRecorder rec("diag_embed", {self});
   Tensor out = diag_embed_impl(self, offset, dim1, dim2);
   if (rec)
@@ -95,6 +98,7 @@ Tensor diag_embed(const Tensor& self, int64_t offset, int64_t dim1, int64_t dim2
 }
 
 Tensor diagflat(const Tensor& self, int64_t offset) {
+  EMBER_OP(diagflat, self, offset);
   OpRecorder rec("diagflat", {self});
   Tensor out = diagflat_impl(self, offset);
   if (rec) {
@@ -132,6 +136,7 @@ Tensor diag_impl(const Tensor& self, int64_t diagonal) {
 }  // namespace
 
 Tensor& diag_out(Tensor& out, const Tensor& self, int64_t diagonal) {
+  EMBER_OP(diag_out, out, self, diagonal);
   autograd::check_out_not_differentiable("diag", {self});
   Tensor r = diag(self, diagonal);
   EMBER_CHECK(out.dtype() == r.dtype(), "[diag] expected out dtype ", dtype_name(r.dtype()),
@@ -174,6 +179,7 @@ Tensor diagflat_impl(const Tensor& self, int64_t offset) {
 
 Tensor diagonal_scatter(const Tensor& self, const Tensor& src, int64_t offset, int64_t dim1,
                         int64_t dim2) {
+  EMBER_OP(diagonal_scatter, self, src, offset, dim1, dim2);
   return scatter_into_view(
       self, src, [=](const Tensor& o) { return o.diagonal(offset, dim1, dim2); },
       [=](const Tensor& base, const Tensor& s) {
@@ -183,6 +189,7 @@ Tensor diagonal_scatter(const Tensor& self, const Tensor& src, int64_t offset, i
 }
 
 Tensor select_scatter(const Tensor& self, const Tensor& src, int64_t dim, int64_t index) {
+  EMBER_OP(select_scatter, self, src, dim, index);
   EMBER_CHECK_INDEX(self.dim() > 0,
                     "[select_scatter] select() cannot be applied to a 0-dim "
                     "tensor");
@@ -199,6 +206,7 @@ Tensor select_scatter(const Tensor& self, const Tensor& src, int64_t dim, int64_
 
 Tensor slice_scatter(const Tensor& self, const Tensor& src, int64_t dim,
                      std::optional<int64_t> start, std::optional<int64_t> end, int64_t step) {
+  EMBER_OP(slice_scatter, self, src, dim, start, end, step);
   EMBER_CHECK(self.dim() > 0, "[slice_scatter] slice() cannot be applied to a 0-dim tensor");
   EMBER_CHECK(step > 0, "[slice_scatter] slice step must be positive, got ", step);
   const int64_t d = wrap_dim(dim, self.dim(), "slice_scatter");
@@ -211,6 +219,7 @@ Tensor slice_scatter(const Tensor& self, const Tensor& src, int64_t dim,
 }
 
 Tensor one_hot(const Tensor& self, int64_t num_classes) {
+  EMBER_OP(one_hot, self, num_classes);
   EMBER_CHECK(self.dtype() == kLong, "[one_hot] one_hot is only applicable to index tensor, got ",
               dtype_name(self.dtype()));
   EMBER_CHECK(self.is_cpu(), "[one_hot] only CPU tensors are supported");

@@ -7,6 +7,7 @@
 #include "ember/factory.h"
 #include "ember/nn_ops.h"
 #include "ember/ops.h"
+#include "ops/call_path.h"
 
 namespace ember {
 
@@ -59,34 +60,42 @@ Tensor dropout_impl(Tensor& input, double p, bool train, bool feature, bool alph
 }  // namespace
 
 Tensor dropout(const Tensor& input, double p, bool train) {
+  EMBER_OP(dropout, input, p, train);
   Tensor x = input;
   return dropout_impl(x, p, train, false, false, false, "dropout");
 }
 Tensor& dropout_(Tensor& input, double p, bool train) {
+  EMBER_OP(dropout_, input, p, train);
   dropout_impl(input, p, train, false, false, true, "dropout_");
   return input;
 }
 Tensor feature_dropout(const Tensor& input, double p, bool train) {
+  EMBER_OP(feature_dropout, input, p, train);
   Tensor x = input;
   return dropout_impl(x, p, train, true, false, false, "feature_dropout");
 }
 Tensor& feature_dropout_(Tensor& input, double p, bool train) {
+  EMBER_OP(feature_dropout_, input, p, train);
   dropout_impl(input, p, train, true, false, true, "feature_dropout_");
   return input;
 }
 Tensor alpha_dropout(const Tensor& input, double p, bool train) {
+  EMBER_OP(alpha_dropout, input, p, train);
   Tensor x = input;
   return dropout_impl(x, p, train, false, true, false, "alpha_dropout");
 }
 Tensor& alpha_dropout_(Tensor& input, double p, bool train) {
+  EMBER_OP(alpha_dropout_, input, p, train);
   dropout_impl(input, p, train, false, true, true, "alpha_dropout_");
   return input;
 }
 Tensor feature_alpha_dropout(const Tensor& input, double p, bool train) {
+  EMBER_OP(feature_alpha_dropout, input, p, train);
   Tensor x = input;
   return dropout_impl(x, p, train, true, true, false, "feature_alpha_dropout");
 }
 Tensor& feature_alpha_dropout_(Tensor& input, double p, bool train) {
+  EMBER_OP(feature_alpha_dropout_, input, p, train);
   dropout_impl(input, p, train, true, true, true, "feature_alpha_dropout_");
   return input;
 }

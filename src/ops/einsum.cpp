@@ -10,6 +10,7 @@
 #include "ember/blas.h"
 #include "ember/factory.h"
 #include "ember/ops.h"
+#include "ops/call_path.h"
 
 namespace ember {
 namespace {
@@ -139,6 +140,7 @@ Tensor contract_pair(Tensor a, Tensor b, const std::vector<bool>& keep) {
 }  // namespace
 
 Tensor einsum(std::string_view equation, ArrayRef<Tensor> tensors) {
+  EMBER_OP(einsum, equation, tensors);
   const size_t arrow = equation.find("->");
   std::string_view lhs = equation.substr(0, arrow);
   std::vector<Term> terms;

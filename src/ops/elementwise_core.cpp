@@ -1,5 +1,8 @@
 #include "ops/elementwise_core.h"
 
+#include "ops/call_path.h"
+#include "ops/device_kernels.h"
+
 #include <optional>
 #include <string>
 #include <vector>
@@ -10,12 +13,12 @@
 #include <algorithm>
 #include <numeric>
 
-#include "core/device_backend.h"
 #include "core/tensor_util.h"
 #include "ember/error.h"
 #include "ember/factory.h"
 #include "ember/ops.h"
 #include "kernels/cpu/elementwise.h"
+#include "ops/device_backend.h"
 
 namespace ember {
 
@@ -40,10 +43,21 @@ ScalarType combine_categories(ScalarType higher, ScalarType lower) {
 }
 }  // namespace
 
-void register_device_backend(DeviceType t, DeviceBackend* b) { backends()[int(t)] = b; }
+void register_device_backend(DeviceType t, DeviceBackend* b) {
+  backends()[int(t)] = b;
+  if (!b) return;
+  // What a backend implements (Note [Device backends]): the elementwise ops (it reports dtypes
+  // it lacks itself) and the copies and fills that move data to, from and within the device.
+  for (int i = 0; i < kNumElementwiseOps; ++i) register_kernel_all_dtypes(t, OpId(i));
+  for (OpId op :
+       {OpId::copy_, OpId::fill_, OpId::to, OpId::clone, OpId::contiguous, OpId::item, OpId::zeros,
+        OpId::scalar_tensor, OpId::tensor, OpId::resolve_conj, OpId::conj_physical_1})
+    register_kernel_all_dtypes(t, op);
+}
 DeviceBackend* device_backend(DeviceType t) { return backends()[int(t)]; }
 
 Tensor wrap_scalar(const Scalar& s) {
+  dispatch::QuietScope quiet;  // part of the op it is an argument of
   Tensor t = empty_tensor({}, s.type());
   switch (s.type()) {
     case kBool:
@@ -221,7 +235,8 @@ void run_kernel(OpId op, const Tensor& out, ArrayRef<Tensor> inputs, const OpPar
 const char* inplace_name(OpId op) {
   static const std::vector<std::string> names = [] {
     std::vector<std::string> v;
-    for (int i = 0; i < kNumOps; ++i) v.push_back(std::string(op_def(OpId(i)).name) + "_");
+    for (int i = 0; i < kNumElementwiseOps; ++i)
+      v.push_back(std::string(op_def(OpId(i)).name) + "_");
     return v;
   }();
   return names[size_t(op)].c_str();
@@ -350,6 +365,8 @@ void record_elementwise(autograd::OpRecorder& rec, OpId op, const OpParams& para
 
 Tensor elementwise(OpId op, std::initializer_list<Tensor> inputs_il, const OpParams& params,
                    OutMode mode, Tensor* out) {
+  EMBER_OP_EACH(op, mode == OutMode::InPlace,
+                ArrayRef<Tensor>(inputs_il.begin(), inputs_il.size()));
   const OpDef& def = op_def(op);
   const OpName name{def.name, mode == OutMode::InPlace};
   EMBER_INTERNAL_ASSERT(int(inputs_il.size()) == def.arity, def.name);

@@ -1,12 +1,13 @@
 #pragma once
+#include "ops/op_layer.h"  // Note [Layer includes]
 // The generic elementwise op path (DESIGN.md §2 "the op function makes inputs tidy"): type
 // promotion, broadcasting, output allocation and checks, then the device kernel. Every
 // elementwise public function is a thin call into `elementwise()`.
 
 #include <initializer_list>
 
+#include "core/op_table.h"
 #include "ember/tensor.h"
-#include "ops/op_table.h"
 
 namespace ember {
 

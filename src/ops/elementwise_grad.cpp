@@ -26,13 +26,21 @@ Tensor half_if_equal(const Tensor& a, const Tensor& b, bool greater) {
   return as(win, a) + as(eq(a, b), a) * cst(0.5);
 }
 
+// The id of a non-elementwise op, for the internal error of the switches below (they are only
+// called with elementwise ops).
+const char* op_id(OpId op) { return op == OpId::kCount ? "kCount" : op_info(op).id; }
+
 }  // namespace
+
+// Case labels for a whole elementwise family, and for every op that is not elementwise: the
+// switches over OpId below list every op (no default:, -Werror=switch; Note [Op list]).
+#define EMBER_CASE(op) case OpId::op:
+#define EMBER_NOT_ELEMENTWISE(op, schema, traits) case OpId::op:
 
 GradKind elementwise_grad_kind(OpId op) {
   switch (op) {
-#define EMBER_NONDIFF(o) case OpId::o:
-    EMBER_UNARY_PREDICATE_OPS(EMBER_NONDIFF)
-    EMBER_COMPARISON_OPS(EMBER_NONDIFF)
+    EMBER_UNARY_PREDICATE_OPS(EMBER_CASE)
+    EMBER_COMPARISON_OPS(EMBER_CASE)
     case OpId::bitwise_not:
     case OpId::logical_not:
     case OpId::logical_and:
@@ -46,7 +54,6 @@ GradKind elementwise_grad_kind(OpId op) {
     case OpId::isclose:
     case OpId::fill:
       return GradKind::None;
-#undef EMBER_NONDIFF
     case OpId::sign:
     case OpId::floor:
     case OpId::ceil:
@@ -58,9 +65,94 @@ GradKind elementwise_grad_kind(OpId op) {
       return GradKind::Zero;
     case OpId::nextafter:
       return GradKind::NotImplemented;
-    default:
+    // unary
+    case OpId::neg:
+    case OpId::abs:
+    case OpId::sgn:
+    case OpId::reciprocal:
+    case OpId::sqrt:
+    case OpId::rsqrt:
+    case OpId::square:
+    case OpId::exp:
+    case OpId::exp2:
+    case OpId::expm1:
+    case OpId::log:
+    case OpId::log2:
+    case OpId::log10:
+    case OpId::log1p:
+    case OpId::sin:
+    case OpId::cos:
+    case OpId::tan:
+    case OpId::asin:
+    case OpId::acos:
+    case OpId::atan:
+    case OpId::sinh:
+    case OpId::cosh:
+    case OpId::tanh:
+    case OpId::asinh:
+    case OpId::acosh:
+    case OpId::atanh:
+    case OpId::sigmoid:
+    case OpId::erf:
+    case OpId::erfc:
+    case OpId::erfinv:
+    case OpId::frac:
+    case OpId::relu:
+    case OpId::relu6:
+    case OpId::selu:
+    case OpId::silu:
+    case OpId::mish:
+    case OpId::softsign:
+    case OpId::hardsigmoid:
+    case OpId::hardswish:
+    case OpId::tanhshrink:
+    case OpId::logsigmoid:
+    // binary
+    case OpId::mul:
+    case OpId::true_divide:
+    case OpId::remainder:
+    case OpId::fmod:
+    case OpId::pow:
+    case OpId::float_power:
+    case OpId::atan2:
+    case OpId::minimum:
+    case OpId::maximum:
+    case OpId::fmin:
+    case OpId::fmax:
+    case OpId::hypot:
+    case OpId::copysign:
+    case OpId::xlogy:
+    // the other elementwise ops
+    case OpId::add:
+    case OpId::sub:
+    case OpId::clamp:
+    case OpId::logit:
+    case OpId::nan_to_num:
+    case OpId::leaky_relu:
+    case OpId::elu:
+    case OpId::celu:
+    case OpId::gelu:
+    case OpId::gelu_tanh:
+    case OpId::softplus:
+    case OpId::hardtanh:
+    case OpId::hardshrink:
+    case OpId::softshrink:
+    case OpId::threshold:
+    case OpId::lerp_scalar:
+    case OpId::lerp_tensor:
+    case OpId::addcmul:
+    case OpId::addcdiv:
+    case OpId::where:
+    case OpId::conj_physical:
+    case OpId::clamp_tensor:
+    case OpId::copy:
       return GradKind::Partials;
+      EMBER_NON_ELEMENTWISE_OPS(EMBER_NOT_ELEMENTWISE)
+    case OpId::kCount:
+      EMBER_INTERNAL_ASSERT(false, "[elementwise_grad_kind] not an elementwise op: ", op_id(op));
+      break;
   }
+  return GradKind::NotImplemented;
 }
 
 uint8_t elementwise_saves(OpId op) {
@@ -108,10 +200,80 @@ uint8_t elementwise_saves(OpId op) {
       return X0 | X1 | X2;
     case OpId::sgn:
     case OpId::abs:
+    // unary
+    case OpId::sign:
+    case OpId::square:
+    case OpId::log:
+    case OpId::log2:
+    case OpId::log10:
+    case OpId::log1p:
+    case OpId::sin:
+    case OpId::cos:
+    case OpId::asin:
+    case OpId::acos:
+    case OpId::atan:
+    case OpId::sinh:
+    case OpId::cosh:
+    case OpId::asinh:
+    case OpId::acosh:
+    case OpId::atanh:
+    case OpId::erf:
+    case OpId::erfc:
+    case OpId::floor:
+    case OpId::ceil:
+    case OpId::trunc:
+    case OpId::bitwise_not:
+    case OpId::logical_not:
+    case OpId::relu6:
+    case OpId::selu:
+    case OpId::silu:
+    case OpId::mish:
+    case OpId::softsign:
+    case OpId::hardsigmoid:
+    case OpId::hardswish:
+    case OpId::tanhshrink:
+    case OpId::logsigmoid:
+      // unary predicates, comparisons
+      EMBER_UNARY_PREDICATE_OPS(EMBER_CASE)
+      EMBER_COMPARISON_OPS(EMBER_CASE)
+    // binary
+    case OpId::floor_divide:
+    case OpId::nextafter:
+    case OpId::logical_and:
+    case OpId::logical_or:
+    case OpId::logical_xor:
+    case OpId::bitwise_and:
+    case OpId::bitwise_or:
+    case OpId::bitwise_xor:
+    case OpId::bitwise_left_shift:
+    case OpId::bitwise_right_shift:
+    // the other elementwise ops
+    case OpId::div_trunc:
+    case OpId::div_floor:
+    case OpId::round_decimals:
+    case OpId::clamp:
+    case OpId::logit:
+    case OpId::nan_to_num:
+    case OpId::leaky_relu:
+    case OpId::elu:
+    case OpId::celu:
+    case OpId::gelu:
+    case OpId::gelu_tanh:
+    case OpId::softplus:
+    case OpId::hardtanh:
+    case OpId::hardshrink:
+    case OpId::softshrink:
+    case OpId::threshold:
+    case OpId::where:
+    case OpId::isclose:
+    case OpId::fill:
       return X0;
-    default:
-      return X0;
+      EMBER_NON_ELEMENTWISE_OPS(EMBER_NOT_ELEMENTWISE)
+    case OpId::kCount:
+      EMBER_INTERNAL_ASSERT(false, "[elementwise_saves] not an elementwise op: ", op_id(op));
+      break;
   }
+  return X0;
 }
 
 Tensor elementwise_partial(OpId op, int k, const Tensor* x, const Tensor& o, const OpParams& p) {
@@ -329,11 +491,43 @@ Tensor elementwise_partial(OpId op, int k, const Tensor* x, const Tensor& o, con
       Tensor v = wrap_scalar(p.s[0]);
       return k == 0 ? cst(1) : k == 1 ? v / c : -(v * b) / (c * c);
     }
-    default:
+    // ---- no partials: not differentiable, zero gradient or a rule of their own ----
+    case OpId::sign:
+    case OpId::floor:
+    case OpId::ceil:
+    case OpId::trunc:
+    case OpId::bitwise_not:
+    case OpId::logical_not:
+      EMBER_UNARY_PREDICATE_OPS(EMBER_CASE)
+      EMBER_COMPARISON_OPS(EMBER_CASE)
+    case OpId::floor_divide:
+    case OpId::nextafter:
+    case OpId::logical_and:
+    case OpId::logical_or:
+    case OpId::logical_xor:
+    case OpId::bitwise_and:
+    case OpId::bitwise_or:
+    case OpId::bitwise_xor:
+    case OpId::bitwise_left_shift:
+    case OpId::bitwise_right_shift:
+    case OpId::div_trunc:
+    case OpId::div_floor:
+    case OpId::round_decimals:
+    case OpId::where:
+    case OpId::isclose:
+    case OpId::conj_physical:
+    case OpId::fill:
+      break;
+      EMBER_NON_ELEMENTWISE_OPS(EMBER_NOT_ELEMENTWISE)
+    case OpId::kCount:
+      EMBER_INTERNAL_ASSERT(false, "[elementwise_partial] not an elementwise op: ", op_id(op));
       break;
   }
   EMBER_CHECK(false, "[", op_name(op), "] has no vjp rule");
   return {};
 }
+
+#undef EMBER_CASE
+#undef EMBER_NOT_ELEMENTWISE
 
 }  // namespace ember

@@ -1,8 +1,9 @@
 #pragma once
+#include "ops/op_layer.h"  // Note [Layer includes]
 // Derivative rules of the elementwise ops (elementwise_grad.cpp), used by elementwise().
 
+#include "core/op_table.h"
 #include "ember/tensor.h"
-#include "ops/op_table.h"
 
 namespace ember {
 

@@ -17,6 +17,7 @@
 #include "ember/ops.h"
 #include "ember/reduce.h"
 #include "ember/sort.h"
+#include "ops/call_path.h"
 
 namespace ember {
 
@@ -47,6 +48,7 @@ Tensor flat_indices(const Tensor& indices, int64_t num, const char* op) {
 
 Tensor embedding(const Tensor& weight, const Tensor& indices, int64_t padding_idx,
                  bool scale_grad_by_freq, bool sparse) {
+  EMBER_OP(embedding, weight, indices, padding_idx, scale_grad_by_freq, sparse);
   EMBER_CHECK(weight.defined(), "[embedding] weight must be defined");
   EMBER_CHECK(weight.dim() == 2, "'weight' must be 2-D");
   const int64_t num = weight.size(0), D = weight.size(1);
@@ -74,6 +76,7 @@ Tensor embedding(const Tensor& weight, const Tensor& indices, int64_t padding_id
 }
 
 Tensor& embedding_renorm_(Tensor& self, const Tensor& indices, double max_norm, double norm_type) {
+  EMBER_OP(embedding_renorm_, self, indices, max_norm, norm_type);
   EMBER_CHECK(self.defined() && self.dim() == 2, "[embedding_renorm_] weight must be 2-D");
   Tensor idx = flat_indices(indices, self.size(0), "embedding_renorm_");
   if (idx.numel() == 0) return self;
@@ -91,6 +94,8 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> embedding_bag(
     const Tensor& weight, const Tensor& indices, const Tensor& offsets, bool scale_grad_by_freq,
     int64_t mode, bool sparse, const Tensor& per_sample_weights, bool include_last_offset,
     std::optional<int64_t> padding_idx) {
+  EMBER_OP(embedding_bag, weight, indices, offsets, scale_grad_by_freq, mode, sparse,
+           per_sample_weights, include_last_offset, padding_idx);
   const char* op = "embedding_bag";
   EMBER_CHECK(weight.defined() && weight.dim() == 2, "[embedding_bag] weight must be 2-D");
   EMBER_CHECK(mode >= 0 && mode <= 2,

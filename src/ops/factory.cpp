@@ -1,6 +1,7 @@
 // Tensor factories (factory.h): allocation, constant fills, ranges, eye, from_blob and tensors
 // from C++ values, with PyTorch 1.13's dtype inference and error checks.
 #include "ember/factory.h"
+#include "ops/call_path.h"
 
 #include <cmath>
 #include <complex>
@@ -75,11 +76,13 @@ constexpr bool is_reduced_v = std::is_same_v<T, Half> || std::is_same_v<T, BFloa
 // ---- allocation and constant fills ----
 
 Tensor empty(IntArrayRef sizes, const TensorOptions& opts) {
+  EMBER_OP(empty, sizes, opts);
   check_sizes(sizes, "empty");
   return finish(empty_tensor(sizes, opts.dtype(), opts.device()), opts);
 }
 
 Tensor empty_strided(IntArrayRef sizes, IntArrayRef strides, const TensorOptions& opts) {
+  EMBER_OP(empty_strided, sizes, strides, opts);
   ScalarType dt = opts.dtype();
   size_t nbytes = strided_nbytes(sizes, strides, dt, "empty_strided");
   if (opts.device().is_cpu() && nbytes > host_memory_bytes())
@@ -89,6 +92,7 @@ Tensor empty_strided(IntArrayRef sizes, IntArrayRef strides, const TensorOptions
 }
 
 Tensor zeros(IntArrayRef sizes, const TensorOptions& opts) {
+  EMBER_OP(zeros, sizes, opts);
   check_sizes(sizes, "zeros");
   Tensor t = empty_tensor("zeros", sizes, opts.dtype(), opts.device());
   // All-zero bytes are zero in every dtype, so a fresh CPU tensor needs only a memset.
@@ -101,6 +105,7 @@ Tensor zeros(IntArrayRef sizes, const TensorOptions& opts) {
 }
 
 Tensor ones(IntArrayRef sizes, const TensorOptions& opts) {
+  EMBER_OP(ones, sizes, opts);
   check_sizes(sizes, "ones");
   Tensor t = empty_tensor("ones", sizes, opts.dtype(), opts.device());
   t.fill_(Scalar(1));
@@ -108,6 +113,7 @@ Tensor ones(IntArrayRef sizes, const TensorOptions& opts) {
 }
 
 Tensor full(IntArrayRef sizes, const Scalar& value, const TensorOptions& opts) {
+  EMBER_OP(full, sizes, value, opts);
   check_sizes(sizes, "full");
   ScalarType dt = opts.has_dtype() ? opts.dtype() : dtype_from_value(value);
   Tensor t = empty_tensor("full", sizes, dt, opts.device());
@@ -117,6 +123,7 @@ Tensor full(IntArrayRef sizes, const Scalar& value, const TensorOptions& opts) {
 
 // *_like keep the layout of dense inputs (PyTorch's preserve_format).
 Tensor empty_like(const Tensor& t, const TensorOptions& opts) {
+  EMBER_OP(empty_like, t, opts);
   EMBER_CHECK(t.defined(), "[empty_like] undefined tensor");
   ScalarType dt = opts.has_dtype() ? opts.dtype() : t.dtype();
   Device dev = opts.has_device() ? opts.device() : t.device();
@@ -124,24 +131,28 @@ Tensor empty_like(const Tensor& t, const TensorOptions& opts) {
 }
 
 Tensor zeros_like(const Tensor& t, const TensorOptions& opts) {
+  EMBER_OP(zeros_like, t, opts);
   Tensor r = empty_like(t, opts.requires_grad(false));
   r.fill_(Scalar(0));
   return finish(r, opts);
 }
 
 Tensor ones_like(const Tensor& t, const TensorOptions& opts) {
+  EMBER_OP(ones_like, t, opts);
   Tensor r = empty_like(t, opts.requires_grad(false));
   r.fill_(Scalar(1));
   return finish(r, opts);
 }
 
 Tensor full_like(const Tensor& t, const Scalar& value, const TensorOptions& opts) {
+  EMBER_OP(full_like, t, value, opts);
   Tensor r = empty_like(t, opts.requires_grad(false));
   r.fill_(value);
   return finish(r, opts);
 }
 
 Tensor scalar_tensor(const Scalar& s, const TensorOptions& opts) {
+  EMBER_OP(scalar_tensor, s, opts);
   // torch.scalar_tensor uses the default dtype, not the scalar's type.
   Tensor t = empty_tensor({}, opts.dtype(), Device(kCPU));
   EMBER_DISPATCH_ALL_TYPES(t.dtype(), "scalar_tensor",
@@ -152,15 +163,18 @@ Tensor scalar_tensor(const Scalar& s, const TensorOptions& opts) {
 // ---- ranges ----
 
 Tensor arange(const Scalar& end, const TensorOptions& opts) {
+  EMBER_OP(arange, end, opts);
   return arange(Scalar(int64_t(0)), end, Scalar(int64_t(1)), opts);
 }
 
 Tensor arange(const Scalar& start, const Scalar& end, const TensorOptions& opts) {
+  EMBER_OP(arange_1, start, end, opts);
   return arange(start, end, Scalar(int64_t(1)), opts);
 }
 
 Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step,
               const TensorOptions& opts) {
+  EMBER_OP(arange_2, start, end, step, opts);
   bool all_int = start.isIntegral(true) && end.isIntegral(true) && step.isIntegral(true);
   ScalarType dt = opts.has_dtype() ? opts.dtype() : (all_int ? kLong : get_default_dtype());
   EMBER_CHECK(dt != kBool && !isComplexType(dt), "[arange] \"arange_cpu\" not implemented for '",
@@ -229,6 +243,7 @@ ScalarType range_dtype(const Scalar& start, const Scalar& end, const TensorOptio
 }  // namespace
 
 Tensor linspace(const Scalar& start, const Scalar& end, int64_t steps, const TensorOptions& opts) {
+  EMBER_OP(linspace, start, end, steps, opts);
   EMBER_CHECK(steps >= 0, "[linspace] number of steps must be non-negative");
   ScalarType dt = range_dtype(start, end, opts);
   EMBER_CHECK(dt != kBool, "[linspace] \"linspace_cpu\" not implemented for 'Bool'");
@@ -296,6 +311,7 @@ void logspace_fill(T* p, const Scalar& start, const Scalar& end, int64_t steps, 
 
 Tensor logspace(const Scalar& start, const Scalar& end, int64_t steps, double base,
                 const TensorOptions& opts) {
+  EMBER_OP(logspace, start, end, steps, base, opts);
   EMBER_CHECK(steps >= 0, "[logspace] number of steps must be non-negative");
   ScalarType dt = range_dtype(start, end, opts);
   EMBER_CHECK(dt != kBool, "[logspace] \"logspace_cpu\" not implemented for 'Bool'");
@@ -309,9 +325,13 @@ Tensor logspace(const Scalar& start, const Scalar& end, int64_t steps, double ba
   return finish(to_target_device(out, opts), opts);
 }
 
-Tensor eye(int64_t n, const TensorOptions& opts) { return eye(n, n, opts); }
+Tensor eye(int64_t n, const TensorOptions& opts) {
+  EMBER_OP(eye, n, opts);
+  return eye(n, n, opts);
+}
 
 Tensor eye(int64_t n, int64_t m, const TensorOptions& opts) {
+  EMBER_OP(eye_1, n, m, opts);
   EMBER_CHECK(n >= 0, "[eye] n must be greater or equal to 0, got ", n);
   EMBER_CHECK(m >= 0, "[eye] m must be greater or equal to 0, got ", m);
   Tensor out = zeros({n, m}, TensorOptions().dtype(opts.dtype()));
@@ -342,6 +362,7 @@ Tensor wrap_blob(IntArrayRef sizes, IntArrayRef strides, DataPtr dp, size_t nbyt
 
 Tensor from_blob(void* data, IntArrayRef sizes, IntArrayRef strides,
                  const std::function<void(void*)>& deleter, const TensorOptions& opts) {
+  EMBER_OP(from_blob, data, sizes, strides, deleter, opts);
   // Validate first: once the DataPtr exists, a failure would run the user's deleter.
   size_t nbytes = strided_nbytes(sizes, strides, opts.dtype(), "from_blob");
   auto* ctx = new std::function<void(void*)>(deleter);
@@ -351,17 +372,20 @@ Tensor from_blob(void* data, IntArrayRef sizes, IntArrayRef strides,
 
 Tensor from_blob(void* data, IntArrayRef sizes, const std::function<void(void*)>& deleter,
                  const TensorOptions& opts) {
+  EMBER_OP(from_blob_1, data, sizes, deleter, opts);
   check_sizes(sizes, "from_blob");
   return from_blob(data, sizes, contiguous_strides(sizes), deleter, opts);
 }
 
 Tensor from_blob(void* data, IntArrayRef sizes, IntArrayRef strides, const TensorOptions& opts) {
+  EMBER_OP(from_blob_2, data, sizes, strides, opts);
   size_t nbytes = strided_nbytes(sizes, strides, opts.dtype(), "from_blob");
   DataPtr dp(data, nullptr, nullptr, opts.device());
   return wrap_blob(sizes, strides, std::move(dp), nbytes, opts);
 }
 
 Tensor from_blob(void* data, IntArrayRef sizes, const TensorOptions& opts) {
+  EMBER_OP(from_blob_3, data, sizes, opts);
   check_sizes(sizes, "from_blob");
   return from_blob(data, sizes, contiguous_strides(sizes), opts);
 }
@@ -421,6 +445,7 @@ Tensor tensor(std::initializer_list<std::initializer_list<T>> values, const Tens
 }
 
 Tensor tensor(const Scalar& value, const TensorOptions& opts) {
+  EMBER_OP(tensor, value, opts);
   ScalarType dt;
   if (opts.has_dtype())
     dt = opts.dtype();

@@ -12,6 +12,7 @@
 #include "ember/index_ops.h"
 #include "ember/ops.h"
 #include "kernels/cpu/index.h"
+#include "ops/call_path.h"
 #include "ops/elementwise_core.h"
 
 namespace ember {
@@ -141,6 +142,7 @@ cpu::IndexLoop along_dim_loop(const Tensor& dst, int64_t dim, const std::vector<
 // ---- index_select ----
 
 Tensor& index_select_out(Tensor& out, const Tensor& self_in, int64_t dim, const Tensor& index) {
+  EMBER_OP(index_select_out, out, self_in, dim, index);
   const char* op = "index_select";
   autograd::check_out_not_differentiable(op, {self_in});
   EMBER_CHECK_INDEX(index.defined() && index.dim() <= 1, "[", op,
@@ -191,6 +193,7 @@ Tensor& index_select_out(Tensor& out, const Tensor& self_in, int64_t dim, const 
 }
 
 Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index) {
+  EMBER_OP(index_select, self, dim, index);
   OpRecorder rec("index_select", {self});
   Tensor out = empty({0}, TensorOptions(self.dtype()));
   index_select_out(out, self, dim, index);
@@ -212,6 +215,7 @@ Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index) {
 
 Tensor& gather_out(Tensor& out, const Tensor& self_in, int64_t dim, const Tensor& index,
                    bool /*sparse_grad*/) {
+  EMBER_OP(gather_out, out, self_in, dim, index);
   const char* op = "gather";
   autograd::check_out_not_differentiable(op, {self_in});
   // An empty index of any dtype gives an empty result (PyTorch checks nothing then).
@@ -256,6 +260,7 @@ Tensor& gather_out(Tensor& out, const Tensor& self_in, int64_t dim, const Tensor
 }
 
 Tensor gather(const Tensor& self, int64_t dim, const Tensor& index, bool sparse_grad) {
+  EMBER_OP(gather, self, dim, index, sparse_grad);
   OpRecorder rec("gather", {self});
   Tensor out = empty({0}, TensorOptions(self.dtype()));
   gather_out(out, self, dim, index, sparse_grad);
@@ -306,6 +311,7 @@ std::tuple<Tensor, int64_t, Tensor> take_along_dim_args(const Tensor& self, cons
 
 Tensor& take_along_dim_out(Tensor& out, const Tensor& self, const Tensor& indices,
                            std::optional<int64_t> dim) {
+  EMBER_OP(take_along_dim_out, out, self, indices, dim);
   autograd::check_out_not_differentiable("take_along_dim", {self});
   auto [s, d, i] = take_along_dim_args(self, indices, dim);
   return gather_out(out, s, d, i);
@@ -313,6 +319,7 @@ Tensor& take_along_dim_out(Tensor& out, const Tensor& self, const Tensor& indice
 
 // A composite of recorded ops: the broadcast views and gather.
 Tensor take_along_dim(const Tensor& self, const Tensor& indices, std::optional<int64_t> dim) {
+  EMBER_OP(take_along_dim, self, indices, dim);
   auto [s, d, i] = take_along_dim_args(self, indices, dim);
   return gather(s, d, i);
 }
@@ -320,6 +327,7 @@ Tensor take_along_dim(const Tensor& self, const Tensor& indices, std::optional<i
 // ---- take / put ----
 
 Tensor& take_out(Tensor& out, const Tensor& self_in, const Tensor& index) {
+  EMBER_OP(take_out, out, self_in, index);
   const char* op = "take";
   autograd::check_out_not_differentiable(op, {self_in});
   EMBER_CHECK(index.dtype() == kLong, "[", op,
@@ -354,6 +362,7 @@ Tensor& take_out(Tensor& out, const Tensor& self_in, const Tensor& index) {
 }
 
 Tensor take(const Tensor& self, const Tensor& index) {
+  EMBER_OP(take, self, index);
   OpRecorder rec("take", {self});
   Tensor out = empty({0}, TensorOptions(self.dtype()));
   take_out(out, self, index);
@@ -370,6 +379,7 @@ Tensor take(const Tensor& self, const Tensor& index) {
 }
 
 Tensor& Tensor::put_(const Tensor& index, const Tensor& source, bool accumulate) {
+  EMBER_OP(put_, *this, index, source, accumulate);
   const char* op = "put_";
   EMBER_CHECK(index.dtype() == kLong, "[", op,
               "] put_(): Expected a long tensor for index, "
@@ -432,6 +442,7 @@ Tensor& Tensor::put_(const Tensor& index, const Tensor& source, bool accumulate)
 }
 
 Tensor put(const Tensor& self, const Tensor& index, const Tensor& source, bool accumulate) {
+  EMBER_OP(put, self, index, source, accumulate);
   Tensor r = self.clone();
   r.put_(index, source, accumulate);
   return r;
@@ -440,6 +451,7 @@ Tensor put(const Tensor& self, const Tensor& index, const Tensor& source, bool a
 // ---- index_copy / index_add / index_fill ----
 
 Tensor& Tensor::index_copy_(int64_t dim, const Tensor& index, const Tensor& source) {
+  EMBER_OP(index_copy_, *this, dim, index, source);
   const char* op = "index_copy_";
   dim = wrap_dim(dim, this->dim(), op);
   EMBER_CHECK(index.dtype() == kLong, "[", op,
@@ -485,6 +497,7 @@ Tensor& Tensor::index_copy_(int64_t dim, const Tensor& index, const Tensor& sour
 }
 
 Tensor index_copy(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source) {
+  EMBER_OP(index_copy, self, dim, index, source);
   return self.clone().index_copy_(dim, index, source);
 }
 Tensor Tensor::index_copy(int64_t dim, const Tensor& index, const Tensor& source) const {
@@ -493,6 +506,7 @@ Tensor Tensor::index_copy(int64_t dim, const Tensor& index, const Tensor& source
 
 Tensor& Tensor::index_add_(int64_t dim, const Tensor& index, const Tensor& source,
                            const Scalar& alpha) {
+  EMBER_OP(index_add_, *this, dim, index, source, alpha);
   const char* op = "index_add_";
   dim = wrap_dim(dim, this->dim(), op);
   EMBER_CHECK(index.dtype() == kLong || index.dtype() == kInt, "[", op,
@@ -535,6 +549,7 @@ Tensor& Tensor::index_add_(int64_t dim, const Tensor& index, const Tensor& sourc
 
 Tensor index_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source,
                  const Scalar& alpha) {
+  EMBER_OP(index_add, self, dim, index, source, alpha);
   return self.clone().index_add_(dim, index, source, alpha);
 }
 Tensor Tensor::index_add(int64_t dim, const Tensor& index, const Tensor& source,
@@ -543,6 +558,7 @@ Tensor Tensor::index_add(int64_t dim, const Tensor& index, const Tensor& source,
 }
 
 Tensor& Tensor::index_fill_(int64_t dim, const Tensor& index, const Scalar& value) {
+  EMBER_OP(index_fill_, *this, dim, index, value);
   const char* op = "index_fill_";
   dim = wrap_dim(dim, this->dim(), op);
   EMBER_CHECK_INDEX(index.dtype() == kLong, "[", op,
@@ -573,6 +589,7 @@ Tensor& Tensor::index_fill_(int64_t dim, const Tensor& index, const Scalar& valu
 }
 
 Tensor& Tensor::index_fill_(int64_t dim, const Tensor& index, const Tensor& value) {
+  EMBER_OP(index_fill__1, *this, dim, index, value);
   EMBER_CHECK(value.dim() == 0,
               "[index_fill_] index_fill_ only supports a 0-dimensional value "
               "tensor, but got tensor with ",
@@ -604,9 +621,11 @@ Tensor& Tensor::index_fill_(int64_t dim, const Tensor& index, const Tensor& valu
 }
 
 Tensor index_fill(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {
+  EMBER_OP(index_fill, self, dim, index, value);
   return self.clone().index_fill_(dim, index, value);
 }
 Tensor index_fill(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& value) {
+  EMBER_OP(index_fill_1, self, dim, index, value);
   return self.clone().index_fill_(dim, index, value);
 }
 Tensor Tensor::index_fill(int64_t dim, const Tensor& index, const Scalar& value) const {
@@ -616,6 +635,7 @@ Tensor Tensor::index_fill(int64_t dim, const Tensor& index, const Scalar& value)
 // ---- masked_fill / masked_select / masked_scatter ----
 
 Tensor masked_fill(const Tensor& self, const Tensor& mask, const Scalar& value) {
+  EMBER_OP(masked_fill, self, mask, value);
   EMBER_CHECK(mask.dtype() == kBool || mask.dtype() == kByte,
               "[masked_fill] masked_fill_ only supports boolean masks, "
               "but got mask with dtype ",
@@ -626,6 +646,7 @@ Tensor masked_fill(const Tensor& self, const Tensor& mask, const Scalar& value) 
 }
 
 Tensor masked_fill(const Tensor& self, const Tensor& mask, const Tensor& value) {
+  EMBER_OP(masked_fill_1, self, mask, value);
   EMBER_CHECK(value.dim() == 0,
               "[masked_fill] masked_fill_ only supports a 0-dimensional value "
               "tensor, but got tensor with ",
@@ -642,6 +663,7 @@ Tensor masked_fill(const Tensor& self, const Tensor& mask, const Tensor& value) 
 }
 
 Tensor& Tensor::masked_fill_(const Tensor& mask, const Scalar& value) {
+  EMBER_OP(masked_fill_, *this, mask, value);
   EMBER_CHECK(mask.dtype() == kBool || mask.dtype() == kByte,
               "[masked_fill_] masked_fill_ only supports boolean masks, "
               "but got mask with dtype ",
@@ -671,6 +693,7 @@ Tensor& Tensor::masked_fill_(const Tensor& mask, const Scalar& value) {
 }
 
 Tensor& Tensor::masked_fill_(const Tensor& mask, const Tensor& value) {
+  EMBER_OP(masked_fill__1, *this, mask, value);
   EMBER_CHECK(value.dim() == 0,
               "[masked_fill_] masked_fill_ only supports a 0-dimensional "
               "value tensor, but got tensor with ",
@@ -705,6 +728,7 @@ Tensor Tensor::masked_fill(const Tensor& mask, const Tensor& value) const {
 }
 
 Tensor& masked_select_out(Tensor& out, const Tensor& self_in, const Tensor& mask) {
+  EMBER_OP(masked_select_out, out, self_in, mask);
   const char* op = "masked_select";
   autograd::check_out_not_differentiable(op, {self_in});
   EMBER_CHECK(mask.dtype() == kBool || mask.dtype() == kByte, "[", op,
@@ -731,6 +755,7 @@ Tensor& masked_select_out(Tensor& out, const Tensor& self_in, const Tensor& mask
 }
 
 Tensor masked_select(const Tensor& self, const Tensor& mask) {
+  EMBER_OP(masked_select, self, mask);
   OpRecorder rec("masked_select", {self});
   Tensor out = empty({0}, TensorOptions(self.dtype()));
   masked_select_out(out, self, mask);
@@ -751,6 +776,7 @@ Tensor masked_select(const Tensor& self, const Tensor& mask) {
 Tensor Tensor::masked_select(const Tensor& mask) const { return ember::masked_select(*this, mask); }
 
 Tensor& Tensor::masked_scatter_(const Tensor& mask, const Tensor& source) {
+  EMBER_OP(masked_scatter_, *this, mask, source);
   const char* op = "masked_scatter_";
   EMBER_CHECK(mask.dtype() == kBool || mask.dtype() == kByte, "[", op,
               "] masked_scatter_ only "
@@ -809,6 +835,7 @@ Tensor& Tensor::masked_scatter_(const Tensor& mask, const Tensor& source) {
 }
 
 Tensor masked_scatter(const Tensor& self, const Tensor& mask, const Tensor& source) {
+  EMBER_OP(masked_scatter, self, mask, source);
   DimVector b = broadcast_all({self, mask}, "masked_scatter");
   Tensor r = self.expand(b).clone();
   return r.masked_scatter_(mask, source);
@@ -820,6 +847,7 @@ Tensor Tensor::masked_scatter(const Tensor& mask, const Tensor& source) const {
 // ---- nonzero / argwhere ----
 
 Tensor& nonzero_out(Tensor& out, const Tensor& self) {
+  EMBER_OP(nonzero_out, out, self);
   EMBER_CHECK(out.dtype() == kLong,
               "[nonzero] Expected object of scalar type Long as out, but "
               "got ",
@@ -847,11 +875,13 @@ Tensor& nonzero_out(Tensor& out, const Tensor& self) {
 }
 
 Tensor nonzero(const Tensor& self) {
+  EMBER_OP(nonzero, self);
   Tensor out = empty({0}, TensorOptions(kLong));
   return nonzero_out(out, self);
 }
 
 std::vector<Tensor> nonzero_numpy(const Tensor& self) {
+  EMBER_OP(nonzero_numpy, self);
   Tensor nz = nonzero(self);
   std::vector<Tensor> r;
   if (self.dim() == 0) {  // a 0-dim tensor counts as one element at position 0
@@ -861,9 +891,15 @@ std::vector<Tensor> nonzero_numpy(const Tensor& self) {
   return r;
 }
 
-Tensor argwhere(const Tensor& self) { return nonzero(self); }
+Tensor argwhere(const Tensor& self) {
+  EMBER_OP(argwhere, self);
+  return nonzero(self);
+}
 Tensor Tensor::nonzero() const { return ember::nonzero(*this); }
-Tensor Tensor::argwhere() const { return ember::nonzero(*this); }
+Tensor Tensor::argwhere() const {
+  EMBER_OP(argwhere_1, *this);
+  return ember::nonzero(*this);
+}
 
 Tensor Tensor::index_select(int64_t dim, const Tensor& index) const {
   return ember::index_select(*this, dim, index);

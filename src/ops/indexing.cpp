@@ -3,6 +3,7 @@
 // applied to that view by advanced_indexing.cpp (Note [Advanced index placement]).
 
 #include "ember/indexing.h"
+#include "ops/call_path.h"
 
 #include <algorithm>
 #include <cstring>
@@ -226,6 +227,7 @@ void copy_to(Tensor& dst, const Tensor& value) {
 }  // namespace
 
 Tensor Tensor::index(ArrayRef<TensorIndex> indices) const {
+  EMBER_OP(index_1, *this, indices);
   IndexedGeometry g = apply_indices(*this, indices);
   // Under autograd the basic part is the recorded view op as_strided (a differentiable view);
   // the tensor indices then record their own node (advanced_index).
@@ -316,10 +318,12 @@ Tensor& index_put_with(Tensor& self, ArrayRef<TensorIndex> indices, const Tensor
 }
 
 Tensor& Tensor::index_put_(ArrayRef<TensorIndex> indices, const Tensor& v) {
+  EMBER_OP(index_put__1, *this, indices, v);
   return index_put_with(*this, indices, v, /*accumulate=*/false);
 }
 
 Tensor& Tensor::index_put_(ArrayRef<TensorIndex> indices, const Scalar& v) {
+  EMBER_OP(index_put__2, *this, indices, v);
   autograd::OpRecorder rec("index_put_", {*this});
   IndexedGeometry g = apply_indices(*this, indices);
   Tensor dst = make_view(*this, g.sizes, g.strides, g.offset);

@@ -5,6 +5,7 @@
 #include "core/tensor_util.h"
 #include "ember/factory.h"
 #include "ember/ops.h"
+#include "ops/call_path.h"
 #include "ops/elementwise_core.h"
 
 namespace ember {
@@ -95,6 +96,7 @@ std::vector<Tensor> map(ArrayRef<Tensor> tensors, F f) {
 // cat: input i's gradient is its slab of the output gradient (a legacy 1-D empty input, skipped
 // by cat, gets an empty gradient); the tangent is the cat of the tangents.
 Tensor cat(ArrayRef<Tensor> tensors, int64_t dim) {
+  EMBER_OP(cat, tensors, dim);
   const autograd::variable_list inputs(tensors.begin(), tensors.end());
   autograd::OpRecorder rec("cat", inputs);
   auto [shape, dt] = cat_meta(tensors, dim, "cat");
@@ -132,6 +134,7 @@ Tensor cat(ArrayRef<Tensor> tensors, int64_t dim) {
 }
 
 Tensor& cat_out(Tensor& out, ArrayRef<Tensor> tensors, int64_t dim) {
+  EMBER_OP(cat_out, out, tensors, dim);
   for (const Tensor& t : tensors) autograd::check_out_not_differentiable("cat", {t});
   auto [shape, dt] = cat_meta(tensors, dim, "cat");
   EMBER_CHECK(canCast(dt, out.dtype()), "[cat] result type ", dtype_name(dt),
@@ -152,41 +155,52 @@ Tensor& cat_out(Tensor& out, ArrayRef<Tensor> tensors, int64_t dim) {
 }
 
 Tensor stack(ArrayRef<Tensor> tensors, int64_t dim) {
+  EMBER_OP(stack, tensors, dim);
   return cat(unsqueezed(tensors, dim, "stack"), dim);
 }
 
 Tensor& stack_out(Tensor& out, ArrayRef<Tensor> tensors, int64_t dim) {
+  EMBER_OP(stack_out, out, tensors, dim);
   return cat_out(out, unsqueezed(tensors, dim, "stack"), dim);
 }
 
-Tensor atleast_1d(const Tensor& t) { return t.dim() == 0 ? t.reshape({1}) : t; }
+Tensor atleast_1d(const Tensor& t) {
+  EMBER_OP(atleast_1d, t);
+  return t.dim() == 0 ? t.reshape({1}) : t;
+}
 Tensor atleast_2d(const Tensor& t) {
+  EMBER_OP(atleast_2d, t);
   if (t.dim() == 0) return t.reshape({1, 1});
   return t.dim() == 1 ? t.unsqueeze(0) : t;
 }
 Tensor atleast_3d(const Tensor& t) {
+  EMBER_OP(atleast_3d, t);
   if (t.dim() == 0) return t.reshape({1, 1, 1});
   if (t.dim() == 1) return t.unsqueeze(0).unsqueeze(-1);
   return t.dim() == 2 ? t.unsqueeze(-1) : t;
 }
 
 Tensor hstack(ArrayRef<Tensor> tensors) {
+  EMBER_OP(hstack, tensors);
   EMBER_CHECK(!tensors.empty(), "[hstack] expects a non-empty TensorList");
   std::vector<Tensor> parts = map(tensors, atleast_1d);
   return cat(parts, parts[0].dim() == 1 ? 0 : 1);
 }
 
 Tensor vstack(ArrayRef<Tensor> tensors) {
+  EMBER_OP(vstack, tensors);
   EMBER_CHECK(!tensors.empty(), "[vstack] expects a non-empty TensorList");
   return cat(map(tensors, atleast_2d), 0);
 }
 
 Tensor dstack(ArrayRef<Tensor> tensors) {
+  EMBER_OP(dstack, tensors);
   EMBER_CHECK(!tensors.empty(), "[dstack] expects a non-empty TensorList");
   return cat(map(tensors, atleast_3d), 2);
 }
 
 Tensor column_stack(ArrayRef<Tensor> tensors) {
+  EMBER_OP(column_stack, tensors);
   EMBER_CHECK(!tensors.empty(), "[column_stack] expects a non-empty TensorList");
   return cat(map(tensors,
                  [](const Tensor& t) {

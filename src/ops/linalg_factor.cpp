@@ -4,6 +4,7 @@
 #include "autograd/record.h"
 #include "ember/blas.h"
 #include "ember/shape_ops.h"
+#include "ops/call_path.h"
 #include "ops/linalg_util.h"
 
 namespace ember {
@@ -181,14 +182,17 @@ Tensor householder_product_kernel(const Tensor& A, const Tensor& tau);
 namespace linalg {
 
 Tensor cholesky(const Tensor& A, bool upper) {
+  EMBER_OP(linalg_cholesky, A, upper);
   return std::get<0>(cholesky_impl(A, upper, true, "linalg.cholesky"));
 }
 
 std::tuple<Tensor, Tensor> cholesky_ex(const Tensor& A, bool upper, bool check_errors) {
+  EMBER_OP(linalg_cholesky_ex, A, upper, check_errors);
   return cholesky_impl(A, upper, check_errors, "linalg.cholesky_ex");
 }
 
 std::tuple<Tensor, Tensor> qr(const Tensor& A, std::string_view mode) {
+  EMBER_OP(linalg_qr, A, mode);
   const char* op = "linalg.qr";
   check_cpu(A, op);
   check_matrix(A, op);
@@ -251,20 +255,24 @@ std::tuple<Tensor, Tensor> qr(const Tensor& A, std::string_view mode) {
 }
 
 std::tuple<Tensor, Tensor> lu_factor(const Tensor& A, bool pivot) {
+  EMBER_OP(linalg_lu_factor, A, pivot);
   auto [LU, piv, info] = lu_factor_impl(A, pivot, true, "linalg.lu_factor");
   return {LU, piv};
 }
 
 std::tuple<Tensor, Tensor, Tensor> lu_factor_ex(const Tensor& A, bool pivot, bool check_errors) {
+  EMBER_OP(linalg_lu_factor_ex, A, pivot, check_errors);
   return lu_factor_impl(A, pivot, check_errors, "linalg.lu_factor_ex");
 }
 
 std::tuple<Tensor, Tensor, Tensor> lu(const Tensor& A, bool pivot) {
+  EMBER_OP(linalg_lu, A, pivot);
   auto [LU, piv, info] = lu_factor_impl(A, pivot, false, "linalg.lu");
   return lu_unpack(LU, piv, true, true);
 }
 
 Tensor householder_product(const Tensor& A, const Tensor& tau) {
+  EMBER_OP(linalg_householder_product, A, tau);
   const char* op = "linalg.householder_product";
   check_cpu(A, op);
   EMBER_CHECK(A.dim() >= 2, "[", op, "] input must have at least 2 dimensions, got shape ",
@@ -327,6 +335,7 @@ Tensor householder_product_kernel(const Tensor& A, const Tensor& tau) {
 
 std::tuple<Tensor, Tensor, Tensor> lu_unpack(const Tensor& LU, const Tensor& pivots,
                                              bool unpack_data, bool unpack_pivots) {
+  EMBER_OP(lu_unpack, LU, pivots, unpack_data, unpack_pivots);
   const char* op = "lu_unpack";
   check_cpu(LU, op);
   EMBER_CHECK(LU.dim() >= 2, "[", op,
@@ -376,6 +385,7 @@ std::tuple<Tensor, Tensor, Tensor> lu_unpack(const Tensor& LU, const Tensor& piv
 }
 
 std::tuple<Tensor, Tensor> qr(const Tensor& A, bool some) {
+  EMBER_OP(qr, A, some);
   return linalg::qr(A, some ? "reduced" : "complete");
 }
 

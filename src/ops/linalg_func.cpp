@@ -8,6 +8,7 @@
 #include "ember/blas.h"
 #include "ember/reduce.h"
 #include "ember/shape_ops.h"
+#include "ops/call_path.h"
 #include "ops/linalg_util.h"
 
 namespace ember {
@@ -456,6 +457,7 @@ void matrix_exp_one(T* a, int n) {
 namespace linalg {
 
 Tensor det(const Tensor& A) {
+  EMBER_OP(linalg_det, A);
   const char* op = "linalg.det";
   check_cpu(A, op);
   check_square(A, op);
@@ -493,6 +495,7 @@ Tensor det(const Tensor& A) {
 
 // log|det| moves by re tr(A⁻¹ dA); for complex A the sign's phase by i im tr(A⁻¹ dA).
 std::tuple<Tensor, Tensor> slogdet(const Tensor& A) {
+  EMBER_OP(linalg_slogdet, A);
   OpRecorder rec("linalg.slogdet", {A});
   auto [sign, logabs] = slogdet_impl(A, "linalg.slogdet");
   if (rec) {
@@ -515,6 +518,7 @@ std::tuple<Tensor, Tensor> slogdet(const Tensor& A) {
 
 Tensor pinv(const Tensor& A, std::optional<double> atol, std::optional<double> rtol,
             bool hermitian) {
+  EMBER_OP(linalg_pinv, A, atol, rtol, hermitian);
   const char* op = "linalg.pinv";
   check_cpu(A, op);
   check_pinv_input(A, op);
@@ -574,11 +578,13 @@ Tensor pinv(const Tensor& A, std::optional<double> atol, std::optional<double> r
 }
 
 Tensor pinv(const Tensor& A, double rcond, bool hermitian) {
+  EMBER_OP(linalg_pinv_1, A, rcond, hermitian);
   return pinv(A, 0.0, rcond, hermitian);
 }
 
 Tensor matrix_rank(const Tensor& A, std::optional<double> atol, std::optional<double> rtol,
                    bool hermitian) {
+  EMBER_OP(linalg_matrix_rank, A, atol, rtol, hermitian);
   const char* op = "linalg.matrix_rank";
   check_cpu(A, op);
   check_pinv_input(A, op);
@@ -603,6 +609,7 @@ Tensor matrix_rank(const Tensor& A, std::optional<double> atol, std::optional<do
 }
 
 Tensor matrix_rank(const Tensor& A, double tol, bool hermitian) {
+  EMBER_OP(linalg_matrix_rank_1, A, tol, hermitian);
   return matrix_rank(A, tol, 0.0, hermitian);
 }
 
@@ -641,6 +648,7 @@ Tensor pinv_composite(const Tensor& A, const std::optional<Tensor>& atol,
 
 Tensor pinv(const Tensor& A, const std::optional<Tensor>& atol, const std::optional<Tensor>& rtol,
             bool hermitian) {
+  EMBER_OP(linalg_pinv_2, A, atol, rtol, hermitian);
   const char* op = "linalg.pinv";
   check_cpu(A, op);
   check_pinv_input(A, op);
@@ -678,6 +686,7 @@ Tensor pinv_composite(const Tensor& A, const std::optional<Tensor>& atol,
 
 Tensor matrix_rank(const Tensor& A, const std::optional<Tensor>& atol,
                    const std::optional<Tensor>& rtol, bool hermitian) {
+  EMBER_OP(linalg_matrix_rank_2, A, atol, rtol, hermitian);
   const char* op = "linalg.matrix_rank";
   check_cpu(A, op);
   check_pinv_input(A, op);
@@ -692,6 +701,7 @@ Tensor matrix_rank(const Tensor& A, const std::optional<Tensor>& atol,
 }
 
 Tensor matrix_power(const Tensor& A, int64_t n) {
+  EMBER_OP(linalg_matrix_power, A, n);
   const char* op = "linalg.matrix_power";
   check_cpu(A, op);
   check_square(A, op);
@@ -717,12 +727,14 @@ Tensor matrix_power(const Tensor& A, int64_t n) {
 
 Tensor matrix_norm(const Tensor& A, double ord, std::vector<int64_t> dim, bool keepdim,
                    std::optional<ScalarType> dtype) {
+  EMBER_OP(linalg_matrix_norm, A, ord, dim, keepdim, dtype);
   const char* op = "linalg.matrix_norm";
   return matrix_norm_dispatch(A, numeric_norm_kind(ord, op), std::move(dim), keepdim, dtype, op);
 }
 
 Tensor matrix_norm(const Tensor& A, std::string_view ord, std::vector<int64_t> dim, bool keepdim,
                    std::optional<ScalarType> dtype) {
+  EMBER_OP(linalg_matrix_norm_1, A, ord, dim, keepdim, dtype);
   const char* op = "linalg.matrix_norm";
   return matrix_norm_dispatch(A, string_norm_kind(ord, op), std::move(dim), keepdim, dtype, op);
 }
@@ -747,6 +759,7 @@ void check_norm_dims(const Tensor& A, const std::optional<std::vector<int64_t>>&
 
 Tensor norm(const Tensor& A, std::optional<double> ord, std::optional<std::vector<int64_t>> dim,
             bool keepdim, std::optional<ScalarType> dtype) {
+  EMBER_OP(linalg_norm, A, ord, dim, keepdim, dtype);
   check_norm_dims(A, dim, ord.has_value());
   if (ord && ((dim && dim->size() == 2) || (!dim && A.dim() == 2))) {
     return matrix_norm(A, *ord, dim ? *dim : std::vector<int64_t>{0, 1}, keepdim, dtype);
@@ -758,6 +771,7 @@ Tensor norm(const Tensor& A, std::optional<double> ord, std::optional<std::vecto
 
 Tensor norm(const Tensor& A, std::string_view ord, std::optional<std::vector<int64_t>> dim,
             bool keepdim, std::optional<ScalarType> dtype) {
+  EMBER_OP(linalg_norm_1, A, ord, dim, keepdim, dtype);
   check_norm_dims(A, dim, true);
   return matrix_norm(A, ord, dim ? *dim : std::vector<int64_t>{0, 1}, keepdim, dtype);
 }
@@ -800,6 +814,7 @@ Tensor cond_by_inverse(const Tensor& A, NormKind kind) {
 }  // namespace
 
 Tensor cond(const Tensor& A, std::optional<double> p) {
+  EMBER_OP(linalg_cond, A, p);
   const char* op = "linalg.cond";
   check_cpu(A, op);
   EMBER_CHECK(A.dim() >= 2, "[", op, "] The input tensor must have at least 2 dimensions.");
@@ -823,6 +838,7 @@ Tensor cond(const Tensor& A, std::optional<double> p) {
 }
 
 Tensor cond(const Tensor& A, std::string_view p) {
+  EMBER_OP(linalg_cond_1, A, p);
   const char* op = "linalg.cond";
   check_cpu(A, op);
   EMBER_CHECK(A.dim() >= 2, "[", op, "] The input tensor must have at least 2 dimensions.");
@@ -847,6 +863,7 @@ Tensor matrix_exp_kernel(const Tensor& A);
 }  // namespace
 
 Tensor matrix_exp(const Tensor& A) {
+  EMBER_OP(linalg_matrix_exp, A);
   OpRecorder rec("linalg.matrix_exp", {A});
   Tensor out = matrix_exp_kernel(A);
   if (rec) {
@@ -900,6 +917,7 @@ Tensor matrix_exp_kernel(const Tensor& A) {
 
 // A composite of recorded ops under autograd (slogdet, log, where).
 Tensor logdet(const Tensor& A) {
+  EMBER_OP(logdet, A);
   auto [sign, logabs] =
       autograd::any_needs_recording({A}) ? linalg::slogdet(A) : slogdet_impl(A, "logdet");
   if (A.is_complex()) return ember::add(ember::log(sign), logabs);
@@ -914,13 +932,19 @@ namespace ember {
 Tensor Tensor::det() const { return linalg::det(*this); }
 Tensor Tensor::logdet() const { return ember::logdet(*this); }
 std::tuple<Tensor, Tensor> Tensor::slogdet() const { return linalg::slogdet(*this); }
-Tensor Tensor::inverse() const { return linalg::inv(*this); }
+Tensor Tensor::inverse() const {
+  EMBER_OP(inverse, *this);
+  return linalg::inv(*this);
+}
 Tensor Tensor::cholesky(bool upper) const { return linalg::cholesky(*this, upper); }
 std::tuple<Tensor, Tensor> Tensor::qr(bool some) const { return ember::qr(*this, some); }
 std::tuple<Tensor, Tensor, Tensor> Tensor::svd(bool some, bool compute_uv) const {
   return ember::svd(*this, some, compute_uv);
 }
-Tensor Tensor::pinverse(double rcond) const { return linalg::pinv(*this, rcond); }
+Tensor Tensor::pinverse(double rcond) const {
+  EMBER_OP(pinverse, *this, rcond);
+  return linalg::pinv(*this, rcond);
+}
 Tensor Tensor::matrix_power(int64_t n) const { return linalg::matrix_power(*this, n); }
 Tensor Tensor::matrix_exp() const { return linalg::matrix_exp(*this); }
 

@@ -4,6 +4,7 @@
 // is copied into a column-major workspace of the broadcast batch (Note [Linalg workspaces]).
 #include "autograd/record.h"
 #include "ember/blas.h"
+#include "ops/call_path.h"
 #include "ops/linalg_util.h"
 
 namespace ember {
@@ -223,23 +224,30 @@ Tensor lu_solve_LU_backward(const Tensor& gX, const Tensor& LU, const Tensor& pi
 
 namespace linalg {
 
-Tensor inv(const Tensor& A) { return std::get<0>(inv_impl(A, true, "linalg.inv")); }
+Tensor inv(const Tensor& A) {
+  EMBER_OP(linalg_inv, A);
+  return std::get<0>(inv_impl(A, true, "linalg.inv"));
+}
 
 std::tuple<Tensor, Tensor> inv_ex(const Tensor& A, bool check_errors) {
+  EMBER_OP(linalg_inv_ex, A, check_errors);
   return inv_impl(A, check_errors, "linalg.inv_ex");
 }
 
 Tensor solve(const Tensor& A, const Tensor& B, bool left) {
+  EMBER_OP(linalg_solve, A, B, left);
   return std::get<0>(solve_impl(A, B, left, true, "linalg.solve"));
 }
 
 std::tuple<Tensor, Tensor> solve_ex(const Tensor& A, const Tensor& B, bool left,
                                     bool check_errors) {
+  EMBER_OP(linalg_solve_ex, A, B, left, check_errors);
   return solve_impl(A, B, left, check_errors, "linalg.solve_ex");
 }
 
 Tensor solve_triangular(const Tensor& A, const Tensor& B, bool upper, bool left,
                         bool unitriangular) {
+  EMBER_OP(linalg_solve_triangular, A, B, upper, left, unitriangular);
   const char* op = "linalg.solve_triangular";
   check_cpu(A, op);
   check_cpu(B, op);
@@ -287,6 +295,7 @@ Tensor solve_triangular(const Tensor& A, const Tensor& B, bool upper, bool left,
 }
 
 Tensor lu_solve(const Tensor& LU, const Tensor& pivots, const Tensor& B, bool left, bool adjoint) {
+  EMBER_OP(linalg_lu_solve, LU, pivots, B, left, adjoint);
   const char* op = "linalg.lu_solve";
   check_cpu(LU, op);
   check_cpu(B, op);
@@ -389,6 +398,7 @@ namespace linalg {
 std::tuple<Tensor, Tensor, Tensor, Tensor> lstsq(const Tensor& A, const Tensor& B,
                                                  std::optional<double> rcond,
                                                  std::optional<std::string_view> driver) {
+  EMBER_OP(linalg_lstsq, A, B, rcond, driver);
   const char* op = "linalg.lstsq";
   check_cpu(A, op);
   check_cpu(B, op);
@@ -522,6 +532,7 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> lstsq(const Tensor& A, const Tensor& 
 
 std::tuple<Tensor, Tensor> triangular_solve(const Tensor& B, const Tensor& A, bool upper,
                                             bool transpose, bool unitriangular) {
+  EMBER_OP(triangular_solve, B, A, upper, transpose, unitriangular);
   const char* op = "triangular_solve";
   check_cpu(A, op);
   check_cpu(B, op);
@@ -577,6 +588,7 @@ Tensor cholesky_solve_kernel(const Tensor& B, const Tensor& L, bool upper, const
 }
 
 Tensor cholesky_solve(const Tensor& B, const Tensor& L, bool upper) {
+  EMBER_OP(cholesky_solve, B, L, upper);
   const char* op = "cholesky_solve";
   check_cpu(L, op);
   check_cpu(B, op);
@@ -639,6 +651,7 @@ Tensor cholesky_solve_kernel(const Tensor& B, const Tensor& L, bool upper, const
 }  // namespace
 
 Tensor cholesky_inverse(const Tensor& L, bool upper) {
+  EMBER_OP(cholesky_inverse, L, upper);
   const char* op = "cholesky_inverse";
   check_cpu(L, op);
   check_square(L, op, "input");

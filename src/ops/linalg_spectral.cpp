@@ -4,6 +4,7 @@
 #include "autograd/record.h"
 #include "ember/blas.h"
 #include "ember/shape_ops.h"
+#include "ops/call_path.h"
 #include "ops/linalg_util.h"
 
 namespace ember {
@@ -340,29 +341,42 @@ namespace linalg {
 
 std::tuple<Tensor, Tensor, Tensor> svd(const Tensor& A, bool full_matrices,
                                        std::optional<std::string_view> driver) {
+  EMBER_OP(linalg_svd, A, full_matrices, driver);
   EMBER_CHECK(!driver.has_value(),
               "[linalg.svd] keyword argument `driver=` is only supported on "
               "CUDA inputs with cuSOLVER backend.");
   return svd_impl(A, full_matrices, true, "linalg.svd");
 }
 
-Tensor svdvals(const Tensor& A) { return std::get<1>(svd_impl(A, false, false, "linalg.svdvals")); }
+Tensor svdvals(const Tensor& A) {
+  EMBER_OP(linalg_svdvals, A);
+  return std::get<1>(svd_impl(A, false, false, "linalg.svdvals"));
+}
 
 std::tuple<Tensor, Tensor> eigh(const Tensor& A, std::string_view uplo) {
+  EMBER_OP(linalg_eigh, A, uplo);
   return eigh_impl(A, uplo, true, "linalg.eigh");
 }
 
 Tensor eigvalsh(const Tensor& A, std::string_view uplo) {
+  EMBER_OP(linalg_eigvalsh, A, uplo);
   return std::get<0>(eigh_impl(A, uplo, false, "linalg.eigvalsh"));
 }
 
-std::tuple<Tensor, Tensor> eig(const Tensor& A) { return eig_impl(A, true, "linalg.eig"); }
+std::tuple<Tensor, Tensor> eig(const Tensor& A) {
+  EMBER_OP(linalg_eig, A);
+  return eig_impl(A, true, "linalg.eig");
+}
 
-Tensor eigvals(const Tensor& A) { return std::get<0>(eig_impl(A, false, "linalg.eigvals")); }
+Tensor eigvals(const Tensor& A) {
+  EMBER_OP(linalg_eigvals, A);
+  return std::get<0>(eig_impl(A, false, "linalg.eigvals"));
+}
 
 }  // namespace linalg
 
 std::tuple<Tensor, Tensor, Tensor> svd(const Tensor& A, bool some, bool compute_uv) {
+  EMBER_OP(svd, A, some, compute_uv);
   if (!compute_uv) {
     Tensor S = std::get<1>(svd_impl(A, false, false, "svd"));
     const DimVector bs = batch_shape(A);

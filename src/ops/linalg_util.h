@@ -1,4 +1,5 @@
 #pragma once
+#include "ops/op_layer.h"  // Note [Layer includes]
 // Shared pieces of the linalg ops: input checks, column-major batch workspaces, the batch loop,
 // info-to-error translation and overloaded LAPACK/BLAS wrappers (one name per routine family,
 // resolved by the element type).

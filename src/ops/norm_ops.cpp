@@ -19,6 +19,7 @@
 #include "ember/reduce.h"
 #include "ember/shape_ops.h"
 #include "kernels/cpu/norm_cpu.h"
+#include "ops/call_path.h"
 
 namespace ember {
 
@@ -78,6 +79,8 @@ std::tuple<Tensor, Tensor, Tensor> native_batch_norm(const Tensor& input, const 
                                                      const Tensor& bias, const Tensor& running_mean,
                                                      const Tensor& running_var, bool training,
                                                      double momentum, double eps) {
+  EMBER_OP(native_batch_norm, input, weight, bias, running_mean, running_var, training, momentum,
+           eps);
   const char* op = "batch_norm";
   check_norm_input(input, op);
   EMBER_CHECK(input.dim() >= 2,
@@ -241,6 +244,8 @@ std::tuple<Tensor, Tensor, Tensor> native_batch_norm(const Tensor& input, const 
 Tensor batch_norm(const Tensor& input, const Tensor& weight, const Tensor& bias,
                   const Tensor& running_mean, const Tensor& running_var, bool training,
                   double momentum, double eps, bool cudnn_enabled) {
+  EMBER_OP(batch_norm, input, weight, bias, running_mean, running_var, training, momentum, eps,
+           cudnn_enabled);
   return std::get<0>(
       native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps));
 }
@@ -251,6 +256,7 @@ std::tuple<Tensor, Tensor, Tensor> native_layer_norm(const Tensor& input,
                                                      IntArrayRef normalized_shape,
                                                      const Tensor& weight, const Tensor& bias,
                                                      double eps) {
+  EMBER_OP(native_layer_norm, input, normalized_shape, weight, bias, eps);
   check_norm_input(input, "layer_norm");
   const int64_t k = int64_t(normalized_shape.size());
   EMBER_CHECK(k >= 1,
@@ -346,6 +352,7 @@ std::tuple<Tensor, Tensor, Tensor> native_layer_norm(const Tensor& input,
 
 Tensor layer_norm(const Tensor& input, IntArrayRef normalized_shape, const Tensor& weight,
                   const Tensor& bias, double eps, bool cudnn_enable) {
+  EMBER_OP(layer_norm, input, normalized_shape, weight, bias, eps, cudnn_enable);
   return std::get<0>(native_layer_norm(input, normalized_shape, weight, bias, eps));
 }
 
@@ -353,6 +360,7 @@ Tensor layer_norm(const Tensor& input, IntArrayRef normalized_shape, const Tenso
 
 Tensor group_norm(const Tensor& input, int64_t num_groups, const Tensor& weight, const Tensor& bias,
                   double eps, bool cudnn_enabled) {
+  EMBER_OP(group_norm, input, num_groups, weight, bias, eps, cudnn_enabled);
   check_norm_input(input, "group_norm");
   EMBER_CHECK(input.dim() >= 2, "Expected at least 2 dimensions for input tensor but received ",
               input.dim());
@@ -443,6 +451,8 @@ Tensor group_norm(const Tensor& input, int64_t num_groups, const Tensor& weight,
 Tensor instance_norm(const Tensor& input, const Tensor& weight, const Tensor& bias,
                      const Tensor& running_mean, const Tensor& running_var, bool use_input_stats,
                      double momentum, double eps, bool cudnn_enabled) {
+  EMBER_OP(instance_norm, input, weight, bias, running_mean, running_var, use_input_stats, momentum,
+           eps, cudnn_enabled);
   check_norm_input(input, "instance_norm");
   EMBER_CHECK(input.dim() >= 2, "[instance_norm] expected an (N, C, *) input, got ",
               shape_str(input.sizes()));
@@ -472,6 +482,7 @@ Tensor instance_norm(const Tensor& input, const Tensor& weight, const Tensor& bi
 // ---- local response norm (the composite of nn.functional) ----
 
 Tensor local_response_norm(const Tensor& input, int64_t size, double alpha, double beta, double k) {
+  EMBER_OP(local_response_norm, input, size, alpha, beta, k);
   EMBER_CHECK(input.defined(), "[local_response_norm] input must be defined");
   EMBER_CHECK_VALUE(input.dim() >= 3, "Expected 3D or higher dimensionality input (got ",
                     input.dim(), " dimensions)");

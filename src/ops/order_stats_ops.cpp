@@ -20,6 +20,7 @@
 #include "ember/ops.h"
 #include "ember/shape_ops.h"
 #include "ember/sort.h"
+#include "ops/call_path.h"
 #include "ops/reduce_core.h"
 #include "ops/sort_internal.h"
 
@@ -585,6 +586,7 @@ Tensor quantile_rec(const Tensor& self, const Tensor& q, std::optional<int64_t> 
 }  // namespace
 
 std::tuple<Tensor, Tensor> kthvalue(const Tensor& self, int64_t k, int64_t dim, bool keepdim) {
+  EMBER_OP(kthvalue, self, k, dim, keepdim);
   OpRecorder rec("kthvalue", {self});
   auto [v, i] = kthvalue_impl(self, k, dim, keepdim);
   if (rec) record_selected(rec, self, v, i, wrap_dim(dim, self.dim(), "kthvalue"), keepdim);
@@ -620,16 +622,25 @@ std::tuple<Tensor, Tensor> kthvalue_impl(const Tensor& self, int64_t k, int64_t 
 }
 }  // namespace
 
-Tensor median(const Tensor& self) { return median_all_rec(self, false); }
+Tensor median(const Tensor& self) {
+  EMBER_OP(median, self);
+  return median_all_rec(self, false);
+}
 std::tuple<Tensor, Tensor> median(const Tensor& self, int64_t dim, bool keepdim) {
+  EMBER_OP(median_1, self, dim, keepdim);
   return median_dim_rec(self, dim, keepdim, false);
 }
-Tensor nanmedian(const Tensor& self) { return median_all_rec(self, true); }
+Tensor nanmedian(const Tensor& self) {
+  EMBER_OP(nanmedian, self);
+  return median_all_rec(self, true);
+}
 std::tuple<Tensor, Tensor> nanmedian(const Tensor& self, int64_t dim, bool keepdim) {
+  EMBER_OP(nanmedian_1, self, dim, keepdim);
   return median_dim_rec(self, dim, keepdim, true);
 }
 
 std::tuple<Tensor, Tensor> mode(const Tensor& self, int64_t dim, bool keepdim) {
+  EMBER_OP(mode, self, dim, keepdim);
   const char* op = "mode";
   OpRecorder rec(op, {self});
   check_input(self, op);
@@ -643,18 +654,22 @@ std::tuple<Tensor, Tensor> mode(const Tensor& self, int64_t dim, bool keepdim) {
 
 Tensor quantile(const Tensor& self, const Tensor& q, std::optional<int64_t> dim, bool keepdim,
                 std::string_view interpolation) {
+  EMBER_OP(quantile, self, q, dim, keepdim, interpolation);
   return quantile_rec(self, q, dim, keepdim, interpolation, false);
 }
 Tensor quantile(const Tensor& self, double q, std::optional<int64_t> dim, bool keepdim,
                 std::string_view interpolation) {
+  EMBER_OP(quantile_1, self, q, dim, keepdim, interpolation);
   return quantile_scalar(self, q, dim, keepdim, interpolation, false);
 }
 Tensor nanquantile(const Tensor& self, const Tensor& q, std::optional<int64_t> dim, bool keepdim,
                    std::string_view interpolation) {
+  EMBER_OP(nanquantile, self, q, dim, keepdim, interpolation);
   return quantile_rec(self, q, dim, keepdim, interpolation, true);
 }
 Tensor nanquantile(const Tensor& self, double q, std::optional<int64_t> dim, bool keepdim,
                    std::string_view interpolation) {
+  EMBER_OP(nanquantile_1, self, q, dim, keepdim, interpolation);
   return quantile_scalar(self, q, dim, keepdim, interpolation, true);
 }
 

@@ -10,6 +10,7 @@
 #include "ember/index_ops.h"
 #include "ember/ops.h"
 #include "ember/shape_ops.h"
+#include "ops/call_path.h"
 
 namespace ember {
 
@@ -170,6 +171,7 @@ Tensor constant_pad_nd_impl(const Tensor& self, IntArrayRef pad, const Scalar& v
 // Constant padding: the gradient is the output cropped back (padding by the negated pads,
 // which also puts zeros where the input was cropped), as PyTorch's constant_pad_nd_backward.
 Tensor constant_pad_nd(const Tensor& self, IntArrayRef pad0, const Scalar& value) {
+  EMBER_OP(constant_pad_nd, self, pad0, value);
   autograd::OpRecorder rec("constant_pad_nd", {self});
   Tensor out = constant_pad_nd_impl(self, pad0, value);
   if (rec) {
@@ -247,6 +249,7 @@ Tensor constant_pad_nd_impl(const Tensor& self, IntArrayRef pad, const Scalar& v
 
 Tensor pad(const Tensor& self, IntArrayRef pad, std::string_view mode,
            std::optional<double> value) {
+  EMBER_OP(pad, self, pad, mode, value);
   EMBER_CHECK(pad.size() % 2 == 0, "[pad] Padding length must be divisible by 2, got ", pad.size());
   EMBER_CHECK(int64_t(pad.size()) <= 2 * self.dim(), "[pad] Padding length too large: ", pad.size(),
               " for an input of shape ", shape_str(self.sizes()));

@@ -1,6 +1,7 @@
 // Random sampling (random.h and the Tensor random fills) on the counter-based Philox stream.
 // See Note [Reproducible random streams] in generator.h for how elements map to counters.
 #include "ember/random.h"
+#include "ops/call_path.h"
 
 #include <algorithm>
 #include <cmath>
@@ -591,6 +592,7 @@ Tensor as_double(const Tensor& t) { return t.to(Device(kCPU), kDouble).contiguou
 // ---- Tensor random fills ----
 
 Tensor& Tensor::uniform_(double from, double to, std::optional<Generator> gen) {
+  EMBER_OP(uniform_, *this, from, to, gen);
   EMBER_CHECK(defined(), "[uniform_] undefined tensor");
   check_floating_or_complex(dtype(), "uniform_", "check_uniform_bounds");
   ScalarType real_t = toRealValueType(dtype());
@@ -614,6 +616,7 @@ Tensor& Tensor::uniform_(double from, double to, std::optional<Generator> gen) {
 }
 
 Tensor& Tensor::normal_(double mean, double std, std::optional<Generator> gen) {
+  EMBER_OP(normal_, *this, mean, std, gen);
   EMBER_CHECK(defined(), "[normal_] undefined tensor");
   check_floating_or_complex(dtype(), "normal_", "normal_kernel_cpu");
   EMBER_CHECK(std >= 0.0, "[normal_] normal expects std >= 0.0, but found std ", std);
@@ -629,6 +632,7 @@ Tensor& Tensor::normal_(double mean, double std, std::optional<Generator> gen) {
 }
 
 Tensor& Tensor::exponential_(double lambd, std::optional<Generator> gen) {
+  EMBER_OP(exponential_, *this, lambd, gen);
   EMBER_CHECK(defined(), "[exponential_] undefined tensor");
   EMBER_CHECK(isFloatingType(dtype()), "[exponential_] \"exponential_cpu\" not implemented for '",
               ember::toString(dtype()), "'");
@@ -643,6 +647,7 @@ Tensor& Tensor::exponential_(double lambd, std::optional<Generator> gen) {
 }
 
 Tensor& Tensor::bernoulli_(double p, std::optional<Generator> gen) {
+  EMBER_OP(bernoulli_, *this, p, gen);
   EMBER_CHECK(defined(), "[bernoulli_] undefined tensor");
   EMBER_CHECK(!is_complex(), "[bernoulli_] \"bernoulli_scalar_cpu_\" not implemented for '",
               ember::toString(dtype()), "'");
@@ -657,6 +662,7 @@ Tensor& Tensor::bernoulli_(double p, std::optional<Generator> gen) {
 }
 
 Tensor& Tensor::bernoulli_(const Tensor& p, std::optional<Generator> gen) {
+  EMBER_OP(bernoulli__1, *this, p, gen);
   EMBER_CHECK(defined() && p.defined(), "[bernoulli_] undefined tensor");
   EMBER_CHECK(!is_complex(), "[bernoulli_] \"bernoulli_tensor_cpu_self_\" not implemented for '",
               ember::toString(dtype()), "'");
@@ -680,6 +686,7 @@ Tensor& Tensor::bernoulli_(const Tensor& p, std::optional<Generator> gen) {
 }
 
 Tensor& Tensor::random_(int64_t from, std::optional<int64_t> to, std::optional<Generator> gen) {
+  EMBER_OP(random_, *this, from, to, gen);
   EMBER_CHECK(defined(), "[random_] undefined tensor");
   ScalarType dt = dtype();
   EMBER_CHECK(!isComplexType(dt),
@@ -731,44 +738,53 @@ Tensor with_grad(Tensor t, const TensorOptions& opts) {
 }  // namespace
 
 Tensor rand(IntArrayRef sizes, std::optional<Generator> gen, const TensorOptions& opts) {
+  EMBER_OP(rand, sizes, gen, opts);
   check_floating_or_complex(opts.dtype(), "rand", "check_uniform_bounds");
   Tensor t = empty(sizes, without_grad(opts));
   t.uniform_(0, 1, std::move(gen));
   return with_grad(t, opts);
 }
 Tensor rand(IntArrayRef sizes, const TensorOptions& opts) {
+  EMBER_OP(rand_1, sizes, opts);
   return rand(sizes, std::nullopt, opts);
 }
 
 Tensor randn(IntArrayRef sizes, std::optional<Generator> gen, const TensorOptions& opts) {
+  EMBER_OP(randn, sizes, gen, opts);
   check_floating_or_complex(opts.dtype(), "randn", "normal_kernel_cpu");
   Tensor t = empty(sizes, without_grad(opts));
   t.normal_(0, 1, std::move(gen));
   return with_grad(t, opts);
 }
 Tensor randn(IntArrayRef sizes, const TensorOptions& opts) {
+  EMBER_OP(randn_1, sizes, opts);
   return randn(sizes, std::nullopt, opts);
 }
 
 Tensor randint(int64_t low, int64_t high, IntArrayRef sizes, std::optional<Generator> gen,
                const TensorOptions& opts) {
+  EMBER_OP(randint, low, high, sizes, gen, opts);
   TensorOptions o = without_grad(opts).dtype(opts.has_dtype() ? opts.dtype() : kLong);
   Tensor t = empty(sizes, o);
   t.random_(low, high, std::move(gen));
   return with_grad(t, opts);
 }
 Tensor randint(int64_t low, int64_t high, IntArrayRef sizes, const TensorOptions& opts) {
+  EMBER_OP(randint_1, low, high, sizes, opts);
   return randint(low, high, sizes, std::nullopt, opts);
 }
 Tensor randint(int64_t high, IntArrayRef sizes, const TensorOptions& opts) {
+  EMBER_OP(randint_2, high, sizes, opts);
   return randint(0, high, sizes, std::nullopt, opts);
 }
 Tensor randint(int64_t high, IntArrayRef sizes, std::optional<Generator> gen,
                const TensorOptions& opts) {
+  EMBER_OP(randint_3, high, sizes, gen, opts);
   return randint(0, high, sizes, std::move(gen), opts);
 }
 
 Tensor randperm(int64_t n, std::optional<Generator> gen, const TensorOptions& opts) {
+  EMBER_OP(randperm, n, gen, opts);
   EMBER_CHECK(n >= 0, "[randperm] n must be non-negative, got ", n);
   ScalarType dt = opts.has_dtype() ? opts.dtype() : kLong;
   EMBER_CHECK(dt != kBool && !isComplexType(dt), "[randperm] \"randperm\" not implemented for '",
@@ -811,9 +827,13 @@ Tensor randperm(int64_t n, std::optional<Generator> gen, const TensorOptions& op
   return with_grad(t, opts);
 }
 
-Tensor randperm(int64_t n, const TensorOptions& opts) { return randperm(n, std::nullopt, opts); }
+Tensor randperm(int64_t n, const TensorOptions& opts) {
+  EMBER_OP(randperm_1, n, opts);
+  return randperm(n, std::nullopt, opts);
+}
 
 Tensor rand_like(const Tensor& t, const TensorOptions& opts) {
+  EMBER_OP(rand_like, t, opts);
   Tensor r = empty_like(t, without_grad(opts));
   check_floating_or_complex(r.dtype(), "rand_like", "check_uniform_bounds");
   r.uniform_(0, 1);
@@ -821,6 +841,7 @@ Tensor rand_like(const Tensor& t, const TensorOptions& opts) {
 }
 
 Tensor randn_like(const Tensor& t, const TensorOptions& opts) {
+  EMBER_OP(randn_like, t, opts);
   Tensor r = empty_like(t, without_grad(opts));
   check_floating_or_complex(r.dtype(), "randn_like", "normal_kernel_cpu");
   r.normal_(0, 1);
@@ -828,6 +849,7 @@ Tensor randn_like(const Tensor& t, const TensorOptions& opts) {
 }
 
 Tensor bernoulli(const Tensor& p, std::optional<Generator> gen) {
+  EMBER_OP(bernoulli, p, gen);
   EMBER_CHECK(p.defined(), "[bernoulli] undefined tensor");
   EMBER_CHECK(isFloatingType(p.dtype()),
               "[bernoulli] \"bernoulli_tensor_cpu_p_\" not implemented for '",
@@ -838,6 +860,7 @@ Tensor bernoulli(const Tensor& p, std::optional<Generator> gen) {
 }
 
 Tensor bernoulli(const Tensor& x, double p, std::optional<Generator> gen) {
+  EMBER_OP(bernoulli_1, x, p, gen);
   EMBER_CHECK(x.defined(), "[bernoulli] undefined tensor");
   Tensor out = empty_like(x);
   out.bernoulli_(p, std::move(gen));
@@ -846,6 +869,7 @@ Tensor bernoulli(const Tensor& x, double p, std::optional<Generator> gen) {
 
 Tensor multinomial(const Tensor& probs, int64_t num_samples, bool replacement,
                    std::optional<Generator> gen) {
+  EMBER_OP(multinomial, probs, num_samples, replacement, gen);
   EMBER_CHECK(probs.defined(), "[multinomial] undefined tensor");
   EMBER_CHECK(probs.dim() == 1 || probs.dim() == 2, "[multinomial] prob_dist must be 1 or 2 dim");
   EMBER_CHECK(isFloatingType(probs.dtype()),
@@ -924,6 +948,7 @@ Tensor multinomial(const Tensor& probs, int64_t num_samples, bool replacement,
 }
 
 Tensor normal(const Tensor& mean, const Tensor& std, std::optional<Generator> gen) {
+  EMBER_OP(normal, mean, std, gen);
   EMBER_CHECK(mean.defined() && std.defined(), "[normal] undefined tensor");
   Tensor sd = as_double(std);
   const double* sp = static_cast<const double*>(sd.data_ptr());
@@ -937,6 +962,7 @@ Tensor normal(const Tensor& mean, const Tensor& std, std::optional<Generator> ge
 }
 
 Tensor normal(const Tensor& mean, double std, std::optional<Generator> gen) {
+  EMBER_OP(normal_1, mean, std, gen);
   EMBER_CHECK(mean.defined(), "[normal] undefined tensor");
   EMBER_CHECK(std >= 0.0, "[normal] normal expects std >= 0.0, but found std ", std);
   Tensor out = empty_like(mean);
@@ -946,6 +972,7 @@ Tensor normal(const Tensor& mean, double std, std::optional<Generator> gen) {
 }
 
 Tensor normal(double mean, const Tensor& std, std::optional<Generator> gen) {
+  EMBER_OP(normal_2, mean, std, gen);
   EMBER_CHECK(std.defined(), "[normal] undefined tensor");
   Tensor sd = as_double(std);
   const double* sp = static_cast<const double*>(sd.data_ptr());
@@ -959,6 +986,7 @@ Tensor normal(double mean, const Tensor& std, std::optional<Generator> gen) {
 
 Tensor normal(double mean, double std, IntArrayRef sizes, std::optional<Generator> gen,
               const TensorOptions& opts) {
+  EMBER_OP(normal_3, mean, std, sizes, gen, opts);
   Tensor t = empty(sizes, without_grad(opts));
   t.normal_(mean, std, std::move(gen));
   return with_grad(t, opts);

@@ -1,4 +1,5 @@
 #pragma once
+#include "ops/op_layer.h"  // Note [Layer includes]
 // Shared pieces of the reduction ops (reduce_ops.cpp, reduce_stats.cpp): dim lists, result
 // shapes, out= handling and the functor driver on top of the engine in kernels/cpu/reduce.h.
 

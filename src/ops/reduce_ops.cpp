@@ -8,6 +8,7 @@
 #include "ember/factory.h"
 #include "ember/index_ops.h"
 #include "ember/ops.h"
+#include "ops/call_path.h"
 #include "ops/reduce_core.h"
 
 namespace ember {
@@ -680,15 +681,18 @@ std::tuple<Tensor, Tensor> arg_rec(const Tensor& x, int64_t dim0, bool keepdim, 
 // ---- sums and means ----
 
 Tensor sum(const Tensor& self, std::optional<ScalarType> dtype) {
+  EMBER_OP(sum, self, dtype);
   return sum_rec<false, false>(self, {}, false, dtype, "sum");
 }
 Tensor sum(const Tensor& self, OptionalIntArrayRef dim, bool keepdim,
            std::optional<ScalarType> dtype) {
+  EMBER_OP(sum_1, self, dim, keepdim, dtype);
   return sum_rec<false, false>(self, dim.value_or_empty(), keepdim, dtype, "sum",
                                dim.has_value() && !dim->empty() ? 1 : 0);
 }
 Tensor& sum_out(Tensor& out, const Tensor& self, OptionalIntArrayRef dim, bool keepdim,
                 std::optional<ScalarType> dtype) {
+  EMBER_OP(sum_out, out, self, dim, keepdim, dtype);
   autograd::check_out_not_differentiable("sum", {self});
   write_out(out,
             sum_impl<false, false>(self, dim.value_or_empty(), keepdim, dtype ? dtype : out.dtype(),
@@ -698,10 +702,12 @@ Tensor& sum_out(Tensor& out, const Tensor& self, OptionalIntArrayRef dim, bool k
 }
 Tensor nansum(const Tensor& self, OptionalIntArrayRef dim, bool keepdim,
               std::optional<ScalarType> dtype) {
+  EMBER_OP(nansum, self, dim, keepdim, dtype);
   return sum_rec<true, false>(self, dim.value_or_empty(), keepdim, dtype, "nansum");
 }
 Tensor& nansum_out(Tensor& out, const Tensor& self, OptionalIntArrayRef dim, bool keepdim,
                    std::optional<ScalarType> dtype) {
+  EMBER_OP(nansum_out, out, self, dim, keepdim, dtype);
   autograd::check_out_not_differentiable("nansum", {self});
   write_out(out,
             sum_impl<true, false>(self, dim.value_or_empty(), keepdim, dtype ? dtype : out.dtype(),
@@ -710,15 +716,18 @@ Tensor& nansum_out(Tensor& out, const Tensor& self, OptionalIntArrayRef dim, boo
   return out;
 }
 Tensor mean(const Tensor& self, std::optional<ScalarType> dtype) {
+  EMBER_OP(mean, self, dtype);
   return sum_rec<false, true>(self, {}, false, dtype, "mean");
 }
 Tensor mean(const Tensor& self, OptionalIntArrayRef dim, bool keepdim,
             std::optional<ScalarType> dtype) {
+  EMBER_OP(mean_1, self, dim, keepdim, dtype);
   return sum_rec<false, true>(self, dim.value_or_empty(), keepdim, dtype, "mean",
                               dim.has_value() && !dim->empty() ? 1 : 0);
 }
 Tensor& mean_out(Tensor& out, const Tensor& self, OptionalIntArrayRef dim, bool keepdim,
                  std::optional<ScalarType> dtype) {
+  EMBER_OP(mean_out, out, self, dim, keepdim, dtype);
   autograd::check_out_not_differentiable("mean", {self});
   write_out(out,
             sum_impl<false, true>(self, dim.value_or_empty(), keepdim, dtype ? dtype : out.dtype(),
@@ -728,6 +737,7 @@ Tensor& mean_out(Tensor& out, const Tensor& self, OptionalIntArrayRef dim, bool 
 }
 Tensor nanmean(const Tensor& self, OptionalIntArrayRef dim, bool keepdim,
                std::optional<ScalarType> dtype) {
+  EMBER_OP(nanmean, self, dim, keepdim, dtype);
   EMBER_CHECK(self.defined(), "[nanmean] input is undefined");
   EMBER_CHECK(self.is_floating_point(), "[nanmean] expects a floating point input tensor, got ",
               dtype_name(self.dtype()));
@@ -736,6 +746,7 @@ Tensor nanmean(const Tensor& self, OptionalIntArrayRef dim, bool keepdim,
 }
 Tensor& nanmean_out(Tensor& out, const Tensor& self, OptionalIntArrayRef dim, bool keepdim,
                     std::optional<ScalarType> dtype) {
+  EMBER_OP(nanmean_out, out, self, dim, keepdim, dtype);
   autograd::check_out_not_differentiable("nanmean", {self});
   write_out(out, nanmean(self, dim, keepdim, dtype ? dtype : out.dtype()), "nanmean");
   return out;
@@ -765,13 +776,16 @@ Tensor prod_impl(const Tensor& x0, IntArrayRef dim, bool keepdim, std::optional<
 }  // namespace
 
 Tensor prod(const Tensor& self, std::optional<ScalarType> dtype) {
+  EMBER_OP(prod, self, dtype);
   return prod_rec(self, std::nullopt, false, dtype);
 }
 Tensor prod(const Tensor& self, int64_t dim, bool keepdim, std::optional<ScalarType> dtype) {
+  EMBER_OP(prod_1, self, dim, keepdim, dtype);
   return prod_rec(self, dim, keepdim, dtype);
 }
 Tensor& prod_out(Tensor& out, const Tensor& self, int64_t dim, bool keepdim,
                  std::optional<ScalarType> dtype) {
+  EMBER_OP(prod_out, out, self, dim, keepdim, dtype);
   autograd::check_out_not_differentiable("prod", {self});
   write_out(out, prod_impl(self, {dim}, keepdim, dtype ? dtype : out.dtype()), "prod");
   return out;
@@ -780,6 +794,7 @@ Tensor& prod_out(Tensor& out, const Tensor& self, int64_t dim, bool keepdim,
 // ---- extrema ----
 
 Tensor max(const Tensor& self) {
+  EMBER_OP(max, self);
   EMBER_CHECK(self.defined(), "[max] input is undefined");
   EMBER_CHECK(self.numel() > 0,
               "[max] max(): Expected reduction dim to be specified for "
@@ -787,6 +802,7 @@ Tensor max(const Tensor& self) {
   return extreme_all_rec<true>(self, "max");
 }
 Tensor min(const Tensor& self) {
+  EMBER_OP(min, self);
   EMBER_CHECK(self.defined(), "[min] input is undefined");
   EMBER_CHECK(self.numel() > 0,
               "[min] min(): Expected reduction dim to be specified for "
@@ -794,9 +810,11 @@ Tensor min(const Tensor& self) {
   return extreme_all_rec<false>(self, "min");
 }
 std::tuple<Tensor, Tensor> max(const Tensor& self, int64_t dim, bool keepdim) {
+  EMBER_OP(max_1, self, dim, keepdim);
   return arg_rec<true>(self, dim, keepdim, "max");
 }
 std::tuple<Tensor, Tensor> min(const Tensor& self, int64_t dim, bool keepdim) {
+  EMBER_OP(min_1, self, dim, keepdim);
   return arg_rec<false>(self, dim, keepdim, "min");
 }
 namespace {
@@ -813,29 +831,41 @@ std::tuple<Tensor&, Tensor&> arg_out(Tensor& values, Tensor& indices, std::tuple
 }  // namespace
 std::tuple<Tensor&, Tensor&> max_out(Tensor& values, Tensor& indices, const Tensor& self,
                                      int64_t dim, bool keepdim) {
+  EMBER_OP(max_out, values, indices, self, dim, keepdim);
   autograd::check_out_not_differentiable("max", {self});
   return arg_out(values, indices, max(self, dim, keepdim), "max");
 }
 std::tuple<Tensor&, Tensor&> min_out(Tensor& values, Tensor& indices, const Tensor& self,
                                      int64_t dim, bool keepdim) {
+  EMBER_OP(min_out, values, indices, self, dim, keepdim);
   autograd::check_out_not_differentiable("min", {self});
   return arg_out(values, indices, min(self, dim, keepdim), "min");
 }
-Tensor max(const Tensor& self, const Tensor& other) { return maximum(self, other); }
-Tensor min(const Tensor& self, const Tensor& other) { return minimum(self, other); }
+Tensor max(const Tensor& self, const Tensor& other) {
+  EMBER_OP(max_2, self, other);
+  return maximum(self, other);
+}
+Tensor min(const Tensor& self, const Tensor& other) {
+  EMBER_OP(min_2, self, other);
+  return minimum(self, other);
+}
 
 Tensor amax(const Tensor& self, IntArrayRef dim, bool keepdim) {
+  EMBER_OP(amax, self, dim, keepdim);
   return amaxmin_rec<true>(self, dim, keepdim, "amax");
 }
 Tensor amin(const Tensor& self, IntArrayRef dim, bool keepdim) {
+  EMBER_OP(amin, self, dim, keepdim);
   return amaxmin_rec<false>(self, dim, keepdim, "amin");
 }
 Tensor& amax_out(Tensor& out, const Tensor& self, IntArrayRef dim, bool keepdim) {
+  EMBER_OP(amax_out, out, self, dim, keepdim);
   autograd::check_out_not_differentiable("amax", {self});
   write_out(out, amax(self, dim, keepdim), "amax");
   return out;
 }
 Tensor& amin_out(Tensor& out, const Tensor& self, IntArrayRef dim, bool keepdim) {
+  EMBER_OP(amin_out, out, self, dim, keepdim);
   autograd::check_out_not_differentiable("amin", {self});
   write_out(out, amin(self, dim, keepdim), "amin");
   return out;
@@ -867,21 +897,26 @@ Tensor argext(const Tensor& self, std::optional<int64_t> dim, bool keepdim, cons
 }  // namespace
 
 Tensor argmax(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
+  EMBER_OP(argmax, self, dim, keepdim);
   return argext<true>(self, dim, keepdim, "argmax");
 }
 Tensor argmin(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
+  EMBER_OP(argmin, self, dim, keepdim);
   return argext<false>(self, dim, keepdim, "argmin");
 }
 Tensor& argmax_out(Tensor& out, const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
+  EMBER_OP(argmax_out, out, self, dim, keepdim);
   write_out(out, argmax(self, dim, keepdim), "argmax");
   return out;
 }
 Tensor& argmin_out(Tensor& out, const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
+  EMBER_OP(argmin_out, out, self, dim, keepdim);
   write_out(out, argmin(self, dim, keepdim), "argmin");
   return out;
 }
 
 std::tuple<Tensor, Tensor> aminmax(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
+  EMBER_OP(aminmax, self, dim, keepdim);
   EMBER_CHECK(self.defined(), "[aminmax] input is undefined");
   if (!dim) {
     EMBER_CHECK(self.numel() > 0,
@@ -931,26 +966,38 @@ Tensor logical_impl(const Tensor& x0, IntArrayRef dim, bool keepdim, const char*
 }
 }  // namespace
 
-Tensor all(const Tensor& self) { return logical_impl<0>(self, {}, false, "all"); }
+Tensor all(const Tensor& self) {
+  EMBER_OP(all, self);
+  return logical_impl<0>(self, {}, false, "all");
+}
 Tensor all(const Tensor& self, int64_t dim, bool keepdim) {
+  EMBER_OP(all_1, self, dim, keepdim);
   return logical_impl<0>(self, {dim}, keepdim, "all");
 }
 Tensor& all_out(Tensor& out, const Tensor& self, int64_t dim, bool keepdim) {
+  EMBER_OP(all_out, out, self, dim, keepdim);
   write_out(out, all(self, dim, keepdim), "all");
   return out;
 }
-Tensor any(const Tensor& self) { return logical_impl<1>(self, {}, false, "any"); }
+Tensor any(const Tensor& self) {
+  EMBER_OP(any, self);
+  return logical_impl<1>(self, {}, false, "any");
+}
 Tensor any(const Tensor& self, int64_t dim, bool keepdim) {
+  EMBER_OP(any_1, self, dim, keepdim);
   return logical_impl<1>(self, {dim}, keepdim, "any");
 }
 Tensor& any_out(Tensor& out, const Tensor& self, int64_t dim, bool keepdim) {
+  EMBER_OP(any_out, out, self, dim, keepdim);
   write_out(out, any(self, dim, keepdim), "any");
   return out;
 }
 Tensor count_nonzero(const Tensor& self, IntArrayRef dim) {
+  EMBER_OP(count_nonzero, self, dim);
   return logical_impl<2>(self, dim, false, "count_nonzero");
 }
 Tensor count_nonzero(const Tensor& self, std::optional<int64_t> dim) {
+  EMBER_OP(count_nonzero_1, self, dim);
   if (!dim) return count_nonzero(self, IntArrayRef{});
   return count_nonzero(self, IntArrayRef{*dim});
 }
@@ -985,8 +1032,14 @@ std::tuple<Tensor, Tensor> Tensor::max(int64_t dim, bool keepdim) const {
 std::tuple<Tensor, Tensor> Tensor::min(int64_t dim, bool keepdim) const {
   return ember::min(*this, dim, keepdim);
 }
-Tensor Tensor::max(const Tensor& other) const { return ember::maximum(*this, other); }
-Tensor Tensor::min(const Tensor& other) const { return ember::minimum(*this, other); }
+Tensor Tensor::max(const Tensor& other) const {
+  EMBER_OP(max_3, *this, other);
+  return ember::maximum(*this, other);
+}
+Tensor Tensor::min(const Tensor& other) const {
+  EMBER_OP(min_3, *this, other);
+  return ember::minimum(*this, other);
+}
 Tensor Tensor::amax(IntArrayRef dim, bool keepdim) const {
   return ember::amax(*this, dim, keepdim);
 }

@@ -6,6 +6,7 @@
 #include "ember/factory.h"
 #include "ember/linalg.h"
 #include "ember/ops.h"
+#include "ops/call_path.h"
 #include "ops/reduce_core.h"
 
 namespace ember {
@@ -13,6 +14,7 @@ namespace ember {
 using namespace reduce_detail;
 
 Tensor dist(const Tensor& self, const Tensor& other, const Scalar& p) {
+  EMBER_OP(dist, self, other, p);
   return linalg::vector_norm(sub(self, other), p);
 }
 Tensor Tensor::dist(const Tensor& other, const Scalar& p) const {
@@ -194,57 +196,71 @@ std::tuple<Tensor, Tensor> var_rec(const Tensor& x, OptionalIntArrayRef dim,
 }  // namespace
 
 Tensor var(const Tensor& self, bool unbiased) {
+  EMBER_OP(var, self, unbiased);
   return std::get<0>(var_rec(self, std::nullopt, corr(unbiased), false, false, false, "var"));
 }
 Tensor var(const Tensor& self, OptionalIntArrayRef dim, bool unbiased, bool keepdim) {
+  EMBER_OP(var_1, self, dim, unbiased, keepdim);
   return std::get<0>(var_rec(self, dim, corr(unbiased), keepdim, false, false, "var"));
 }
 Tensor var(const Tensor& self, OptionalIntArrayRef dim, std::optional<int64_t> correction,
            bool keepdim) {
+  EMBER_OP(var_2, self, dim, correction, keepdim);
   return std::get<0>(var_rec(self, dim, correction, keepdim, false, false, "var"));
 }
 Tensor& var_out(Tensor& out, const Tensor& self, OptionalIntArrayRef dim,
                 std::optional<int64_t> correction, bool keepdim) {
+  EMBER_OP(var_out, out, self, dim, correction, keepdim);
   autograd::check_out_not_differentiable("var", {self});
   write_out(out, var(self, dim, correction, keepdim), "var");
   return out;
 }
 Tensor std(const Tensor& self, bool unbiased) {
+  EMBER_OP(std, self, unbiased);
   return std::get<0>(var_rec(self, std::nullopt, corr(unbiased), false, true, false, "std"));
 }
 Tensor std(const Tensor& self, OptionalIntArrayRef dim, bool unbiased, bool keepdim) {
+  EMBER_OP(std_1, self, dim, unbiased, keepdim);
   return std::get<0>(var_rec(self, dim, corr(unbiased), keepdim, true, false, "std"));
 }
 Tensor std(const Tensor& self, OptionalIntArrayRef dim, std::optional<int64_t> correction,
            bool keepdim) {
+  EMBER_OP(std_2, self, dim, correction, keepdim);
   return std::get<0>(var_rec(self, dim, correction, keepdim, true, false, "std"));
 }
 Tensor& std_out(Tensor& out, const Tensor& self, OptionalIntArrayRef dim,
                 std::optional<int64_t> correction, bool keepdim) {
+  EMBER_OP(std_out, out, self, dim, correction, keepdim);
   autograd::check_out_not_differentiable("std", {self});
   write_out(out, ember::std(self, dim, correction, keepdim), "std");
   return out;
 }
 std::tuple<Tensor, Tensor> var_mean(const Tensor& self, bool unbiased) {
+  EMBER_OP(var_mean, self, unbiased);
   return var_rec(self, std::nullopt, corr(unbiased), false, false, true, "var_mean");
 }
 std::tuple<Tensor, Tensor> var_mean(const Tensor& self, OptionalIntArrayRef dim, bool unbiased,
                                     bool keepdim) {
+  EMBER_OP(var_mean_1, self, dim, unbiased, keepdim);
   return var_rec(self, dim, corr(unbiased), keepdim, false, true, "var_mean");
 }
 std::tuple<Tensor, Tensor> var_mean(const Tensor& self, OptionalIntArrayRef dim,
                                     std::optional<int64_t> correction, bool keepdim) {
+  EMBER_OP(var_mean_2, self, dim, correction, keepdim);
   return var_rec(self, dim, correction, keepdim, false, true, "var_mean");
 }
 std::tuple<Tensor, Tensor> std_mean(const Tensor& self, bool unbiased) {
+  EMBER_OP(std_mean, self, unbiased);
   return var_rec(self, std::nullopt, corr(unbiased), false, true, true, "std_mean");
 }
 std::tuple<Tensor, Tensor> std_mean(const Tensor& self, OptionalIntArrayRef dim, bool unbiased,
                                     bool keepdim) {
+  EMBER_OP(std_mean_1, self, dim, unbiased, keepdim);
   return var_rec(self, dim, corr(unbiased), keepdim, true, true, "std_mean");
 }
 std::tuple<Tensor, Tensor> std_mean(const Tensor& self, OptionalIntArrayRef dim,
                                     std::optional<int64_t> correction, bool keepdim) {
+  EMBER_OP(std_mean_2, self, dim, correction, keepdim);
   return var_rec(self, dim, correction, keepdim, true, true, "std_mean");
 }
 
@@ -269,6 +285,7 @@ Tensor logsumexp_impl(const Tensor& self, IntArrayRef dim, bool keepdim) {
 
 // d logsumexp / dx = exp(x - logsumexp(x)) (softmax over the reduced dims).
 Tensor logsumexp(const Tensor& self, IntArrayRef dim, bool keepdim) {
+  EMBER_OP(logsumexp, self, dim, keepdim);
   OpRecorder rec("logsumexp", {self});
   Tensor out = logsumexp_impl(self, dim, keepdim);
   if (rec) {
@@ -290,6 +307,7 @@ Tensor logsumexp(const Tensor& self, IntArrayRef dim, bool keepdim) {
   return out;
 }
 Tensor& logsumexp_out(Tensor& out, const Tensor& self, IntArrayRef dim, bool keepdim) {
+  EMBER_OP(logsumexp_out, out, self, dim, keepdim);
   autograd::check_out_not_differentiable("logsumexp", {self});
   write_out(out, logsumexp(self, dim, keepdim), "logsumexp");
   return out;
@@ -395,6 +413,7 @@ Tensor vector_norm_impl(const Tensor& self, double p, IntArrayRef dims0, bool ke
 
 Tensor linalg_vector_norm(const Tensor& self, const Scalar& ord, OptionalIntArrayRef dim,
                           bool keepdim, std::optional<ScalarType> dtype) {
+  EMBER_OP(linalg_vector_norm, self, ord, dim, keepdim, dtype);
   EMBER_CHECK(!ord.isComplex(), "[linalg.vector_norm] ord must be a real number");
   return vector_norm_impl(self, ord.toDouble(), dim ? *dim : IntArrayRef{}, keepdim, dtype,
                           "linalg.vector_norm");
@@ -402,6 +421,7 @@ Tensor linalg_vector_norm(const Tensor& self, const Scalar& ord, OptionalIntArra
 Tensor& linalg_vector_norm_out(Tensor& out, const Tensor& self, const Scalar& ord,
                                OptionalIntArrayRef dim, bool keepdim,
                                std::optional<ScalarType> dtype) {
+  EMBER_OP(linalg_vector_norm_out, out, self, ord, dim, keepdim, dtype);
   autograd::check_out_not_differentiable("linalg.vector_norm", {self});
   write_out(out, linalg_vector_norm(self, ord, dim, keepdim, dtype), "linalg.vector_norm");
   return out;
@@ -409,17 +429,20 @@ Tensor& linalg_vector_norm_out(Tensor& out, const Tensor& self, const Scalar& or
 namespace linalg {
 Tensor vector_norm(const Tensor& self, const Scalar& ord, OptionalIntArrayRef dim, bool keepdim,
                    std::optional<ScalarType> dtype) {
+  EMBER_OP(linalg_vector_norm_1, self, ord, dim, keepdim, dtype);
   return linalg_vector_norm(self, ord, dim, keepdim, dtype);
 }
 }  // namespace linalg
 
 Tensor norm(const Tensor& self, const std::optional<Scalar>& p, IntArrayRef dim, bool keepdim,
             std::optional<ScalarType> dtype) {
+  EMBER_OP(norm, self, p, dim, keepdim, dtype);
   const double pv = p ? p->toDouble() : 2.0;
   return vector_norm_impl(self, pv, dim, keepdim, dtype, "norm", true);
 }
 Tensor norm(const Tensor& self, std::string_view p, IntArrayRef dim, bool keepdim,
             std::optional<ScalarType> dtype) {
+  EMBER_OP(norm_1, self, p, dim, keepdim, dtype);
   if (p == "fro") return vector_norm_impl(self, 2.0, dim, keepdim, dtype, "norm", true);
   if (p == "nuc") {
     // Sum of singular values of the matrices spanned by the two dims (the last two by default).
@@ -445,6 +468,7 @@ Tensor norm(const Tensor& self, std::string_view p, IntArrayRef dim, bool keepdi
 }
 Tensor norm(const Tensor& self, const char* p, IntArrayRef dim, bool keepdim,
             std::optional<ScalarType> dtype) {
+  EMBER_OP(norm_2, self, p, dim, keepdim, dtype);
   return norm(self, std::string_view(p), dim, keepdim, dtype);
 }
 

@@ -10,6 +10,7 @@
 #include "ember/index_ops.h"
 #include "ember/ops.h"
 #include "kernels/cpu/conv_dnnl.h"
+#include "ops/call_path.h"
 
 namespace ember {
 namespace {
@@ -240,6 +241,7 @@ Tensor check_float(const Tensor& t, const char* op) {
 
 Tensor im2col(const Tensor& input, IntArrayRef kernel_size, IntArrayRef dilation,
               IntArrayRef padding, IntArrayRef stride) {
+  EMBER_OP(im2col, input, kernel_size, dilation, padding, stride);
   const char* op = "im2col";
   check_float(input, op);
   const BlockArgs a = block_args(kernel_size, dilation, padding, stride, op);
@@ -263,6 +265,7 @@ Tensor im2col(const Tensor& input, IntArrayRef kernel_size, IntArrayRef dilation
 
 Tensor col2im(const Tensor& input, IntArrayRef output_size, IntArrayRef kernel_size,
               IntArrayRef dilation, IntArrayRef padding, IntArrayRef stride) {
+  EMBER_OP(col2im, input, output_size, kernel_size, dilation, padding, stride);
   const char* op = "col2im";
   check_float(input, op);
   const BlockArgs a = block_args(kernel_size, dilation, padding, stride, op);
@@ -296,44 +299,52 @@ Tensor col2im(const Tensor& input, IntArrayRef output_size, IntArrayRef kernel_s
 
 Tensor upsample_nearest1d(const Tensor& input, IntArrayRef output_size,
                           std::optional<double> scales, bool exact) {
+  EMBER_OP(upsample_nearest1d, input, output_size, scales, exact);
   return resample("upsample_nearest1d", exact ? Mode::NearestExact : Mode::Nearest, 1, input,
                   output_size, false, {scales});
 }
 Tensor upsample_nearest2d(const Tensor& input, IntArrayRef output_size,
                           std::optional<double> scales_h, std::optional<double> scales_w,
                           bool exact) {
+  EMBER_OP(upsample_nearest2d, input, output_size, scales_h, scales_w, exact);
   return resample("upsample_nearest2d", exact ? Mode::NearestExact : Mode::Nearest, 2, input,
                   output_size, false, {scales_h, scales_w});
 }
 Tensor upsample_nearest3d(const Tensor& input, IntArrayRef output_size,
                           std::optional<double> scales_d, std::optional<double> scales_h,
                           std::optional<double> scales_w, bool exact) {
+  EMBER_OP(upsample_nearest3d, input, output_size, scales_d, scales_h, scales_w, exact);
   return resample("upsample_nearest3d", exact ? Mode::NearestExact : Mode::Nearest, 3, input,
                   output_size, false, {scales_d, scales_h, scales_w});
 }
 Tensor upsample_linear1d(const Tensor& input, IntArrayRef output_size, bool align_corners,
                          std::optional<double> scales) {
+  EMBER_OP(upsample_linear1d, input, output_size, align_corners, scales);
   return resample("upsample_linear1d", Mode::Linear, 1, input, output_size, align_corners,
                   {scales});
 }
 Tensor upsample_bilinear2d(const Tensor& input, IntArrayRef output_size, bool align_corners,
                            std::optional<double> scales_h, std::optional<double> scales_w) {
+  EMBER_OP(upsample_bilinear2d, input, output_size, align_corners, scales_h, scales_w);
   return resample("upsample_bilinear2d", Mode::Linear, 2, input, output_size, align_corners,
                   {scales_h, scales_w});
 }
 Tensor upsample_bicubic2d(const Tensor& input, IntArrayRef output_size, bool align_corners,
                           std::optional<double> scales_h, std::optional<double> scales_w) {
+  EMBER_OP(upsample_bicubic2d, input, output_size, align_corners, scales_h, scales_w);
   return resample("upsample_bicubic2d", Mode::Cubic, 2, input, output_size, align_corners,
                   {scales_h, scales_w});
 }
 Tensor upsample_trilinear3d(const Tensor& input, IntArrayRef output_size, bool align_corners,
                             std::optional<double> scales_d, std::optional<double> scales_h,
                             std::optional<double> scales_w) {
+  EMBER_OP(upsample_trilinear3d, input, output_size, align_corners, scales_d, scales_h, scales_w);
   return resample("upsample_trilinear3d", Mode::Linear, 3, input, output_size, align_corners,
                   {scales_d, scales_h, scales_w});
 }
 
 Tensor pixel_shuffle(const Tensor& input, int64_t r) {
+  EMBER_OP(pixel_shuffle, input, r);
   const char* op = "pixel_shuffle";
   EMBER_CHECK(input.defined(), "[", op, "] input is undefined");
   EMBER_CHECK(input.dim() >= 3, "[", op,
@@ -357,6 +368,7 @@ Tensor pixel_shuffle(const Tensor& input, int64_t r) {
 }
 
 Tensor pixel_unshuffle(const Tensor& input, int64_t r) {
+  EMBER_OP(pixel_unshuffle, input, r);
   const char* op = "pixel_unshuffle";
   EMBER_CHECK(input.defined(), "[", op, "] input is undefined");
   EMBER_CHECK(input.dim() >= 3, "[", op,

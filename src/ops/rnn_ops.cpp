@@ -12,6 +12,7 @@
 #include "ember/rnn.h"
 #include "ember/version.h"
 #include "kernels/cpu/rnn.h"
+#include "ops/call_path.h"
 
 namespace ember {
 
@@ -195,6 +196,7 @@ void check_gates(const Tensor& ig, const Tensor& hg, const Tensor& state, int64_
 
 std::tuple<Tensor, Tensor> lstm_fused_gates(const Tensor& igates, const Tensor& hgates,
                                             const Tensor& cx) {
+  EMBER_OP(lstm_fused_gates, igates, hgates, cx);
   const char* op = "lstm_fused_gates";
   check_gates(igates, hgates, cx, 4, op);
   const int64_t B = cx.size(0), H = cx.size(1);
@@ -233,6 +235,7 @@ std::tuple<Tensor, Tensor> lstm_fused_gates(const Tensor& igates, const Tensor& 
 }
 
 Tensor gru_fused_gates(const Tensor& igates, const Tensor& hgates, const Tensor& hx) {
+  EMBER_OP(gru_fused_gates, igates, hgates, hx);
   const char* op = "gru_fused_gates";
   check_gates(igates, hgates, hx, 3, op);
   const int64_t B = hx.size(0), H = hx.size(1);
@@ -372,6 +375,7 @@ Tensor rnn_cell(Mode m, const Tensor& input, const Tensor& hx, const Tensor& w_i
 
 std::tuple<Tensor, Tensor> lstm_cell(const Tensor& input, ArrayRef<Tensor> hx, const Tensor& w_ih,
                                      const Tensor& w_hh, const Tensor& b_ih, const Tensor& b_hh) {
+  EMBER_OP(lstm_cell, input, hx, w_ih, w_hh, b_ih, b_hh);
   const char* op = "lstm_cell";
   EMBER_CHECK(hx.size() == 2, "[", op, "] expected two hidden state tensors (h, c), got ",
               hx.size());
@@ -392,14 +396,17 @@ std::tuple<Tensor, Tensor> lstm_cell(const Tensor& input, ArrayRef<Tensor> hx, c
 
 Tensor gru_cell(const Tensor& input, const Tensor& hx, const Tensor& w_ih, const Tensor& w_hh,
                 const Tensor& b_ih, const Tensor& b_hh) {
+  EMBER_OP(gru_cell, input, hx, w_ih, w_hh, b_ih, b_hh);
   return rnn_cell(Mode::GRU, input, hx, w_ih, w_hh, b_ih, b_hh);
 }
 Tensor rnn_tanh_cell(const Tensor& input, const Tensor& hx, const Tensor& w_ih, const Tensor& w_hh,
                      const Tensor& b_ih, const Tensor& b_hh) {
+  EMBER_OP(rnn_tanh_cell, input, hx, w_ih, w_hh, b_ih, b_hh);
   return rnn_cell(Mode::RNN_TANH, input, hx, w_ih, w_hh, b_ih, b_hh);
 }
 Tensor rnn_relu_cell(const Tensor& input, const Tensor& hx, const Tensor& w_ih, const Tensor& w_hh,
                      const Tensor& b_ih, const Tensor& b_hh) {
+  EMBER_OP(rnn_relu_cell, input, hx, w_ih, w_hh, b_ih, b_hh);
   return rnn_cell(Mode::RNN_RELU, input, hx, w_ih, w_hh, b_ih, b_hh);
 }
 
@@ -543,6 +550,8 @@ std::tuple<Tensor, Tensor, Tensor> lstm(const Tensor& input, ArrayRef<Tensor> hx
                                         ArrayRef<Tensor> params, bool has_biases,
                                         int64_t num_layers, double dropout, bool train,
                                         bool bidirectional, bool batch_first) {
+  EMBER_OP(lstm, input, hx, params, has_biases, num_layers, dropout, train, bidirectional,
+           batch_first);
   EMBER_CHECK(hx.size() == 2, "[lstm] expected two hidden state tensors (h0, c0), got ", hx.size());
   return run_rnn(Mode::LSTM, input, hx[0], hx[1], params, has_biases, num_layers, dropout, train,
                  bidirectional, batch_first);
@@ -551,6 +560,8 @@ std::tuple<Tensor, Tensor, Tensor> lstm(const Tensor& input, ArrayRef<Tensor> hx
 std::tuple<Tensor, Tensor> gru(const Tensor& input, const Tensor& hx, ArrayRef<Tensor> params,
                                bool has_biases, int64_t num_layers, double dropout, bool train,
                                bool bidirectional, bool batch_first) {
+  EMBER_OP(gru, input, hx, params, has_biases, num_layers, dropout, train, bidirectional,
+           batch_first);
   auto [out, h, c] = run_rnn(Mode::GRU, input, hx, {}, params, has_biases, num_layers, dropout,
                              train, bidirectional, batch_first);
   return {out, h};
@@ -559,6 +570,8 @@ std::tuple<Tensor, Tensor> gru(const Tensor& input, const Tensor& hx, ArrayRef<T
 std::tuple<Tensor, Tensor> rnn_tanh(const Tensor& input, const Tensor& hx, ArrayRef<Tensor> params,
                                     bool has_biases, int64_t num_layers, double dropout, bool train,
                                     bool bidirectional, bool batch_first) {
+  EMBER_OP(rnn_tanh, input, hx, params, has_biases, num_layers, dropout, train, bidirectional,
+           batch_first);
   auto [out, h, c] = run_rnn(Mode::RNN_TANH, input, hx, {}, params, has_biases, num_layers, dropout,
                              train, bidirectional, batch_first);
   return {out, h};
@@ -567,6 +580,8 @@ std::tuple<Tensor, Tensor> rnn_tanh(const Tensor& input, const Tensor& hx, Array
 std::tuple<Tensor, Tensor> rnn_relu(const Tensor& input, const Tensor& hx, ArrayRef<Tensor> params,
                                     bool has_biases, int64_t num_layers, double dropout, bool train,
                                     bool bidirectional, bool batch_first) {
+  EMBER_OP(rnn_relu, input, hx, params, has_biases, num_layers, dropout, train, bidirectional,
+           batch_first);
   auto [out, h, c] = run_rnn(Mode::RNN_RELU, input, hx, {}, params, has_biases, num_layers, dropout,
                              train, bidirectional, batch_first);
   return {out, h};

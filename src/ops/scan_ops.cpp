@@ -16,6 +16,7 @@
 #include "ember/reduce.h"
 #include "ember/sort.h"
 #include "kernels/cpu/scan.h"
+#include "ops/call_path.h"
 
 namespace ember {
 namespace {
@@ -360,48 +361,58 @@ Tensor& scan_inplace_rec(Tensor& self, int64_t dim0, std::optional<ScalarType> d
 }  // namespace
 
 Tensor cumsum(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
+  EMBER_OP(cumsum, self, dim, dtype);
   check_input(self, "cumsum");
   return cumsum_rec(self, dim, dtype);
 }
 Tensor& cumsum_out(Tensor& out, const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
+  EMBER_OP(cumsum_out, out, self, dim, dtype);
   autograd::check_out_not_differentiable("cumsum", {self});
   EMBER_CHECK(out.defined(), "[cumsum] out= tensor is undefined");
   return scan_out(out, self, dim, dtype.value_or(out.dtype()), ScanKind::Sum, "cumsum");
 }
 Tensor cumprod(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
+  EMBER_OP(cumprod, self, dim, dtype);
   check_input(self, "cumprod");
   return cumprod_rec(self, dim, dtype);
 }
 Tensor& cumprod_out(Tensor& out, const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
+  EMBER_OP(cumprod_out, out, self, dim, dtype);
   autograd::check_out_not_differentiable("cumprod", {self});
   EMBER_CHECK(out.defined(), "[cumprod] out= tensor is undefined");
   return scan_out(out, self, dim, dtype.value_or(out.dtype()), ScanKind::Prod, "cumprod");
 }
 
 std::tuple<Tensor, Tensor> cummax(const Tensor& self, int64_t dim) {
+  EMBER_OP(cummax, self, dim);
   check_input(self, "cummax");
   return cumext_rec(self, dim, true);
 }
 std::tuple<Tensor, Tensor> cummin(const Tensor& self, int64_t dim) {
+  EMBER_OP(cummin, self, dim);
   check_input(self, "cummin");
   return cumext_rec(self, dim, false);
 }
 std::tuple<Tensor&, Tensor&> cummax_out(Tensor& values, Tensor& indices, const Tensor& self,
                                         int64_t dim) {
+  EMBER_OP(cummax_out, values, indices, self, dim);
   autograd::check_out_not_differentiable("cummax", {self});
   return extremum_out(values, indices, self, dim, true);
 }
 std::tuple<Tensor&, Tensor&> cummin_out(Tensor& values, Tensor& indices, const Tensor& self,
                                         int64_t dim) {
+  EMBER_OP(cummin_out, values, indices, self, dim);
   autograd::check_out_not_differentiable("cummin", {self});
   return extremum_out(values, indices, self, dim, false);
 }
 
 Tensor logcumsumexp(const Tensor& self, int64_t dim) {
+  EMBER_OP(logcumsumexp, self, dim);
   check_input(self, "logcumsumexp");
   return logcumsumexp_rec(self, dim);
 }
 Tensor& logcumsumexp_out(Tensor& out, const Tensor& self, int64_t dim) {
+  EMBER_OP(logcumsumexp_out, out, self, dim);
   autograd::check_out_not_differentiable("logcumsumexp", {self});
   check_input(self, "logcumsumexp");
   // PyTorch requires out's dtype to be the input's (no cast on the way in).
@@ -412,12 +423,14 @@ Tensor Tensor::cumsum(int64_t dim, std::optional<ScalarType> dtype) const {
   return ember::cumsum(*this, dim, dtype);
 }
 Tensor& Tensor::cumsum_(int64_t dim, std::optional<ScalarType> dtype) {
+  EMBER_OP(cumsum_, *this, dim, dtype);
   return scan_inplace_rec(*this, dim, dtype, ScanKind::Sum, "cumsum_");
 }
 Tensor Tensor::cumprod(int64_t dim, std::optional<ScalarType> dtype) const {
   return ember::cumprod(*this, dim, dtype);
 }
 Tensor& Tensor::cumprod_(int64_t dim, std::optional<ScalarType> dtype) {
+  EMBER_OP(cumprod_, *this, dim, dtype);
   return scan_inplace_rec(*this, dim, dtype, ScanKind::Prod, "cumprod_");
 }
 std::tuple<Tensor, Tensor> Tensor::cummax(int64_t dim) const { return ember::cummax(*this, dim); }

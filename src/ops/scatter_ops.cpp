@@ -12,6 +12,7 @@
 #include "ember/index_ops.h"
 #include "ember/ops.h"
 #include "kernels/cpu/index.h"
+#include "ops/call_path.h"
 
 namespace ember {
 
@@ -95,6 +96,7 @@ cpu::ScatterOp legacy_reduce(std::string_view reduce) {
 }  // namespace
 
 Tensor& Tensor::scatter_(int64_t dim, const Tensor& index, const Tensor& src) {
+  EMBER_OP(scatter_, *this, dim, index, src);
   OpRecorder rec("scatter_", {*this, src});
   scatter_impl(*this, dim, index, src, Scalar(0), cpu::ScatterOp::Assign, "scatter_");
   bump(*this, "scatter_");
@@ -117,6 +119,7 @@ Tensor& Tensor::scatter_(int64_t dim, const Tensor& index, const Tensor& src) {
   return *this;
 }
 Tensor& Tensor::scatter_(int64_t dim, const Tensor& index, const Scalar& value) {
+  EMBER_OP(scatter__1, *this, dim, index, value);
   OpRecorder rec("scatter_", {*this});
   scatter_impl(*this, dim, index, Tensor(), value, cpu::ScatterOp::Assign, "scatter_");
   bump(*this, "scatter_");
@@ -133,6 +136,7 @@ Tensor& Tensor::scatter_(int64_t dim, const Tensor& index, const Scalar& value) 
 // The legacy reduce= forms are not differentiable in PyTorch either.
 Tensor& Tensor::scatter_(int64_t dim, const Tensor& index, const Tensor& src,
                          std::string_view reduce) {
+  EMBER_OP(scatter__2, *this, dim, index, src, reduce);
   OpRecorder rec("scatter_", {*this, src});
   scatter_impl(*this, dim, index, src, Scalar(0), legacy_reduce(reduce), "scatter_");
   bump(*this, "scatter_");
@@ -141,6 +145,7 @@ Tensor& Tensor::scatter_(int64_t dim, const Tensor& index, const Tensor& src,
 }
 Tensor& Tensor::scatter_(int64_t dim, const Tensor& index, const Scalar& value,
                          std::string_view reduce) {
+  EMBER_OP(scatter__3, *this, dim, index, value, reduce);
   OpRecorder rec("scatter_", {*this});
   scatter_impl(*this, dim, index, Tensor(), value, legacy_reduce(reduce), "scatter_");
   bump(*this, "scatter_");
@@ -148,6 +153,7 @@ Tensor& Tensor::scatter_(int64_t dim, const Tensor& index, const Scalar& value,
   return *this;
 }
 Tensor& Tensor::scatter_add_(int64_t dim, const Tensor& index, const Tensor& src) {
+  EMBER_OP(scatter_add_, *this, dim, index, src);
   OpRecorder rec("scatter_add_", {*this, src});
   scatter_impl(*this, dim, index, src, Scalar(0), cpu::ScatterOp::Sum, "scatter_add_");
   bump(*this, "scatter_add_");
@@ -172,20 +178,25 @@ Tensor& Tensor::scatter_add_(int64_t dim, const Tensor& index, const Tensor& src
 }
 
 Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
+  EMBER_OP(scatter, self, dim, index, src);
   return self.clone().scatter_(dim, index, src);
 }
 Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {
+  EMBER_OP(scatter_1, self, dim, index, value);
   return self.clone().scatter_(dim, index, value);
 }
 Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
                std::string_view reduce) {
+  EMBER_OP(scatter_2, self, dim, index, src, reduce);
   return self.clone().scatter_(dim, index, src, reduce);
 }
 Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value,
                std::string_view reduce) {
+  EMBER_OP(scatter_3, self, dim, index, value, reduce);
   return self.clone().scatter_(dim, index, value, reduce);
 }
 Tensor scatter_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
+  EMBER_OP(scatter_add, self, dim, index, src);
   return self.clone().scatter_add_(dim, index, src);
 }
 Tensor Tensor::scatter(int64_t dim, const Tensor& index, const Tensor& src) const {
@@ -259,6 +270,7 @@ variable_list scatter_reduce_backward(VjpCtx& c, int64_t dim, const std::string&
 // for integers), as PyTorch.
 Tensor& Tensor::scatter_reduce_(int64_t dim, const Tensor& index, const Tensor& src,
                                 std::string_view reduce, bool include_self) {
+  EMBER_OP(scatter_reduce_, *this, dim, index, src, reduce, include_self);
   const char* name = "scatter_reduce_";
   cpu::ScatterOp op;
   if (reduce == "sum" || reduce == "mean") {
@@ -349,6 +361,7 @@ Tensor& Tensor::scatter_reduce_(int64_t dim, const Tensor& index, const Tensor& 
 
 Tensor scatter_reduce(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
                       std::string_view reduce, bool include_self) {
+  EMBER_OP(scatter_reduce, self, dim, index, src, reduce, include_self);
   return self.clone().scatter_reduce_(dim, index, src, reduce, include_self);
 }
 Tensor Tensor::scatter_reduce(int64_t dim, const Tensor& index, const Tensor& src,

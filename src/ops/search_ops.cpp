@@ -11,6 +11,7 @@
 #include "ember/factory.h"
 #include "ember/ops.h"
 #include "ember/shape_ops.h"
+#include "ops/call_path.h"
 
 namespace ember {
 namespace {
@@ -141,11 +142,13 @@ Tensor& write_result(Tensor& out, const Tensor& r, const char* op) {
 
 Tensor searchsorted(const Tensor& sorted_sequence, const Tensor& self, bool out_int32, bool right,
                     std::optional<std::string_view> side, const std::optional<Tensor>& sorter) {
+  EMBER_OP(searchsorted, sorted_sequence, self, out_int32, right, side, sorter);
   return searchsorted_impl(sorted_sequence, self, out_int32, right, side, sorter, false);
 }
 
 Tensor searchsorted(const Tensor& sorted_sequence, const Scalar& self, bool out_int32, bool right,
                     std::optional<std::string_view> side, const std::optional<Tensor>& sorter) {
+  EMBER_OP(searchsorted_1, sorted_sequence, self, out_int32, right, side, sorter);
   return searchsorted_impl(sorted_sequence, scalar_tensor(self), out_int32, right, side, sorter,
                            true);
 }
@@ -153,6 +156,7 @@ Tensor searchsorted(const Tensor& sorted_sequence, const Scalar& self, bool out_
 Tensor& searchsorted_out(Tensor& out, const Tensor& sorted_sequence, const Tensor& self,
                          bool out_int32, bool right, std::optional<std::string_view> side,
                          const std::optional<Tensor>& sorter) {
+  EMBER_OP(searchsorted_out, out, sorted_sequence, self, out_int32, right, side, sorter);
   EMBER_CHECK(out.dtype() == (out_int32 ? kInt : kLong), "[", kSS,
               "] output tensor's dtype is "
               "wrong, it can only be Int(int32) or Long(int64) depending on whether out_int32 "
@@ -163,6 +167,7 @@ Tensor& searchsorted_out(Tensor& out, const Tensor& sorted_sequence, const Tenso
 }
 
 Tensor bucketize(const Tensor& self, const Tensor& boundaries, bool out_int32, bool right) {
+  EMBER_OP(bucketize, self, boundaries, out_int32, right);
   EMBER_CHECK(boundaries.dim() == 1,
               "[bucketize] boundaries tensor must be 1 dimension, but got "
               "dim(",
@@ -171,11 +176,13 @@ Tensor bucketize(const Tensor& self, const Tensor& boundaries, bool out_int32, b
 }
 
 Tensor bucketize(const Scalar& self, const Tensor& boundaries, bool out_int32, bool right) {
+  EMBER_OP(bucketize_1, self, boundaries, out_int32, right);
   return bucketize(scalar_tensor(self), boundaries, out_int32, right);
 }
 
 Tensor& bucketize_out(Tensor& out, const Tensor& self, const Tensor& boundaries, bool out_int32,
                       bool right) {
+  EMBER_OP(bucketize_out, out, self, boundaries, out_int32, right);
   EMBER_CHECK(boundaries.dim() == 1,
               "[bucketize] boundaries tensor must be 1 dimension, but got "
               "dim(",
@@ -229,6 +236,7 @@ void histc_kernel(const T* x, int64_t n, int64_t bins, double lo_d, double hi_d,
 }  // namespace
 
 Tensor histc(const Tensor& self, int64_t bins, const Scalar& min, const Scalar& max) {
+  EMBER_OP(histc, self, bins, min, max);
   const ScalarType dt = self.dtype();
   EMBER_CHECK(dt == kFloat || dt == kDouble || dt == kBFloat16,
               "[histc] \"histogram_cpu\" not "
@@ -275,6 +283,7 @@ Tensor histc(const Tensor& self, int64_t bins, const Scalar& min, const Scalar& 
 
 Tensor& histc_out(Tensor& out, const Tensor& self, int64_t bins, const Scalar& min,
                   const Scalar& max) {
+  EMBER_OP(histc_out, out, self, bins, min, max);
   EMBER_CHECK(out.dtype() == self.dtype(),
               "[histc] torch.histogram: input tensor and hist tensor "
               "should have the same dtype, but got input ",
@@ -288,6 +297,7 @@ Tensor& histc_out(Tensor& out, const Tensor& self, int64_t bins, const Scalar& m
 // ---- bincount ----
 
 Tensor bincount(const Tensor& self, const std::optional<Tensor>& weights, int64_t minlength) {
+  EMBER_OP(bincount, self, weights, minlength);
   EMBER_CHECK(isIntegralType(self.dtype(), false),
               "[bincount] \"bincount_cpu\" not implemented "
               "for '",

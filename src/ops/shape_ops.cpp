@@ -14,6 +14,7 @@
 #include "ember/index_ops.h"
 #include "ember/ops.h"
 #include "ember/shape_ops.h"
+#include "ops/call_path.h"
 #include "ops/elementwise_core.h"
 
 namespace ember {
@@ -144,6 +145,7 @@ void check_split_input(const Tensor& self, const char* op) {
 }  // namespace
 
 std::vector<Tensor> tensor_split(const Tensor& self, int64_t sections, int64_t dim) {
+  EMBER_OP(tensor_split, self, sections, dim);
   check_split_input(self, "tensor_split");
   EMBER_CHECK(sections > 0, "[tensor_split] number of sections must be larger than 0, got ",
               sections);
@@ -165,6 +167,7 @@ std::vector<Tensor> tensor_split(const Tensor& self, int64_t sections, int64_t d
 }
 
 std::vector<Tensor> tensor_split(const Tensor& self, IntArrayRef indices, int64_t dim) {
+  EMBER_OP(tensor_split_1, self, indices, dim);
   check_split_input(self, "tensor_split");
   dim = wrap_dim(dim, self.dim(), "tensor_split");
   std::vector<Tensor> parts;
@@ -179,6 +182,7 @@ std::vector<Tensor> tensor_split(const Tensor& self, IntArrayRef indices, int64_
 }
 
 std::vector<Tensor> tensor_split(const Tensor& self, const Tensor& ios, int64_t dim) {
+  EMBER_OP(tensor_split_2, self, ios, dim);
   check_split_input(self, "tensor_split");
   EMBER_CHECK(ios.is_cpu(), "[tensor_split] tensor_indices_or_sections must be on the CPU, got ",
               ios.device().str());
@@ -206,6 +210,7 @@ Tensor repeat_impl(const Tensor& self, IntArrayRef repeats);
 
 // flip is its own inverse: the gradient and the tangent are flipped the same way.
 Tensor flip(const Tensor& self, IntArrayRef dims0) {
+  EMBER_OP(flip, self, dims0);
   autograd::OpRecorder rec("flip", {self});
   Tensor out = flip_impl(self, dims0);
   if (rec) {
@@ -222,6 +227,7 @@ Tensor flip(const Tensor& self, IntArrayRef dims0) {
 
 // roll: the gradient is rolled back by the opposite shifts.
 Tensor roll(const Tensor& self, IntArrayRef shifts0, IntArrayRef dims0) {
+  EMBER_OP(roll, self, shifts0, dims0);
   autograd::OpRecorder rec("roll", {self});
   Tensor out = roll_impl(self, shifts0, dims0);
   if (rec) {
@@ -245,6 +251,7 @@ Tensor roll(const Tensor& self, IntArrayRef shifts0, IntArrayRef dims0) {
 // repeat: each input element is read once per tile, so the gradient sums over the tiles
 // (the output viewed as [r0, s0, r1, s1, ...] summed over the r dims).
 Tensor repeat(const Tensor& self, IntArrayRef repeats0) {
+  EMBER_OP(repeat, self, repeats0);
   autograd::OpRecorder rec("repeat", {self});
   Tensor out = repeat_impl(self, repeats0);
   if (rec) {
@@ -297,12 +304,14 @@ Tensor flip_impl(const Tensor& self, IntArrayRef dims) {
 }  // namespace
 
 Tensor fliplr(const Tensor& self) {
+  EMBER_OP(fliplr, self);
   EMBER_CHECK(self.dim() >= 2, "[fliplr] Input must be >= 2-d, got a tensor of shape ",
               shape_str(self.sizes()));
   return flip(self, {1});
 }
 
 Tensor flipud(const Tensor& self) {
+  EMBER_OP(flipud, self);
   EMBER_CHECK(self.dim() >= 1, "[flipud] Input must be >= 1-d, got a 0-dim tensor");
   return flip(self, {0});
 }
@@ -337,6 +346,7 @@ Tensor roll_impl(const Tensor& self, IntArrayRef shifts, IntArrayRef dims) {
 }  // namespace
 
 Tensor rot90(const Tensor& self, int64_t k, IntArrayRef dims) {
+  EMBER_OP(rot90, self, k, dims);
   const int64_t nd = self.dim();
   EMBER_CHECK(dims.size() == 2,
               "[rot90] expected total rotation dims == 2, but got dims = ", dims.size());
@@ -403,6 +413,7 @@ Tensor repeat_impl(const Tensor& self, IntArrayRef repeats) {
 }  // namespace
 
 Tensor tile(const Tensor& self, IntArrayRef dims) {
+  EMBER_OP(tile, self, dims);
   DimVector reps(dims);
   while (int64_t(reps.size()) < self.dim()) reps.insert(0, 1);
   return repeat(self, reps);
@@ -500,15 +511,18 @@ std::vector<int64_t> repeat_counts(const Tensor& repeats) {
 
 Tensor repeat_interleave(const Tensor& self, int64_t repeats, std::optional<int64_t> dim,
                          std::optional<int64_t> output_size) {
+  EMBER_OP(repeat_interleave, self, repeats, dim, output_size);
   return interleave_rec(self, {repeats}, dim, output_size);
 }
 
 Tensor repeat_interleave(const Tensor& self, const Tensor& repeats, std::optional<int64_t> dim,
                          std::optional<int64_t> output_size) {
+  EMBER_OP(repeat_interleave_1, self, repeats, dim, output_size);
   return interleave_rec(self, repeat_counts(repeats), dim, output_size);
 }
 
 Tensor repeat_interleave(const Tensor& repeats, std::optional<int64_t> output_size) {
+  EMBER_OP(repeat_interleave_2, repeats, output_size);
   EMBER_CHECK(repeats.dim() == 1,
               "[repeat_interleave] repeat_interleave only accept 1D vector as "
               "repeat, got shape ",
@@ -564,18 +578,24 @@ Tensor triangle_indices(int64_t row, int64_t col, int64_t offset, const TensorOp
 }  // namespace
 
 Tensor tril_indices(int64_t row, int64_t col, int64_t offset, const TensorOptions& opts) {
+  EMBER_OP(tril_indices, row, col, offset, opts);
   return triangle_indices(row, col, offset, opts, true, "tril_indices");
 }
 
 Tensor triu_indices(int64_t row, int64_t col, int64_t offset, const TensorOptions& opts) {
+  EMBER_OP(triu_indices, row, col, offset, opts);
   return triangle_indices(row, col, offset, opts, false, "triu_indices");
 }
 
 // ---- broadcasting, grids, products ----
 
-Tensor broadcast_to(const Tensor& self, IntArrayRef size) { return self.expand(size); }
+Tensor broadcast_to(const Tensor& self, IntArrayRef size) {
+  EMBER_OP(broadcast_to, self, size);
+  return self.expand(size);
+}
 
 std::vector<Tensor> broadcast_tensors(ArrayRef<Tensor> tensors) {
+  EMBER_OP(broadcast_tensors, tensors);
   std::vector<Tensor> out;
   if (tensors.empty()) return out;
   const DimVector shape = broadcast_all(tensors, "broadcast_tensors");
@@ -585,6 +605,7 @@ std::vector<Tensor> broadcast_tensors(ArrayRef<Tensor> tensors) {
 }
 
 std::vector<Tensor> meshgrid(ArrayRef<Tensor> tensors, std::string_view indexing) {
+  EMBER_OP(meshgrid, tensors, indexing);
   EMBER_CHECK(!tensors.empty(), "[meshgrid] expects a non-empty TensorList");
   for (size_t i = 0; i < tensors.size(); ++i) {
     EMBER_CHECK(tensors[i].dim() <= 1,
@@ -623,6 +644,7 @@ std::vector<Tensor> meshgrid(ArrayRef<Tensor> tensors, std::string_view indexing
 
 Tensor diff(const Tensor& self, int64_t n, int64_t dim, const std::optional<Tensor>& prepend,
             const std::optional<Tensor>& append) {
+  EMBER_OP(diff, self, n, dim, prepend, append);
   const char* op = "diff";
   EMBER_CHECK(self.dim() >= 1, "[", op, "] diff expects input to be at least one-dimensional");
   for (const auto* t : {&prepend, &append}) {
@@ -655,6 +677,7 @@ Tensor block_diag_impl(ArrayRef<Tensor> tensors);
 
 // block_diag: block i of the gradient, reshaped to input i's shape.
 Tensor block_diag(ArrayRef<Tensor> tensors) {
+  EMBER_OP(block_diag, tensors);
   const autograd::variable_list inputs(tensors.begin(), tensors.end());
   autograd::OpRecorder rec("block_diag", inputs);
   Tensor out = block_diag_impl(tensors);
@@ -720,6 +743,7 @@ Tensor Tensor::diff(int64_t n, int64_t dim, const std::optional<Tensor>& prepend
 }
 
 Tensor cartesian_prod(ArrayRef<Tensor> tensors) {
+  EMBER_OP(cartesian_prod, tensors);
   EMBER_CHECK(!tensors.empty(), "[cartesian_prod] expects a non-empty TensorList");
   for (const Tensor& t : tensors) {
     EMBER_CHECK(t.dim() == 1, "[cartesian_prod] Expect a 1D vector, but got shape ",
@@ -732,6 +756,7 @@ Tensor cartesian_prod(ArrayRef<Tensor> tensors) {
 }
 
 Tensor combinations(const Tensor& self, int64_t r, bool with_replacement) {
+  EMBER_OP(combinations, self, r, with_replacement);
   EMBER_CHECK(self.dim() == 1, "[combinations] Expect a 1D vector, but got shape ",
               shape_str(self.sizes()));
   EMBER_CHECK(r >= 0, "[combinations] Expect a non-negative number, but got ", r);

@@ -11,6 +11,7 @@
 #include "ember/sort.h"
 #include "kernels/cpu/kernel_registry.h"
 #include "kernels/cpu/softmax.h"
+#include "ops/call_path.h"
 
 namespace ember {
 namespace cpu {
@@ -144,17 +145,21 @@ Tensor softmax_rec(const Tensor& self, int64_t dim0, std::optional<ScalarType> d
 }  // namespace
 
 Tensor softmax(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
+  EMBER_OP(softmax, self, dim, dtype);
   return softmax_rec(self, dim, dtype, false);
 }
 Tensor& softmax_out(Tensor& out, const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
+  EMBER_OP(softmax_out, out, self, dim, dtype);
   autograd::check_out_not_differentiable("softmax", {self});
   return softmax_out_impl(out, self, dim, dtype, false);
 }
 Tensor log_softmax(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
+  EMBER_OP(log_softmax, self, dim, dtype);
   return softmax_rec(self, dim, dtype, true);
 }
 Tensor& log_softmax_out(Tensor& out, const Tensor& self, int64_t dim,
                         std::optional<ScalarType> dtype) {
+  EMBER_OP(log_softmax_out, out, self, dim, dtype);
   autograd::check_out_not_differentiable("log_softmax", {self});
   return softmax_out_impl(out, self, dim, dtype, true);
 }

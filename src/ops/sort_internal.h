@@ -1,4 +1,5 @@
 #pragma once
+#include "ops/op_layer.h"  // Note [Layer includes]
 // Helpers shared by the sort, order-statistics, scan and unique op files: a slice along `dim`
 // as a contiguous row, and back.
 

@@ -16,6 +16,7 @@
 #include "ember/factory.h"
 #include "ember/index_ops.h"
 #include "ember/sort.h"
+#include "ops/call_path.h"
 #include "ops/sort_internal.h"
 
 namespace ember {
@@ -257,14 +258,17 @@ std::tuple<Tensor, Tensor> topk_impl(const Tensor& self, int64_t k, int64_t dim,
 }  // namespace
 
 std::tuple<Tensor, Tensor> sort(const Tensor& self, int64_t dim, bool descending) {
+  EMBER_OP(sort, self, dim, descending);
   return sort_rec(self, dim, descending, "sort");
 }
 std::tuple<Tensor, Tensor> sort(const Tensor& self, std::optional<bool> /*stable*/, int64_t dim,
                                 bool descending) {
+  EMBER_OP(sort_1, self, dim, descending);
   return sort_rec(self, dim, descending, "sort");  // always stable (Note [Sort keys])
 }
 std::tuple<Tensor&, Tensor&> sort_out(Tensor& values, Tensor& indices, const Tensor& self,
                                       int64_t dim, bool descending) {
+  EMBER_OP(sort_out, values, indices, self, dim, descending);
   autograd::check_out_not_differentiable("sort", {self});
   auto [v, i] = sort_impl(self, dim, descending, "sort");
   assign_out(values, v, "sort");
@@ -272,15 +276,21 @@ std::tuple<Tensor&, Tensor&> sort_out(Tensor& values, Tensor& indices, const Ten
   return {values, indices};
 }
 Tensor argsort(const Tensor& self, int64_t dim, bool descending) {
+  EMBER_OP(argsort, self, dim, descending);
   return std::get<1>(sort_impl(self, dim, descending, "argsort"));
 }
 Tensor argsort(const Tensor& self, bool /*stable*/, int64_t dim, bool descending) {
+  EMBER_OP(argsort_1, self, dim, descending);
   return std::get<1>(sort_impl(self, dim, descending, "argsort"));
 }
-Tensor msort(const Tensor& self) { return std::get<0>(sort_rec(self, 0, false, "msort")); }
+Tensor msort(const Tensor& self) {
+  EMBER_OP(msort, self);
+  return std::get<0>(sort_rec(self, 0, false, "msort"));
+}
 
 std::tuple<Tensor, Tensor> topk(const Tensor& self, int64_t k, int64_t dim, bool largest,
                                 bool sorted) {
+  EMBER_OP(topk, self, k, dim, largest, sorted);
   autograd::OpRecorder rec("topk", {self});
   auto [v, i] = topk_impl(self, k, dim, largest, sorted);
   if (rec) record_selected(rec, self, v, i, wrap_dim(dim, self.dim(), "topk"), true);
@@ -319,6 +329,7 @@ std::tuple<Tensor, Tensor> topk_impl(const Tensor& self, int64_t k, int64_t dim,
 
 std::tuple<Tensor&, Tensor&> topk_out(Tensor& values, Tensor& indices, const Tensor& self,
                                       int64_t k, int64_t dim, bool largest, bool sorted) {
+  EMBER_OP(topk_out, values, indices, self, k, dim, largest, sorted);
   autograd::check_out_not_differentiable("topk", {self});
   auto [v, i] = topk(self, k, dim, largest, sorted);
   assign_out(values, v, "topk");

@@ -4,13 +4,14 @@
 #include <limits>
 
 #include "autograd/record.h"
-#include "core/device_backend.h"
 #include "core/tensor_util.h"
 #include "ember/dispatch_type.h"
 #include "ember/error.h"
 #include "ember/factory.h"
 #include "ember/ops.h"
 #include "kernels/cpu/elementwise.h"
+#include "ops/call_path.h"
+#include "ops/device_backend.h"
 #include "ops/elementwise_core.h"
 
 namespace ember {
@@ -85,6 +86,7 @@ Tensor& copy_recorded(Tensor& self, const Tensor& src_in, const char* op);
 }  // namespace
 
 Tensor& Tensor::copy_(const Tensor& src_in, bool /*non_blocking*/) {
+  EMBER_OP(copy_, *this, src_in);
   return copy_recorded(*this, src_in, "copy_");
 }
 
@@ -182,6 +184,7 @@ void fill_into(const Tensor& self, const Scalar& v) {
 }  // namespace
 
 Tensor& Tensor::fill_(const Scalar& v) {
+  EMBER_OP(fill_, *this, v);
   EMBER_CHECK(defined(), "[fill_] undefined tensor");
   check_no_internal_overlap(*this, "fill_");
   check_fill_value(v, dtype());
@@ -197,6 +200,7 @@ Tensor& Tensor::fill_(const Scalar& v) {
 }
 
 Tensor& Tensor::fill_(const Tensor& v) {
+  EMBER_OP(fill__1, *this, v);
   EMBER_CHECK(v.defined() && v.dim() == 0,
               "[fill_] only supports 0-dimension value tensor but "
               "got tensor with ",
@@ -205,6 +209,7 @@ Tensor& Tensor::fill_(const Tensor& v) {
 }
 
 Tensor Tensor::to(const TensorOptions& opts, bool non_blocking, bool copy) const {
+  EMBER_OP(to, *this, opts, non_blocking, copy);
   ScalarType dt = opts.has_dtype() ? opts.dtype() : dtype();
   Device dev = opts.has_device() ? opts.device() : device();
   if (dev.type() == kCUDA && dev.index() < 0) dev = Device(kCUDA, 0);
@@ -228,6 +233,7 @@ Tensor Tensor::to(const Tensor& other, bool nb, bool copy) const {
 }
 
 Tensor Tensor::contiguous() const {
+  EMBER_OP(contiguous, *this);
   if (is_contiguous()) return *this;
   Tensor out = empty_tensor(sizes(), dtype(), device());
   copy_recorded(out, *this, "clone");
@@ -235,11 +241,15 @@ Tensor Tensor::contiguous() const {
 }
 
 Tensor Tensor::clone() const {
+  EMBER_OP(clone, *this);
   Tensor out = empty_like_layout(sizes(), dtype(), device(), {*this});
   copy_recorded(out, *this, "clone");
   return out;
 }
-Tensor clone(const Tensor& x) { return x.clone(); }
+Tensor clone(const Tensor& x) {
+  EMBER_OP(clone_1, x);
+  return x.clone();
+}
 
 namespace {
 // conj and conj_physical: vjp conj(g), jvp conj(t) (conj is its own adjoint).
@@ -255,14 +265,19 @@ Tensor with_conj_rule(const char* name, const Tensor& self, Tensor out) {
 }  // namespace
 
 Tensor Tensor::conj() const {
+  EMBER_OP(conj, *this);
   if (!is_complex()) return *this;
   Tensor v = make_view(*this, sizes(), strides(), storage_offset());
   v.unsafeGetTensorImpl()->set_conj(!is_conj());
   return with_conj_rule("conj", *this, v);
 }
-Tensor conj(const Tensor& x) { return x.conj(); }
+Tensor conj(const Tensor& x) {
+  EMBER_OP(conj_1, x);
+  return x.conj();
+}
 
 Tensor Tensor::resolve_conj() const {
+  EMBER_OP(resolve_conj, *this);
   if (!is_conj()) return *this;
   // Same values, new memory: the gradient passes through unchanged.
   autograd::OpRecorder rec("resolve_conj", {*this});
@@ -276,6 +291,7 @@ Tensor Tensor::resolve_conj() const {
 }
 
 Tensor Tensor::conj_physical() const {
+  EMBER_OP(conj_physical_1, *this);
   if (!is_complex()) return *this;
   if (is_conj()) {
     autograd::OpRecorder rec("conj_physical", {*this});
@@ -297,6 +313,7 @@ Tensor& Tensor::conj_physical_() {
 }
 
 Scalar Tensor::item() const {
+  EMBER_OP(item, *this);
   EMBER_CHECK(defined(), "[item] undefined tensor");
   EMBER_CHECK(numel() == 1, "[item] a Tensor with ", numel(),
               " elements cannot be converted to Scalar");

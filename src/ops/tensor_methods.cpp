@@ -10,54 +10,133 @@
 #include "ember/reduce.h"
 #include "ember/sort.h"
 #include "ember/tensor.h"
+#include "ops/call_path.h"
 
 namespace ember {
 
 // ---- aliases ----
 
-Tensor Tensor::absolute() const { return abs(); }
-Tensor& Tensor::absolute_() { return abs_(); }
-Tensor Tensor::negative() const { return neg(); }
-Tensor& Tensor::negative_() { return neg_(); }
-Tensor Tensor::multiply(const Tensor& other) const { return mul(other); }
-Tensor Tensor::multiply(const Scalar& other) const { return mul(other); }
-Tensor& Tensor::multiply_(const Tensor& other) { return mul_(other); }
-Tensor& Tensor::multiply_(const Scalar& other) { return mul_(other); }
+Tensor Tensor::absolute() const {
+  EMBER_OP(absolute, *this);
+  return abs();
+}
+Tensor& Tensor::absolute_() {
+  EMBER_OP(absolute_, *this);
+  return abs_();
+}
+Tensor Tensor::negative() const {
+  EMBER_OP(negative, *this);
+  return neg();
+}
+Tensor& Tensor::negative_() {
+  EMBER_OP(negative_, *this);
+  return neg_();
+}
+Tensor Tensor::multiply(const Tensor& other) const {
+  EMBER_OP(multiply, *this, other);
+  return mul(other);
+}
+Tensor Tensor::multiply(const Scalar& other) const {
+  EMBER_OP(multiply_1, *this, other);
+  return mul(other);
+}
+Tensor& Tensor::multiply_(const Tensor& other) {
+  EMBER_OP(multiply_, *this, other);
+  return mul_(other);
+}
+Tensor& Tensor::multiply_(const Scalar& other) {
+  EMBER_OP(multiply__1, *this, other);
+  return mul_(other);
+}
 Tensor Tensor::hardshrink(const Scalar& lambd) const { return ember::hardshrink(*this, lambd); }
-Tensor Tensor::arctan2(const Tensor& other) const { return atan2(other); }
-Tensor& Tensor::arctan2_(const Tensor& other) { return atan2_(other); }
+Tensor Tensor::arctan2(const Tensor& other) const {
+  EMBER_OP(arctan2, *this, other);
+  return atan2(other);
+}
+Tensor& Tensor::arctan2_(const Tensor& other) {
+  EMBER_OP(arctan2_, *this, other);
+  return atan2_(other);
+}
 Tensor Tensor::subtract(const Tensor& other, const Scalar& alpha) const {
+  EMBER_OP(subtract, *this, other, alpha);
   return sub(other, alpha);
 }
 Tensor Tensor::subtract(const Scalar& other, const Scalar& alpha) const {
+  EMBER_OP(subtract_1, *this, other, alpha);
   return sub(other, alpha);
 }
-Tensor& Tensor::subtract_(const Tensor& other, const Scalar& alpha) { return sub_(other, alpha); }
-Tensor& Tensor::subtract_(const Scalar& other, const Scalar& alpha) { return sub_(other, alpha); }
+Tensor& Tensor::subtract_(const Tensor& other, const Scalar& alpha) {
+  EMBER_OP(subtract_, *this, other, alpha);
+  return sub_(other, alpha);
+}
+Tensor& Tensor::subtract_(const Scalar& other, const Scalar& alpha) {
+  EMBER_OP(subtract__1, *this, other, alpha);
+  return sub_(other, alpha);
+}
 Tensor Tensor::divide(const Tensor& other, std::optional<std::string_view> rounding_mode) const {
+  EMBER_OP(divide, *this, other, rounding_mode);
   return div(other, rounding_mode);
 }
 Tensor Tensor::divide(const Scalar& other, std::optional<std::string_view> rounding_mode) const {
+  EMBER_OP(divide_1, *this, other, rounding_mode);
   return div(other, rounding_mode);
 }
 Tensor& Tensor::divide_(const Tensor& other, std::optional<std::string_view> rounding_mode) {
+  EMBER_OP(divide_, *this, other, rounding_mode);
   return div_(other, rounding_mode);
 }
 Tensor& Tensor::divide_(const Scalar& other, std::optional<std::string_view> rounding_mode) {
+  EMBER_OP(divide__1, *this, other, rounding_mode);
   return div_(other, rounding_mode);
 }
-Tensor Tensor::greater(const Scalar& other) const { return gt(other); }
-Tensor Tensor::greater(const Tensor& other) const { return gt(other); }
-Tensor& Tensor::greater_(const Scalar& other) { return gt_(other); }
-Tensor& Tensor::greater_(const Tensor& other) { return gt_(other); }
-Tensor Tensor::less(const Scalar& other) const { return lt(other); }
-Tensor Tensor::less(const Tensor& other) const { return lt(other); }
-Tensor& Tensor::less_(const Scalar& other) { return lt_(other); }
-Tensor& Tensor::less_(const Tensor& other) { return lt_(other); }
-Tensor Tensor::not_equal(const Scalar& other) const { return ne(other); }
-Tensor Tensor::not_equal(const Tensor& other) const { return ne(other); }
-Tensor& Tensor::not_equal_(const Scalar& other) { return ne_(other); }
-Tensor& Tensor::not_equal_(const Tensor& other) { return ne_(other); }
+Tensor Tensor::greater(const Scalar& other) const {
+  EMBER_OP(greater, *this, other);
+  return gt(other);
+}
+Tensor Tensor::greater(const Tensor& other) const {
+  EMBER_OP(greater_1, *this, other);
+  return gt(other);
+}
+Tensor& Tensor::greater_(const Scalar& other) {
+  EMBER_OP(greater_, *this, other);
+  return gt_(other);
+}
+Tensor& Tensor::greater_(const Tensor& other) {
+  EMBER_OP(greater__1, *this, other);
+  return gt_(other);
+}
+Tensor Tensor::less(const Scalar& other) const {
+  EMBER_OP(less, *this, other);
+  return lt(other);
+}
+Tensor Tensor::less(const Tensor& other) const {
+  EMBER_OP(less_1, *this, other);
+  return lt(other);
+}
+Tensor& Tensor::less_(const Scalar& other) {
+  EMBER_OP(less_, *this, other);
+  return lt_(other);
+}
+Tensor& Tensor::less_(const Tensor& other) {
+  EMBER_OP(less__1, *this, other);
+  return lt_(other);
+}
+Tensor Tensor::not_equal(const Scalar& other) const {
+  EMBER_OP(not_equal, *this, other);
+  return ne(other);
+}
+Tensor Tensor::not_equal(const Tensor& other) const {
+  EMBER_OP(not_equal_1, *this, other);
+  return ne(other);
+}
+Tensor& Tensor::not_equal_(const Scalar& other) {
+  EMBER_OP(not_equal_, *this, other);
+  return ne_(other);
+}
+Tensor& Tensor::not_equal_(const Tensor& other) {
+  EMBER_OP(not_equal__1, *this, other);
+  return ne_(other);
+}
 
 // ---- reductions: libtorch's extra overloads ----
 

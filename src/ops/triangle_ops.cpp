@@ -9,6 +9,7 @@
 #include "core/tensor_util.h"
 #include "ember/factory.h"
 #include "ember/ops.h"
+#include "ops/call_path.h"
 
 namespace ember {
 namespace {
@@ -99,17 +100,31 @@ Tensor& triangle_inplace(Tensor& x, int64_t diagonal, bool lower) {
 }
 }  // namespace
 
-Tensor tril(const Tensor& x, int64_t diagonal) { return triangle_rec(x, diagonal, true); }
-Tensor triu(const Tensor& x, int64_t diagonal) { return triangle_rec(x, diagonal, false); }
+Tensor tril(const Tensor& x, int64_t diagonal) {
+  EMBER_OP(tril, x, diagonal);
+  return triangle_rec(x, diagonal, true);
+}
+Tensor triu(const Tensor& x, int64_t diagonal) {
+  EMBER_OP(triu, x, diagonal);
+  return triangle_rec(x, diagonal, false);
+}
 
-Tensor& tril_(Tensor& x, int64_t diagonal) { return triangle_inplace(x, diagonal, true); }
-Tensor& triu_(Tensor& x, int64_t diagonal) { return triangle_inplace(x, diagonal, false); }
+Tensor& tril_(Tensor& x, int64_t diagonal) {
+  EMBER_OP(tril_, x, diagonal);
+  return triangle_inplace(x, diagonal, true);
+}
+Tensor& triu_(Tensor& x, int64_t diagonal) {
+  EMBER_OP(triu_, x, diagonal);
+  return triangle_inplace(x, diagonal, false);
+}
 
 Tensor& tril_out(Tensor& out, const Tensor& x, int64_t diagonal) {
+  EMBER_OP(tril_out, out, x, diagonal);
   autograd::check_out_not_differentiable("tril", {x});
   return assign_result(out, tril(x, diagonal), "tril");
 }
 Tensor& triu_out(Tensor& out, const Tensor& x, int64_t diagonal) {
+  EMBER_OP(triu_out, out, x, diagonal);
   autograd::check_out_not_differentiable("triu", {x});
   return assign_result(out, triu(x, diagonal), "triu");
 }

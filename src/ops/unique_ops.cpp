@@ -23,6 +23,7 @@
 #include "ember/dispatch_type.h"
 #include "ember/factory.h"
 #include "ember/sort.h"
+#include "ops/call_path.h"
 
 namespace ember {
 namespace {
@@ -294,12 +295,14 @@ std::tuple<Tensor, Tensor, Tensor> unique_consecutive_impl(const Tensor& self, b
 
 std::tuple<Tensor, Tensor, Tensor> _unique2(const Tensor& self, bool sorted, bool return_inverse,
                                             bool return_counts) {
+  EMBER_OP(_unique2, self, sorted, return_inverse, return_counts);
   return not_differentiable(
       "_unique2", self, [&] { return unique2_impl(self, sorted, return_inverse, return_counts); });
 }
 
 std::tuple<Tensor, Tensor, Tensor> unique_dim(const Tensor& self, int64_t dim, bool /*sorted*/,
                                               bool /*return_inverse*/, bool /*return_counts*/) {
+  EMBER_OP(unique_dim, self, dim);
   // Slices are always sorted, and inverse and counts always computed, as in PyTorch.
   return not_differentiable("unique_dim", self,
                             [&] { return unique_dim_impl(self, dim, false, "unique_dim"); });
@@ -308,6 +311,7 @@ std::tuple<Tensor, Tensor, Tensor> unique_dim(const Tensor& self, int64_t dim, b
 std::tuple<Tensor, Tensor, Tensor> unique_consecutive(const Tensor& self, bool return_inverse,
                                                       bool return_counts,
                                                       std::optional<int64_t> dim) {
+  EMBER_OP(unique_consecutive, self, return_inverse, return_counts, dim);
   return not_differentiable("unique_consecutive", self, [&] {
     return unique_consecutive_impl(self, return_inverse, return_counts, dim);
   });

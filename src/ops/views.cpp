@@ -15,6 +15,7 @@
 #include "ember/ops.h"
 #include "ember/shape_ops.h"
 #include "ember/tensor.h"
+#include "ops/call_path.h"
 #include "ops/elementwise_core.h"
 
 namespace ember {
@@ -217,6 +218,7 @@ int64_t Tensor::stride(int64_t d) const {
 // ---- reshaping ----
 
 Tensor Tensor::view(IntArrayRef sizes_in) const {
+  EMBER_OP(view, *this, sizes_in);
   DimVector shape = infer_size(sizes_in, numel(), "view");
   auto st = compute_stride(sizes(), strides(), shape);
   EMBER_CHECK(st.has_value(),
@@ -228,6 +230,7 @@ Tensor Tensor::view(IntArrayRef sizes_in) const {
 }
 
 Tensor Tensor::reshape(IntArrayRef sizes_in) const {
+  EMBER_OP(reshape, *this, sizes_in);
   DimVector shape = infer_size(sizes_in, numel(), "reshape");
   if (auto st = compute_stride(sizes(), strides(), shape)) {
     // PyTorch 1.13 records a reshape without a copy as _reshape_alias (Note [Node names]).
@@ -237,6 +240,7 @@ Tensor Tensor::reshape(IntArrayRef sizes_in) const {
 }
 
 Tensor Tensor::flatten(int64_t start_dim, int64_t end_dim) const {
+  EMBER_OP(flatten, *this, start_dim, end_dim);
   start_dim = wrap_dim(start_dim, dim(), "flatten");
   end_dim = wrap_dim(end_dim, dim(), "flatten");
   EMBER_CHECK(start_dim <= end_dim, "[flatten] invalid args: start_dim (", start_dim,
@@ -258,6 +262,7 @@ Tensor Tensor::flatten(int64_t start_dim, int64_t end_dim) const {
 }
 
 Tensor Tensor::unflatten(int64_t d, IntArrayRef sizes_in) const {
+  EMBER_OP(unflatten, *this, d, sizes_in);
   EMBER_CHECK(!sizes_in.empty(), "[unflatten] sizes must be non-empty");
   EMBER_CHECK_INDEX(dim() > 0, "[unflatten] dimension specified as ", d,
                     " but tensor has no dimensions");
@@ -284,6 +289,7 @@ Tensor Tensor::unflatten(int64_t d, IntArrayRef sizes_in) const {
 // ---- dim permutations ----
 
 Tensor Tensor::permute(IntArrayRef dims) const {
+  EMBER_OP(permute, *this, dims);
   const int64_t n = dim();
   EMBER_CHECK(int64_t(dims.size()) == n, "[permute] number of dims don't match: input.dim() = ", n,
               " (shape ", shape_str(sizes()), ") is not equal to len(dims) = ", dims.size(),
@@ -308,6 +314,7 @@ Tensor Tensor::permute(IntArrayRef dims) const {
 }
 
 Tensor Tensor::transpose(int64_t d0, int64_t d1) const {
+  EMBER_OP(transpose, *this, d0, d1);
   Tensor r = view_of(*this, transpose_geometry(*this, d0, d1, "transpose"));
   return with_rule(
       "transpose", *this, std::move(r), [=](const Tensor& g) { return g.transpose(d0, d1); },
@@ -315,11 +322,13 @@ Tensor Tensor::transpose(int64_t d0, int64_t d1) const {
 }
 
 Tensor& Tensor::transpose_(int64_t d0, int64_t d1) {
+  EMBER_OP(transpose_, *this, d0, d1);
   set_geometry(*this, transpose_geometry(*this, d0, d1, "transpose_"));
   return *this;
 }
 
 Tensor Tensor::t() const {
+  EMBER_OP(t, *this);
   check_t(*this, "t");
   const int64_t d1 = dim() < 2 ? 0 : 1;
   Tensor r = view_of(*this, transpose_geometry(*this, 0, d1, "t"));
@@ -329,6 +338,7 @@ Tensor Tensor::t() const {
 }
 
 Tensor& Tensor::t_() {
+  EMBER_OP(t_, *this);
   check_t(*this, "t_");
   return transpose_(0, dim() < 2 ? 0 : 1);
 }
@@ -345,6 +355,7 @@ Tensor Tensor::movedim(int64_t src, int64_t dst) const {
 }
 
 Tensor Tensor::movedim(IntArrayRef src, IntArrayRef dst) const {
+  EMBER_OP(movedim, *this, src, dst);
   EMBER_CHECK(src.size() == dst.size(), "[movedim] invalid source or destination dims: source (",
               shape_str(src), ") should contain the same number of dims as destination (",
               shape_str(dst), ")");
@@ -379,6 +390,7 @@ Tensor Tensor::movedim(IntArrayRef src, IntArrayRef dst) const {
 // ---- size-1 dims and broadcasting ----
 
 Tensor Tensor::expand(IntArrayRef sizes_in, bool /*implicit*/) const {
+  EMBER_OP(expand, *this, sizes_in);
   const int64_t n = int64_t(sizes_in.size());
   const int64_t tdim = dim();
   EMBER_CHECK(n >= tdim, "[expand] the number of sizes provided (", n,
@@ -420,28 +432,34 @@ Tensor Tensor::expand(IntArrayRef sizes_in, bool /*implicit*/) const {
 }
 
 Tensor Tensor::squeeze() const {
+  EMBER_OP(squeeze, *this);
   return reshape_rule("squeeze", *this, view_of(*this, squeeze_geometry(*this)));
 }
 
 Tensor Tensor::squeeze(int64_t d) const {
+  EMBER_OP(squeeze_1, *this, d);
   return reshape_rule("squeeze", *this, view_of(*this, squeeze_geometry(*this, d)), 1);
 }
 
 Tensor& Tensor::squeeze_() {
+  EMBER_OP(squeeze_, *this);
   set_geometry(*this, squeeze_geometry(*this));
   return *this;
 }
 
 Tensor& Tensor::squeeze_(int64_t d) {
+  EMBER_OP(squeeze__1, *this, d);
   set_geometry(*this, squeeze_geometry(*this, d));
   return *this;
 }
 
 Tensor Tensor::unsqueeze(int64_t d) const {
+  EMBER_OP(unsqueeze, *this, d);
   return reshape_rule("unsqueeze", *this, view_of(*this, unsqueeze_geometry(*this, d)));
 }
 
 Tensor& Tensor::unsqueeze_(int64_t d) {
+  EMBER_OP(unsqueeze_, *this, d);
   set_geometry(*this, unsqueeze_geometry(*this, d));
   return *this;
 }
@@ -450,6 +468,7 @@ Tensor& Tensor::unsqueeze_(int64_t d) {
 
 Tensor Tensor::slice(int64_t d, std::optional<int64_t> start, std::optional<int64_t> end,
                      int64_t step) const {
+  EMBER_OP(slice, *this, d, start, end, step);
   EMBER_CHECK_INDEX(dim() > 0, "[slice] cannot be applied to a 0-dim tensor");
   d = wrap_dim(d, dim(), "slice");
   EMBER_CHECK_VALUE(step > 0, "[slice] step must be greater than zero, got ", step);
@@ -474,6 +493,7 @@ Tensor Tensor::slice(int64_t d, std::optional<int64_t> start, std::optional<int6
 }
 
 Tensor Tensor::narrow(int64_t d, int64_t start, int64_t length) const {
+  EMBER_OP(narrow, *this, d, start, length);
   EMBER_CHECK(dim() > 0, "[narrow] cannot be applied to a 0-dim tensor");
   d = wrap_dim(d, dim(), "narrow");
   const int64_t cur = sizes()[d];
@@ -486,6 +506,7 @@ Tensor Tensor::narrow(int64_t d, int64_t start, int64_t length) const {
 }
 
 Tensor Tensor::select(int64_t d, int64_t index) const {
+  EMBER_OP(select, *this, d, index);
   EMBER_CHECK_INDEX(dim() > 0, "[select] cannot be applied to a 0-dim tensor");
   d = wrap_dim(d, dim(), "select");
   const int64_t size = sizes()[d];
@@ -506,6 +527,7 @@ Tensor Tensor::select(int64_t d, int64_t index) const {
 
 Tensor Tensor::as_strided(IntArrayRef sizes_in, IntArrayRef strides_in,
                           std::optional<int64_t> storage_offset_in) const {
+  EMBER_OP(as_strided, *this, sizes_in, strides_in, storage_offset_in);
   const int64_t off = storage_offset_in.value_or(storage_offset());
   EMBER_CHECK(sizes_in.size() == strides_in.size(),
               "[as_strided] mismatch in length of strides and shape: size ", shape_str(sizes_in),
@@ -568,6 +590,7 @@ Tensor Tensor::as_strided(IntArrayRef sizes_in, IntArrayRef strides_in,
 }
 
 Tensor Tensor::unfold(int64_t d, int64_t size, int64_t step) const {
+  EMBER_OP(unfold, *this, d, size, step);
   const int64_t n = dim();
   d = wrap_dim(d, n, "unfold");
   const int64_t max_size = n == 0 ? 1 : sizes()[d];
@@ -601,6 +624,7 @@ Tensor Tensor::unfold(int64_t d, int64_t size, int64_t step) const {
 }
 
 Tensor Tensor::diagonal(int64_t offset, int64_t d1_in, int64_t d2_in) const {
+  EMBER_OP(diagonal, *this, offset, d1_in, d2_in);
   const int64_t d1 = wrap_dim(d1_in, dim(), "diagonal");
   const int64_t d2 = wrap_dim(d2_in, dim(), "diagonal");
   EMBER_CHECK(d1 != d2, "[diagonal] diagonal dimensions cannot be identical ", d1_in, ", ", d2_in,
@@ -628,6 +652,7 @@ Tensor Tensor::diagonal(int64_t offset, int64_t d1_in, int64_t d2_in) const {
 // ---- splitting ----
 
 std::vector<Tensor> Tensor::split(int64_t split_size, int64_t d) const {
+  EMBER_OP(split, *this, split_size, d);
   EMBER_CHECK(dim() != 0, "[split] expects at least a 1-dimensional tensor");
   EMBER_CHECK(split_size >= 0,
               "[split] expects split_size be non-negative, but got split_size=", split_size);
@@ -648,10 +673,12 @@ std::vector<Tensor> Tensor::split(int64_t split_size, int64_t d) const {
 }
 
 std::vector<Tensor> Tensor::split(IntArrayRef split_sizes, int64_t d) const {
+  EMBER_OP(split_1, *this, split_sizes, d);
   return split_with_sizes(split_sizes, d);
 }
 
 std::vector<Tensor> Tensor::split_with_sizes(IntArrayRef split_sizes, int64_t d) const {
+  EMBER_OP(split_with_sizes, *this, split_sizes, d);
   EMBER_CHECK(dim() != 0, "[split_with_sizes] expects at least a 1-dimensional tensor");
   const int64_t dim_size = size(d);
   int64_t total = 0;
@@ -677,6 +704,7 @@ std::vector<Tensor> Tensor::split_with_sizes(IntArrayRef split_sizes, int64_t d)
 }
 
 std::vector<Tensor> Tensor::chunk(int64_t chunks, int64_t d) const {
+  EMBER_OP(chunk, *this, chunks, d);
   EMBER_CHECK(dim() > 0, "[chunk] expects at least a 1-dimensional tensor");
   EMBER_CHECK(chunks > 0, "[chunk] expects `chunks` to be greater than 0, got: ", chunks);
   const int64_t dim_size = size(d);
@@ -692,6 +720,7 @@ std::vector<Tensor> Tensor::chunk(int64_t chunks, int64_t d) const {
 }
 
 std::vector<Tensor> Tensor::unbind(int64_t d) const {
+  EMBER_OP(unbind, *this, d);
   EMBER_CHECK_INDEX(dim() > 0, "[unbind] dimension specified as ", d,
                     " but tensor has no dimensions");
   d = wrap_dim(d, dim(), "unbind");
@@ -704,6 +733,7 @@ std::vector<Tensor> Tensor::unbind(int64_t d) const {
 // ---- complex parts ----
 
 Tensor Tensor::real() const {
+  EMBER_OP(real, *this);
   if (!is_complex()) return *this;
   // A complex element is (re, im) in two real slots: double the strides and the offset. The
   // real part of a lazy conjugate equals the stored real part, so the conj bit just drops.
@@ -717,6 +747,7 @@ Tensor Tensor::real() const {
 }
 
 Tensor Tensor::imag() const {
+  EMBER_OP(imag, *this);
   EMBER_CHECK(is_complex(), "[imag] imag is not implemented for tensors with non-complex dtypes.",
               " Got dtype ", dtype_name(dtype()));
   // PyTorch returns a negative-bit view here; ember has no neg bit, so a lazy conjugate is
@@ -733,7 +764,13 @@ Tensor Tensor::imag() const {
       [](const Tensor& t) { return t.imag(); });
 }
 
-Tensor real(const Tensor& x) { return x.real(); }
-Tensor imag(const Tensor& x) { return x.imag(); }
+Tensor real(const Tensor& x) {
+  EMBER_OP(real_1, x);
+  return x.real();
+}
+Tensor imag(const Tensor& x) {
+  EMBER_OP(imag_1, x);
+  return x.imag();
+}
 
 }  // namespace ember

@@ -1,4 +1,5 @@
 #pragma once
+#include "kernels/cpu/kernel_layer.h"  // Note [Layer includes]
 // Convolution kernels: oneDNN primitives (float32, bfloat16) and an im2col + BLAS reference
 // (float32, float64) used where oneDNN cannot run. Callers (src/ops/conv_ops.cpp) pass
 // contiguous buffers in the plain layouts: x (N, C, in...), w (K, C/groups, kernel...),

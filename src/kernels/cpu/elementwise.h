@@ -1,4 +1,5 @@
 #pragma once
+#include "kernels/cpu/kernel_layer.h"  // Note [Layer includes]
 // The elementwise loop engine (DESIGN.md §5): a plan over an output and its (already broadcast
 // and promoted) inputs, with dims ordered fastest-first and coalesced, run in 1-D runs across
 // threads.
@@ -12,9 +13,9 @@ namespace ember::cpu {
 
 struct ElementwisePlan {
   static constexpr int kMaxOperands = 4;
-  int ntensors = 0;                                ///< output + inputs
-  DimVector shape;                                 ///< iteration shape, fastest dim first
-  std::array<DimVector, kMaxOperands> strides;     ///< byte strides, fastest dim first
+  int ntensors = 0;                             ///< output + inputs
+  DimVector shape;                              ///< iteration shape, fastest dim first
+  std::array<DimVector, kMaxOperands> strides;  ///< byte strides, fastest dim first
   std::array<char*, kMaxOperands> data{};
   int64_t numel = 0;
 };

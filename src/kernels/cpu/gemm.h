@@ -1,4 +1,5 @@
 #pragma once
+#include "kernels/cpu/kernel_layer.h"  // Note [Layer includes]
 // GEMM glue: float/complex through OpenBLAS's cblas, integers through a cache-blocked kernel.
 // Callers (src/ops/blas_ops.cpp) pass tidy arguments: every dim >= 1 except k (k == 0 scales C
 // by beta), leading dims valid for the layout. float16/bfloat16 are converted by the callers.

@@ -1,4 +1,5 @@
 #pragma once
+#include "kernels/cpu/kernel_layer.h"  // Note [Layer includes]
 // CPU kernels of the indexing ops (index.cpp). Callers validate and wrap every index first:
 // the kernels trust their offsets and never check bounds.
 

@@ -1,11 +1,12 @@
 #pragma once
+#include "kernels/cpu/kernel_layer.h"  // Note [Layer includes]
 // The per-capability kernel tables: elementwise kernels indexed by (OpId, compute dtype), and
 // cast kernels indexed by (source dtype, destination dtype).
 
 #include <cstdint>
 
+#include "core/op_table.h"
 #include "ember/scalar.h"
-#include "ops/op_table.h"
 
 namespace ember::cpu {
 
@@ -25,7 +26,7 @@ class KernelTable {
   }
 
  private:
-  ElementwiseFn fns_[kNumOps][kNumScalarTypes] = {};
+  ElementwiseFn fns_[kNumElementwiseOps][kNumScalarTypes] = {};
   ElementwiseFn casts_[kNumScalarTypes][kNumScalarTypes] = {};
 };
 

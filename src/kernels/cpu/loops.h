@@ -1,4 +1,5 @@
 #pragma once
+#include "kernels/cpu/kernel_layer.h"  // Note [Layer includes]
 // Note [Elementwise inner loops]
 // One template serves every elementwise kernel. The engine hands it a 1-D run: output and
 // input pointers with byte strides. Two cases are chosen per run:

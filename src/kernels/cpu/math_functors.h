@@ -1,4 +1,5 @@
 #pragma once
+#include "kernels/cpu/kernel_layer.h"  // Note [Layer includes]
 // Scalar and vector math shared by the unary and activation kernel files: the vector helpers
 // SLEEF does not provide (sqrt, abs, rounding in the vector unit), float formulas written once
 // for scalars and vectors for the hot activations (gelu's erf form, expm1, an inlined exp), and

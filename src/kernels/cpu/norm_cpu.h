@@ -1,4 +1,5 @@
 #pragma once
+#include "kernels/cpu/kernel_layer.h"  // Note [Layer includes]
 // Fused CPU loops of batch / layer / group normalization, forward and backward, for float and
 // double on contiguous data (norm_cpu.cpp). Statistics accumulate in double; callers validate
 // shapes and allocate every output.

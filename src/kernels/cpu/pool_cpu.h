@@ -1,4 +1,5 @@
 #pragma once
+#include "kernels/cpu/kernel_layer.h"  // Note [Layer includes]
 // Max-pooling kernels over planes of contiguous (planes, in...) data. Each spatial dim (1..3,
 // padded to 3 with leading size-1 dims) gives, per output index, the first valid input index,
 // the number of valid taps and the step between taps: regular pools (padding, dilation,

@@ -1,4 +1,5 @@
 #pragma once
+#include "kernels/cpu/kernel_layer.h"  // Note [Layer includes]
 // The reduction engine (see Note [Reductions] in reduce.cpp): a plan that turns any input and
 // set of reduced dims into coalesced kept ("outer") and reduced ("inner") loops, and a driver
 // that runs a reduction functor over it on the inner, vertical or strided path.

@@ -1,4 +1,5 @@
 #pragma once
+#include "kernels/cpu/kernel_layer.h"  // Note [Layer includes]
 // Fused recurrent gate kernels (rnn_kernels.cpp, compiled per CPU capability). Every pointer is
 // to a contiguous row-major [B, k·H] block; a call handles batch rows [b0, b1).
 

@@ -1,4 +1,5 @@
 #pragma once
+#include "kernels/cpu/kernel_layer.h"  // Note [Layer includes]
 // The scan kernels behind cumsum / cumprod / cummax / cummin / logcumsumexp (scan.cpp). The op
 // functions (ops/scan_ops.cpp) validate, cast the input to the result dtype and lay it out as a
 // contiguous (outer, n, inner) block; the kernels only see that block.

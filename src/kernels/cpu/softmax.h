@@ -1,4 +1,5 @@
 #pragma once
+#include "kernels/cpu/kernel_layer.h"  // Note [Layer includes]
 // The softmax kernel table: fused softmax / log_softmax loops for float and double, compiled per
 // CPU capability (softmax_kernels.cpp) and picked with the other kernel families at start-up.
 

@@ -1,4 +1,5 @@
 #pragma once
+#include "kernels/cpu/kernel_layer.h"  // Note [Layer includes]
 // Note [Per-ISA vectors]
 // Kernel files are compiled once per capability; this header picks the vector width of the
 // translation unit (16, 32 or 64 bytes) and exposes float/double vectors as GCC vector
@@ -72,8 +73,8 @@ inline V vselect(M mask, V a, V b) {
 }
 
 // SLEEF wrappers: `vexp(x)` etc. for vfloat and vdouble of this ISA.
-#define EMBER_VEC_SLEEF1(fn, name, ulp)                                                   \
-  inline vfloat fn(vfloat x) { return (vfloat)EMBER_SLEEF_F(name, ulp)(x); }             \
+#define EMBER_VEC_SLEEF1(fn, name, ulp)                                      \
+  inline vfloat fn(vfloat x) { return (vfloat)EMBER_SLEEF_F(name, ulp)(x); } \
   inline vdouble fn(vdouble x) { return (vdouble)EMBER_SLEEF_D(name, ulp)(x); }
 #define EMBER_VEC_SLEEF2(fn, name, ulp)                                                   \
   inline vfloat fn(vfloat x, vfloat y) { return (vfloat)EMBER_SLEEF_F(name, ulp)(x, y); } \

@@ -17,12 +17,12 @@
 #include <unordered_map>
 #include <vector>
 
-#include "core/device_backend.h"
 #include "core/tensor_util.h"
 #include "ember/allocator.h"
 #include "ember/dispatch_type.h"
 #include "ember/version.h"
 #include "kernels/cuda/cuda_common.cuh"
+#include "ops/device_backend.h"
 
 namespace ember {
 
@@ -298,9 +298,51 @@ class CudaBackend final : public DeviceBackend {
                            });
         return true;
       }
-      default:
+      // No CUDA kernel (yet): every other elementwise op. The switch lists every op (no
+      // default:, -Werror=switch; Note [Op list]).
+#define EMBER_CUDA_CASE(o) case OpId::o:
+        EMBER_UNARY_OPS(EMBER_CUDA_CASE)
+        EMBER_UNARY_PREDICATE_OPS(EMBER_CUDA_CASE)
+        EMBER_BINARY_OPS(EMBER_CUDA_CASE)
+        EMBER_COMPARISON_OPS(EMBER_CUDA_CASE)
+#undef EMBER_CUDA_CASE
+      case OpId::sub:
+      case OpId::div_trunc:
+      case OpId::div_floor:
+      case OpId::round_decimals:
+      case OpId::clamp:
+      case OpId::logit:
+      case OpId::nan_to_num:
+      case OpId::leaky_relu:
+      case OpId::elu:
+      case OpId::celu:
+      case OpId::gelu:
+      case OpId::gelu_tanh:
+      case OpId::softplus:
+      case OpId::hardtanh:
+      case OpId::hardshrink:
+      case OpId::softshrink:
+      case OpId::threshold:
+      case OpId::lerp_scalar:
+      case OpId::lerp_tensor:
+      case OpId::addcmul:
+      case OpId::addcdiv:
+      case OpId::where:
+      case OpId::isclose:
+      case OpId::conj_physical:
+      case OpId::clamp_tensor:
+      case OpId::copy:
         return false;
+        // Backends are only called with elementwise ops.
+#define EMBER_CUDA_NOT_ELEMENTWISE(o, schema, traits) case OpId::o:
+        EMBER_NON_ELEMENTWISE_OPS(EMBER_CUDA_NOT_ELEMENTWISE)
+#undef EMBER_CUDA_NOT_ELEMENTWISE
+      case OpId::kCount:
+        EMBER_INTERNAL_ASSERT(false, "[cuda elementwise] not an elementwise op: ",
+                              op == OpId::kCount ? "kCount" : op_info(op).id);
+        break;
     }
+    return false;
   }
 
   bool copy(const Tensor& dst, const Tensor& src) override {

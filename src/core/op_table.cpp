@@ -1,4 +1,6 @@
-#include "ops/op_table.h"
+#include "core/op_table.h"
+
+#include <utility>
 
 #include "ember/error.h"
 
@@ -8,7 +10,7 @@ namespace {
 using R = DtypeRule;
 // One row per op, in OpId order (checked at start-up by checked_table()).
 #define EMBER_ROW(op, arity, rule) {#op, arity, rule},
-const OpDef kOps[] = {
+constexpr OpDef kOps[] = {
     // unary: EMBER_UNARY_OPS
     EMBER_ROW(neg, 1, R::Keep) EMBER_ROW(abs, 1, R::ComplexToReal) EMBER_ROW(
         sign, 1, R::Keep) EMBER_ROW(sgn, 1, R::Keep) EMBER_ROW(reciprocal, 1, R::IntToFloat)
@@ -78,11 +80,11 @@ const OpDef kOps[] = {
                                                 EMBER_ROW(clamp_tensor, 3, R::Keep) EMBER_ROW(
                                                     copy, 1, R::Keep) EMBER_ROW(fill, 0, R::Keep)};
 #undef EMBER_ROW
-static_assert(sizeof(kOps) / sizeof(kOps[0]) == kNumOps,
+static_assert(sizeof(kOps) / sizeof(kOps[0]) == kNumElementwiseOps,
               "every OpId needs exactly one row in kOps (same order)");
 
 // Names in enum order, to verify the rows follow it.
-const char* const kEnumNames[] = {
+constexpr const char* kEnumNames[] = {
 #define EMBER_OP_NAME(op) #op,
     EMBER_UNARY_OPS(EMBER_OP_NAME) EMBER_UNARY_PREDICATE_OPS(EMBER_OP_NAME)
         EMBER_BINARY_OPS(EMBER_OP_NAME) EMBER_COMPARISON_OPS(EMBER_OP_NAME)
@@ -90,41 +92,153 @@ const char* const kEnumNames[] = {
 #undef EMBER_OP_NAME
 };
 
-bool rows_in_enum_order() {
-  for (int i = 0; i < kNumOps; ++i)
+constexpr bool rows_in_enum_order() {
+  for (int i = 0; i < kNumElementwiseOps; ++i)
     if (std::string_view(kOps[i].name) != kEnumNames[i]) return false;
   return true;
+}
+static_assert(rows_in_enum_order(), "the kOps rows must follow the OpId order");
+
+// Every op's identity row, in OpId order (both come from the same X-macro lists).
+using namespace op_trait;
+constexpr OpInfo kInfos[] = {
+#define EMBER_EW_INFO(op) {#op, nullptr, kElementwise},
+#define EMBER_INFO(op, schema, traits) {#op, schema, traits},
+    EMBER_UNARY_OPS(EMBER_EW_INFO) EMBER_UNARY_PREDICATE_OPS(EMBER_EW_INFO)
+        EMBER_BINARY_OPS(EMBER_EW_INFO) EMBER_COMPARISON_OPS(EMBER_EW_INFO)
+            EMBER_EXTRA_ELEMENTWISE_OPS(EMBER_EW_INFO) EMBER_NON_ELEMENTWISE_OPS(EMBER_INFO)
+#undef EMBER_EW_INFO
+#undef EMBER_INFO
+};
+static_assert(sizeof(kInfos) / sizeof(kInfos[0]) == kNumOps, "one OpInfo row per OpId");
+
+// PyTorch's name of an elementwise op whose id differs from it (a lookup rather than a switch:
+// switches over OpId list every op, Note [Op list]).
+const char* elementwise_aten_name(OpId op) {
+  static constexpr std::pair<OpId, const char*> kRenames[] = {
+      {OpId::true_divide, "div"},  {OpId::div_trunc, "div"},     {OpId::div_floor, "div"},
+      {OpId::round_decimals, "round"}, {OpId::lerp_scalar, "lerp"}, {OpId::lerp_tensor, "lerp"},
+      {OpId::clamp_tensor, "clamp"}, {OpId::gelu_tanh, "gelu"},   {OpId::copy, "copy_"},
+      {OpId::fill, "fill_"}};
+  for (const auto& [o, name] : kRenames)
+    if (o == op) return name;
+  return op_def(op).name;
+}
+
+// The schema of an elementwise op, from its arity.
+std::string elementwise_schema(OpId op) {
+  static const char* const kArgs[] = {"", "Tensor self", "Tensor self, Tensor other",
+                                      "Tensor self, Tensor tensor1, Tensor tensor2"};
+  const OpDef& d = op_def(op);
+  const char* ret = d.rule == DtypeRule::Predicate ? "Tensor" : "Tensor";
+  std::string extra = op == OpId::add || op == OpId::sub ? ", *, Scalar alpha=1" : "";
+  return std::string(elementwise_aten_name(op)) + "(" + kArgs[d.arity] + extra + ") -> " + ret;
+}
+
+FunctionSchema parse_schema(const std::string& text) {
+  FunctionSchema s;
+  size_t open = text.find('('), close = std::string::npos;
+  for (size_t i = open, depth = 0; open != std::string::npos && i < text.size(); ++i) {
+    if (text[i] == '(') ++depth;
+    if (text[i] == ')' && --depth == 0) {
+      close = i;
+      break;
+    }
+  }
+  EMBER_INTERNAL_ASSERT(open != std::string::npos && close != std::string::npos && close > open,
+                        "malformed schema ", text);
+  std::string head = text.substr(0, open);
+  size_t dot = head.find('.');
+  s.name = head.substr(0, dot);
+  if (dot != std::string::npos) s.overload = head.substr(dot + 1);
+  size_t arrow = text.find("->", close);
+  if (arrow != std::string::npos) {
+    s.returns = text.substr(arrow + 2);
+    s.returns.erase(0, s.returns.find_first_not_of(' '));
+  }
+  // split the arguments at top-level commas
+  std::string body = text.substr(open + 1, close - open - 1);
+  int depth = 0;
+  std::string cur;
+  auto flush = [&] {
+    size_t b = cur.find_first_not_of(' ');
+    if (b == std::string::npos || cur.substr(b) == "*") {
+      cur.clear();
+      return;
+    }
+    std::string a = cur.substr(b);
+    cur.clear();
+    SchemaArgument arg;
+    size_t eq = a.find('=');
+    if (eq != std::string::npos) {
+      arg.default_value = a.substr(eq + 1);
+      arg.has_default = true;
+      a = a.substr(0, eq);
+    }
+    size_t sp = a.rfind(' ');
+    arg.type = sp == std::string::npos ? "Any" : a.substr(0, sp);
+    arg.name = a.substr(sp == std::string::npos ? 0 : sp + 1);
+    s.arguments.push_back(std::move(arg));
+  };
+  for (char ch : body) {
+    if (ch == '(' || ch == '[' || ch == '<') ++depth;
+    if (ch == ')' || ch == ']' || ch == '>') --depth;
+    if (ch == ',' && depth == 0) {
+      flush();
+      continue;
+    }
+    cur += ch;
+  }
+  flush();
+  return s;
 }
 }  // namespace
 
 const OpDef& op_def(OpId op) {
-  static const bool ok = rows_in_enum_order();
-  EMBER_INTERNAL_ASSERT(ok, "op table rows are not in OpId order");
+  EMBER_INTERNAL_ASSERT(is_elementwise(op), "op_def of a non-elementwise op");
   return kOps[static_cast<int>(op)];
 }
 
+const OpInfo& op_info(OpId op) { return kInfos[static_cast<int>(op)]; }
+
+const char* op_qualified_name(OpId op) {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> v;
+    v.reserve(kNumOps);
+    for (int i = 0; i < kNumOps; ++i) v.push_back("aten::" + op_schema(OpId(i)).name);
+    return v;
+  }();
+  return names[static_cast<size_t>(op)].c_str();
+}
+
+OpId op_from_id(std::string_view id) {
+  for (int i = 0; i < kNumOps; ++i)
+    if (id == kInfos[i].id) return OpId(i);
+  return OpId::kCount;
+}
+
+const FunctionSchema& op_schema(OpId op) {
+  static const std::vector<FunctionSchema> schemas = [] {
+    std::vector<FunctionSchema> v;
+    v.reserve(kNumOps);
+    for (int i = 0; i < kNumOps; ++i) {
+      OpId o = OpId(i);
+      v.push_back(parse_schema(is_elementwise(o) ? elementwise_schema(o) : kInfos[i].schema));
+    }
+    return v;
+  }();
+  return schemas[static_cast<size_t>(op)];
+}
+
 bool strict_out_dtype(OpId op) {
-  switch (op) {
-    case OpId::neg:
-    case OpId::abs:
-    case OpId::sign:
-    case OpId::sgn:
-    case OpId::square:
-    case OpId::floor:
-    case OpId::ceil:
-    case OpId::trunc:
-    case OpId::frac:
-    case OpId::bitwise_not:
-    case OpId::isposinf:
-    case OpId::isneginf:
-    case OpId::signbit:
-    case OpId::round_decimals:
-    case OpId::float_power:
-    case OpId::logsigmoid:
-      return true;
-    default:
-      return false;
-  }
+  static constexpr OpId kStrict[] = {
+      OpId::neg,      OpId::abs,         OpId::sign,     OpId::sgn,           OpId::square,
+      OpId::floor,    OpId::ceil,        OpId::trunc,    OpId::frac,          OpId::bitwise_not,
+      OpId::isposinf, OpId::isneginf,    OpId::signbit,  OpId::round_decimals, OpId::float_power,
+      OpId::logsigmoid};
+  for (OpId o : kStrict)
+    if (o == op) return true;
+  return false;
 }
 
 ScalarType compute_dtype(OpId op, ScalarType promoted) {

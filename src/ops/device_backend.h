@@ -1,4 +1,5 @@
 #pragma once
+#include "ops/op_layer.h"  // Note [Layer includes]
 // Note [Device backends]
 // A non-CPU device plugs in behind this small interface: elementwise ops and copies. The CUDA
 // backend (src/kernels/cuda) registers itself when ember is built with nvcc and a GPU is
@@ -6,7 +7,7 @@
 // promotion, broadcasting and output allocation before calling a backend, exactly as for CPU.
 
 #include "ember/tensor.h"
-#include "ops/op_table.h"
+#include "core/op_table.h"
 
 namespace ember {
 

@@ -1,0 +1,228 @@
+#pragma once
+#include "ops/op_layer.h"  // Note [Layer includes]
+// Note [Call path]
+// Every op function starts with `EMBER_OP(<op id>, <its arguments>...)`. That one line is the
+// op's entry into the call path (DESIGN.md §3):
+//
+//   Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index) {
+//     EMBER_OP(index_select, self, dim, index);
+//     ...
+//
+// - With no layer active (Note [Call path layers]) it costs a load of the active-layer word and
+//   one branch; the scope's destructor checks one flag.
+// - Otherwise `OpScope::enter` runs out of line: it checks that the arguments' device has a
+//   kernel for the op (Note [Kernels per device]), boxes the arguments when a layer asks for
+//   them (BoxedArgs: the op id plus a small variant vector), and visits the active layers in
+//   their fixed order; the scope's destructor visits them in reverse when the op returns or
+//   throws.
+// - Composite ops (made of other ops) enter too, so the profiler shows them as PyTorch shows
+//   aten::linear above aten::addmm; their primitives do the device check.
+// - A tensor created outside every op scope while the Coverage layer is on is an op missing from
+//   the list; tests/python/test_call_path.py runs every conformance sample that way.
+
+#include <concepts>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <variant>
+#include <vector>
+
+#include "core/dispatch_state.h"
+#include "core/op_table.h"
+#include "ember/array_ref.h"
+#include "ember/tensor.h"
+
+#if defined(__GNUC__)
+#define EMBER_OP_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#else
+#define EMBER_OP_UNLIKELY(x) (x)
+#endif
+
+namespace ember::dispatch {
+
+/// One boxed argument. An argument of a type the box does not know is kept as monostate.
+using IValue =
+    std::variant<std::monostate, Tensor, int64_t, double, bool, Scalar, std::vector<int64_t>,
+                 std::vector<Tensor>, ScalarType, Device, std::string>;
+
+/// A boxed call: the op and its arguments in declaration order.
+struct BoxedCall {
+  OpId op;
+  bool inplace = false;  ///< the in-place form of an elementwise op ("add_")
+  std::vector<IValue> args;
+};
+
+/// Whether D is a contiguous list of T (ArrayRef, std::vector, DimVector, ...).
+template <class D, class T>
+constexpr bool is_list_of = requires(const D& d) {
+  { d.data() } -> std::convertible_to<const T*>;
+  d.size();
+};
+
+/// The layers that read boxed arguments (the profiler with record_shapes, the tracer, ...).
+uint32_t boxing_layers();
+
+/// Boxes one argument of an op call.
+template <class T>
+IValue box(const T& v) {
+  using D = std::decay_t<T>;
+  if constexpr (std::is_same_v<D, Tensor>) {
+    return v;
+  } else if constexpr (std::is_same_v<D, bool>) {
+    return v;
+  } else if constexpr (std::is_integral_v<D>) {
+    return int64_t(v);
+  } else if constexpr (std::is_floating_point_v<D>) {
+    return double(v);
+  } else if constexpr (std::is_same_v<D, Scalar>) {
+    return v;
+  } else if constexpr (std::is_same_v<D, ScalarType>) {
+    return v;
+  } else if constexpr (std::is_same_v<D, Device>) {
+    return v;
+  } else if constexpr (std::is_same_v<D, TensorOptions>) {
+    return v.dtype();
+  } else if constexpr (std::is_convertible_v<const D&, std::string_view>) {
+    return std::string(std::string_view(v));
+  } else if constexpr (is_list_of<D, int64_t>) {
+    return std::vector<int64_t>(v.data(), v.data() + v.size());
+  } else if constexpr (is_list_of<D, Tensor>) {
+    return std::vector<Tensor>(v.data(), v.data() + v.size());
+  } else if constexpr (is_list_of<D, std::optional<Tensor>>) {
+    std::vector<Tensor> out;
+    for (size_t i = 0; i < v.size(); ++i) out.push_back(v.data()[i] ? *v.data()[i] : Tensor());
+    return out;
+  } else if constexpr (std::is_same_v<D, OptionalIntArrayRef>) {
+    if (!v.has_value()) return std::monostate{};
+    return box(*v);
+  } else if constexpr (requires {
+                         v.has_value();
+                         *v;
+                       }) {
+    if (!v.has_value()) return std::monostate{};
+    return box(*v);
+  } else {
+    return std::monostate{};
+  }
+}
+
+/// Where the arguments of a call live and what dtype they have: the first non-CPU device seen
+/// and the dtype of the first tensor (or of the options of a factory).
+struct DeviceProbe {
+  Device device{kCPU};
+  ScalarType dtype = ScalarType::Undefined;
+  void see(const Tensor& t) {
+    if (!t.defined()) return;
+    if (dtype == ScalarType::Undefined) dtype = t.dtype();
+    if (device.is_cpu() && !t.device().is_cpu()) device = t.device();
+  }
+  template <class T>
+  void operator()(const T& v) {
+    using D = std::decay_t<T>;
+    if constexpr (std::is_same_v<D, Tensor>) {
+      see(v);
+    } else if constexpr (std::is_same_v<D, TensorOptions>) {
+      if (dtype == ScalarType::Undefined) dtype = v.dtype();
+      if (device.is_cpu()) device = v.device();
+    } else if constexpr (std::is_same_v<D, Device>) {
+      if (device.is_cpu()) device = v;
+    } else if constexpr (is_list_of<D, Tensor>) {
+      for (size_t i = 0; i < v.size(); ++i) see(v.data()[i]);
+    } else if constexpr (is_list_of<D, std::optional<Tensor>>) {
+      for (size_t i = 0; i < v.size(); ++i)
+        if (v.data()[i]) see(*v.data()[i]);
+    } else if constexpr (std::is_same_v<D, std::optional<Tensor>>) {
+      if (v) see(*v);
+    }
+  }
+};
+
+/// The scope of one op call (see EMBER_OP).
+class OpScope {
+ public:
+  explicit OpScope(OpId op, bool inplace = false) : op_(op), inplace_(inplace) {}
+  ~OpScope() {
+    if (EMBER_OP_UNLIKELY(entered_)) exit();
+  }
+  OpScope(const OpScope&) = delete;
+  OpScope& operator=(const OpScope&) = delete;
+
+  /// The slow path: device check, boxing on demand, then the active layers in order.
+  template <class... A>
+  [[gnu::noinline, gnu::cold]] void enter(const A&... args) {
+    uint32_t layers = active_layers();
+    if (layers & kDevice) {
+      DeviceProbe probe;
+      (probe(args), ...);
+      if (!probe.device.is_cpu()) check_device_kernel(probe.device, probe.dtype);
+    }
+    if (!(layers & ~uint32_t(kDevice))) return;
+    BoxedCall call{op_, inplace_, {}};
+    if (layers & boxing_layers()) {
+      call.args.reserve(sizeof...(A));
+      (call.args.push_back(box(args)), ...);
+    }
+    enter_layers(call, layers);
+  }
+  /// enter() for an op whose tensor arguments come as a list (the elementwise path): each
+  /// tensor is one argument.
+  [[gnu::noinline, gnu::cold]] void enter_each(ArrayRef<Tensor> tensors);
+
+ private:
+  /// Raises "[op] not implemented for <device> <dtype>" when the device has no kernel.
+  void check_device_kernel(Device device, ScalarType dtype) const;
+  void enter_layers(const BoxedCall& call, uint32_t layers);
+  void exit();
+
+  OpId op_;
+  bool inplace_ = false;
+  bool entered_ = false;
+  uint32_t layers_ = 0;
+};
+
+/// Marks code that creates tensors for an op that has not entered yet (a wrapped Python
+/// number): it counts as inside an op for the Coverage layer and is not shown as an op.
+class QuietScope {
+ public:
+  QuietScope() {
+    if (EMBER_OP_UNLIKELY(slow_path())) {
+      ++thread_state().depth;
+      on_ = true;
+    }
+  }
+  ~QuietScope() {
+    if (on_) --thread_state().depth;
+  }
+  QuietScope(const QuietScope&) = delete;
+  QuietScope& operator=(const QuietScope&) = delete;
+
+ private:
+  bool on_ = false;
+};
+
+/// A layer of the call path: called on entry with the boxed call and on exit with the op.
+struct LayerHooks {
+  void (*enter)(const BoxedCall& call) = nullptr;
+  void (*exit)(OpId op) = nullptr;
+  bool needs_args = false;  ///< whether `call.args` must be filled
+};
+/// Installs the hooks of `layer` (one bit of Layer); null hooks remove them.
+void set_layer_hooks(Layer layer, LayerHooks hooks);
+
+/// Turns `layer` on or off on this thread (returns whether it was on).
+bool set_thread_layer(Layer layer, bool on);
+/// Turns `layer` on or off on every thread.
+void set_global_layer(Layer layer, bool on);
+
+}  // namespace ember::dispatch
+
+/// The entry of op `id` into the call path; the first statement of every op function.
+#define EMBER_OP(id, ...)                                        \
+  ::ember::dispatch::OpScope ember_op_scope_(::ember::OpId::id); \
+  if (EMBER_OP_UNLIKELY(::ember::dispatch::slow_path())) ember_op_scope_.enter(__VA_ARGS__)
+
+/// The same for an elementwise op: its id is a runtime value and its tensors come as a list.
+#define EMBER_OP_EACH(op_value, inplace, tensors)                \
+  ::ember::dispatch::OpScope ember_op_scope_(op_value, inplace); \
+  if (EMBER_OP_UNLIKELY(::ember::dispatch::slow_path())) ember_op_scope_.enter_each(tensors)
