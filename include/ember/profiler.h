@@ -41,6 +41,7 @@ struct Schedule {
 };
 
 class Profile;
+class RecordFunction;
 
 /// Settings of a profiling session.
 struct ProfilerConfig {
@@ -154,6 +155,8 @@ class Profile {
   std::vector<Event> events_;
   std::vector<MemoryEvent> memory_;
   int64_t origin_ns_ = 0;
+  /// "ProfilerStep#<n>": with a schedule, each step is a range of its own, as in PyTorch.
+  std::unique_ptr<RecordFunction> step_range_;
 };
 
 /// A named user range (`torch.profiler.record_function`): an event spanning its lifetime

@@ -338,6 +338,7 @@ Profile::Profile(ProfilerConfig config) : config_(std::move(config)) {
   action_ = config_.schedule ? config_.schedule(0) : ProfilerAction::RECORD;
   if (action_ == ProfilerAction::RECORD || action_ == ProfilerAction::RECORD_AND_SAVE)
     begin_recording();
+  if (config_.schedule) step_range_ = std::make_unique<RecordFunction>("ProfilerStep#0");
 }
 
 Profile::~Profile() {
@@ -424,6 +425,7 @@ void Profile::end_recording() {
 
 void Profile::step() {
   EMBER_CHECK(!stopped_, "[profile] step() after stop()");
+  step_range_.reset();  // the step that ends
   ProfilerAction prev = action_;
   ++step_;
   action_ = config_.schedule ? config_.schedule(step_) : ProfilerAction::RECORD;
@@ -436,11 +438,13 @@ void Profile::step() {
     if (was_saving && config_.on_trace_ready) config_.on_trace_ready(*this);
   }
   if (now_recording && !recording_) begin_recording();
+  step_range_ = std::make_unique<RecordFunction>("ProfilerStep#" + std::to_string(step_));
 }
 
 void Profile::stop() {
   if (stopped_) return;
   stopped_ = true;
+  step_range_.reset();
   bool was = recording_;
   end_recording();
   if (was && config_.on_trace_ready) config_.on_trace_ready(*this);

@@ -233,9 +233,18 @@ TEST(Profiler, ScheduleActions) {
   std::vector<size_t> sizes;
   prof::Profile p({.schedule = s, .on_trace_ready = [&](prof::Profile& q) {
                      ++ready;
-                     size_t top = 0;
-                     for (const prof::Event& e : q.events()) top += e.parent < 0;
-                     sizes.push_back(top);
+                     // each recorded step is a "ProfilerStep#<n>" range around its ops
+                     size_t steps = 0, ops = 0;
+                     for (const prof::Event& e : q.events()) {
+                       if (e.user_range && e.name.rfind("ProfilerStep#", 0) == 0) {
+                         ++steps;
+                         EXPECT_TRUE(e.name == "ProfilerStep#2" || e.name == "ProfilerStep#3")
+                             << e.name;
+                       }
+                       ops += !e.user_range && e.depth == 1;
+                     }
+                     EXPECT_EQ(steps, 2u);
+                     sizes.push_back(ops);
                    }});
   for (int step = 0; step < 6; ++step) {
     Tensor t = ones({2}) * float(step);  // two top-level ops per step
