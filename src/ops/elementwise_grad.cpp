@@ -35,34 +35,23 @@ const char* op_id(OpId op) { return op == OpId::kCount ? "kCount" : op_info(op).
 // Case labels for a whole elementwise family, and for every op that is not elementwise: the
 // switches over OpId below list every op (no default:, -Werror=switch; Note [Op list]).
 #define EMBER_CASE(op) case OpId::op:
+// Elementwise ops with no gradient (bool or integer results), and those whose gradient is zero
+// wherever it is defined; shared by the switches below.
+#define EMBER_NONDIFF_ELEMENTWISE_OPS(_)                                               \
+  EMBER_UNARY_PREDICATE_OPS(_)                                                         \
+  EMBER_COMPARISON_OPS(_) _(bitwise_not) _(logical_not) _(logical_and) _(logical_or)   \
+      _(logical_xor) _(bitwise_and) _(bitwise_or) _(bitwise_xor) _(bitwise_left_shift) \
+          _(bitwise_right_shift) _(isclose) _(fill)
+#define EMBER_ZERO_GRAD_ELEMENTWISE_OPS(_) \
+  _(sign) _(floor) _(ceil) _(trunc) _(round_decimals) _(floor_divide) _(div_trunc) _(div_floor)
 #define EMBER_NOT_ELEMENTWISE(op, schema, traits) case OpId::op:
 
 GradKind elementwise_grad_kind(OpId op) {
   switch (op) {
-    EMBER_UNARY_PREDICATE_OPS(EMBER_CASE)
-    EMBER_COMPARISON_OPS(EMBER_CASE)
-    case OpId::bitwise_not:
-    case OpId::logical_not:
-    case OpId::logical_and:
-    case OpId::logical_or:
-    case OpId::logical_xor:
-    case OpId::bitwise_and:
-    case OpId::bitwise_or:
-    case OpId::bitwise_xor:
-    case OpId::bitwise_left_shift:
-    case OpId::bitwise_right_shift:
-    case OpId::isclose:
-    case OpId::fill:
-      return GradKind::None;
-    case OpId::sign:
-    case OpId::floor:
-    case OpId::ceil:
-    case OpId::trunc:
-    case OpId::round_decimals:
-    case OpId::floor_divide:
-    case OpId::div_trunc:
-    case OpId::div_floor:
-      return GradKind::Zero;
+    EMBER_NONDIFF_ELEMENTWISE_OPS(EMBER_CASE)
+    return GradKind::None;
+    EMBER_ZERO_GRAD_ELEMENTWISE_OPS(EMBER_CASE)
+    return GradKind::Zero;
     case OpId::nextafter:
       return GradKind::NotImplemented;
     // unary
@@ -201,7 +190,6 @@ uint8_t elementwise_saves(OpId op) {
     case OpId::sgn:
     case OpId::abs:
     // unary
-    case OpId::sign:
     case OpId::square:
     case OpId::log:
     case OpId::log2:
@@ -219,11 +207,6 @@ uint8_t elementwise_saves(OpId op) {
     case OpId::atanh:
     case OpId::erf:
     case OpId::erfc:
-    case OpId::floor:
-    case OpId::ceil:
-    case OpId::trunc:
-    case OpId::bitwise_not:
-    case OpId::logical_not:
     case OpId::relu6:
     case OpId::selu:
     case OpId::silu:
@@ -233,24 +216,9 @@ uint8_t elementwise_saves(OpId op) {
     case OpId::hardswish:
     case OpId::tanhshrink:
     case OpId::logsigmoid:
-      // unary predicates, comparisons
-      EMBER_UNARY_PREDICATE_OPS(EMBER_CASE)
-      EMBER_COMPARISON_OPS(EMBER_CASE)
     // binary
-    case OpId::floor_divide:
     case OpId::nextafter:
-    case OpId::logical_and:
-    case OpId::logical_or:
-    case OpId::logical_xor:
-    case OpId::bitwise_and:
-    case OpId::bitwise_or:
-    case OpId::bitwise_xor:
-    case OpId::bitwise_left_shift:
-    case OpId::bitwise_right_shift:
     // the other elementwise ops
-    case OpId::div_trunc:
-    case OpId::div_floor:
-    case OpId::round_decimals:
     case OpId::clamp:
     case OpId::logit:
     case OpId::nan_to_num:
@@ -265,8 +233,8 @@ uint8_t elementwise_saves(OpId op) {
     case OpId::softshrink:
     case OpId::threshold:
     case OpId::where:
-    case OpId::isclose:
-    case OpId::fill:
+      EMBER_NONDIFF_ELEMENTWISE_OPS(EMBER_CASE)
+      EMBER_ZERO_GRAD_ELEMENTWISE_OPS(EMBER_CASE)
       return X0;
       EMBER_NON_ELEMENTWISE_OPS(EMBER_NOT_ELEMENTWISE)
     case OpId::kCount:
@@ -492,31 +460,11 @@ Tensor elementwise_partial(OpId op, int k, const Tensor* x, const Tensor& o, con
       return k == 0 ? cst(1) : k == 1 ? v / c : -(v * b) / (c * c);
     }
     // ---- no partials: not differentiable, zero gradient or a rule of their own ----
-    case OpId::sign:
-    case OpId::floor:
-    case OpId::ceil:
-    case OpId::trunc:
-    case OpId::bitwise_not:
-    case OpId::logical_not:
-      EMBER_UNARY_PREDICATE_OPS(EMBER_CASE)
-      EMBER_COMPARISON_OPS(EMBER_CASE)
-    case OpId::floor_divide:
     case OpId::nextafter:
-    case OpId::logical_and:
-    case OpId::logical_or:
-    case OpId::logical_xor:
-    case OpId::bitwise_and:
-    case OpId::bitwise_or:
-    case OpId::bitwise_xor:
-    case OpId::bitwise_left_shift:
-    case OpId::bitwise_right_shift:
-    case OpId::div_trunc:
-    case OpId::div_floor:
-    case OpId::round_decimals:
     case OpId::where:
-    case OpId::isclose:
     case OpId::conj_physical:
-    case OpId::fill:
+      EMBER_NONDIFF_ELEMENTWISE_OPS(EMBER_CASE)
+      EMBER_ZERO_GRAD_ELEMENTWISE_OPS(EMBER_CASE)
       break;
       EMBER_NON_ELEMENTWISE_OPS(EMBER_NOT_ELEMENTWISE)
     case OpId::kCount:
@@ -528,6 +476,8 @@ Tensor elementwise_partial(OpId op, int k, const Tensor* x, const Tensor& o, con
 }
 
 #undef EMBER_CASE
+#undef EMBER_NONDIFF_ELEMENTWISE_OPS
+#undef EMBER_ZERO_GRAD_ELEMENTWISE_OPS
 #undef EMBER_NOT_ELEMENTWISE
 
 }  // namespace ember
