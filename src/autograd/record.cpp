@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdlib>
 #include <cstring>
 
 #include "autograd/meta.h"
@@ -72,6 +73,17 @@ std::string backward_name(const char* op, int overload) {
     up = std::isdigit(static_cast<unsigned char>(c)) != 0;
   }
   return r + "Backward" + std::to_string(overload);
+}
+
+const RuleArg& RuleArgs::at(size_t k) const {
+  EMBER_INTERNAL_ASSERT(k < v_.size(), "rule argument ", k, " of ", v_.size());
+  return v_[k];
+}
+
+void RuleArgs::bad_type(size_t k) const {
+  EMBER_INTERNAL_ASSERT(false, "rule argument ", k, " has another type (variant index ",
+                        v_[k].index(), ")");
+  std::abort();
 }
 
 Tensor sum_to(const Tensor& g, IntArrayRef shape) {
@@ -162,7 +174,8 @@ SavedVariable SavedVariable::save(const Tensor& t, const variable_list& outputs,
 struct FnNode final : Node {
   const char* op_;    // the forward op; name() derives PyTorch's node name from it
   int overload_ = 0;  // Note [Node names]
-  VjpFn vjp;
+  VjpFn vjp = nullptr;
+  RuleArgs args;  // Note [Rules as data]
   std::vector<SavedVariable> saved;
   std::vector<InputInfo> inputs;
   bool released_ = false;
@@ -185,6 +198,7 @@ struct FnNode final : Node {
                 "backward. (node: ",
                 name(), ")");
     VjpCtx c;
+    c.rule_args = &args;
     c.grads = std::move(grads);
     for (size_t i = 0; i < c.grads.size(); ++i)
       if (!c.grads[i].defined()) c.grads[i] = input_metadata(i).zeros();
@@ -229,14 +243,6 @@ struct Geom {
   int64_t offset;
 };
 Geom geom_of(const Tensor& t) { return {t.sizes().vec(), t.strides().vec(), t.storage_offset()}; }
-
-/// A zero tensor laid out like `base` (same strides when dense), so views of the base map
-/// onto it with their own strides.
-Tensor zeros_like_layout(const Geom& base, ScalarType dtype, Device dev) {
-  return zeros(base.sizes, TensorOptions().dtype(dtype).device(dev))
-      .as_strided(base.sizes, base.strides, 0)
-      .contiguous();
-}
 
 bool dense_layout(const Geom& g) {
   // Non-overlapping and dense: the strides are a permutation of a contiguous layout.
@@ -409,10 +415,10 @@ void OpRecorder::resume() {
 
 void OpRecorder::record(const variable_list& outputs, VjpFn vjp, const variable_list& saved,
                         JvpFn jvp) {
-  finish(outputs, std::move(vjp), saved, std::move(jvp), false);
+  finish(outputs, vjp, saved, jvp, false);
 }
 void OpRecorder::record(const Tensor& output, VjpFn vjp, const variable_list& saved, JvpFn jvp) {
-  finish({output}, std::move(vjp), saved, std::move(jvp), false);
+  finish({output}, vjp, saved, jvp, false);
 }
 void OpRecorder::record_inplace(const Tensor& self, VjpFn vjp, const variable_list& saved,
                                 JvpFn jvp) {
@@ -420,7 +426,7 @@ void OpRecorder::record_inplace(const Tensor& self, VjpFn vjp, const variable_li
     self.unsafeGetTensorImpl()->bump_version(name_);
   else
     self.unsafeGetTensorImpl()->version_counter()->last_writer.store(name_);
-  finish({self}, std::move(vjp), saved, std::move(jvp), true);
+  finish({self}, vjp, saved, jvp, true);
 }
 
 void OpRecorder::record_not_implemented(const variable_list& outputs) {
@@ -441,13 +447,14 @@ namespace {
 
 /// Tangent of the outputs from the vjp (Note [Recording an op]): with g a dummy cotangent,
 /// vjp(g) = Jᴴg is linear in g, and d/dg Re<vjp(g), t> = J t.
-variable_list jvp_from_vjp(const VjpFn& vjp, const variable_list& inputs,
+variable_list jvp_from_vjp(VjpFn vjp, const RuleArgs& args, const variable_list& inputs,
                            const variable_list& outputs, const variable_list& saved,
                            const variable_list& tangents) {
   AutoGradMode on(true);
   variable_list gs;
   for (const Tensor& o : outputs) gs.push_back(zeros_like(o).requires_grad_());
   VjpCtx c;
+  c.rule_args = &args;
   c.grads = gs;
   c.saved = saved;
   c.needs_grad.assign(inputs.size(), true);
@@ -548,11 +555,12 @@ void OpRecorder::finish(const variable_list& outputs, VjpFn vjp, const variable_
       c.inputs = inputs_;
       c.outputs = outputs;
       c.saved = saved;
+      c.rule_args = &args_;
       uint64_t bit = level < 64 ? (uint64_t(1) << level) : 0;
       s.fw_suppressed |= bit;
       variable_list r;
       try {
-        r = jvp ? jvp(c) : jvp_from_vjp(vjp, inputs_, outputs, saved, c.tangents);
+        r = jvp ? jvp(c) : jvp_from_vjp(vjp, args_, inputs_, outputs, saved, c.tangents);
       } catch (...) {
         s.fw_suppressed &= ~bit;
         throw;
@@ -570,6 +578,7 @@ void OpRecorder::finish(const variable_list& outputs, VjpFn vjp, const variable_
     if (fnode)
       for (SavedVariable& sv : fnode->saved) sv.capture_fw_grads(outputs);
   }
+  if (fnode) fnode->args = std::move(args_);
 }
 
 bool any_needs_recording(std::initializer_list<Tensor> ts) {

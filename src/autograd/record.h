@@ -6,12 +6,15 @@
 //   Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index) {
 //     autograd::OpRecorder rec("index_select", {self});   // differentiable inputs, in order
 //     Tensor out = ...kernel...;                           // runs with recording paused
-//     if (rec) rec.record(out, [dim, sizes = self.sizes().vec()](autograd::VjpCtx& c) {
-//       return autograd::variable_list{zeros(sizes, c.grads[0].options())
-//                                          .index_add(dim, c.saved[0], c.grads[0])};
-//     }, {index}, [dim](autograd::JvpCtx& c) {
-//       return autograd::variable_list{index_select(c.tangents[0], dim, c.saved[0])};
-//     });
+//     if (rec) {
+//       rec.args(dim, self.sizes());                       // the rules' non-tensor arguments
+//       rec.record(out, [](autograd::VjpCtx& c) {
+//         return autograd::variable_list{zeros(c.args().ints(1), c.grads[0].options())
+//                                            .index_add(c.args().i(0), c.saved[0], c.grads[0])};
+//       }, {index}, [](autograd::JvpCtx& c) {
+//         return autograd::variable_list{index_select(c.tangents[0], c.args().i(0), c.saved[0])};
+//       });
+//     }
 //     return out;
 //   }
 //
@@ -22,8 +25,9 @@
 //   gradient per input (undefined when not needed; `c.needs(i)`). It may return gradients in
 //   the broadcast shape or the promoted dtype: the node sums them to the input's shape, takes
 //   the real part for a real input and casts to the input's dtype.
-// - `saved` are tensors the rules read (inputs or outputs); backward checks that they were not
-//   modified in place since. Non-tensor state is captured by the lambdas.
+// - `saved` are tensors the rules read (inputs, outputs or tensors the forward computed);
+//   backward checks that they were not modified in place since. Non-tensor state is passed with
+//   `rec.args(...)` (Note [Rules as data]).
 // - The jvp gets the tangents of the inputs at one forward-AD level (undefined for an input
 //   without one) and returns the output tangents. Without a jvp, the tangent is computed from
 //   the vjp by differentiating it again (exact, about three times the work).
@@ -31,12 +35,117 @@
 // - Complex gradients follow the conjugate-Wirtinger convention: for y = f(z) holomorphic,
 //   grad_z = grad_y * conj(f'(z)).
 
-#include <functional>
+// Note [Rules as data]
+// A rule (vjp or jvp) is a plain function of its context: the gradients or tangents, the saved
+// tensors and the op's non-tensor arguments (`RuleArgs`, recorded with `rec.args(...)`).
+// VjpFn/JvpFn are function pointers, so a lambda that captures anything does not compile:
+// - every tensor a rule reads is a saved tensor, version-checked in backward; none hides in a
+//   capture where an in-place change would go unnoticed;
+// - a node is data (op name, args, saved tensors, edges) that a graph tracer or exporter can
+//   read, and recording builds no std::function (no allocation for the captures).
+// Args are stored by value in a small variant (ints, floats, bools, Scalars, dtypes, int lists,
+// lists of int lists, strings); an enum is stored as its integer (`c.args().e<E>(k)`).
+
+#include <concepts>
 #include <initializer_list>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <variant>
+#include <vector>
 
 #include "ember/autograd.h"
 
 namespace ember::autograd {
+
+/// One non-tensor argument of a recorded op (Note [Rules as data]); monostate is "None".
+using RuleArg = std::variant<std::monostate, int64_t, double, bool, Scalar, ScalarType,
+                             std::vector<int64_t>, std::vector<std::vector<int64_t>>, std::string>;
+
+/// Converts one argument given to OpRecorder::args to its stored form.
+template <class T>
+RuleArg to_rule_arg(const T& v) {
+  using D = std::decay_t<T>;
+  static_assert(!std::is_same_v<D, Tensor>,
+                "a rule reads tensors through the saved list (Note [Rules as data])");
+  if constexpr (std::is_same_v<D, RuleArg>) {
+    return v;
+  } else if constexpr (std::is_same_v<D, bool>) {
+    return v;
+  } else if constexpr (std::is_integral_v<D>) {
+    return int64_t(v);
+  } else if constexpr (std::is_enum_v<D> && !std::is_same_v<D, ScalarType>) {
+    return int64_t(v);
+  } else if constexpr (std::is_floating_point_v<D>) {
+    return double(v);
+  } else if constexpr (std::is_same_v<D, Scalar> || std::is_same_v<D, ScalarType>) {
+    return v;
+  } else if constexpr (std::is_convertible_v<const D&, std::string_view>) {
+    return std::string(std::string_view(v));
+  } else if constexpr (std::is_same_v<D, OptionalIntArrayRef>) {
+    if (!v.has_value()) return std::monostate{};
+    return std::vector<int64_t>(v->begin(), v->end());
+  } else if constexpr (requires {
+                         v.has_value();
+                         *v;
+                       }) {
+    if (!v.has_value()) return std::monostate{};
+    return to_rule_arg(*v);
+  } else if constexpr (requires {
+                         { *v.begin() } -> std::convertible_to<int64_t>;
+                       }) {
+    return std::vector<int64_t>(v.begin(), v.end());
+  } else {
+    std::vector<std::vector<int64_t>> r;
+    for (const auto& e : v) r.emplace_back(e.begin(), e.end());
+    return r;
+  }
+}
+
+/// The non-tensor arguments of a recorded op, read by its rules by position.
+class RuleArgs {
+ public:
+  template <class... A>
+  void set(const A&... a) {
+    v_.clear();
+    v_.reserve(sizeof...(A));
+    (v_.push_back(to_rule_arg(a)), ...);
+  }
+  size_t size() const { return v_.size(); }
+  const RuleArg& operator[](size_t k) const { return at(k); }
+  /// Whether argument k is None (an empty optional).
+  bool is_none(size_t k) const { return std::holds_alternative<std::monostate>(at(k)); }
+  int64_t i(size_t k) const { return get<int64_t>(k); }
+  double f(size_t k) const { return get<double>(k); }
+  bool b(size_t k) const { return get<bool>(k); }
+  const Scalar& scalar(size_t k) const { return get<Scalar>(k); }
+  ScalarType dtype(size_t k) const { return get<ScalarType>(k); }
+  const std::vector<int64_t>& ints(size_t k) const { return get<std::vector<int64_t>>(k); }
+  const std::vector<std::vector<int64_t>>& int_lists(size_t k) const {
+    return get<std::vector<std::vector<int64_t>>>(k);
+  }
+  const std::string& str(size_t k) const { return get<std::string>(k); }
+  template <class E>
+  E e(size_t k) const {
+    return static_cast<E>(i(k));
+  }
+  /// An optional int list: nullopt for None.
+  OptionalIntArrayRef opt_ints(size_t k) const {
+    if (is_none(k)) return std::nullopt;
+    return IntArrayRef(ints(k));
+  }
+
+ private:
+  const RuleArg& at(size_t k) const;
+  template <class T>
+  const T& get(size_t k) const {
+    const T* p = std::get_if<T>(&at(k));
+    if (!p) bad_type(k);
+    return *p;
+  }
+  [[noreturn]] void bad_type(size_t k) const;
+  std::vector<RuleArg> v_;
+};
 
 /// Thread-local autograd state (grad mode, pause, forward-AD levels).
 struct AutogradTLS {
@@ -58,8 +167,11 @@ struct VjpCtx {
   variable_list grads;  ///< one per recorded output (zeros when none flowed)
   variable_list saved;  ///< the saved tensors, version-checked
   std::vector<bool> needs_grad;
+  const RuleArgs* rule_args = nullptr;
   /// Whether input `i` needs a gradient.
   bool needs(size_t i) const { return i < needs_grad.size() && needs_grad[i]; }
+  /// The op's non-tensor arguments (OpRecorder::args).
+  const RuleArgs& args() const { return *rule_args; }
 };
 
 struct JvpCtx {
@@ -67,12 +179,17 @@ struct JvpCtx {
   variable_list inputs;    ///< primal inputs
   variable_list outputs;   ///< primal outputs
   variable_list saved;
+  const RuleArgs* rule_args = nullptr;
   /// The tangent of input `i`, or zeros of its shape.
   Tensor tangent_or_zeros(size_t i) const;
+  /// The op's non-tensor arguments (OpRecorder::args).
+  const RuleArgs& args() const { return *rule_args; }
 };
 
-using VjpFn = std::function<variable_list(VjpCtx&)>;
-using JvpFn = std::function<variable_list(JvpCtx&)>;
+/// A backward rule: input gradients from the context (Note [Rules as data]).
+using VjpFn = variable_list (*)(VjpCtx&);
+/// A forward rule: output tangents from the context.
+using JvpFn = variable_list (*)(JvpCtx&);
 
 class OpRecorder {
  public:
@@ -94,6 +211,12 @@ class OpRecorder {
   /// inputs' gradients read just when those are needed, as PyTorch (x @ w saves x for w's
   /// gradient only), so an in-place change to it is not an error otherwise.
   bool input_needs_grad(size_t i) const;
+
+  /// Stores the non-tensor arguments the rules read (`c.args()`); a no-op when not recording.
+  template <class... A>
+  void args(const A&... a) {
+    if (active_) args_.set(a...);
+  }
 
   /// Wires `outputs` (the differentiable ones, in vjp order) into the graph.
   void record(const variable_list& outputs, VjpFn vjp, const variable_list& saved = {},
@@ -120,6 +243,7 @@ class OpRecorder {
 
   const char* name_;
   variable_list inputs_;
+  RuleArgs args_;
   uint32_t version_before_ = 0;
   bool inplace_ = false;  ///< the name ends in '_': inputs[0] is written in place
   bool active_ = false;

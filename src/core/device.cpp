@@ -1,8 +1,10 @@
 #include "ember/device.h"
 
 #include <array>
+#include <cstdlib>
 #include <mutex>
 
+#include "core/kernel_stub.h"
 #include "ember/error.h"
 
 namespace ember {
@@ -41,8 +43,8 @@ std::string device_type_name(DeviceType t) {
 }
 
 Device::Device(DeviceType t, int index) : type_(t), index_(static_cast<int8_t>(index)) {
-  EMBER_CHECK_VALUE(index >= -1 && index < 127, "[Device] device index must be -1 or in [0, 127), got ",
-                    index);
+  EMBER_CHECK_VALUE(index >= -1 && index < 127,
+                    "[Device] device index must be -1 or in [0, 127), got ", index);
   EMBER_CHECK_VALUE(t != DeviceType::CPU || index <= 0,
                     "[Device] CPU device index must be -1 or zero, got ", index);
 }
@@ -54,8 +56,8 @@ Device::Device(const std::string& s) {
   if (colon != std::string::npos) {
     type = s.substr(0, colon);
     std::string idx = s.substr(colon + 1);
-    bool digits = !idx.empty() && idx.size() < 4 &&
-                  idx.find_first_not_of("0123456789") == std::string::npos;
+    bool digits =
+        !idx.empty() && idx.size() < 4 && idx.find_first_not_of("0123456789") == std::string::npos;
     EMBER_CHECK_VALUE(digits, "[Device] invalid device string: '", s, "'");
     index = std::stoi(idx);
   }
@@ -66,8 +68,10 @@ Device::Device(const std::string& s) {
     for (int i = 0; i < kMaxDeviceTypes; ++i)
       if (!r.names[i].empty() && r.names[i] == type) found = i;
   }
-  EMBER_CHECK_VALUE(found >= 0, "[Device] expected one of cpu, cuda, meta or a registered device "
-                    "type at start of device string: '", s, "'");
+  EMBER_CHECK_VALUE(found >= 0,
+                    "[Device] expected one of cpu, cuda, meta or a registered device "
+                    "type at start of device string: '",
+                    s, "'");
   *this = Device(static_cast<DeviceType>(found), index);
 }
 
@@ -79,5 +83,11 @@ std::string Device::str() const {
 
 std::ostream& operator<<(std::ostream& os, const Device& d) { return os << d.str(); }
 std::ostream& operator<<(std::ostream& os, DeviceType t) { return os << device_type_name(t); }
+
+void kernel_not_implemented(const char* name, DeviceType t) {
+  EMBER_CHECK_T(NotImplementedError, false, "[", name, "] not implemented for ",
+                device_type_name(t));
+  std::abort();
+}
 
 }  // namespace ember

@@ -144,10 +144,11 @@ Tensor advanced_index(const Tensor& view_in, const std::vector<Tensor>& adv) {
   Tensor out = advanced_index_impl(view_in, adv);
   if (rec) {
     // The index tensors are saved (version-checked), as PyTorch's IndexBackward0 does.
+    rec.args(view_in.sizes());
     rec.record(
         out,
-        [sizes = std::vector<int64_t>(view_in.sizes().begin(), view_in.sizes().end())](
-            autograd::VjpCtx& c) {
+        [](autograd::VjpCtx& c) {
+          const std::vector<int64_t>& sizes = c.args().ints(0);
           auto ix = optional_indices(c.saved);
           return autograd::variable_list{
               index_put(zeros(sizes, c.grads[0].options()),

@@ -70,15 +70,27 @@ Tensor addprod_jvp(JvpCtx& c, const Scalar& beta, const Scalar& alpha, F f) {
   return r;
 }
 
+/// A product of two operands, or the gradient of one operand (from g and the other one).
+using Bilinear = Tensor (*)(const Tensor&, const Tensor&);
+
+// The gradients of the products: ga(g, b) for the first operand, gb(a, g) for the second.
+Tensor mm_grad_a(const Tensor& g, const Tensor& b) { return mm(g, mH(b)); }
+Tensor mm_grad_b(const Tensor& a, const Tensor& g) { return mm(mH(a), g); }
+Tensor bmm_grad_a(const Tensor& g, const Tensor& b) { return bmm(g, mH(b)); }
+Tensor bmm_grad_b(const Tensor& a, const Tensor& g) { return bmm(mH(a), g); }
+Tensor mv_grad_a(const Tensor& g, const Tensor& v) { return outer(g, v.conj()); }
+Tensor mv_grad_b(const Tensor& a, const Tensor& g) { return mv(mH(a), g); }
+Tensor dot_grad_a(const Tensor& g, const Tensor& b) { return g.mul(b.conj()); }
+Tensor dot_grad_b(const Tensor& a, const Tensor& g) { return g.mul(a.conj()); }
+
 /// Records a bilinear product out = P(a, b) (mm, bmm, mv, dot): grad_a = ga(g, b),
 /// grad_b = gb(a, g); tangent P(ta, b) + P(a, tb).
-template <class P, class GA, class GB>
-void record_product(OpRecorder& rec, const Tensor& out, const Tensor& a, const Tensor& b, P prod,
-                    GA ga, GB gb) {
+template <Bilinear prod, Bilinear ga, Bilinear gb>
+void record_product(OpRecorder& rec, const Tensor& out, const Tensor& a, const Tensor& b) {
   if (!rec) return;
   rec.record(
       out,
-      [ga, gb](VjpCtx& c) {
+      [](VjpCtx& c) {
         const Tensor& g = c.grads[0];
         variable_list r(2);
         if (c.needs(0)) r[0] = ga(g, c.saved[1]);
@@ -86,17 +98,19 @@ void record_product(OpRecorder& rec, const Tensor& out, const Tensor& a, const T
         return r;
       },
       {rec.input_needs_grad(1) ? a : Tensor(), rec.input_needs_grad(0) ? b : Tensor()},
-      [prod](JvpCtx& c) { return variable_list{bilinear_jvp(c, 0, 1, prod)}; });
+      [](JvpCtx& c) { return variable_list{bilinear_jvp(c, 0, 1, prod)}; });
 }
 
 /// Records out = beta·self + alpha·P(m1, m2) (addmm, baddbmm, addmv), gradients as above.
-template <class P, class GA, class GB>
+template <Bilinear prod, Bilinear ga, Bilinear gb>
 void record_addproduct(OpRecorder& rec, const Tensor& out, const Tensor& m1, const Tensor& m2,
-                       const Scalar& beta, const Scalar& alpha, P prod, GA ga, GB gb) {
+                       const Scalar& beta, const Scalar& alpha) {
   if (!rec) return;
+  rec.args(beta, alpha);
   rec.record(
       out,
-      [beta, alpha, ga, gb](VjpCtx& c) {
+      [](VjpCtx& c) {
+        const Scalar &beta = c.args().scalar(0), &alpha = c.args().scalar(1);
         const Tensor& g = c.grads[0];
         variable_list r(3);
         if (c.needs(0)) r[0] = g.mul(conj_scalar(beta));
@@ -105,7 +119,9 @@ void record_addproduct(OpRecorder& rec, const Tensor& out, const Tensor& m1, con
         return r;
       },
       {rec.input_needs_grad(2) ? m1 : Tensor(), rec.input_needs_grad(1) ? m2 : Tensor()},
-      [beta, alpha, prod](JvpCtx& c) { return variable_list{addprod_jvp(c, beta, alpha, prod)}; });
+      [](JvpCtx& c) {
+        return variable_list{addprod_jvp(c, c.args().scalar(0), c.args().scalar(1), prod)};
+      });
 }
 
 using cpu::Op;
@@ -364,10 +380,7 @@ Tensor mm(const Tensor& self, const Tensor& mat2) {
   EMBER_OP(mm, self, mat2);
   OpRecorder rec("mm", {self, mat2});
   Tensor out = addmm_impl(nullptr, self, mat2, 0, 1, "mm");
-  record_product(
-      rec, out, self, mat2, [](const Tensor& a, const Tensor& b) { return mm(a, b); },
-      [](const Tensor& g, const Tensor& b) { return mm(g, mH(b)); },
-      [](const Tensor& a, const Tensor& g) { return mm(mH(a), g); });
+  record_product<mm, mm_grad_a, mm_grad_b>(rec, out, self, mat2);
   return out;
 }
 
@@ -380,10 +393,7 @@ Tensor bmm(const Tensor& self, const Tensor& mat2) {
   EMBER_OP(bmm, self, mat2);
   OpRecorder rec("bmm", {self, mat2});
   Tensor out = baddbmm(empty({0}, TensorOptions().dtype(self.dtype())), self, mat2, 0, 1);
-  record_product(
-      rec, out, self, mat2, [](const Tensor& a, const Tensor& b) { return bmm(a, b); },
-      [](const Tensor& g, const Tensor& b) { return bmm(g, mH(b)); },
-      [](const Tensor& a, const Tensor& g) { return bmm(mH(a), g); });
+  record_product<bmm, bmm_grad_a, bmm_grad_b>(rec, out, self, mat2);
   return out;
 }
 
@@ -396,9 +406,10 @@ namespace {
 Tensor matmul_impl(const Tensor& a, const Tensor& b);
 
 /// The vjp of matmul for the batched / broadcast shapes (the 1-D and 2-D cases are composites
-/// of dot / mv / mm). 1-D operands are treated as a row (a) or a column (b). `as` and `bs` are
-/// the operands' shapes: each operand is saved only for the other one's gradient.
-variable_list matmul_backward(VjpCtx& c, const DimVector& as_, const DimVector& bs_) {
+/// of dot / mv / mm). 1-D operands are treated as a row (a) or a column (b). The args are the
+/// operands' shapes: each operand is saved only for the other one's gradient.
+variable_list matmul_backward(VjpCtx& c) {
+  const IntArrayRef as_ = c.args().ints(0), bs_ = c.args().ints(1);
   const Tensor &a = c.saved[0], &b = c.saved[1];
   const bool a1 = as_.size() == 1, b1 = bs_.size() == 1;
   DimVector a2s(as_), b2s(bs_);
@@ -440,16 +451,13 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
   OpRecorder rec("matmul", {a, b});
   Tensor out = matmul_impl(a, b);
   if (rec) {
-    rec.record(
-        out,
-        [as = DimVector(a.sizes()), bs = DimVector(b.sizes())](VjpCtx& c) {
-          return matmul_backward(c, as, bs);
-        },
-        {rec.input_needs_grad(1) ? a : Tensor(), rec.input_needs_grad(0) ? b : Tensor()},
-        [](JvpCtx& c) {
-          return variable_list{
-              bilinear_jvp(c, 0, 1, [](const Tensor& x, const Tensor& y) { return matmul(x, y); })};
-        });
+    rec.args(a.sizes(), b.sizes());
+    rec.record(out, matmul_backward,
+               {rec.input_needs_grad(1) ? a : Tensor(), rec.input_needs_grad(0) ? b : Tensor()},
+               [](JvpCtx& c) {
+                 return variable_list{bilinear_jvp(
+                     c, 0, 1, [](const Tensor& x, const Tensor& y) { return matmul(x, y); })};
+               });
   }
   return out;
 }
@@ -533,10 +541,7 @@ Tensor addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const S
   EMBER_OP(addmm, self, mat1, mat2, beta, alpha);
   OpRecorder rec("addmm", {self, mat1, mat2});
   Tensor out = addmm_impl(&self, mat1, mat2, beta, alpha, "addmm");
-  record_addproduct(
-      rec, out, mat1, mat2, beta, alpha, [](const Tensor& a, const Tensor& b) { return mm(a, b); },
-      [](const Tensor& g, const Tensor& b) { return mm(g, mH(b)); },
-      [](const Tensor& a, const Tensor& g) { return mm(mH(a), g); });
+  record_addproduct<mm, mm_grad_a, mm_grad_b>(rec, out, mat1, mat2, beta, alpha);
   return out;
 }
 
@@ -556,10 +561,7 @@ Tensor baddbmm(const Tensor& self, const Tensor& b1, const Tensor& b2, const Sca
   EMBER_OP(baddbmm, self, b1, b2, beta, alpha);
   OpRecorder rec("baddbmm", {self, b1, b2});
   Tensor out = baddbmm_impl(self, b1, b2, beta, alpha);
-  record_addproduct(
-      rec, out, b1, b2, beta, alpha, [](const Tensor& a, const Tensor& b) { return bmm(a, b); },
-      [](const Tensor& g, const Tensor& b) { return bmm(g, mH(b)); },
-      [](const Tensor& a, const Tensor& g) { return bmm(mH(a), g); });
+  record_addproduct<bmm, bmm_grad_a, bmm_grad_b>(rec, out, b1, b2, beta, alpha);
   return out;
 }
 
@@ -684,10 +686,7 @@ Tensor addmv(const Tensor& self, const Tensor& mat, const Tensor& vec, const Sca
   EMBER_OP(addmv, self, mat, vec, beta, alpha);
   OpRecorder rec("addmv", {self, mat, vec});
   Tensor out = addmv_impl(&self, mat, vec, beta, alpha, "addmv");
-  record_addproduct(
-      rec, out, mat, vec, beta, alpha, [](const Tensor& a, const Tensor& b) { return mv(a, b); },
-      [](const Tensor& g, const Tensor& v) { return outer(g, v.conj()); },
-      [](const Tensor& a, const Tensor& g) { return mv(mH(a), g); });
+  record_addproduct<mv, mv_grad_a, mv_grad_b>(rec, out, mat, vec, beta, alpha);
   return out;
 }
 Tensor& addmv_out(Tensor& out, const Tensor& self, const Tensor& mat, const Tensor& vec,
@@ -699,10 +698,7 @@ Tensor mv(const Tensor& self, const Tensor& vec) {
   EMBER_OP(mv, self, vec);
   OpRecorder rec("mv", {self, vec});
   Tensor out = addmv_impl(nullptr, self, vec, 0, 1, "mv");
-  record_product(
-      rec, out, self, vec, [](const Tensor& a, const Tensor& b) { return mv(a, b); },
-      [](const Tensor& g, const Tensor& v) { return outer(g, v.conj()); },
-      [](const Tensor& a, const Tensor& g) { return mv(mH(a), g); });
+  record_product<mv, mv_grad_a, mv_grad_b>(rec, out, self, vec);
   return out;
 }
 Tensor& mv_out(Tensor& out, const Tensor& self, const Tensor& vec) {
@@ -713,10 +709,7 @@ Tensor dot(const Tensor& self, const Tensor& other) {
   EMBER_OP(dot, self, other);
   OpRecorder rec("dot", {self, other});
   Tensor out = dot_impl(self, other, "dot");
-  record_product(
-      rec, out, self, other, [](const Tensor& a, const Tensor& b) { return dot(a, b); },
-      [](const Tensor& g, const Tensor& b) { return g.mul(b.conj()); },
-      [](const Tensor& a, const Tensor& g) { return g.mul(a.conj()); });
+  record_product<dot, dot_grad_a, dot_grad_b>(rec, out, self, other);
   return out;
 }
 Tensor& dot_out(Tensor& out, const Tensor& self, const Tensor& other) {
@@ -998,9 +991,11 @@ Tensor trace(const Tensor& self) {
   EMBER_DISPATCH_ALL_TYPES(dt, "trace",
                            [&] { out.fill_(diag_sum(x.data_ptr<scalar_t>(), nd, step)); });
   if (rec) {
+    rec.args(self.size(0), self.size(1));
     rec.record(
         out,
-        [n = self.size(0), m = self.size(1)](VjpCtx& c) {
+        [](VjpCtx& c) {
+          const int64_t n = c.args().i(0), m = c.args().i(1);
           const Tensor& g = c.grads[0];
           return variable_list{g.mul(eye(n, m, g.options()))};
         },

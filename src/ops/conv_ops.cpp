@@ -31,6 +31,16 @@ struct ConvSpec {
   int nd() const { return int(stride.size()); }
 };
 
+/// Records `s` and then `more` as the rules' args (Note [Rules as data]); spec_of reads `s` back.
+template <class... A>
+void record_spec(autograd::OpRecorder& rec, const ConvSpec& s, const A&... more) {
+  rec.args(s.stride, s.pad_l, s.pad_r, s.dilation, s.groups, more...);
+}
+ConvSpec spec_of(const autograd::RuleArgs& a) {
+  return {IntArrayRef(a.ints(0)), IntArrayRef(a.ints(1)), IntArrayRef(a.ints(2)),
+          IntArrayRef(a.ints(3)), a.i(4)};
+}
+
 int64_t conv_out_size(int64_t in, int64_t k, int64_t s, int64_t pl, int64_t pr, int64_t d) {
   const int64_t span = in + pl + pr - d * (k - 1) - 1;
   return span < 0 ? 0 : span / s + 1;
@@ -126,10 +136,12 @@ Tensor conv_forward(const Tensor& x, const Tensor& w, const Tensor& bias, const 
     }
   }
   if (rec) {
-    const bool has_bias = bias.defined();
+    record_spec(rec, s, bias.defined());
     rec.record(
         y,
-        [s, has_bias](autograd::VjpCtx& c) {
+        [](autograd::VjpCtx& c) {
+          const ConvSpec s = spec_of(c.args());
+          const bool has_bias = c.args().b(5);
           const Tensor &g = c.grads[0], &x = c.saved[0], &w = c.saved[1];
           autograd::variable_list r(3);
           if (c.needs(0)) r[0] = conv_backward_data(g, w, s, x.sizes());
@@ -147,7 +159,8 @@ Tensor conv_forward(const Tensor& x, const Tensor& w, const Tensor& bias, const 
           return r;
         },
         {x, w},
-        [s](autograd::JvpCtx& c) {
+        [](autograd::JvpCtx& c) {
+          const ConvSpec s = spec_of(c.args());
           const Tensor &x = c.inputs[0], &w = c.inputs[1];
           Tensor t;
           auto acc = [&t](const Tensor& u) { t = t.defined() ? t + u : u; };
@@ -181,9 +194,11 @@ Tensor conv_backward_data(const Tensor& gy, const Tensor& w, const ConvSpec& s,
     }
   }
   if (rec) {
+    record_spec(rec, s);
     rec.record(
         gx,
-        [s](autograd::VjpCtx& c) {
+        [](autograd::VjpCtx& c) {
+          const ConvSpec s = spec_of(c.args());
           const Tensor &g = c.grads[0], &gy = c.saved[0], &w = c.saved[1];
           autograd::variable_list r(2);
           if (c.needs(0)) r[0] = conv_forward(g, w, {}, s, gy.sizes());
@@ -191,7 +206,8 @@ Tensor conv_backward_data(const Tensor& gy, const Tensor& w, const ConvSpec& s,
           return r;
         },
         {gy, w},
-        [s](autograd::JvpCtx& c) {
+        [](autograd::JvpCtx& c) {
+          const ConvSpec s = spec_of(c.args());
           const Tensor &gy = c.inputs[0], &w = c.inputs[1];
           const IntArrayRef xs = c.outputs[0].sizes();
           Tensor t;
@@ -219,9 +235,11 @@ Tensor conv_backward_weight(const Tensor& x, const Tensor& gy, const ConvSpec& s
     }
   }
   if (rec) {
+    record_spec(rec, s);
     rec.record(
         gw,
-        [s](autograd::VjpCtx& c) {
+        [](autograd::VjpCtx& c) {
+          const ConvSpec s = spec_of(c.args());
           const Tensor &g = c.grads[0], &x = c.saved[0], &gy = c.saved[1];
           autograd::variable_list r(2);
           if (c.needs(0)) r[0] = conv_backward_data(gy, g, s, x.sizes());
@@ -229,7 +247,8 @@ Tensor conv_backward_weight(const Tensor& x, const Tensor& gy, const ConvSpec& s
           return r;
         },
         {x, gy},
-        [s](autograd::JvpCtx& c) {
+        [](autograd::JvpCtx& c) {
+          const ConvSpec s = spec_of(c.args());
           const Tensor &x = c.inputs[0], &gy = c.inputs[1];
           const IntArrayRef ws = c.outputs[0].sizes();
           Tensor t;

@@ -24,33 +24,69 @@ using autograd::OpRecorder;
 using autograd::variable_list;
 using autograd::VjpCtx;
 
+/// The view of a *_scatter op (the slot it writes) and the op itself, given its arguments.
+using SlotFn = Tensor (*)(const Tensor& t, const autograd::RuleArgs& a);
+using ScatterFn = Tensor (*)(const Tensor& base, const Tensor& src, const autograd::RuleArgs& a);
+
 /// The *_scatter ops: a copy of `self` with `view_of(copy)` replaced by `src` (same shape).
 /// Gradients: self gets g with the slot zeroed (`scatter(g, zeros)`), src gets the slot of g.
-template <class F, class S>
-Tensor scatter_into_view(const Tensor& self, const Tensor& src, F view_of, S scatter,
-                         const char* op) {
+/// `args` are the op's arguments, read by view_of and scatter.
+template <SlotFn view_of, ScatterFn scatter, class... A>
+Tensor scatter_into_view(const Tensor& self, const Tensor& src, const char* op, const A&... args) {
   OpRecorder rec(op, {self, src});
+  autograd::RuleArgs a;
+  a.set(args...);
   Tensor out = materialize(self);
-  Tensor slot = view_of(out);
+  Tensor slot = view_of(out, a);
   EMBER_CHECK(slot.sizes() == src.sizes(), "[", op,
               "] expected src to have a size equal to the "
               "slice of self. src size = ",
               shape_str(src.sizes()), ", slice size = ", shape_str(slot.sizes()));
   slot.copy_(src);
-  if (rec)
+  if (rec) {
+    rec.args(args...);
     rec.record(
         out,
-        [view_of, scatter](VjpCtx& c) {
+        [](VjpCtx& c) {
           const Tensor& g = c.grads[0];
-          Tensor gs = c.needs(1) ? view_of(g) : Tensor();
-          Tensor gi = c.needs(0) ? scatter(g, zeros_like(view_of(g))) : Tensor();
+          Tensor gs = c.needs(1) ? view_of(g, c.args()) : Tensor();
+          Tensor gi =
+              c.needs(0) ? scatter(g, zeros_like(view_of(g, c.args())), c.args()) : Tensor();
           return variable_list{gi, gs};
         },
         {},
-        [scatter](JvpCtx& c) {
-          return variable_list{scatter(c.tangent_or_zeros(0), c.tangent_or_zeros(1))};
+        [](JvpCtx& c) {
+          return variable_list{scatter(c.tangent_or_zeros(0), c.tangent_or_zeros(1), c.args())};
         });
+  }
   return out;
+}
+
+/// An optional int argument (None or an int).
+std::optional<int64_t> opt_int(const autograd::RuleArgs& a, size_t k) {
+  if (a.is_none(k)) return std::nullopt;
+  return a.i(k);
+}
+
+// The slots and scatters of diagonal_scatter (offset, dim1, dim2), select_scatter (dim, index)
+// and slice_scatter (dim, start, end, step).
+Tensor diagonal_slot(const Tensor& t, const autograd::RuleArgs& a) {
+  return t.diagonal(a.i(0), a.i(1), a.i(2));
+}
+Tensor diagonal_fill(const Tensor& base, const Tensor& s, const autograd::RuleArgs& a) {
+  return base.diagonal_scatter(s, a.i(0), a.i(1), a.i(2));
+}
+Tensor select_slot(const Tensor& t, const autograd::RuleArgs& a) {
+  return t.select(a.i(0), a.i(1));
+}
+Tensor select_fill(const Tensor& base, const Tensor& s, const autograd::RuleArgs& a) {
+  return base.select_scatter(s, a.i(0), a.i(1));
+}
+Tensor slice_slot(const Tensor& t, const autograd::RuleArgs& a) {
+  return t.slice(a.i(0), opt_int(a, 1), opt_int(a, 2), a.i(3));
+}
+Tensor slice_fill(const Tensor& base, const Tensor& s, const autograd::RuleArgs& a) {
+  return base.slice_scatter(s, a.i(0), opt_int(a, 1), opt_int(a, 2), a.i(3));
 }
 
 }  // namespace
@@ -68,18 +104,18 @@ Tensor diag(const Tensor& self, int64_t diagonal) {
   OpRecorder rec("diag", {self});
   Tensor out = diag_impl(self, diagonal);
   if (rec) {
-    const std::vector<int64_t> sizes = self.sizes().vec();
+    rec.args(self.sizes(), diagonal);
     rec.record(
         out,
-        [sizes, diagonal](VjpCtx& c) {
+        [](VjpCtx& c) {
+          const std::vector<int64_t>& sizes = c.args().ints(0);
+          const int64_t diagonal = c.args().i(1);
           const Tensor& g = c.grads[0];
           if (sizes.size() == 1) return variable_list{g.diagonal(diagonal, 0, 1)};
           return variable_list{zeros(sizes, g.options()).diagonal_scatter(g, diagonal, 0, 1)};
         },
         {},
-        [diagonal](JvpCtx& c) {
-          return variable_list{ember::diag(c.tangent_or_zeros(0), diagonal)};
-        });
+        [](JvpCtx& c) { return variable_list{ember::diag(c.tangent_or_zeros(0), c.args().i(1))}; });
   }
   return out;
 }
@@ -88,12 +124,20 @@ Tensor diag_embed(const Tensor& self, int64_t offset, int64_t dim1, int64_t dim2
   EMBER_OP(diag_embed, self, offset, dim1, dim2);
   OpRecorder rec("diag_embed", {self});
   Tensor out = diag_embed_impl(self, offset, dim1, dim2);
-  if (rec)
+  if (rec) {
+    rec.args(offset, dim1, dim2);
     rec.record(
-        out, [=](VjpCtx& c) { return variable_list{c.grads[0].diagonal(offset, dim1, dim2)}; }, {},
-        [=](JvpCtx& c) {
+        out,
+        [](VjpCtx& c) {
+          const int64_t offset = c.args().i(0), dim1 = c.args().i(1), dim2 = c.args().i(2);
+          return variable_list{c.grads[0].diagonal(offset, dim1, dim2)};
+        },
+        {},
+        [](JvpCtx& c) {
+          const int64_t offset = c.args().i(0), dim1 = c.args().i(1), dim2 = c.args().i(2);
           return variable_list{ember::diag_embed(c.tangent_or_zeros(0), offset, dim1, dim2)};
         });
+  }
   return out;
 }
 
@@ -102,12 +146,17 @@ Tensor diagflat(const Tensor& self, int64_t offset) {
   OpRecorder rec("diagflat", {self});
   Tensor out = diagflat_impl(self, offset);
   if (rec) {
-    const std::vector<int64_t> sizes = self.sizes().vec();
+    rec.args(offset, self.sizes());
     rec.record(
         out,
-        [=](VjpCtx& c) { return variable_list{c.grads[0].diagonal(offset, 0, 1).reshape(sizes)}; },
+        [](VjpCtx& c) {
+          const int64_t offset = c.args().i(0);
+          return variable_list{c.grads[0].diagonal(offset, 0, 1).reshape(c.args().ints(1))};
+        },
         {},
-        [=](JvpCtx& c) { return variable_list{ember::diagflat(c.tangent_or_zeros(0), offset)}; });
+        [](JvpCtx& c) {
+          return variable_list{ember::diagflat(c.tangent_or_zeros(0), c.args().i(0))};
+        });
   }
   return out;
 }
@@ -180,12 +229,8 @@ Tensor diagflat_impl(const Tensor& self, int64_t offset) {
 Tensor diagonal_scatter(const Tensor& self, const Tensor& src, int64_t offset, int64_t dim1,
                         int64_t dim2) {
   EMBER_OP(diagonal_scatter, self, src, offset, dim1, dim2);
-  return scatter_into_view(
-      self, src, [=](const Tensor& o) { return o.diagonal(offset, dim1, dim2); },
-      [=](const Tensor& base, const Tensor& s) {
-        return base.diagonal_scatter(s, offset, dim1, dim2);
-      },
-      "diagonal_scatter");
+  return scatter_into_view<diagonal_slot, diagonal_fill>(self, src, "diagonal_scatter", offset,
+                                                         dim1, dim2);
 }
 
 Tensor select_scatter(const Tensor& self, const Tensor& src, int64_t dim, int64_t index) {
@@ -198,10 +243,7 @@ Tensor select_scatter(const Tensor& self, const Tensor& src, int64_t dim, int64_
   EMBER_CHECK_INDEX(index >= -n && index < n, "[select_scatter] select(): index ", index,
                     " out of range for tensor of size ", shape_str(self.sizes()), " at dimension ",
                     d);
-  return scatter_into_view(
-      self, src, [=](const Tensor& o) { return o.select(d, index); },
-      [=](const Tensor& base, const Tensor& s) { return base.select_scatter(s, d, index); },
-      "select_scatter");
+  return scatter_into_view<select_slot, select_fill>(self, src, "select_scatter", d, index);
 }
 
 Tensor slice_scatter(const Tensor& self, const Tensor& src, int64_t dim,
@@ -210,12 +252,7 @@ Tensor slice_scatter(const Tensor& self, const Tensor& src, int64_t dim,
   EMBER_CHECK(self.dim() > 0, "[slice_scatter] slice() cannot be applied to a 0-dim tensor");
   EMBER_CHECK(step > 0, "[slice_scatter] slice step must be positive, got ", step);
   const int64_t d = wrap_dim(dim, self.dim(), "slice_scatter");
-  return scatter_into_view(
-      self, src, [=](const Tensor& o) { return o.slice(d, start, end, step); },
-      [=](const Tensor& base, const Tensor& s) {
-        return base.slice_scatter(s, d, start, end, step);
-      },
-      "slice_scatter");
+  return scatter_into_view<slice_slot, slice_fill>(self, src, "slice_scatter", d, start, end, step);
 }
 
 Tensor one_hot(const Tensor& self, int64_t num_classes) {

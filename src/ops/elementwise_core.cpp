@@ -258,6 +258,21 @@ bool operand_needed(OpId op, int k, int n, const Tensor* ins) {
   return true;
 }
 
+/// What the rules of an elementwise op read from their args (op, inplace, the 4 scalars).
+struct RuleState {
+  OpId op;
+  OpParams params;
+  int n;
+  GradKind kind;
+};
+RuleState rule_state(const autograd::RuleArgs& a) {
+  RuleState st{a.e<OpId>(0), {}, 0, GradKind::Zero};
+  for (size_t k = 0; k < 4; ++k) st.params.s[k] = a.scalar(2 + k);
+  st.n = op_def(st.op).arity;
+  st.kind = elementwise_grad_kind(st.op);
+  return st;
+}
+
 // Wires an elementwise result into the autograd graph with the rules of elementwise_grad.cpp.
 // `keep` has bit k set when operand k is saved (operand_needed).
 void record_elementwise(autograd::OpRecorder& rec, OpId op, const OpParams& params, int n,
@@ -283,9 +298,11 @@ void record_elementwise(autograd::OpRecorder& rec, OpId op, const OpParams& para
     }
   }
   if (mask & 8) saved[3] = out;
-  const Scalar& a0 = params.s[0];
-  const bool unit_alpha = !a0.isComplex() && !a0.isBoolean() && a0.toDouble() == 1.0;
-  auto vjp = [op, params, n, kind, unit_alpha](autograd::VjpCtx& c) {
+  rec.args(op, inplace, params.s[0], params.s[1], params.s[2], params.s[3]);
+  autograd::VjpFn vjp = [](autograd::VjpCtx& c) {
+    const auto [op, params, n, kind] = rule_state(c.args());
+    const Scalar& a0 = params.s[0];
+    const bool unit_alpha = !a0.isComplex() && !a0.isBoolean() && a0.toDouble() == 1.0;
     const Tensor& g = c.grads[0];
     variable_list r(static_cast<size_t>(n));
     const Tensor xs[3] = {c.saved[0], c.saved[1], c.saved[2]};
@@ -324,7 +341,9 @@ void record_elementwise(autograd::OpRecorder& rec, OpId op, const OpParams& para
     }
     return r;
   };
-  auto jvp = [op, params, n, kind, inplace](autograd::JvpCtx& c) {
+  autograd::JvpFn jvp = [](autograd::JvpCtx& c) {
+    const auto [op, params, n, kind] = rule_state(c.args());
+    const bool inplace = c.args().b(1);
     const Tensor& o = c.outputs[0];
     if (kind == GradKind::Zero) return variable_list{zeros_like(o)};
     Tensor xs[3];
@@ -353,8 +372,7 @@ void record_elementwise(autograd::OpRecorder& rec, OpId op, const OpParams& para
   if (op == OpId::pow && n == 2 && !originals[1].unsafeGetTensorImpl()->is_wrapped_number())
     rec.set_overload(1);
   // The jvp is only needed under a forward-AD level (saves building it on the hot path).
-  autograd::JvpFn jv;
-  if (autograd::tls().fw_levels > 0) jv = jvp;
+  autograd::JvpFn jv = autograd::tls().fw_levels > 0 ? jvp : nullptr;
   if (inplace)
     rec.record_inplace(out, vjp, saved, jv);
   else

@@ -58,8 +58,12 @@ Tensor embedding(const Tensor& weight, const Tensor& indices, int64_t padding_id
   OpRecorder rec("embedding", {weight});
   Tensor out = weight.index_select(0, idx).view(out_shape);
   if (rec) {
+    rec.args(num, D, padding_idx, scale_grad_by_freq);
     rec.record(out,
-               [num, D, padding_idx, scale_grad_by_freq](VjpCtx& c) {
+               [](VjpCtx& c) {
+                 const int64_t num = c.args().i(0), D = c.args().i(1);
+                 const int64_t padding_idx = c.args().i(2);
+                 const bool scale_grad_by_freq = c.args().b(3);
                  const Tensor& ix = c.saved[0];
                  Tensor g = c.grads[0].reshape({-1, D});
                  if (scale_grad_by_freq) {
@@ -202,15 +206,16 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> embedding_bag(
     }
     out = od.to(weight.dtype());
     if (rec) {
+      rec.args(K, D);
       rec.record(
           out,
-          [K, D, nb](VjpCtx& c) {
+          [](VjpCtx& c) {
+            const int64_t K = c.args().i(0), D = c.args().i(1);
             const Tensor& a = c.saved[0];
             Tensor g = c.grads[0].reshape({-1});
             Tensor valid = (a >= 0).reshape({-1});
             Tensor flat = (a.clamp_min(0) * D + arange(0, D, TensorOptions(kLong))).reshape({-1});
             Tensor gv = g.masked_fill(valid.logical_not(), 0);
-            (void)nb;
             return variable_list{zeros({K * D}, g.options()).index_add(0, flat, gv).view({K, D})};
           },
           {arg});

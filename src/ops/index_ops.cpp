@@ -24,8 +24,6 @@ using autograd::VjpCtx;
 
 namespace {
 
-std::vector<int64_t> vec(IntArrayRef s) { return std::vector<int64_t>(s.begin(), s.end()); }
-
 /// The conjugate of a coefficient (the gradient of alpha * x is conj(alpha) * grad).
 Scalar conj_scalar(const Scalar& a) {
   return a.isComplex() ? Scalar(std::conj(a.toComplexDouble())) : a;
@@ -198,15 +196,20 @@ Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index) {
   Tensor out = empty({0}, TensorOptions(self.dtype()));
   index_select_out(out, self, dim, index);
   if (rec) {
-    const int64_t d = wrap_dim(dim, self.dim(), "index_select");
+    rec.args(wrap_dim(dim, self.dim(), "index_select"), self.sizes());
     rec.record(
         out,
-        [d, sizes = vec(self.sizes())](VjpCtx& c) {
+        [](VjpCtx& c) {
+          const int64_t d = c.args().i(0);
+          const std::vector<int64_t>& sizes = c.args().ints(1);
           return variable_list{
               zeros(sizes, c.grads[0].options()).index_add(d, c.saved[0], c.grads[0])};
         },
         {index},
-        [d](JvpCtx& c) { return variable_list{index_select(c.tangents[0], d, c.saved[0])}; });
+        [](JvpCtx& c) {
+          const int64_t d = c.args().i(0);
+          return variable_list{index_select(c.tangents[0], d, c.saved[0])};
+        });
   }
   return out;
 }
@@ -265,15 +268,20 @@ Tensor gather(const Tensor& self, int64_t dim, const Tensor& index, bool sparse_
   Tensor out = empty({0}, TensorOptions(self.dtype()));
   gather_out(out, self, dim, index, sparse_grad);
   if (rec) {
-    const int64_t d = wrap_dim(dim, self.dim(), "gather");
+    rec.args(wrap_dim(dim, self.dim(), "gather"), self.sizes());
     rec.record(
         out,
-        [d, sizes = vec(self.sizes())](VjpCtx& c) {
+        [](VjpCtx& c) {
+          const int64_t d = c.args().i(0);
+          const std::vector<int64_t>& sizes = c.args().ints(1);
           return variable_list{
               zeros(sizes, c.grads[0].options()).scatter_add(d, c.saved[0], c.grads[0])};
         },
         {index.numel() == 0 ? index.to(kLong) : index},
-        [d](JvpCtx& c) { return variable_list{gather(c.tangents[0], d, c.saved[0])}; });
+        [](JvpCtx& c) {
+          const int64_t d = c.args().i(0);
+          return variable_list{gather(c.tangents[0], d, c.saved[0])};
+        });
   }
   return out;
 }
@@ -367,9 +375,11 @@ Tensor take(const Tensor& self, const Tensor& index) {
   Tensor out = empty({0}, TensorOptions(self.dtype()));
   take_out(out, self, index);
   if (rec) {
+    rec.args(self.sizes());
     rec.record(
         out,
-        [sizes = vec(self.sizes())](VjpCtx& c) {
+        [](VjpCtx& c) {
+          const std::vector<int64_t>& sizes = c.args().ints(0);
           return variable_list{
               zeros(sizes, c.grads[0].options()).put(c.saved[0], c.grads[0], true)};
         },
@@ -422,9 +432,12 @@ Tensor& Tensor::put_(const Tensor& index, const Tensor& source, bool accumulate)
   bump(*this, op);
   if (rec) {
     // self: the positions written are overwritten unless accumulating; source: what it wrote.
+    rec.args(accumulate, source.sizes());
     rec.record_inplace(
         *this,
-        [accumulate, ssizes = vec(source.sizes())](VjpCtx& c) {
+        [](VjpCtx& c) {
+          const bool accumulate = c.args().b(0);
+          const std::vector<int64_t>& ssizes = c.args().ints(1);
           const Tensor& g = c.grads[0];
           const Tensor& ix = c.saved[0];
           variable_list r(2);
@@ -433,7 +446,8 @@ Tensor& Tensor::put_(const Tensor& index, const Tensor& source, bool accumulate)
           return r;
         },
         {index},
-        [accumulate](JvpCtx& c) {
+        [](JvpCtx& c) {
+          const bool accumulate = c.args().b(0);
           return variable_list{
               c.tangent_or_zeros(0).put(c.saved[0], c.tangent_or_zeros(1), accumulate)};
         });
@@ -478,9 +492,12 @@ Tensor& Tensor::index_copy_(int64_t dim, const Tensor& index, const Tensor& sour
   cpu::index_copy_bytes(along_dim_loop(self, dim, off, src));
   bump(*this, op);
   if (rec) {
+    rec.args(dim, source.sizes());
     rec.record_inplace(
         *this,
-        [dim, ssizes = vec(source.sizes())](VjpCtx& c) {
+        [](VjpCtx& c) {
+          const int64_t dim = c.args().i(0);
+          const std::vector<int64_t>& ssizes = c.args().ints(1);
           const Tensor& g = c.grads[0];
           variable_list r(2);
           if (c.needs(0)) r[0] = g.index_fill(dim, c.saved[0], Scalar(0));
@@ -488,7 +505,8 @@ Tensor& Tensor::index_copy_(int64_t dim, const Tensor& index, const Tensor& sour
           return r;
         },
         {index},
-        [dim](JvpCtx& c) {
+        [](JvpCtx& c) {
+          const int64_t dim = c.args().i(0);
           return variable_list{
               c.tangent_or_zeros(0).index_copy(dim, c.saved[0], c.tangent_or_zeros(1))};
         });
@@ -526,9 +544,13 @@ Tensor& Tensor::index_add_(int64_t dim, const Tensor& index, const Tensor& sourc
   cpu::index_accumulate(along_dim_loop(self, dim, off, src), dtype(), alpha);
   bump(*this, op);
   if (rec) {
+    rec.args(dim, alpha, source.sizes());
     rec.record_inplace(
         *this,
-        [dim, alpha, ssizes = vec(source.sizes())](VjpCtx& c) {
+        [](VjpCtx& c) {
+          const int64_t dim = c.args().i(0);
+          const Scalar& alpha = c.args().scalar(1);
+          const std::vector<int64_t>& ssizes = c.args().ints(2);
           const Tensor& g = c.grads[0];
           variable_list r(2);
           if (c.needs(0)) r[0] = g;
@@ -539,7 +561,9 @@ Tensor& Tensor::index_add_(int64_t dim, const Tensor& index, const Tensor& sourc
           return r;
         },
         {index},
-        [dim, alpha](JvpCtx& c) {
+        [](JvpCtx& c) {
+          const int64_t dim = c.args().i(0);
+          const Scalar& alpha = c.args().scalar(1);
           return variable_list{
               c.tangent_or_zeros(0).index_add(dim, c.saved[0], c.tangent_or_zeros(1), alpha)};
         });
@@ -575,13 +599,16 @@ Tensor& Tensor::index_fill_(int64_t dim, const Tensor& index, const Scalar& valu
   cpu::index_fill_bytes(along_dim_loop(self, dim, off, Tensor()), v.data_ptr());
   bump(*this, op);
   if (rec) {
+    rec.args(dim);
     rec.record_inplace(
         *this,
-        [dim](VjpCtx& c) {
+        [](VjpCtx& c) {
+          const int64_t dim = c.args().i(0);
           return variable_list{c.grads[0].index_fill(dim, c.saved[0], Scalar(0))};
         },
         {index},
-        [dim](JvpCtx& c) {
+        [](JvpCtx& c) {
+          const int64_t dim = c.args().i(0);
           return variable_list{c.tangents[0].index_fill(dim, c.saved[0], Scalar(0))};
         });
   }
@@ -597,11 +624,12 @@ Tensor& Tensor::index_fill_(int64_t dim, const Tensor& index, const Tensor& valu
   OpRecorder rec("index_fill_", {*this, value});
   index_fill_(dim, index, value.item());
   if (rec) {
-    const int64_t d = wrap_dim(dim, this->dim(), "index_fill_");
     // value: every filled position once (duplicated indices fill it once).
+    rec.args(wrap_dim(dim, this->dim(), "index_fill_"));
     rec.record_inplace(
         *this,
-        [d](VjpCtx& c) {
+        [](VjpCtx& c) {
+          const int64_t d = c.args().i(0);
           const Tensor& g = c.grads[0];
           Tensor rest = g.index_fill(d, c.saved[0], Scalar(0));
           variable_list r(2);
@@ -610,7 +638,8 @@ Tensor& Tensor::index_fill_(int64_t dim, const Tensor& index, const Tensor& valu
           return r;
         },
         {index},
-        [d](JvpCtx& c) {
+        [](JvpCtx& c) {
+          const int64_t d = c.args().i(0);
           Tensor t = c.tangent_or_zeros(0);
           Tensor tv = c.tangent_or_zeros(1);
           Tensor mask = zeros_like(t, TensorOptions(kBool)).index_fill(d, c.saved[0], Scalar(true));
@@ -808,9 +837,11 @@ Tensor& Tensor::masked_scatter_(const Tensor& mask, const Tensor& source) {
   cpu::index_copy_bytes(l);
   bump(*this, op);
   if (rec) {
+    rec.args(source.sizes());
     rec.record_inplace(
         *this,
-        [ssizes = vec(source.sizes())](VjpCtx& c) {
+        [](VjpCtx& c) {
+          const std::vector<int64_t>& ssizes = c.args().ints(0);
           const Tensor& g = c.grads[0];
           const Tensor& msk = c.saved[0];
           variable_list r(2);

@@ -245,20 +245,74 @@ namespace {
 void bump(Tensor& t) { t.unsafeGetTensorImpl()->bump_version("index_put_"); }
 
 /// The tensor indices of `ix`, in order: saved for backward (version-checked, as PyTorch).
-autograd::variable_list index_tensors(const std::vector<TensorIndex>& ix) {
+autograd::variable_list index_tensors(ArrayRef<TensorIndex> ix) {
   autograd::variable_list r;
   for (const TensorIndex& i : ix)
     if (i.is_tensor()) r.push_back(i.tensor());
   return r;
 }
 
-/// `ix` with its tensor indices replaced, in order, by `saved` (their unpacked copies).
-std::vector<TensorIndex> with_saved(std::vector<TensorIndex> ix,
-                                    const autograd::variable_list& saved) {
+/// `ix` as a rule argument: per index, its kind then its values (an integer, a bool, or a
+/// slice's (has_value, value) for start, stop and step). Tensor indices are saved instead.
+std::vector<std::vector<int64_t>> encode_indices(ArrayRef<TensorIndex> ix) {
+  std::vector<std::vector<int64_t>> r;
+  for (const TensorIndex& i : ix) {
+    std::vector<int64_t> e{int64_t(i.kind())};
+    if (i.is_integer()) e.push_back(i.integer());
+    if (i.is_boolean()) e.push_back(i.boolean());
+    if (i.is_slice()) {
+      for (std::optional<int64_t> v : {i.slice().start(), i.slice().stop(), i.slice().step()}) {
+        e.push_back(v.has_value());
+        e.push_back(v.value_or(0));
+      }
+    }
+    r.push_back(std::move(e));
+  }
+  return r;
+}
+
+/// The index list of encode_indices, its tensor indices taken in order from `saved` (their
+/// unpacked copies).
+std::vector<TensorIndex> decode_indices(const std::vector<std::vector<int64_t>>& enc,
+                                        const autograd::variable_list& saved) {
+  using Kind = TensorIndex::Kind;
+  std::vector<TensorIndex> r;
   size_t k = 0;
-  for (TensorIndex& i : ix)
-    if (i.is_tensor()) i = TensorIndex(saved[k++]);
-  return ix;
+  for (const std::vector<int64_t>& e : enc) {
+    auto opt = [&e](size_t j) {
+      return e[j] ? std::optional<int64_t>(e[j + 1]) : std::optional<int64_t>();
+    };
+    switch (Kind(e[0])) {
+      case Kind::None:
+        r.emplace_back(indexing::None);
+        break;
+      case Kind::Ellipsis:
+        r.emplace_back(indexing::Ellipsis);
+        break;
+      case Kind::Integer:
+        r.emplace_back(e[1]);
+        break;
+      case Kind::Boolean:
+        r.emplace_back(e[1] != 0);
+        break;
+      case Kind::Slice:
+        r.emplace_back(indexing::Slice(opt(1), opt(3), opt(5)));
+        break;
+      case Kind::Tensor:
+        r.emplace_back(saved[k++]);
+        break;
+    }
+  }
+  return r;
+}
+
+/// `t` with zeros written at the index list of args(0) (Tensor::index_put_ with a Scalar).
+autograd::variable_list zero_at(const Tensor& t, const autograd::RuleArgs& a,
+                                const autograd::variable_list& saved) {
+  Tensor r = t.clone();
+  const std::vector<TensorIndex> ixs = decode_indices(a.int_lists(0), saved);
+  r.index_put_(ArrayRef<TensorIndex>(ixs.data(), ixs.size()), Scalar(0));
+  return autograd::variable_list{r};
 }
 }  // namespace
 
@@ -284,14 +338,15 @@ Tensor& index_put_with(Tensor& self, ArrayRef<TensorIndex> indices, const Tensor
   }
   bump(self);
   if (rec) {
-    std::vector<TensorIndex> ix(indices.begin(), indices.end());
+    rec.args(encode_indices(indices), accumulate, v.sizes(), value.sizes());
     rec.record_inplace(
         self,
-        [ix, accumulate, vsizes = std::vector<int64_t>(v.sizes().begin(), v.sizes().end()),
-         stripped = std::vector<int64_t>(value.sizes().begin(), value.sizes().end())](
-            autograd::VjpCtx& c) {
+        [](autograd::VjpCtx& c) {
+          const bool accumulate = c.args().b(1);
+          const std::vector<int64_t>& vsizes = c.args().ints(2);
+          const std::vector<int64_t>& stripped = c.args().ints(3);
           const Tensor& gr = c.grads[0];
-          const std::vector<TensorIndex> ixs = with_saved(ix, c.saved);
+          const std::vector<TensorIndex> ixs = decode_indices(c.args().int_lists(0), c.saved);
           ArrayRef<TensorIndex> ixr(ixs.data(), ixs.size());
           autograd::variable_list r(2);
           if (c.needs(0)) {
@@ -305,10 +360,11 @@ Tensor& index_put_with(Tensor& self, ArrayRef<TensorIndex> indices, const Tensor
           if (c.needs(1)) r[1] = autograd::sum_to(gr.index(ixr), stripped).reshape(vsizes);
           return r;
         },
-        index_tensors(ix),
-        [ix, accumulate](autograd::JvpCtx& c) {
+        index_tensors(indices),
+        [](autograd::JvpCtx& c) {
+          const bool accumulate = c.args().b(1);
           Tensor r = c.tangent_or_zeros(0).clone();
-          const std::vector<TensorIndex> ixs = with_saved(ix, c.saved);
+          const std::vector<TensorIndex> ixs = decode_indices(c.args().int_lists(0), c.saved);
           index_put_with(r, ArrayRef<TensorIndex>(ixs.data(), ixs.size()), c.tangent_or_zeros(1),
                          accumulate);
           return autograd::variable_list{r};
@@ -336,17 +392,11 @@ Tensor& Tensor::index_put_(ArrayRef<TensorIndex> indices, const Scalar& v) {
   }
   bump(*this);
   if (rec) {
-    std::vector<TensorIndex> ix(indices.begin(), indices.end());
-    auto zero_at = [ix](const Tensor& t, const autograd::variable_list& saved) {
-      Tensor r = t.clone();
-      const std::vector<TensorIndex> ixs = with_saved(ix, saved);
-      r.index_put_(ArrayRef<TensorIndex>(ixs.data(), ixs.size()), Scalar(0));
-      return autograd::variable_list{r};
-    };
+    rec.args(encode_indices(indices));
     rec.record_inplace(
-        *this, [zero_at](autograd::VjpCtx& c) { return zero_at(c.grads[0], c.saved); },
-        index_tensors(ix),
-        [zero_at](autograd::JvpCtx& c) { return zero_at(c.tangents[0], c.saved); });
+        *this, [](autograd::VjpCtx& c) { return zero_at(c.grads[0], c.args(), c.saved); },
+        index_tensors(indices),
+        [](autograd::JvpCtx& c) { return zero_at(c.tangents[0], c.args(), c.saved); });
   }
   return *this;
 }

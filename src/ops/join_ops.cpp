@@ -106,9 +106,12 @@ Tensor cat(ArrayRef<Tensor> tensors, int64_t dim) {
     const int64_t out_dim = int64_t(shape.size());
     std::vector<std::vector<int64_t>> sizes;
     for (const Tensor& t : tensors) sizes.push_back(t.sizes().vec());
+    rec.args(sizes, dim, out_dim);
     rec.record(
         out,
-        [sizes, dim, out_dim](autograd::VjpCtx& c) {
+        [](autograd::VjpCtx& c) {
+          const std::vector<std::vector<int64_t>>& sizes = c.args().int_lists(0);
+          const int64_t dim = c.args().i(1), out_dim = c.args().i(2);
           autograd::variable_list r;
           int64_t offset = 0;
           for (size_t i = 0; i < sizes.size(); ++i) {
@@ -124,7 +127,9 @@ Tensor cat(ArrayRef<Tensor> tensors, int64_t dim) {
           return r;
         },
         {},
-        [n = tensors.size(), dim](autograd::JvpCtx& c) {
+        [](autograd::JvpCtx& c) {
+          const size_t n = c.args().int_lists(0).size();
+          const int64_t dim = c.args().i(1);
           std::vector<Tensor> ts;
           for (size_t i = 0; i < n; ++i) ts.push_back(c.tangent_or_zeros(i));
           return autograd::variable_list{ember::cat(ts, dim)};

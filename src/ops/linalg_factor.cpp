@@ -47,13 +47,16 @@ std::tuple<Tensor, Tensor> cholesky_impl(const Tensor& A, bool upper, bool check
   OpRecorder rec(op, {A});
   auto r = cholesky_kernel(A, upper, check_errors, op);
   if (rec) {
+    rec.args(upper);
     rec.record(
         std::get<0>(r),
-        [upper](VjpCtx& c) {
+        [](VjpCtx& c) {
+          const bool upper = c.args().b(0);
           return variable_list{cholesky_backward(c.grads[0], upper, c.saved[0])};
         },
         {std::get<0>(r)},
-        [upper](JvpCtx& c) {
+        [](JvpCtx& c) {
+          const bool upper = c.args().b(0);
           return variable_list{cholesky_jvp(c.tangents[0], c.outputs[0], upper)};
         });
   }
@@ -97,8 +100,10 @@ std::tuple<Tensor, Tensor, Tensor> lu_factor_impl(const Tensor& A, bool pivot, b
   OpRecorder rec(op, {A});
   auto r = lu_factor_kernel(A, pivot, check_errors, op);
   if (rec) {
+    rec.args(pivot);
     rec.record(std::get<0>(r),
-               [pivot](VjpCtx& c) {
+               [](VjpCtx& c) {
+                 const bool pivot = c.args().b(0);
                  const Tensor &LU = c.saved[0], &piv = c.saved[1];
                  auto [P, L, U] = lu_unpack(LU, piv, true, pivot);
                  const int64_t k = std::min(LU.size(-2), LU.size(-1));
@@ -142,8 +147,9 @@ std::tuple<Tensor, Tensor, Tensor> lu_factor_kernel(const Tensor& A, bool pivot,
   return {LU, piv, info_tensor(infos, batch_shape(A))};
 }
 
-/// A = Q R (PyTorch's linalg_qr_backward): saved Q, R; grads gQ, gR.
-variable_list qr_backward(VjpCtx& c, bool complete) {
+/// A = Q R (PyTorch's linalg_qr_backward): saved Q, R; grads gQ, gR; args (complete).
+variable_list qr_backward(VjpCtx& c) {
+  const bool complete = c.args().b(0);
   const Tensor &Q = c.saved[0], &R = c.saved[1];
   const Tensor &gQ = c.grads[0], &gR = c.grads[1];
   const int64_t m = Q.size(-2), n = R.size(-1);
@@ -248,7 +254,8 @@ std::tuple<Tensor, Tensor> qr(const Tensor& A, std::string_view mode) {
                     "differentiate through linalg.qr.");
       });
     } else {
-      rec.record({Q, R}, [complete](VjpCtx& c) { return qr_backward(c, complete); }, {Q, R});
+      rec.args(complete);
+      rec.record({Q, R}, qr_backward, {Q, R});
     }
   }
   return {Q, R};

@@ -112,11 +112,9 @@ double default_rtol(const Tensor& A, std::optional<double> atol, std::optional<d
 /// empty pinv, matrix_power(A, 0)) come from differentiable composites, not fresh tensors.
 void record_zero_derivative(OpRecorder& rec, const Tensor& A, const Tensor& out) {
   if (!rec) return;
+  rec.args(A.sizes());
   rec.record(
-      out,
-      [sizes = A.sizes().vec()](VjpCtx& c) {
-        return variable_list{zeros(sizes, c.grads[0].options())};
-      },
+      out, [](VjpCtx& c) { return variable_list{zeros(c.args().ints(0), c.grads[0].options())}; },
       {}, [](JvpCtx& c) { return variable_list{zeros_like(c.outputs[0])}; });
 }
 

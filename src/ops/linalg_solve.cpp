@@ -51,10 +51,11 @@ std::tuple<Tensor, Tensor> solve_impl(const Tensor& A, const Tensor& B, bool lef
   OpRecorder rec(op, {A, B});
   auto r = solve_kernel(A, B, left, check_errors, op);
   if (rec) {
-    const bool vector = is_vector_rhs(A, B);
+    rec.args(left, is_vector_rhs(A, B));
     rec.record(
         std::get<0>(r),
-        [left, vector](VjpCtx& c) {
+        [](VjpCtx& c) {
+          const bool left = c.args().b(0), vector = c.args().b(1);
           const Tensor &A = c.saved[0], &X = c.saved[1];
           Tensor g = vector ? c.grads[0].unsqueeze(-1) : c.grads[0];
           Tensor gB = linalg::solve(mH(A), g, left);
@@ -67,7 +68,8 @@ std::tuple<Tensor, Tensor> solve_impl(const Tensor& A, const Tensor& B, bool lef
           return res;
         },
         {A, std::get<0>(r)},
-        [left, vector](JvpCtx& c) {
+        [](JvpCtx& c) {
+          const bool left = c.args().b(0), vector = c.args().b(1);
           const Tensor &A = c.inputs[0], &X = c.outputs[0];
           Tensor X2 = vector ? X.unsqueeze(-1) : X;
           Tensor rhs;
@@ -215,6 +217,11 @@ Tensor trsm_impl(const Tensor& A, const Tensor& B, bool upper, bool left, bool u
   return X;
 }
 
+/// The triangle of `t` that solve_triangular reads (without the diagonal when unit).
+Tensor solved_triangle(const Tensor& t, bool upper, bool unitriangular) {
+  return upper ? triu(t, unitriangular ? 1 : 0) : tril(t, unitriangular ? -1 : 0);
+}
+
 Tensor lu_solve_kernel(const Tensor& LU, const Tensor& pivots, const Tensor& B, bool left,
                        bool adjoint);
 Tensor lu_solve_LU_backward(const Tensor& gX, const Tensor& LU, const Tensor& pivots,
@@ -265,26 +272,29 @@ Tensor solve_triangular(const Tensor& A, const Tensor& B, bool upper, bool left,
   Tensor X = trsm_impl(A, B, upper, left, unitriangular, false, op);
   if (rec) {
     // Only A's triangle (without the diagonal when unit) is read: its gradient is masked.
-    auto tri = [upper, unitriangular](const Tensor& t) {
-      return upper ? triu(t, unitriangular ? 1 : 0) : tril(t, unitriangular ? -1 : 0);
-    };
+    rec.args(upper, left, unitriangular);
     rec.record(
         X,
-        [upper, left, unitriangular, tri](VjpCtx& c) {
+        [](VjpCtx& c) {
+          const bool upper = c.args().b(0), left = c.args().b(1), unitriangular = c.args().b(2);
           const Tensor &A = c.saved[0], &X = c.saved[1];
           Tensor gB = linalg::solve_triangular(mH(A), c.grads[0], !upper, left, unitriangular);
           variable_list r(2);
-          if (c.needs(0))
-            r[0] = tri((left ? ember::matmul(gB, mH(X)) : ember::matmul(mH(X), gB)).neg());
+          if (c.needs(0)) {
+            r[0] =
+                solved_triangle((left ? ember::matmul(gB, mH(X)) : ember::matmul(mH(X), gB)).neg(),
+                                upper, unitriangular);
+          }
           if (c.needs(1)) r[1] = gB;
           return r;
         },
         {A, X},
-        [upper, left, unitriangular, tri](JvpCtx& c) {
+        [](JvpCtx& c) {
+          const bool upper = c.args().b(0), left = c.args().b(1), unitriangular = c.args().b(2);
           const Tensor &A = c.inputs[0], &X = c.outputs[0];
           Tensor rhs = c.tangents[1];
           if (c.tangents[0].defined()) {
-            Tensor dA = tri(c.tangents[0]);
+            Tensor dA = solved_triangle(c.tangents[0], upper, unitriangular);
             Tensor t = left ? ember::matmul(dA, X) : ember::matmul(X, dA);
             rhs = rhs.defined() ? rhs.sub(t) : t.neg();
           }
@@ -323,8 +333,10 @@ Tensor lu_solve(const Tensor& LU, const Tensor& pivots, const Tensor& B, bool le
   OpRecorder rec(op, {LU, B});
   Tensor X = lu_solve_kernel(LU, pivots, B, left, adjoint);
   if (rec) {
+    rec.args(left, adjoint);
     rec.record(X,
-               [left, adjoint](VjpCtx& c) {
+               [](VjpCtx& c) {
+                 const bool left = c.args().b(0), adjoint = c.args().b(1);
                  const Tensor &LU = c.saved[0], &piv = c.saved[1], &X = c.saved[2];
                  const Tensor& gX = c.grads[0];
                  variable_list r(2);
@@ -508,8 +520,10 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> lstsq(const Tensor& A, const Tensor& 
   if (vector) solution = solution.squeeze(-1);
   if (rec) {
     // The solution is pinv(A) B (PyTorch differentiates only the solution).
+    rec.args(vector);
     rec.record(solution,
-               [vector](VjpCtx& c) {
+               [](VjpCtx& c) {
+                 const bool vector = c.args().b(0);
                  const Tensor &A = c.saved[0], &B = c.saved[1];
                  Tensor gX = vector ? c.grads[0].unsqueeze(-1) : c.grads[0];
                  Tensor B2 = vector ? B.unsqueeze(-1) : B;
@@ -551,9 +565,12 @@ std::tuple<Tensor, Tensor> triangular_solve(const Tensor& B, const Tensor& A, bo
   Tensor Ac = colmajor_copy(A, A.dtype(), cat_shape(bs, {A.size(-2), A.size(-1)}));
   if (rec) {
     // The second output is a copy of A: its gradient goes to A unchanged.
+    rec.args(upper, transpose, unitriangular);
     rec.record(
         {X, Ac},
-        [upper, transpose, unitriangular](VjpCtx& c) {
+        [](VjpCtx& c) {
+          const bool upper = c.args().b(0), transpose = c.args().b(1);
+          const bool unitriangular = c.args().b(2);
           const Tensor &A = c.saved[0], &X = c.saved[1];
           const Tensor &gX = c.grads[0], &gM = c.grads[1];
           variable_list r(2);
@@ -568,9 +585,11 @@ std::tuple<Tensor, Tensor> triangular_solve(const Tensor& B, const Tensor& A, bo
           return r;
         },
         {A, X},
-        [upper, transpose, unitriangular](JvpCtx& c) {
+        [](JvpCtx& c) {
           // Only the triangle the solve reads moves X (PyTorch 1.13's jvp uses all of
           // dA, which disagrees with its own vjp for a non-triangular A).
+          const bool upper = c.args().b(0), transpose = c.args().b(1);
+          const bool unitriangular = c.args().b(2);
           const Tensor &A = c.inputs[1], &X = c.outputs[0];
           Tensor dA = c.tangent_or_zeros(1);
           Tensor dT = upper ? triu(dA, unitriangular ? 1 : 0) : tril(dA, unitriangular ? -1 : 0);
@@ -610,8 +629,10 @@ Tensor cholesky_solve(const Tensor& B, const Tensor& L, bool upper) {
   Tensor X = cholesky_solve_kernel(B, L, upper, bs);
   if (rec) {
     // X = (L Lᴴ)⁻¹ B.
+    rec.args(upper);
     rec.record(X,
-               [upper](VjpCtx& c) {
+               [](VjpCtx& c) {
+                 const bool upper = c.args().b(0);
                  const Tensor &L = c.saved[0], &X = c.saved[1];
                  Tensor gB = cholesky_solve(c.grads[0], L, upper);
                  variable_list r(2);
@@ -662,18 +683,21 @@ Tensor cholesky_inverse(const Tensor& L, bool upper) {
   auto record = [&] {
     if (!rec) return;
     // d((L Lᴴ)⁻¹) pulled back through L.
+    rec.args(upper);
     rec.record(
         X,
-        [upper](VjpCtx& c) {
+        [](VjpCtx& c) {
+          const bool upper = c.args().b(0);
           const Tensor &L = c.saved[0], &X = c.saved[1];
           const Tensor& g = c.grads[0];
           Tensor common = ember::matmul(X, ember::matmul(g.add(mH(g)), X));
           return variable_list{(upper ? ember::matmul(L, common) : ember::matmul(common, L)).neg()};
         },
         {L, X},
-        [upper](JvpCtx& c) {
+        [](JvpCtx& c) {
           // dX = P + Pᴴ with P = -X dL Lᴴ X (lower) or -X dUᴴ U X (upper), the tangent the vjp
           // above is the adjoint of (PyTorch 1.13's jvp orders these factors wrongly).
+          const bool upper = c.args().b(0);
           const Tensor &L = c.inputs[0], &X = c.outputs[0];
           Tensor dL = c.tangent_or_zeros(0);
           Tensor inner = upper ? ember::matmul(mH(dL), L) : ember::matmul(dL, mH(L));

@@ -54,6 +54,11 @@ std::string no_convergence(int info, const char* what) {
          what + " (error code: " + std::to_string(info) + ").";
 }
 
+/// The first k columns of u and rows of vh (the reduced factors) when `full`.
+std::pair<Tensor, Tensor> narrowed(const Tensor& u, const Tensor& vh, bool full, int64_t k) {
+  return full ? std::pair{u.narrow(-1, 0, k), vh.narrow(-2, 0, k)} : std::pair{u, vh};
+}
+
 /// (U, S, Vh) through gesdd; `uv` false computes S alone (U, Vh undefined).
 std::tuple<Tensor, Tensor, Tensor> svd_kernel(const Tensor& A, bool full, bool uv, const char* op);
 
@@ -62,16 +67,15 @@ std::tuple<Tensor, Tensor, Tensor> svd_impl(const Tensor& A, bool full, bool uv,
   OpRecorder rec(op, {A});
   if (!rec) return svd_kernel(A, full, uv, op);
   auto [U, S, Vh] = svd_kernel(A, full && uv, true, op);
-  const int64_t k = S.size(-1);
-  auto narrowed = [full, uv, k](const Tensor& u, const Tensor& vh) {
-    return full && uv ? std::pair{u.narrow(-1, 0, k), vh.narrow(-2, 0, k)} : std::pair{u, vh};
-  };
   if (uv) {
+    rec.args(full, S.size(-1));
     rec.record(
         {U, S, Vh},
-        [narrowed](VjpCtx& c) {
-          auto [u, vh] = narrowed(c.saved[0], c.saved[2]);
-          auto [gu, gvh] = narrowed(c.grads[0], c.grads[2]);
+        [](VjpCtx& c) {
+          const bool full = c.args().b(0);
+          const int64_t k = c.args().i(1);
+          auto [u, vh] = narrowed(c.saved[0], c.saved[2], full, k);
+          auto [gu, gvh] = narrowed(c.grads[0], c.grads[2], full, k);
           return variable_list{linalg_ad::svd_backward(gu, c.grads[1], gvh, u, c.saved[1], vh)};
         },
         {U, S, Vh});
@@ -170,12 +174,12 @@ std::tuple<Tensor, Tensor> eigh_impl(const Tensor& A, std::string_view uplo, boo
         });
     return {w, V};
   }
-  std::string up(uplo);
+  rec.args(std::string(uplo));
   rec.record(
       w,
-      [up](VjpCtx& c) {
+      [](VjpCtx& c) {
         if (recompute_factors()) {
-          auto [l, v] = linalg::eigh(c.saved[2], up);
+          auto [l, v] = linalg::eigh(c.saved[2], c.args().str(0));
           return variable_list{linalg_ad::eig_backward(c.grads[0], Tensor(), l, v, true)};
         }
         return variable_list{

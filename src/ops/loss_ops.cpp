@@ -240,9 +240,10 @@ Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const Ten
   Tensor per = weighted((target - 1) * l1x - target * lx, weight);
   Tensor out = apply_loss_reduction(per, reduction, "binary_cross_entropy");
   if (rec) {
-    const int64_t n = input.numel();
+    rec.args(reduction, input.numel());
     rec.record(out,
-               [reduction, n](VjpCtx& c) {
+               [](VjpCtx& c) {
+                 const int64_t reduction = c.args().i(0), n = c.args().i(1);
                  const Tensor &x = c.saved[0], &t = c.saved[1], &w = c.saved[2];
                  Tensor g = c.grads[0];
                  if (reduction == Reduction::Mean) g = g / double(n);
@@ -309,9 +310,10 @@ Tensor smooth_l1_loss(const Tensor& input, const Tensor& target, int64_t reducti
     OpRecorder rec("smooth_l1_loss", {input, target});
     Tensor out = apply_loss_reduction(abs(d), reduction, "smooth_l1_loss");
     if (rec) {
-      const int64_t n = d.numel();
+      rec.args(reduction, d.numel());
       rec.record(out,
-                 [reduction, n](VjpCtx& c) {
+                 [](VjpCtx& c) {
+                   const int64_t reduction = c.args().i(0), n = c.args().i(1);
                    const Tensor &x = c.saved[0], &t = c.saved[1];
                    Tensor g = c.grads[0];
                    if (reduction == Reduction::Mean) g = g / double(n);

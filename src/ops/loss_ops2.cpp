@@ -411,15 +411,19 @@ Tensor ctc_loss(const Tensor& log_probs, const Tensor& targets, IntArrayRef inpu
     Tensor gfull = (grad * sc).to(ct);
     // gfull comes from the inputs: they are saved so that changing them before backward is
     // an error, as in PyTorch.
+    rec.args(reduction, batched, N);
     rec.record(out,
-               [gfull, reduction, batched, N](VjpCtx& c) {
+               [](VjpCtx& c) {
+                 const int64_t reduction = c.args().i(0), N = c.args().i(2);
+                 const bool batched = c.args().b(1);
+                 const Tensor& gfull = c.saved[2];
                  // The gradient is a constant of log_probs here: double backward is not supported.
                  Tensor g = c.grads[0];
                  g = reduction == Reduction::None ? g.reshape({1, N, 1}) : g.reshape({1, 1, 1});
                  Tensor r = gfull * g;
                  return variable_list{batched ? r : r.squeeze(1)};
                },
-               {log_probs, targets});
+               {log_probs, targets, gfull});
   }
   return out;
 }

@@ -46,6 +46,11 @@ Tensor from_doubles(const std::vector<double>& v, ScalarType ct) {
   std::copy(v.begin(), v.end(), t.data_ptr<double>());
   return t.to(ct);
 }
+/// The values of a 1-d float64 tensor (one of from_doubles(v, kDouble)).
+std::vector<double> to_doubles(const Tensor& t) {
+  const double* p = t.data_ptr<double>();
+  return std::vector<double>(p, p + t.numel());
+}
 
 void check_norm_input(const Tensor& input, const char* op) {
   EMBER_CHECK(input.defined(), "[", op, "] input must be defined");
@@ -158,12 +163,23 @@ std::tuple<Tensor, Tensor, Tensor> native_batch_norm(const Tensor& input, const 
   Tensor out = ct == input.dtype() ? y : y.to(input.dtype());
   Tensor save_mean = training ? from_doubles(mean, ct) : empty({0}, TensorOptions(ct));
   Tensor save_invstd = training ? from_doubles(invstd, ct) : empty({0}, TensorOptions(ct));
+  // The statistics the vjp reads, in float64.
+  const Tensor mean_d = rec ? from_doubles(mean, kDouble) : Tensor();
+  const Tensor invstd_d = rec ? from_doubles(invstd, kDouble) : Tensor();
 
   if (rec) {
+    rec.args(nd, N, C, S, ct, training, eps);
     rec.record(
         out,
-        [=](VjpCtx& c) {
+        [](VjpCtx& c) {
+          const int64_t nd = c.args().i(0), N = c.args().i(1), C = c.args().i(2);
+          const int64_t S = c.args().i(3);
+          const ScalarType ct = c.args().dtype(4);
+          const bool training = c.args().b(5);
+          const double eps = c.args().f(6);
+          const size_t nc = size_t(C);
           const Tensor &xin = c.saved[0], &weight = c.saved[1];
+          const std::vector<double> mean = to_doubles(c.saved[2]), invstd = to_doubles(c.saved[3]);
           variable_list r(3);
           if (GradMode::is_enabled()) {
             // Differentiable form (Note [Norm backward]).
@@ -235,8 +251,8 @@ std::tuple<Tensor, Tensor, Tensor> native_batch_norm(const Tensor& input, const 
         },
         // Every tensor the rule reads is saved (version-checked); in evaluation the running
         // statistics are read too (as PyTorch, which raises when they change before backward).
-        training ? variable_list{input, weight}
-                 : variable_list{input, weight, running_mean, running_var});
+        training ? variable_list{input, weight, mean_d, invstd_d}
+                 : variable_list{input, weight, mean_d, invstd_d, running_mean, running_var});
   }
   return {out, save_mean, save_invstd};
 }
@@ -299,9 +315,15 @@ std::tuple<Tensor, Tensor, Tensor> native_layer_norm(const Tensor& input,
                     rstd.data_ptr<double>());
   Tensor out = ct == input.dtype() ? y : y.to(input.dtype());
   if (rec) {
+    rec.args(nd, axis, ct, eps, ns, M, D);
     rec.record(
         out,
-        [=](VjpCtx& c) {
+        [](VjpCtx& c) {
+          const int64_t nd = c.args().i(0), axis = c.args().i(1);
+          const ScalarType ct = c.args().dtype(2);
+          const double eps = c.args().f(3);
+          const IntArrayRef ns = c.args().ints(4);
+          const int64_t M = c.args().i(5), D = c.args().i(6);
           const Tensor &xin = c.saved[0], &weight = c.saved[1];
           const Tensor &mean = c.saved[3], &rstd = c.saved[4];
           variable_list r(3);
@@ -395,10 +417,16 @@ Tensor group_norm(const Tensor& input, int64_t num_groups, const Tensor& weight,
                     rstd.data_ptr<double>());
   Tensor out = ct == input.dtype() ? y : y.to(input.dtype());
   if (rec) {
+    rec.args(nd, N, C, S, G, ct, eps);
     rec.record(
         out,
-        [=](VjpCtx& c) {
+        [](VjpCtx& c) {
+          const int64_t nd = c.args().i(0), N = c.args().i(1), C = c.args().i(2);
+          const int64_t S = c.args().i(3), G = c.args().i(4);
+          const ScalarType ct = c.args().dtype(5);
+          const double eps = c.args().f(6);
           const Tensor &xin = c.saved[0], &weight = c.saved[1];
+          const Tensor &mean = c.saved[2], &rstd = c.saved[3];
           variable_list r(3);
           if (GradMode::is_enabled()) {
             // Differentiable form (Note [Norm backward]).
@@ -441,7 +469,7 @@ Tensor group_norm(const Tensor& input, int64_t num_groups, const Tensor& weight,
           r[2] = db;
           return r;
         },
-        {input, weight});
+        {input, weight, mean, rstd});
   }
   return out;
 }

@@ -422,18 +422,22 @@ using autograd::VjpCtx;
 /// positions (PyTorch's value_selecting_reduction_backward), the tangent is gathered there.
 void record_selected(OpRecorder& rec, const Tensor& self, const Tensor& values,
                      const Tensor& indices, int64_t dim, bool keepdim) {
-  const std::vector<int64_t> sizes = self.sizes().vec();
-  const bool scalar = self.dim() == 0;
+  rec.args(dim, keepdim, self.sizes(), self.dim() == 0);
   rec.record(
       values,
-      [=](VjpCtx& c) {
+      [](VjpCtx& c) {
+        const int64_t dim = c.args().i(0);
+        const bool keepdim = c.args().b(1), scalar = c.args().b(3);
+        const std::vector<int64_t>& sizes = c.args().ints(2);
         if (scalar) return variable_list{c.grads[0]};
         Tensor g = keepdim ? c.grads[0] : c.grads[0].unsqueeze(dim);
         Tensor i = keepdim ? c.saved[0] : c.saved[0].unsqueeze(dim);
         return variable_list{zeros(sizes, g.options()).scatter(dim, i, g)};
       },
       {indices},
-      [=](JvpCtx& c) {
+      [](JvpCtx& c) {
+        const int64_t dim = c.args().i(0);
+        const bool keepdim = c.args().b(1), scalar = c.args().b(3);
         if (scalar) return variable_list{c.tangent_or_zeros(0)};
         Tensor i = keepdim ? c.saved[0] : c.saved[0].unsqueeze(dim);
         Tensor t = c.tangent_or_zeros(0).gather(dim, i);
@@ -518,6 +522,21 @@ Tensor quantile_slope(const QuantilePlan& P, const Tensor& x2) {
   return where(eq(P.dw, Scalar(0.0)), Scalar(0.0), s);
 }
 
+/// [rows..., nq] <-> the result's layout ([nq,] reduced shape).
+Tensor to_rows_layout(const Tensor& g, const QuantilePlan& P, bool q_scalar) {
+  Tensor r = q_scalar ? g.unsqueeze(0) : g;
+  std::vector<int64_t> rs = P.lo.sizes().vec();
+  rs.pop_back();
+  rs.insert(rs.begin(), r.size(0));
+  return r.reshape(rs).movedim(0, -1);
+}
+
+/// quantile's wrapped dim, recorded as its first rule argument (None: over everything).
+std::optional<int64_t> quantile_dim(const autograd::RuleArgs& a) {
+  if (a.is_none(0)) return std::nullopt;
+  return a.i(0);
+}
+
 Tensor quantile_rec(const Tensor& self, const Tensor& q, std::optional<int64_t> dim, bool keepdim,
                     std::string_view interpolation, bool ignore_nan) {
   // q is differentiable as in PyTorch's composite, where only the linear weight
@@ -527,25 +546,20 @@ Tensor quantile_rec(const Tensor& self, const Tensor& q, std::optional<int64_t> 
                  linear ? variable_list{self, q} : variable_list{self});
   Tensor out = quantile_impl(self, q, dim, keepdim, interpolation, ignore_nan);
   if (rec) {
-    const std::string interp(interpolation);
-    const bool q_scalar = q.dim() == 0;
-    const std::vector<int64_t> out_sizes = out.sizes().vec(), sizes = self.sizes().vec();
     const std::optional<int64_t> wd =
         dim ? std::optional<int64_t>(wrap_dim(*dim, self.dim(), "quantile")) : std::nullopt;
-    // [rows..., nq] <-> the result's layout ([nq,] reduced shape).
-    auto to_rows_layout = [=](const Tensor& g, const QuantilePlan& P) {
-      Tensor r = q_scalar ? g.unsqueeze(0) : g;
-      std::vector<int64_t> rs = P.lo.sizes().vec();
-      rs.pop_back();
-      rs.insert(rs.begin(), r.size(0));
-      return r.reshape(rs).movedim(0, -1);
-    };
+    rec.args(wd, std::string(interpolation), ignore_nan, q.dim() == 0, self.sizes(), out.sizes());
     rec.record(
         out,
-        [=](VjpCtx& c) {
+        [](VjpCtx& c) {
+          const std::optional<int64_t> wd = quantile_dim(c.args());
+          const std::string& interp = c.args().str(1);
+          const bool ignore_nan = c.args().b(2), q_scalar = c.args().b(3);
+          const bool linear = interp == "linear";
+          const std::vector<int64_t>& sizes = c.args().ints(4);
           const Tensor &x = c.saved[0], &qq = c.saved[1];
           QuantilePlan P = quantile_plan(x, qq, wd, interp, ignore_nan);
-          Tensor g = to_rows_layout(c.grads[0], P);
+          Tensor g = to_rows_layout(c.grads[0], P, q_scalar);
           variable_list r(linear ? 2 : 1);
           if (c.needs(0)) {
             Tensor gx = zeros(P.x2.sizes().vec(), g.options())
@@ -567,7 +581,11 @@ Tensor quantile_rec(const Tensor& self, const Tensor& q, std::optional<int64_t> 
           return r;
         },
         {self, q},
-        [=](JvpCtx& c) {
+        [](JvpCtx& c) {
+          const std::optional<int64_t> wd = quantile_dim(c.args());
+          const std::string& interp = c.args().str(1);
+          const bool ignore_nan = c.args().b(2);
+          const std::vector<int64_t>& out_sizes = c.args().ints(5);
           const Tensor& qq = c.saved[1];
           QuantilePlan P = quantile_plan(c.inputs[0], qq, wd, interp, ignore_nan);
           Tensor t = c.tangent_or_zeros(0);

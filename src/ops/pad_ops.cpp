@@ -141,10 +141,12 @@ Tensor pad_indexed_rec(const Tensor& self, IntArrayRef pad, PadMode mode) {
     for (auto& [d, t] : idx) saved.push_back(t);
     std::vector<int64_t> dims;
     for (auto& [d, t] : idx) dims.push_back(d);
-    const std::vector<int64_t> sizes = self.sizes().vec();
+    rec.args(dims, self.sizes());
     rec.record(
         out,
-        [dims, sizes](autograd::VjpCtx& c) {
+        [](autograd::VjpCtx& c) {
+          const std::vector<int64_t>& dims = c.args().ints(0);
+          const std::vector<int64_t>& sizes = c.args().ints(1);
           Tensor g = c.grads[0];
           if (g.numel() == 0) return variable_list{zeros(sizes, g.options())};
           for (size_t i = 0; i < dims.size(); ++i) {
@@ -155,7 +157,8 @@ Tensor pad_indexed_rec(const Tensor& self, IntArrayRef pad, PadMode mode) {
           return variable_list{g};
         },
         saved,
-        [dims](autograd::JvpCtx& c) {
+        [](autograd::JvpCtx& c) {
+          const std::vector<int64_t>& dims = c.args().ints(0);
           Tensor t = c.tangent_or_zeros(0);
           for (size_t i = 0; i < dims.size(); ++i) t = t.index_select(dims[i], c.saved[i]);
           return variable_list{t};
@@ -178,14 +181,15 @@ Tensor constant_pad_nd(const Tensor& self, IntArrayRef pad0, const Scalar& value
     const std::vector<int64_t> pad(pad0.begin(), pad0.end());
     std::vector<int64_t> neg;
     for (int64_t p : pad) neg.push_back(-p);
+    rec.args(neg, pad);
     rec.record(
         out,
-        [neg](autograd::VjpCtx& c) {
-          return variable_list{constant_pad_nd(c.grads[0], neg, Scalar(0))};
+        [](autograd::VjpCtx& c) {
+          return variable_list{constant_pad_nd(c.grads[0], c.args().ints(0), Scalar(0))};
         },
         {},
-        [pad](autograd::JvpCtx& c) {
-          return variable_list{constant_pad_nd(c.tangent_or_zeros(0), pad, Scalar(0))};
+        [](autograd::JvpCtx& c) {
+          return variable_list{constant_pad_nd(c.tangent_or_zeros(0), c.args().ints(1), Scalar(0))};
         });
   }
   return out;

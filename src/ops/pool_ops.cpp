@@ -173,10 +173,12 @@ std::tuple<Tensor, Tensor> max_pool_windows(const char* op, const Tensor& x, Int
                           x.size(0) * x.size(1), make_windows());
   }
   if (rec) {
+    rec.args(x.sizes());
     rec.record(
         y,
-        [sizes = DimVector(x.sizes())](autograd::VjpCtx& c) {
-          return autograd::variable_list{max_pool_backward(c.grads[0], c.saved[0], sizes)};
+        [](autograd::VjpCtx& c) {
+          return autograd::variable_list{
+              max_pool_backward(c.grads[0], c.saved[0], c.args().ints(0))};
         },
         {idx},
         [](autograd::JvpCtx& c) {
@@ -201,15 +203,16 @@ Tensor max_pool_backward(const Tensor& g, const Tensor& idx, IntArrayRef in_size
     }
   }
   if (rec) {
+    rec.args(in_sizes);
     rec.record(
         gx,
         [](autograd::VjpCtx& c) {
           return autograd::variable_list{gather_planes(c.grads[0], c.saved[0])};
         },
         {idx},
-        [sizes = DimVector(in_sizes)](autograd::JvpCtx& c) {
+        [](autograd::JvpCtx& c) {
           return autograd::variable_list{
-              max_pool_backward(c.tangent_or_zeros(0), c.saved[0], sizes)};
+              max_pool_backward(c.tangent_or_zeros(0), c.saved[0], c.args().ints(0))};
         });
   }
   return gx;

@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <memory>
+#include <optional>
 #include <type_traits>
 #include <vector>
 
@@ -25,6 +26,12 @@ inline Tensor restore_dims(const Tensor& g, uint64_t mask, int64_t nd, bool keep
   for (int64_t d = 0; d < nd; ++d)
     if ((mask >> d) & 1) r = r.unsqueeze(d);
   return r;
+}
+
+/// An optional dtype stored in a rule's args (None when not given).
+inline std::optional<ScalarType> opt_dtype(const autograd::RuleArgs& a, size_t k) {
+  if (a.is_none(k)) return std::nullopt;
+  return a.dtype(k);
 }
 
 /// Records `out`, a whole-tensor max/min/median of `input`, with PyTorch's rule: the gradient

@@ -509,17 +509,25 @@ Tensor sum_rec(const Tensor& x, IntArrayRef dim, bool keepdim, std::optional<Sca
     const uint64_t mask = dim_mask(x, dim, op);
     const int64_t nd = x.dim();
     const double count = double(reduced_count(x, mask));
-    const std::vector<int64_t> sizes = x.sizes().vec(), dims = mask_dims(mask, nd);
+    rec.args(mask, nd, keepdim, x.sizes(), count, mask_dims(mask, nd), dtype);
     rec.record(
         out,
-        [=](VjpCtx& c) {
+        [](VjpCtx& c) {
+          const uint64_t mask = uint64_t(c.args().i(0));
+          const int64_t nd = c.args().i(1);
+          const bool keepdim = c.args().b(2);
+          const std::vector<int64_t>& sizes = c.args().ints(3);
+          const double count = c.args().f(4);
           Tensor g = restore_dims(c.grads[0], mask, nd, keepdim).expand(sizes);
           if constexpr (kMean) g = g / Scalar(count);
           if constexpr (kNan) g = where(isnan(c.saved[0]), Scalar(0.0), g);
           return variable_list{g};
         },
         kNan ? variable_list{x} : variable_list{},
-        [=](JvpCtx& c) {
+        [](JvpCtx& c) {
+          const bool keepdim = c.args().b(2);
+          const std::vector<int64_t>& dims = c.args().ints(5);
+          const std::optional<ScalarType> dtype = opt_dtype(c.args(), 6);
           Tensor t = c.tangent_or_zeros(0);
           if constexpr (kNan) t = where(isnan(c.inputs[0]), Scalar(0.0), t);
           if constexpr (kMean) return variable_list{ember::mean(t, dims, keepdim, dtype)};
@@ -561,6 +569,12 @@ Tensor prod_backward(const Tensor& grad0, const Tensor& input, const Tensor& res
   return prod_safe_zeros_backward(grad, input, *dim);
 }
 
+/// prod's optional dim, recorded as its first rule argument.
+std::optional<int64_t> prod_dim(const autograd::RuleArgs& a) {
+  if (a.is_none(0)) return std::nullopt;
+  return a.i(0);
+}
+
 Tensor prod_rec(const Tensor& x, std::optional<int64_t> dim0, bool keepdim,
                 std::optional<ScalarType> dtype) {
   OpRecorder rec("prod", {x});
@@ -569,15 +583,20 @@ Tensor prod_rec(const Tensor& x, std::optional<int64_t> dim0, bool keepdim,
     rec.set_overload(dim0 ? 1 : 0);
     std::optional<int64_t> dim;
     if (dim0) dim = wrap_dim(*dim0, x.dim(), "prod");
+    rec.args(dim, keepdim);
     rec.record(
         out,
-        [=](VjpCtx& c) {
+        [](VjpCtx& c) {
+          const std::optional<int64_t> dim = prod_dim(c.args());
+          const bool keepdim = c.args().b(1);
           const Tensor& in = c.saved[0];
           return variable_list{
               prod_backward(c.grads[0], in.to(c.saved[1].dtype()), c.saved[1], dim, keepdim)};
         },
         {x, out},
-        [=](JvpCtx& c) {
+        [](JvpCtx& c) {
+          const std::optional<int64_t> dim = prod_dim(c.args());
+          const bool keepdim = c.args().b(1);
           const Tensor& res = c.outputs[0];
           Tensor w = prod_backward(ones_like(res), c.inputs[0].to(res.dtype()), res, dim, keepdim);
           Tensor t = (w * c.tangent_or_zeros(0).conj());
@@ -631,16 +650,24 @@ Tensor amaxmin_rec(const Tensor& x, IntArrayRef dim, bool keepdim, const char* o
   if (rec) {
     const uint64_t mask = dim_mask(x, dim, op);
     const int64_t nd = x.dim();
-    const std::vector<int64_t> dims = mask_dims(mask, nd);
+    rec.args(mask, nd, keepdim, mask_dims(mask, nd));
     rec.record(
         out,
-        [=](VjpCtx& c) {
+        [](VjpCtx& c) {
+          const uint64_t mask = uint64_t(c.args().i(0));
+          const int64_t nd = c.args().i(1);
+          const bool keepdim = c.args().b(2);
+          const std::vector<int64_t>& dims = c.args().ints(3);
           Tensor m = eq(c.saved[0], restore_dims(c.saved[1], mask, nd, keepdim));
           Tensor g = restore_dims(c.grads[0], mask, nd, keepdim);
           return variable_list{(g / m.sum(dims, true)) * m};
         },
         {x, out},
-        [=](JvpCtx& c) {
+        [](JvpCtx& c) {
+          const uint64_t mask = uint64_t(c.args().i(0));
+          const int64_t nd = c.args().i(1);
+          const bool keepdim = c.args().b(2);
+          const std::vector<int64_t>& dims = c.args().ints(3);
           Tensor m = eq(c.inputs[0], restore_dims(c.outputs[0], mask, nd, keepdim));
           Tensor t = where(m, c.tangent_or_zeros(0), Scalar(0.0));
           return variable_list{t.sum(dims, keepdim) / m.sum(dims, keepdim)};
@@ -655,19 +682,22 @@ std::tuple<Tensor, Tensor> arg_rec(const Tensor& x, int64_t dim0, bool keepdim, 
   OpRecorder rec(op, {x});
   auto [v, idx] = arg_impl<Max, true>(x, dim0, keepdim, op);
   if (rec) {
-    const int64_t dim = wrap_dim(dim0, x.dim(), op);
-    const std::vector<int64_t> sizes = x.sizes().vec();
-    const bool scalar = x.dim() == 0;
+    rec.args(wrap_dim(dim0, x.dim(), op), keepdim, x.sizes(), x.dim() == 0);
     rec.record(
         v,
-        [=](VjpCtx& c) {
+        [](VjpCtx& c) {
+          const int64_t dim = c.args().i(0);
+          const bool keepdim = c.args().b(1), scalar = c.args().b(3);
+          const std::vector<int64_t>& sizes = c.args().ints(2);
           if (scalar) return variable_list{c.grads[0]};
           Tensor g = keepdim ? c.grads[0] : c.grads[0].unsqueeze(dim);
           Tensor i = keepdim ? c.saved[0] : c.saved[0].unsqueeze(dim);
           return variable_list{zeros(sizes, g.options()).scatter(dim, i, g)};
         },
         {idx},
-        [=](JvpCtx& c) {
+        [](JvpCtx& c) {
+          const int64_t dim = c.args().i(0);
+          const bool keepdim = c.args().b(1), scalar = c.args().b(3);
           if (scalar) return variable_list{c.tangent_or_zeros(0)};
           Tensor i = keepdim ? c.saved[0] : c.saved[0].unsqueeze(dim);
           Tensor t = c.tangent_or_zeros(0).gather(dim, i);

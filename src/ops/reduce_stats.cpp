@@ -137,6 +137,11 @@ struct VarGeom {
   bool keepdim;
 };
 
+/// The geometry recorded as var_rec's first rule arguments.
+VarGeom var_geom(const autograd::RuleArgs& a) {
+  return VarGeom{uint64_t(a.i(0)), a.i(1), a.ints(2), a.ints(3), a.f(4), a.b(5)};
+}
+
 // d var / dx = 2 (x - mean) / (N - correction).
 Tensor var_backward(const Tensor& g, const Tensor& x, const VarGeom& G, double correction) {
   const double dof = G.count - correction;
@@ -158,15 +163,13 @@ std::tuple<Tensor, Tensor> var_rec(const Tensor& x, OptionalIntArrayRef dim,
   OpRecorder rec(op, {x});
   auto [v, m] = var_impl(x, dim, correction, keepdim, take_sqrt, with_mean, op);
   if (rec) {
-    VarGeom G;
-    G.mask = dim_mask(x, dim ? *dim : IntArrayRef{}, op);
-    G.nd = x.dim();
-    G.dims = mask_dims(G.mask, G.nd);
-    G.sizes = x.sizes().vec();
-    G.count = double(reduced_count(x, G.mask));
-    G.keepdim = keepdim;
-    const double corr = double(correction.value_or(1));
-    auto vjp = [=](VjpCtx& c) {
+    const uint64_t mask = dim_mask(x, dim ? *dim : IntArrayRef{}, op);
+    rec.args(mask, x.dim(), mask_dims(mask, x.dim()), x.sizes(), double(reduced_count(x, mask)),
+             keepdim, double(correction.value_or(1)), take_sqrt, with_mean);
+    auto vjp = [](VjpCtx& c) {
+      const VarGeom G = var_geom(c.args());
+      const double corr = c.args().f(6);
+      const bool take_sqrt = c.args().b(7), with_mean = c.args().b(8);
       const Tensor &in = c.saved[0], &res = c.saved[1];
       Tensor gv = c.grads[0];
       // std: d sqrt(v) = dv / (2 std), a zero std gives a zero subgradient.
@@ -177,13 +180,16 @@ std::tuple<Tensor, Tensor> var_rec(const Tensor& x, OptionalIntArrayRef dim,
              restore_dims(c.grads[1], G.mask, G.nd, G.keepdim).expand(G.sizes) / Scalar(G.count);
       return variable_list{gi};
     };
-    auto jvp = [=](JvpCtx& c) {
+    auto jvp = [](JvpCtx& c) {
+      const VarGeom G = var_geom(c.args());
+      const double corr = c.args().f(6);
+      const bool take_sqrt = c.args().b(7), with_mean = c.args().b(8);
       const Tensor &in = c.inputs[0], &res = c.outputs[0];
       const Tensor t = c.tangent_or_zeros(0);
       Tensor tv = var_jvp(t, in, G, corr);
       if (take_sqrt) tv = where(eq(res, Scalar(0)), Scalar(0.0), tv / (res * Scalar(2.0)));
       if (!with_mean) return variable_list{tv};
-      return variable_list{tv, t.mean(G.dims, keepdim)};
+      return variable_list{tv, t.mean(G.dims, G.keepdim)};
     };
     if (with_mean)
       rec.record(variable_list{v, m}, vjp, {x, v}, jvp);
@@ -291,15 +297,22 @@ Tensor logsumexp(const Tensor& self, IntArrayRef dim, bool keepdim) {
   if (rec) {
     const uint64_t mask = dim_mask(self, dim, "logsumexp");
     const int64_t nd = self.dim();
-    const std::vector<int64_t> dims = mask_dims(mask, nd);
+    rec.args(mask, nd, keepdim, mask_dims(mask, nd));
     rec.record(
         out,
-        [=](VjpCtx& c) {
+        [](VjpCtx& c) {
+          const uint64_t mask = uint64_t(c.args().i(0));
+          const int64_t nd = c.args().i(1);
+          const bool keepdim = c.args().b(2);
           return variable_list{restore_dims(c.grads[0], mask, nd, keepdim) *
                                exp(c.saved[0] - restore_dims(c.saved[1], mask, nd, keepdim))};
         },
         {self, out},
-        [=](JvpCtx& c) {
+        [](JvpCtx& c) {
+          const uint64_t mask = uint64_t(c.args().i(0));
+          const int64_t nd = c.args().i(1);
+          const bool keepdim = c.args().b(2);
+          const std::vector<int64_t>& dims = c.args().ints(3);
           Tensor w = exp(c.inputs[0] - restore_dims(c.outputs[0], mask, nd, keepdim));
           return variable_list{(w * c.tangent_or_zeros(0)).sum(dims, keepdim)};
         });
@@ -382,6 +395,19 @@ Tensor norm_backward(const Tensor& grad, const Tensor& self, double p, const Ten
   return self * pow(abs(self), Scalar(p - 2)) * scale_v;
 }
 
+/// norm_backward for vector_norm_impl's rules, from their args (mask, nd, keepdim, dims, p,
+/// dtype): `g` and `norm` have the result's shape, `x0` is the input before the dtype cast.
+Tensor norm_weight(const autograd::RuleArgs& a, const Tensor& g, const Tensor& x0,
+                   const Tensor& norm) {
+  const uint64_t mask = uint64_t(a.i(0));
+  const int64_t nd = a.i(1);
+  const bool keepdim = a.b(2);
+  const std::optional<ScalarType> dtype = opt_dtype(a, 5);
+  const Tensor x = dtype ? x0.to(*dtype) : x0;
+  return norm_backward(restore_dims(g, mask, nd, keepdim), x, a.f(4),
+                       restore_dims(norm, mask, nd, keepdim), a.ints(3));
+}
+
 Tensor vector_norm_impl(const Tensor& self, double p, IntArrayRef dims0, bool keepdim,
                         std::optional<ScalarType> dtype, const char* op, bool torch_norm = false) {
   OpRecorder rec(op, {self});
@@ -390,19 +416,20 @@ Tensor vector_norm_impl(const Tensor& self, double p, IntArrayRef dims0, bool ke
     if (torch_norm) rec.set_overload(1);  // torch.norm's NormBackward1 (Note [Node names])
     const uint64_t mask = dim_mask(self, dims0, op);
     const int64_t nd = self.dim();
-    const std::vector<int64_t> dims = mask_dims(mask, nd);
-    auto weight = [=](const Tensor& g, const Tensor& x0, const Tensor& norm) {
-      const Tensor x = dtype ? x0.to(*dtype) : x0;
-      return norm_backward(restore_dims(g, mask, nd, keepdim), x, p,
-                           restore_dims(norm, mask, nd, keepdim), dims);
-    };
+    rec.args(mask, nd, keepdim, mask_dims(mask, nd), p, dtype);
     rec.record(
-        out, [=](VjpCtx& c) { return variable_list{weight(c.grads[0], c.saved[0], c.saved[1])}; },
+        out,
+        [](VjpCtx& c) {
+          return variable_list{norm_weight(c.args(), c.grads[0], c.saved[0], c.saved[1])};
+        },
         {self, out},
-        [=](JvpCtx& c) {
+        [](JvpCtx& c) {
+          const bool keepdim = c.args().b(2);
+          const std::vector<int64_t>& dims = c.args().ints(3);
+          const double p = c.args().f(4);
           const Tensor& norm = c.outputs[0];
           if (p == 0.0) return variable_list{zeros_like(norm)};
-          Tensor w = weight(ones_like(norm), c.inputs[0], norm);
+          Tensor w = norm_weight(c.args(), ones_like(norm), c.inputs[0], norm);
           Tensor t = c.tangent_or_zeros(0);
           return variable_list{real_part(w * t.conj()).sum(dims, keepdim).to(norm.dtype())};
         });

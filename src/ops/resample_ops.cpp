@@ -116,6 +116,15 @@ struct BlockArgs {
   DimVector k, d, p, s;
 };
 
+/// The block args and the image's channels and (H, W) as rule args (Note [Rules as data]).
+void record_block_args(autograd::OpRecorder& rec, const BlockArgs& a, int64_t c, IntArrayRef hw) {
+  rec.args(a.k, a.d, a.p, a.s, c, hw);
+}
+BlockArgs block_args_of(const autograd::RuleArgs& r) {
+  return {IntArrayRef(r.ints(0)), IntArrayRef(r.ints(1)), IntArrayRef(r.ints(2)),
+          IntArrayRef(r.ints(3))};
+}
+
 BlockArgs block_args(IntArrayRef kernel, IntArrayRef dilation, IntArrayRef padding,
                      IntArrayRef stride, const char* op) {
   auto two = [op](IntArrayRef v, const char* name) {
@@ -180,14 +189,17 @@ Tensor im2col_batched(const Tensor& x, const BlockArgs& a) {
     if (!oc.is_same(out)) out.copy_(oc);
   }
   if (rec) {
+    record_block_args(rec, a, c, {h, w});
     rec.record(
         out,
-        [a, c, hw = DimVector{h, w}](autograd::VjpCtx& ctx) {
-          return autograd::variable_list{col2im_batched(ctx.grads[0], c, hw, a)};
+        [](autograd::VjpCtx& ctx) {
+          return autograd::variable_list{col2im_batched(
+              ctx.grads[0], ctx.args().i(4), ctx.args().ints(5), block_args_of(ctx.args()))};
         },
         {},
-        [a](autograd::JvpCtx& ctx) {
-          return autograd::variable_list{im2col_batched(ctx.tangent_or_zeros(0), a)};
+        [](autograd::JvpCtx& ctx) {
+          return autograd::variable_list{
+              im2col_batched(ctx.tangent_or_zeros(0), block_args_of(ctx.args()))};
         });
   }
   return out;
@@ -216,14 +228,17 @@ Tensor col2im_batched(const Tensor& cols, int64_t c, IntArrayRef hw, const Block
     out.copy_(oc);
   }
   if (rec) {
+    record_block_args(rec, a, c, hw);
     rec.record(
         out,
-        [a](autograd::VjpCtx& ctx) {
-          return autograd::variable_list{im2col_batched(ctx.grads[0], a)};
+        [](autograd::VjpCtx& ctx) {
+          return autograd::variable_list{im2col_batched(ctx.grads[0], block_args_of(ctx.args()))};
         },
         {},
-        [a, c, hw = DimVector(hw)](autograd::JvpCtx& ctx) {
-          return autograd::variable_list{col2im_batched(ctx.tangent_or_zeros(0), c, hw, a)};
+        [](autograd::JvpCtx& ctx) {
+          return autograd::variable_list{col2im_batched(ctx.tangent_or_zeros(0), ctx.args().i(4),
+                                                        ctx.args().ints(5),
+                                                        block_args_of(ctx.args()))};
         });
   }
   return out;

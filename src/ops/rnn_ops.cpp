@@ -72,13 +72,15 @@ std::vector<Tensor> unbind_steps(const Tensor& x) {
   steps.reserve(size_t(x.size(0)));
   for (int64_t t = 0; t < x.size(0); ++t) steps.push_back(base.select(0, t));
   if (rec) {
+    rec.args(steps.size());
     rec.record(
         variable_list(steps.begin(), steps.end()),
         [](VjpCtx& c) { return variable_list{stack(c.grads, 0)}; }, {},
-        [n = steps.size()](autograd::JvpCtx& c) {
+        [](autograd::JvpCtx& c) {
+          const int64_t n = c.args().i(0);
           const Tensor t = c.tangent_or_zeros(0);
           variable_list r;
-          for (size_t i = 0; i < n; ++i) r.push_back(t.select(0, int64_t(i)));
+          for (int64_t i = 0; i < n; ++i) r.push_back(t.select(0, i));
           return r;
         });
   }
@@ -210,9 +212,11 @@ std::tuple<Tensor, Tensor> lstm_fused_gates(const Tensor& igates, const Tensor& 
   else
     lstm_fwd_run<double>(rnn_kernels().d, ig, hg, c0, hy, cy, ws, B, H);
   if (rec) {
+    rec.args(B, H);
     rec.record(
         variable_list{hy, cy},
-        [B, H](VjpCtx& c) -> variable_list {
+        [](VjpCtx& c) -> variable_list {
+          const int64_t B = c.args().i(0), H = c.args().i(1);
           const Tensor &ig = c.saved[0], &hg = c.saved[1], &cx = c.saved[2];
           const Tensor &ghy = c.grads[0], &gcy = c.grads[1];
           if (GradMode::is_enabled() || !c.saved[4].defined())
@@ -249,9 +253,11 @@ Tensor gru_fused_gates(const Tensor& igates, const Tensor& hgates, const Tensor&
   else
     gru_fwd_run<double>(rnn_kernels().d, ig, hg, h0, hy, ws, B, H);
   if (rec) {
+    rec.args(B, H);
     rec.record(
         hy,
-        [B, H](VjpCtx& c) -> variable_list {
+        [](VjpCtx& c) -> variable_list {
+          const int64_t B = c.args().i(0), H = c.args().i(1);
           const Tensor &ig = c.saved[0], &hg = c.saved[1], &hx = c.saved[2];
           const Tensor& ghy = c.grads[0];
           if (GradMode::is_enabled() || !c.saved[3].defined())

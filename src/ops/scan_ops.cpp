@@ -237,12 +237,18 @@ Tensor cumsum_rec(const Tensor& self, int64_t dim0, std::optional<ScalarType> dt
   OpRecorder rec("cumsum", {self});
   int64_t dim = dim0;
   Tensor out = scan_new(self, dim, cum_dtype(self, dtype), ScanKind::Sum, "cumsum");
-  if (rec)
+  if (rec) {
+    rec.args(dim, dtype);
     rec.record(
-        out, [dim](VjpCtx& c) { return variable_list{cumsum_backward(c.grads[0], dim)}; }, {},
-        [dim, dtype](JvpCtx& c) {
+        out, [](VjpCtx& c) { return variable_list{cumsum_backward(c.grads[0], c.args().i(0))}; },
+        {},
+        [](JvpCtx& c) {
+          const int64_t dim = c.args().i(0);
+          const std::optional<ScalarType> dtype =
+              c.args().is_none(1) ? std::nullopt : std::optional<ScalarType>(c.args().dtype(1));
           return variable_list{ember::cumsum(c.tangent_or_zeros(0), dim, dtype)};
         });
+  }
   return out;
 }
 
@@ -250,19 +256,23 @@ Tensor cumprod_rec(const Tensor& self, int64_t dim0, std::optional<ScalarType> d
   OpRecorder rec("cumprod", {self});
   int64_t dim = dim0;
   Tensor out = scan_new(self, dim, cum_dtype(self, dtype), ScanKind::Prod, "cumprod");
-  if (rec)
+  if (rec) {
+    rec.args(dim);
     rec.record(
         out,
-        [dim](VjpCtx& c) {
+        [](VjpCtx& c) {
+          const int64_t dim = c.args().i(0);
           const Tensor& o = c.saved[1];
           return variable_list{cumprod_backward(c.grads[0], c.saved[0].to(o.dtype()), dim, o)};
         },
         {self, out},
-        [dim](JvpCtx& c) {
+        [](JvpCtx& c) {
+          const int64_t dim = c.args().i(0);
           const Tensor& o = c.outputs[0];
           return variable_list{
               cumprod_jvp(c.tangent_or_zeros(0).to(o.dtype()), c.inputs[0].to(o.dtype()), dim, o)};
         });
+  }
   return out;
 }
 
@@ -275,15 +285,19 @@ std::tuple<Tensor, Tensor> cumext_rec(const Tensor& self, int64_t dim0, bool is_
   Tensor i;
   Tensor v = scan_new(self, dim, self.dtype(), is_max ? ScanKind::Max : ScanKind::Min, op, &i);
   if (rec) {
-    const bool scalar = self.dim() == 0;
+    rec.args(dim, self.dim() == 0);
     rec.record(
         v,
-        [dim, scalar](VjpCtx& c) {
+        [](VjpCtx& c) {
+          const int64_t dim = c.args().i(0);
+          const bool scalar = c.args().b(1);
           if (scalar) return variable_list{c.grads[0]};
           return variable_list{zeros_like(c.grads[0]).scatter_add(dim, c.saved[0], c.grads[0])};
         },
         {i},
-        [dim, scalar](JvpCtx& c) {
+        [](JvpCtx& c) {
+          const int64_t dim = c.args().i(0);
+          const bool scalar = c.args().b(1);
           if (scalar) return variable_list{c.tangent_or_zeros(0)};
           return variable_list{c.tangent_or_zeros(0).gather(dim, c.saved[0])};
         });
@@ -310,14 +324,17 @@ Tensor logcumsumexp_rec(const Tensor& self, int64_t dim0) {
   OpRecorder rec("logcumsumexp", {self});
   int64_t dim = dim0;
   Tensor out = scan_new(self, dim, self.dtype(), ScanKind::LogSumExp, "logcumsumexp");
-  if (rec)
+  if (rec) {
+    rec.args(dim);
     rec.record(
         out,
-        [dim](VjpCtx& c) {
-          return variable_list{logcumsumexp_backward(c.grads[0], c.saved[0], c.saved[1], dim)};
+        [](VjpCtx& c) {
+          return variable_list{
+              logcumsumexp_backward(c.grads[0], c.saved[0], c.saved[1], c.args().i(0))};
         },
         {self, out},
-        [dim](JvpCtx& c) {
+        [](JvpCtx& c) {
+          const int64_t dim = c.args().i(0);
           const Tensor& x = c.inputs[0];
           if (x.dim() == 0 || x.numel() == 0) return variable_list{c.tangent_or_zeros(0)};
           Tensor m = amax(x, {dim}, true);
@@ -325,6 +342,7 @@ Tensor logcumsumexp_rec(const Tensor& self, int64_t dim0) {
           const Tensor e = exp(x - m);
           return variable_list{(e * c.tangent_or_zeros(0)).cumsum(dim) / e.cumsum(dim)};
         });
+  }
   return out;
 }
 
@@ -338,20 +356,22 @@ Tensor& scan_inplace_rec(Tensor& self, int64_t dim0, std::optional<ScalarType> d
   OpRecorder rec(op, {self});
   scan_inplace(self, dim0, dtype, kind, op);
   if (rec) {
-    const int64_t dim = wrap_dim(dim0, self.dim(), op);
+    rec.args(wrap_dim(dim0, self.dim(), op));
     if (!prod)
       rec.record_inplace(
-          self, [dim](VjpCtx& c) { return variable_list{cumsum_backward(c.grads[0], dim)}; }, {},
-          [dim](JvpCtx& c) { return variable_list{c.tangent_or_zeros(0).cumsum(dim)}; });
+          self, [](VjpCtx& c) { return variable_list{cumsum_backward(c.grads[0], c.args().i(0))}; },
+          {}, [](JvpCtx& c) { return variable_list{c.tangent_or_zeros(0).cumsum(c.args().i(0))}; });
     else
       rec.record_inplace(
           self,
-          [dim](VjpCtx& c) {
+          [](VjpCtx& c) {
+            const int64_t dim = c.args().i(0);
             const Tensor& x = c.saved[0];
             return variable_list{cumprod_backward(c.grads[0], x, dim, x.cumprod(dim))};
           },
           {before},
-          [dim](JvpCtx& c) {
+          [](JvpCtx& c) {
+            const int64_t dim = c.args().i(0);
             const Tensor& x = c.saved[0];
             return variable_list{cumprod_jvp(c.tangent_or_zeros(0), x, dim, x.cumprod(dim))};
           });

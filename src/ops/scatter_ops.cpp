@@ -101,10 +101,11 @@ Tensor& Tensor::scatter_(int64_t dim, const Tensor& index, const Tensor& src) {
   scatter_impl(*this, dim, index, src, Scalar(0), cpu::ScatterOp::Assign, "scatter_");
   bump(*this, "scatter_");
   if (rec) {
-    const int64_t d = wrap_dim(dim, this->dim(), "scatter_");
+    rec.args(wrap_dim(dim, this->dim(), "scatter_"));
     rec.record_inplace(
         *this,
-        [d](VjpCtx& c) {
+        [](VjpCtx& c) {
+          const int64_t d = c.args().i(0);
           const Tensor& g = c.grads[0];
           variable_list r(2);
           if (c.needs(0)) r[0] = g.scatter(d, c.saved[0], Scalar(0));
@@ -112,7 +113,8 @@ Tensor& Tensor::scatter_(int64_t dim, const Tensor& index, const Tensor& src) {
           return r;
         },
         {saved_index(index)},
-        [d](JvpCtx& c) {
+        [](JvpCtx& c) {
+          const int64_t d = c.args().i(0);
           return variable_list{c.tangent_or_zeros(0).scatter(d, c.saved[0], c.tangent_or_zeros(1))};
         });
   }
@@ -124,12 +126,18 @@ Tensor& Tensor::scatter_(int64_t dim, const Tensor& index, const Scalar& value) 
   scatter_impl(*this, dim, index, Tensor(), value, cpu::ScatterOp::Assign, "scatter_");
   bump(*this, "scatter_");
   if (rec) {
-    const int64_t d = wrap_dim(dim, this->dim(), "scatter_");
+    rec.args(wrap_dim(dim, this->dim(), "scatter_"));
     rec.record_inplace(
         *this,
-        [d](VjpCtx& c) { return variable_list{c.grads[0].scatter(d, c.saved[0], Scalar(0))}; },
+        [](VjpCtx& c) {
+          const int64_t d = c.args().i(0);
+          return variable_list{c.grads[0].scatter(d, c.saved[0], Scalar(0))};
+        },
         {saved_index(index)},
-        [d](JvpCtx& c) { return variable_list{c.tangents[0].scatter(d, c.saved[0], Scalar(0))}; });
+        [](JvpCtx& c) {
+          const int64_t d = c.args().i(0);
+          return variable_list{c.tangents[0].scatter(d, c.saved[0], Scalar(0))};
+        });
   }
   return *this;
 }
@@ -158,10 +166,11 @@ Tensor& Tensor::scatter_add_(int64_t dim, const Tensor& index, const Tensor& src
   scatter_impl(*this, dim, index, src, Scalar(0), cpu::ScatterOp::Sum, "scatter_add_");
   bump(*this, "scatter_add_");
   if (rec) {
-    const int64_t d = wrap_dim(dim, this->dim(), "scatter_add_");
+    rec.args(wrap_dim(dim, this->dim(), "scatter_add_"));
     rec.record_inplace(
         *this,
-        [d](VjpCtx& c) {
+        [](VjpCtx& c) {
+          const int64_t d = c.args().i(0);
           const Tensor& g = c.grads[0];
           variable_list r(2);
           if (c.needs(0)) r[0] = g;
@@ -169,7 +178,8 @@ Tensor& Tensor::scatter_add_(int64_t dim, const Tensor& index, const Tensor& src
           return r;
         },
         {saved_index(index)},
-        [d](JvpCtx& c) {
+        [](JvpCtx& c) {
+          const int64_t d = c.args().i(0);
           return variable_list{
               c.tangent_or_zeros(0).scatter_add(d, c.saved[0], c.tangent_or_zeros(1))};
         });
@@ -341,18 +351,19 @@ Tensor& Tensor::scatter_reduce_(int64_t dim, const Tensor& index, const Tensor& 
   }
   bump(*this, name);
   if (rec) {
-    const int64_t d = wrap_dim(dim, this->dim(), name);
     std::string red(reduce);
+    rec.args(wrap_dim(dim, this->dim(), name), red, include_self);
     rec.record_inplace(
         *this,
-        [d, red, include_self](VjpCtx& c) {
-          return scatter_reduce_backward(c, d, red, include_self);
+        [](VjpCtx& c) {
+          return scatter_reduce_backward(c, c.args().i(0), c.args().str(1), c.args().b(2));
         },
         self_before.defined() ? variable_list{saved_index(index), src, self_before}
                               : variable_list{saved_index(index), src},
-        red == "sum" || red == "mean" ? autograd::JvpFn([d, red, include_self](JvpCtx& c) {
+        red == "sum" || red == "mean" ? autograd::JvpFn([](JvpCtx& c) {
+          const int64_t d = c.args().i(0);
           return variable_list{c.tangent_or_zeros(0).scatter_reduce(
-              d, c.saved[0], c.tangent_or_zeros(1), red, include_self)};
+              d, c.saved[0], c.tangent_or_zeros(1), c.args().str(1), c.args().b(2))};
         })
                                       : autograd::JvpFn());
   }

@@ -214,12 +214,15 @@ Tensor flip(const Tensor& self, IntArrayRef dims0) {
   autograd::OpRecorder rec("flip", {self});
   Tensor out = flip_impl(self, dims0);
   if (rec) {
-    const std::vector<int64_t> dims(dims0.begin(), dims0.end());
+    rec.args(dims0);
     rec.record(
-        out, [dims](autograd::VjpCtx& c) { return autograd::variable_list{c.grads[0].flip(dims)}; },
+        out,
+        [](autograd::VjpCtx& c) {
+          return autograd::variable_list{c.grads[0].flip(c.args().ints(0))};
+        },
         {},
-        [dims](autograd::JvpCtx& c) {
-          return autograd::variable_list{c.tangent_or_zeros(0).flip(dims)};
+        [](autograd::JvpCtx& c) {
+          return autograd::variable_list{c.tangent_or_zeros(0).flip(c.args().ints(0))};
         });
   }
   return out;
@@ -231,17 +234,20 @@ Tensor roll(const Tensor& self, IntArrayRef shifts0, IntArrayRef dims0) {
   autograd::OpRecorder rec("roll", {self});
   Tensor out = roll_impl(self, shifts0, dims0);
   if (rec) {
-    const std::vector<int64_t> dims(dims0.begin(), dims0.end()),
-        shifts(shifts0.begin(), shifts0.end());
     std::vector<int64_t> back;
-    for (int64_t s : shifts) back.push_back(-s);
+    for (int64_t s : shifts0) back.push_back(-s);
+    rec.args(dims0, shifts0, back);
     rec.record(
         out,
-        [dims, back](autograd::VjpCtx& c) {
+        [](autograd::VjpCtx& c) {
+          const std::vector<int64_t>& dims = c.args().ints(0);
+          const std::vector<int64_t>& back = c.args().ints(2);
           return autograd::variable_list{c.grads[0].roll(back, dims)};
         },
         {},
-        [dims, shifts](autograd::JvpCtx& c) {
+        [](autograd::JvpCtx& c) {
+          const std::vector<int64_t>& dims = c.args().ints(0);
+          const std::vector<int64_t>& shifts = c.args().ints(1);
           return autograd::variable_list{c.tangent_or_zeros(0).roll(shifts, dims)};
         });
   }
@@ -255,11 +261,12 @@ Tensor repeat(const Tensor& self, IntArrayRef repeats0) {
   autograd::OpRecorder rec("repeat", {self});
   Tensor out = repeat_impl(self, repeats0);
   if (rec) {
-    const std::vector<int64_t> repeats(repeats0.begin(), repeats0.end()),
-        sizes = self.sizes().vec();
+    rec.args(repeats0, self.sizes());
     rec.record(
         out,
-        [repeats, sizes](autograd::VjpCtx& c) {
+        [](autograd::VjpCtx& c) {
+          const std::vector<int64_t>& repeats = c.args().ints(0);
+          const std::vector<int64_t>& sizes = c.args().ints(1);
           const Tensor& g = c.grads[0];
           const int64_t nd = int64_t(repeats.size()), sd = int64_t(sizes.size());
           if (g.numel() == 0) return autograd::variable_list{zeros(sizes, g.options())};
@@ -273,8 +280,8 @@ Tensor repeat(const Tensor& self, IntArrayRef repeats0) {
           return autograd::variable_list{g.reshape(split).sum(red).reshape(sizes)};
         },
         {},
-        [repeats](autograd::JvpCtx& c) {
-          return autograd::variable_list{c.tangent_or_zeros(0).repeat(repeats)};
+        [](autograd::JvpCtx& c) {
+          return autograd::variable_list{c.tangent_or_zeros(0).repeat(c.args().ints(0))};
         });
   }
   return out;
@@ -473,18 +480,22 @@ Tensor interleave_rec(const Tensor& self, const std::vector<int64_t>& counts,
     std::vector<int64_t> map;
     for (int64_t i = 0; i < n; ++i) map.insert(map.end(), size_t(reps[size_t(i)]), i);
     const Tensor idx = tensor(map, TensorOptions(kLong)).reshape({int64_t(map.size())});
-    const std::vector<int64_t> sizes = self.sizes().vec();
-    const bool flat = !dim;
+    rec.args(d, n, self.sizes(), !dim);
     rec.record(
         out,
-        [=](autograd::VjpCtx& c) {
+        [](autograd::VjpCtx& c) {
+          const int64_t d = c.args().i(0), n = c.args().i(1);
+          const std::vector<int64_t>& sizes = c.args().ints(2);
+          const bool flat = c.args().b(3);
           const Tensor& g = c.grads[0];
           std::vector<int64_t> xs = flat ? std::vector<int64_t>{n} : sizes;
           Tensor r = zeros(xs, g.options()).index_add(d, c.saved[0], g);
           return autograd::variable_list{r.reshape(sizes)};
         },
         {idx},
-        [=](autograd::JvpCtx& c) {
+        [](autograd::JvpCtx& c) {
+          const int64_t d = c.args().i(0);
+          const bool flat = c.args().b(3);
           Tensor t = c.tangent_or_zeros(0);
           if (flat) t = t.reshape({-1});
           return autograd::variable_list{t.index_select(d, c.saved[0])};
@@ -684,9 +695,11 @@ Tensor block_diag(ArrayRef<Tensor> tensors) {
   if (rec) {
     std::vector<std::vector<int64_t>> shapes;
     for (const Tensor& t : tensors) shapes.push_back(t.sizes().vec());
+    rec.args(shapes);
     rec.record(
         out,
-        [shapes](autograd::VjpCtx& c) {
+        [](autograd::VjpCtx& c) {
+          const std::vector<std::vector<int64_t>>& shapes = c.args().int_lists(0);
           autograd::variable_list r;
           int64_t row = 0, col = 0;
           for (size_t i = 0; i < shapes.size(); ++i) {
@@ -701,7 +714,8 @@ Tensor block_diag(ArrayRef<Tensor> tensors) {
           return r;
         },
         {},
-        [n = tensors.size()](autograd::JvpCtx& c) {
+        [](autograd::JvpCtx& c) {
+          const size_t n = c.args().int_lists(0).size();
           std::vector<Tensor> ts;
           for (size_t i = 0; i < n; ++i) ts.push_back(c.tangent_or_zeros(i));
           return autograd::variable_list{ember::block_diag(ts)};
@@ -802,15 +816,18 @@ Tensor combinations(const Tensor& self, int64_t r, bool with_replacement) {
   }
   if (rec) {
     // Each output element reads one input element: gradients are index_add-ed back.
+    rec.args(n, count, r);
     rec.record(
         out,
-        [n](autograd::VjpCtx& c) {
+        [](autograd::VjpCtx& c) {
+          const int64_t n = c.args().i(0);
           const Tensor& g = c.grads[0];
           return autograd::variable_list{
               zeros({n}, g.options()).index_add(0, c.saved[0], g.reshape({-1}))};
         },
         {ix},
-        [count, r](autograd::JvpCtx& c) {
+        [](autograd::JvpCtx& c) {
+          const int64_t count = c.args().i(1), r = c.args().i(2);
           return autograd::variable_list{
               c.tangent_or_zeros(0).index_select(0, c.saved[0]).view({count, r})};
         });

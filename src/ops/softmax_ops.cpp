@@ -124,19 +124,21 @@ Tensor softmax_rec(const Tensor& self, int64_t dim0, std::optional<ScalarType> d
   autograd::OpRecorder rec(log ? "log_softmax" : "softmax", {self});
   Tensor out = softmax_impl(self, dim0, dtype, log);
   if (rec) {
-    const int64_t dim = wrap_dim(dim0, self.dim(), log ? "log_softmax" : "softmax");
+    rec.args(wrap_dim(dim0, self.dim(), log ? "log_softmax" : "softmax"), log);
     rec.record(
         out,
-        [=](autograd::VjpCtx& c) {
+        [](autograd::VjpCtx& c) {
+          const int64_t dim = c.args().i(0);
           const Tensor &g = c.grads[0], &y = c.saved[0];
-          if (log) return autograd::variable_list{g - exp(y) * g.sum({dim}, true)};
+          if (c.args().b(1)) return autograd::variable_list{g - exp(y) * g.sum({dim}, true)};
           return autograd::variable_list{y * (g - (g * y).sum({dim}, true))};
         },
         {out},
-        [=](autograd::JvpCtx& c) {
+        [](autograd::JvpCtx& c) {
+          const int64_t dim = c.args().i(0);
           const Tensor& y = c.outputs[0];
           const Tensor t = c.tangent_or_zeros(0).to(y.dtype());
-          if (log) return autograd::variable_list{t - (exp(y) * t).sum({dim}, true)};
+          if (c.args().b(1)) return autograd::variable_list{t - (exp(y) * t).sum({dim}, true)};
           return autograd::variable_list{y * (t - (y * t).sum({dim}, true))};
         });
   }

@@ -226,18 +226,22 @@ void topk_rows(const T* x, T* vo, int64_t* io, int64_t rows, int64_t n, int64_t 
 /// value_selecting_reduction_backward), the tangent is gathered from them.
 void record_selected(autograd::OpRecorder& rec, const Tensor& self, const Tensor& values,
                      const Tensor& indices, int64_t dim, bool keepdim) {
-  const std::vector<int64_t> sizes = self.sizes().vec();
-  const bool scalar = self.dim() == 0;
+  rec.args(dim, keepdim, self.sizes(), self.dim() == 0);
   rec.record(
       values,
-      [=](autograd::VjpCtx& c) {
+      [](autograd::VjpCtx& c) {
+        const int64_t dim = c.args().i(0);
+        const bool keepdim = c.args().b(1), scalar = c.args().b(3);
+        const std::vector<int64_t>& sizes = c.args().ints(2);
         if (scalar) return autograd::variable_list{c.grads[0]};
         Tensor g = keepdim ? c.grads[0] : c.grads[0].unsqueeze(dim);
         Tensor i = keepdim ? c.saved[0] : c.saved[0].unsqueeze(dim);
         return autograd::variable_list{zeros(sizes, g.options()).scatter(dim, i, g)};
       },
       {indices},
-      [=](autograd::JvpCtx& c) {
+      [](autograd::JvpCtx& c) {
+        const int64_t dim = c.args().i(0);
+        const bool keepdim = c.args().b(1), scalar = c.args().b(3);
         if (scalar) return autograd::variable_list{c.tangent_or_zeros(0)};
         Tensor i = keepdim ? c.saved[0] : c.saved[0].unsqueeze(dim);
         Tensor t = c.tangent_or_zeros(0).gather(dim, i);

@@ -60,25 +60,29 @@ Tensor& assign_result(Tensor& out, const Tensor& r, const char* op) {
 }  // namespace
 
 namespace {
-/// tril/triu keep a fixed set of elements: gradient and tangent are masked the same way.
-Tensor masked_like(const Tensor& t, int64_t diagonal, bool lower) {
-  return lower ? ember::tril(t, diagonal) : ember::triu(t, diagonal);
+/// tril/triu keep a fixed set of elements: gradient and tangent are masked the same way
+/// (args: diagonal, lower).
+Tensor masked_like(const Tensor& t, const autograd::RuleArgs& a) {
+  const int64_t diagonal = a.i(0);
+  return a.b(1) ? ember::tril(t, diagonal) : ember::triu(t, diagonal);
 }
 
 Tensor triangle_rec(const Tensor& x, int64_t diagonal, bool lower) {
   const char* op = lower ? "tril" : "triu";
   autograd::OpRecorder rec(op, {x});
   Tensor out = triangle(x, diagonal, lower, op);
-  if (rec)
+  if (rec) {
+    rec.args(diagonal, lower);
     rec.record(
         out,
-        [=](autograd::VjpCtx& c) {
-          return autograd::variable_list{masked_like(c.grads[0], diagonal, lower)};
+        [](autograd::VjpCtx& c) {
+          return autograd::variable_list{masked_like(c.grads[0], c.args())};
         },
         {},
-        [=](autograd::JvpCtx& c) {
-          return autograd::variable_list{masked_like(c.tangent_or_zeros(0), diagonal, lower)};
+        [](autograd::JvpCtx& c) {
+          return autograd::variable_list{masked_like(c.tangent_or_zeros(0), c.args())};
         });
+  }
   return out;
 }
 
@@ -86,16 +90,18 @@ Tensor& triangle_inplace(Tensor& x, int64_t diagonal, bool lower) {
   const char* op = lower ? "tril_" : "triu_";
   autograd::OpRecorder rec(op, {x});
   x.copy_(triangle(x, diagonal, lower, op));
-  if (rec)
+  if (rec) {
+    rec.args(diagonal, lower);
     rec.record_inplace(
         x,
-        [=](autograd::VjpCtx& c) {
-          return autograd::variable_list{masked_like(c.grads[0], diagonal, lower)};
+        [](autograd::VjpCtx& c) {
+          return autograd::variable_list{masked_like(c.grads[0], c.args())};
         },
         {},
-        [=](autograd::JvpCtx& c) {
-          return autograd::variable_list{masked_like(c.tangent_or_zeros(0), diagonal, lower)};
+        [](autograd::JvpCtx& c) {
+          return autograd::variable_list{masked_like(c.tangent_or_zeros(0), c.args())};
         });
+  }
   return x;
 }
 }  // namespace

@@ -49,24 +49,29 @@ using autograd::variable_list;
 using autograd::VjpCtx;
 
 // Note [View rules]: a view's vjp maps the gradient back to the input's shape with ember ops
-// (reshape, permute, sum, *_scatter), its jvp applies the same view to the tangent.
-template <class V, class J>
-Tensor with_rule(const char* name, const Tensor& self, Tensor out, V vjp, J jvp, int overload = 0) {
+// (reshape, permute, sum, *_scatter), its jvp applies the same view to the tangent. The rules
+// read the view's arguments, given to with_rule after them, from `c.args()`.
+template <class... A>
+Tensor with_rule(const char* name, const Tensor& self, Tensor out, autograd::VjpFn vjp,
+                 autograd::JvpFn jvp, const A&... args) {
   autograd::OpRecorder rec(name, {self});
   if (rec) {
-    rec.set_overload(overload);
-    rec.record(
-        out, [vjp](VjpCtx& c) { return variable_list{vjp(c.grads[0])}; }, {},
-        [jvp](JvpCtx& c) { return variable_list{jvp(c.tangents[0])}; });
+    rec.args(args...);
+    rec.record(out, vjp, {}, jvp);
   }
   return out;
 }
 
 Tensor reshape_rule(const char* name, const Tensor& self, Tensor out, int overload = 0) {
-  return with_rule(
-      name, self, std::move(out),
-      [in = self.sizes().vec()](const Tensor& g) { return g.reshape(in); },
-      [sz = out.sizes().vec()](const Tensor& t) { return t.reshape(sz); }, overload);
+  autograd::OpRecorder rec(name, {self});
+  if (rec) {
+    rec.set_overload(overload);
+    rec.args(self.sizes(), out.sizes());
+    rec.record(
+        out, [](VjpCtx& c) { return variable_list{c.grads[0].reshape(c.args().ints(0))}; }, {},
+        [](JvpCtx& c) { return variable_list{c.tangents[0].reshape(c.args().ints(1))}; });
+  }
+  return out;
 }
 
 /// a * b, RuntimeError on int64 overflow (sizes come from the user).
@@ -309,16 +314,25 @@ Tensor Tensor::permute(IntArrayRef dims) const {
     inv[size_t(fwd[size_t(i)])] = i;
   }
   return with_rule(
-      "permute", *this, view_of(*this, g), [inv](const Tensor& gr) { return gr.permute(inv); },
-      [fwd](const Tensor& t) { return t.permute(fwd); });
+      "permute", *this, view_of(*this, g),
+      [](VjpCtx& c) { return variable_list{c.grads[0].permute(c.args().ints(0))}; },
+      [](JvpCtx& c) { return variable_list{c.tangents[0].permute(c.args().ints(1))}; }, inv, fwd);
 }
 
 Tensor Tensor::transpose(int64_t d0, int64_t d1) const {
   EMBER_OP(transpose, *this, d0, d1);
   Tensor r = view_of(*this, transpose_geometry(*this, d0, d1, "transpose"));
   return with_rule(
-      "transpose", *this, std::move(r), [=](const Tensor& g) { return g.transpose(d0, d1); },
-      [=](const Tensor& t) { return t.transpose(d0, d1); });
+      "transpose", *this, std::move(r),
+      [](VjpCtx& c) {
+        const int64_t d0 = c.args().i(0), d1 = c.args().i(1);
+        return variable_list{c.grads[0].transpose(d0, d1)};
+      },
+      [](JvpCtx& c) {
+        const int64_t d0 = c.args().i(0), d1 = c.args().i(1);
+        return variable_list{c.tangents[0].transpose(d0, d1)};
+      },
+      d0, d1);
 }
 
 Tensor& Tensor::transpose_(int64_t d0, int64_t d1) {
@@ -333,8 +347,9 @@ Tensor Tensor::t() const {
   const int64_t d1 = dim() < 2 ? 0 : 1;
   Tensor r = view_of(*this, transpose_geometry(*this, 0, d1, "t"));
   return with_rule(
-      "t", *this, std::move(r), [=](const Tensor& g) { return g.transpose(0, d1); },
-      [=](const Tensor& t) { return t.transpose(0, d1); });
+      "t", *this, std::move(r),
+      [](VjpCtx& c) { return variable_list{c.grads[0].transpose(0, c.args().i(0))}; },
+      [](JvpCtx& c) { return variable_list{c.tangents[0].transpose(0, c.args().i(0))}; }, d1);
 }
 
 Tensor& Tensor::t_() {
@@ -427,8 +442,9 @@ Tensor Tensor::expand(IntArrayRef sizes_in, bool /*implicit*/) const {
   for (int64_t s : g.sizes) total = checked_mul(total, s, "expand", g.sizes);
   return with_rule(
       "expand", *this, view_of(*this, g),
-      [in = sizes().vec()](const Tensor& gr) { return autograd::sum_to(gr, in); },
-      [out = g.sizes.vec()](const Tensor& t) { return t.expand(out); });
+      [](VjpCtx& c) { return variable_list{autograd::sum_to(c.grads[0], c.args().ints(0))}; },
+      [](JvpCtx& c) { return variable_list{c.tangents[0].expand(c.args().ints(1))}; }, sizes(),
+      g.sizes);
 }
 
 Tensor Tensor::squeeze() const {
@@ -486,10 +502,17 @@ Tensor Tensor::slice(int64_t d, std::optional<int64_t> start, std::optional<int6
   g.strides[d] *= step;
   return with_rule(
       "slice", *this, view_of(*this, g),
-      [in = sizes().vec(), d, s, e, step](const Tensor& gr) {
-        return ember::slice_scatter(zeros(in, gr.options()), gr, d, s, e, step);
+      [](VjpCtx& c) {
+        const int64_t d = c.args().i(1), s = c.args().i(2), e = c.args().i(3), step = c.args().i(4);
+        const Tensor& gr = c.grads[0];
+        return variable_list{
+            ember::slice_scatter(zeros(c.args().ints(0), gr.options()), gr, d, s, e, step)};
       },
-      [d, s, e, step](const Tensor& t) { return t.slice(d, s, e, step); });
+      [](JvpCtx& c) {
+        const int64_t d = c.args().i(1), s = c.args().i(2), e = c.args().i(3), step = c.args().i(4);
+        return variable_list{c.tangents[0].slice(d, s, e, step)};
+      },
+      sizes(), d, s, e, step);
 }
 
 Tensor Tensor::narrow(int64_t d, int64_t start, int64_t length) const {
@@ -519,10 +542,17 @@ Tensor Tensor::select(int64_t d, int64_t index) const {
   g.strides.erase(d);
   return with_rule(
       "select", *this, view_of(*this, g),
-      [in = sizes().vec(), d, index](const Tensor& gr) {
-        return ember::select_scatter(zeros(in, gr.options()), gr, d, index);
+      [](VjpCtx& c) {
+        const int64_t d = c.args().i(1), index = c.args().i(2);
+        const Tensor& gr = c.grads[0];
+        return variable_list{
+            ember::select_scatter(zeros(c.args().ints(0), gr.options()), gr, d, index)};
       },
-      [d, index](const Tensor& t) { return t.select(d, index); });
+      [](JvpCtx& c) {
+        const int64_t d = c.args().i(1), index = c.args().i(2);
+        return variable_list{c.tangents[0].select(d, index)};
+      },
+      sizes(), d, index);
 }
 
 Tensor Tensor::as_strided(IntArrayRef sizes_in, IntArrayRef strides_in,
@@ -563,8 +593,14 @@ Tensor Tensor::as_strided(IntArrayRef sizes_in, IntArrayRef strides_in,
   // (index_add), so overlapping windows sum as in PyTorch.
   return with_rule(
       "as_strided", *this, std::move(r),
-      [in_sz = sizes().vec(), in_st = strides().vec(), in_off = storage_offset(),
-       sz = sizes_in.vec(), st = strides_in.vec(), off](const Tensor& gr) {
+      [](VjpCtx& c) {
+        const std::vector<int64_t>& in_sz = c.args().ints(0);
+        const std::vector<int64_t>& in_st = c.args().ints(1);
+        const int64_t in_off = c.args().i(2);
+        const std::vector<int64_t>& sz = c.args().ints(3);
+        const std::vector<int64_t>& st = c.args().ints(4);
+        const int64_t off = c.args().i(5);
+        const Tensor& gr = c.grads[0];
         int64_t span = 1;
         for (size_t i = 0; i < in_sz.size(); ++i)
           span += std::max<int64_t>(in_sz[i] - 1, 0) * in_st[i];
@@ -578,15 +614,20 @@ Tensor Tensor::as_strided(IntArrayRef sizes_in, IntArrayRef strides_in,
         }
         Tensor flat = zeros({span}, gr.options())
                           .index_add(0, idx.expand(sz).reshape({-1}), gr.reshape({-1}));
-        return flat.as_strided(in_sz, in_st, 0).clone();
+        return variable_list{flat.as_strided(in_sz, in_st, 0).clone()};
       },
-      [sz = sizes_in.vec(), st = strides_in.vec(), off, in_off = storage_offset(),
-       in_st = strides().vec()](const Tensor& t) {
+      [](JvpCtx& c) {
+        const std::vector<int64_t>& in_st = c.args().ints(1);
+        const std::vector<int64_t>& sz = c.args().ints(3);
+        const std::vector<int64_t>& st = c.args().ints(4);
+        const int64_t in_off = c.args().i(2), off = c.args().i(5);
+        const Tensor& t = c.tangents[0];
         EMBER_CHECK(t.strides() == IntArrayRef(in_st),
                     "[as_strided] forward AD needs a tangent "
                     "with the strides of the primal");
-        return t.as_strided(sz, st, off - in_off + t.storage_offset());
-      });
+        return variable_list{t.as_strided(sz, st, off - in_off + t.storage_offset())};
+      },
+      sizes(), strides(), storage_offset(), sizes_in, strides_in, off);
 }
 
 Tensor Tensor::unfold(int64_t d, int64_t size, int64_t step) const {
@@ -608,8 +649,12 @@ Tensor Tensor::unfold(int64_t d, int64_t size, int64_t step) const {
   // Windows overlap when step < size: the gradient accumulates with index_add.
   return with_rule(
       "unfold", *this, view_of(*this, g),
-      [in = sizes().vec(), d, size, step, n](const Tensor& gr) {
-        if (n == 0) return gr.reshape(in);
+      [](VjpCtx& c) {
+        const std::vector<int64_t>& in = c.args().ints(0);
+        const int64_t d = c.args().i(1), size = c.args().i(2), step = c.args().i(3),
+                      n = c.args().i(4);
+        const Tensor& gr = c.grads[0];
+        if (n == 0) return variable_list{gr.reshape(in)};
         int64_t nw = gr.size(d);
         Tensor idx = (arange(nw, TensorOptions().dtype(kLong)).unsqueeze(1) * step +
                       arange(size, TensorOptions().dtype(kLong)).unsqueeze(0))
@@ -618,9 +663,13 @@ Tensor Tensor::unfold(int64_t d, int64_t size, int64_t step) const {
         DimVector shp(moved.sizes());
         shp[d] = nw * size;
         shp.erase(d + 1);
-        return zeros(in, gr.options()).index_add(d, idx, moved.reshape(shp));
+        return variable_list{zeros(in, gr.options()).index_add(d, idx, moved.reshape(shp))};
       },
-      [d, size, step](const Tensor& t) { return t.unfold(d, size, step); });
+      [](JvpCtx& c) {
+        const int64_t d = c.args().i(1), size = c.args().i(2), step = c.args().i(3);
+        return variable_list{c.tangents[0].unfold(d, size, step)};
+      },
+      sizes(), d, size, step, n);
 }
 
 Tensor Tensor::diagonal(int64_t offset, int64_t d1_in, int64_t d2_in) const {
@@ -643,10 +692,17 @@ Tensor Tensor::diagonal(int64_t offset, int64_t d1_in, int64_t d2_in) const {
   g.strides.push_back(strides()[d1] + strides()[d2]);
   return with_rule(
       "diagonal", *this, view_of(*this, g),
-      [in = sizes().vec(), offset, d1, d2](const Tensor& gr) {
-        return ember::diagonal_scatter(zeros(in, gr.options()), gr, offset, d1, d2);
+      [](VjpCtx& c) {
+        const int64_t offset = c.args().i(1), d1 = c.args().i(2), d2 = c.args().i(3);
+        const Tensor& gr = c.grads[0];
+        return variable_list{
+            ember::diagonal_scatter(zeros(c.args().ints(0), gr.options()), gr, offset, d1, d2)};
       },
-      [offset, d1, d2](const Tensor& t) { return t.diagonal(offset, d1, d2); });
+      [](JvpCtx& c) {
+        const int64_t offset = c.args().i(1), d1 = c.args().i(2), d2 = c.args().i(3);
+        return variable_list{c.tangents[0].diagonal(offset, d1, d2)};
+      },
+      sizes(), offset, d1, d2);
 }
 
 // ---- splitting ----
@@ -742,8 +798,8 @@ Tensor Tensor::real() const {
   return with_rule(
       "real", *this,
       make_view_with_dtype(*this, toRealValueType(dtype()), g.sizes, g.strides, g.offset * 2),
-      [ct = dtype()](const Tensor& gr) { return gr.to(ct); },
-      [](const Tensor& t) { return t.real(); });
+      [](VjpCtx& c) { return variable_list{c.grads[0].to(c.args().dtype(0))}; },
+      [](JvpCtx& c) { return variable_list{c.tangents[0].real()}; }, dtype());
 }
 
 Tensor Tensor::imag() const {
@@ -758,10 +814,11 @@ Tensor Tensor::imag() const {
   return with_rule(
       "imag", *this,
       make_view_with_dtype(*this, toRealValueType(dtype()), g.sizes, g.strides, g.offset * 2 + 1),
-      [ct = dtype()](const Tensor& gr) {
-        return gr.to(ct) * wrap_scalar(Scalar(complex<double>(0, 1)));
+      [](VjpCtx& c) {
+        return variable_list{c.grads[0].to(c.args().dtype(0)) *
+                             wrap_scalar(Scalar(complex<double>(0, 1)))};
       },
-      [](const Tensor& t) { return t.imag(); });
+      [](JvpCtx& c) { return variable_list{c.tangents[0].imag()}; }, dtype());
 }
 
 Tensor real(const Tensor& x) {

@@ -321,6 +321,29 @@ def test_setitem():
     ad_check(h, [R(2, 3), R()], [np.array([[True, False, True], [False, True, False]])])
 
 
+# The index list of a setitem (ints, bools, slices with missing bounds, None, Ellipsis and
+# tensors) is stored with the node; backward and forward AD rebuild it from there.
+@pytest.mark.parametrize("key", [
+    "(Ellipsis, None, slice(1, None), idx)",
+    "(0, slice(None, None, 2))",
+    "(slice(None, 2), Ellipsis, 1)",
+    "(True, 1, idx)",
+    "(idx, None, slice(None, -1))",
+    "(-1,)",
+])
+def test_setitem_mixed_keys(key):
+    def key_of(i):
+        return eval(key, {"idx": i, "Ellipsis": Ellipsis})
+
+    def f(lib, x, v, i):
+        y = x * 1
+        y[key_of(i)] = v
+        return y
+
+    vshape = torch.zeros(3, 4, 5)[key_of(torch.tensor([0, 2]))].shape
+    ad_check(f, [R(3, 4, 5), R(*vshape)], [L(0, 2)], double=True)
+
+
 # ---- masked_* ----
 
 
