@@ -6,8 +6,9 @@
 // The index tensors broadcast to one shape B. When the indexed dims are adjacent, the result
 // has B in their place; when a non-indexed dim separates them, B goes first and the other dims
 // follow in order. Either way each entry i of B selects one block of the non-indexed ("rest")
-// dims at element offset off[i] = sum_k idx_k[i] * stride_k, so the copy is one IndexLoop with
-// an offset array on the indexed side. Every index is checked before anything is written.
+// dims at element offset off[i] = sum_k idx_k[i] * stride_k, so the copy is one loop with an
+// offset array on the indexed side (advanced_index_stub). Every index is checked before anything
+// is written.
 #include <algorithm>
 #include <vector>
 
@@ -17,7 +18,7 @@
 #include "ember/factory.h"
 #include "ember/index_ops.h"
 #include "ember/indexing.h"
-#include "kernels/cpu/index.h"
+#include "kernels/stubs/index.h"
 #include "ops/call_path.h"
 
 namespace ember {
@@ -32,19 +33,12 @@ Tensor& index_put_with(Tensor& self, ArrayRef<indexing::TensorIndex> indices, co
 
 namespace {
 
-/// Contiguous strides (products of the later sizes, size-1 dims included).
-DimVector dense_strides(IntArrayRef sizes) {
-  DimVector st(sizes.size(), 1);
-  for (int64_t d = int64_t(sizes.size()) - 2; d >= 0; --d) st[d] = st[d + 1] * sizes[d + 1];
-  return st;
-}
-
 struct AdvancedPlan {
   DimVector result_sizes;
-  DimVector index_shape;
   int64_t block_pos = 0;  // where the broadcast index dims start in the result
-  std::vector<int64_t> offsets;
-  DimVector rest_dims;  // view dims that are not indexed
+  // Per view dim: its index as a checked contiguous int64 tensor of the broadcast index shape,
+  // or undefined when the dim is not indexed.
+  std::vector<Tensor> indices;
 };
 
 AdvancedPlan make_plan(const Tensor& view, const std::vector<Tensor>& adv, const char* op) {
@@ -83,43 +77,25 @@ AdvancedPlan make_plan(const Tensor& view, const std::vector<Tensor>& adv, const
     }
     b = r;
   }
-  p.index_shape = b;
-  int64_t n = 1;
-  for (int64_t s : b) n *= s;
-  p.offsets.assign(size_t(n), 0);
+  p.indices.resize(adv.size());
   for (size_t k = 0; k < idx.size(); ++k) {
     const int64_t d = dims[k];
-    const int64_t size = view.size(d), stride = view.stride(d);
     Tensor ix = idx[k].to(kLong).expand(b).contiguous();
-    const int64_t* v = ix.data_ptr<int64_t>();
-    cpu::check_indices(v, n, size, /*wrap=*/true, op, d);
-    for (int64_t i = 0; i < n; ++i)
-      p.offsets[size_t(i)] += (v[i] < 0 ? v[i] + size : v[i]) * stride;
+    index_check_stub(view.device().type(), ix, view.size(d), /*wrap=*/true, op, d, false);
+    p.indices[size_t(d)] = ix;
   }
   const bool adjacent = dims.back() - dims.front() == int64_t(dims.size()) - 1;
   p.block_pos = adjacent ? dims.front() : 0;
-  for (int64_t d = 0; d < view.dim(); ++d) {
-    if (!adv[size_t(d)].defined()) p.rest_dims.push_back(d);
-  }
   DimVector rest_sizes;
-  for (int64_t d : p.rest_dims) rest_sizes.push_back(view.size(d));
+  for (int64_t d = 0; d < view.dim(); ++d) {
+    if (!adv[size_t(d)].defined()) rest_sizes.push_back(view.size(d));
+  }
   for (int64_t k = 0; k < p.block_pos; ++k) p.result_sizes.push_back(rest_sizes[size_t(k)]);
   for (int64_t s : b) p.result_sizes.push_back(s);
   for (size_t k = size_t(p.block_pos); k < rest_sizes.size(); ++k) {
     p.result_sizes.push_back(rest_sizes[k]);
   }
   return p;
-}
-
-/// The result-side geometry of a plan: stride between entries, strides of the rest dims.
-void result_side(const AdvancedPlan& p, cpu::IndexSide& side) {
-  DimVector st = dense_strides(p.result_sizes);
-  const int64_t nb = int64_t(p.index_shape.size());
-  side.istride = nb > 0 ? st[size_t(p.block_pos + nb - 1)] : 0;
-  side.rest_strides.clear();
-  for (int64_t k = 0; k < int64_t(p.rest_dims.size()); ++k) {
-    side.rest_strides.push_back(st[size_t(k < p.block_pos ? k : k + nb)]);
-  }
 }
 
 }  // namespace
@@ -168,18 +144,7 @@ Tensor advanced_index_impl(const Tensor& view_in, const std::vector<Tensor>& adv
   Tensor view = view_in.resolve_conj();
   AdvancedPlan p = make_plan(view, adv, "index");
   Tensor out = empty(p.result_sizes, TensorOptions(view.dtype()));
-  cpu::IndexLoop l;
-  l.n = int64_t(p.offsets.size());
-  for (int64_t d : p.rest_dims) {
-    l.rest_sizes.push_back(view.size(d));
-    l.src.rest_strides.push_back(view.stride(d));
-  }
-  l.elsize = view.element_size();
-  l.src.data = static_cast<char*>(view.data_ptr());
-  l.src.off = p.offsets.data();
-  l.dst.data = static_cast<char*>(out.data_ptr());
-  result_side(p, l.dst);
-  cpu::index_copy_bytes(l);
+  advanced_index_stub(view.device().type(), out, view, p.indices, p.block_pos);
   return out;
 }
 
@@ -214,22 +179,8 @@ void advanced_index_put(const Tensor& view, const std::vector<Tensor>& adv, cons
     v = v.contiguous();
   else if (v.is_alias_of(view))
     v = v.clone();
-  cpu::IndexLoop l;
-  l.n = int64_t(p.offsets.size());
-  for (int64_t d : p.rest_dims) {
-    l.rest_sizes.push_back(view.size(d));
-    l.dst.rest_strides.push_back(view.stride(d));
-  }
-  l.elsize = view.element_size();
-  l.dst.data = static_cast<char*>(view.data_ptr());
-  l.dst.off = p.offsets.data();
-  l.src.data = static_cast<char*>(v.data_ptr());
-  result_side(p, l.src);
-  if (accumulate) {
-    cpu::index_accumulate(l, view.dtype(), Scalar(1));
-  } else {
-    cpu::index_copy_bytes(l);
-  }
+  Tensor dst = view;
+  advanced_index_put_stub(view.device().type(), dst, p.indices, p.block_pos, v, accumulate);
 }
 
 namespace {

@@ -88,11 +88,7 @@ bool scalar_is_nan(const Scalar& s) {
 }
 
 // Every element of a bool tensor is true.
-bool all_true(const Tensor& b) {
-  Tensor c = (b.is_cpu() ? b : b.cpu()).contiguous();
-  const bool* p = c.data_ptr<bool>();
-  return std::all_of(p, p + c.numel(), [](bool v) { return v; });
-}
+bool all_true(const Tensor& b) { return (b.is_cpu() ? b : b.cpu()).all().item<bool>(); }
 
 }  // namespace
 

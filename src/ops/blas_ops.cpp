@@ -1,22 +1,19 @@
 // Matrix products. Every product funnels into `gemm_core`, a batched C = beta*C + alpha*A·B on
-// (batch, row, column) element strides: operands whose strides fit a BLAS layout (plain or
-// transposed, with the conj bit folded into the op) are passed without a copy; only operands
-// that fit neither layout are copied. float16/bfloat16 run through float32 BLAS, integers through
-// the blocked kernel in kernels/cpu/gemm.cpp.
+// (batch, row, column) element strides run by strided_gemm_stub: operands whose strides fit a
+// BLAS layout (plain or transposed, with the conj bit folded into the op) are passed without a
+// copy; only operands that fit neither layout are copied. float16/bfloat16 run through float32
+// BLAS, integers through the blocked kernel in kernels/cpu/gemm.cpp.
 #include <algorithm>
 #include <climits>
 #include <complex>
 #include <limits>
 
 #include "autograd/record.h"
-#include "core/parallel_internal.h"
 #include "core/tensor_util.h"
 #include "ember/blas.h"
-#include "ember/dispatch_type.h"
 #include "ember/factory.h"
 #include "ember/ops.h"
-#include "ember/parallel.h"
-#include "kernels/cpu/gemm.h"
+#include "kernels/stubs/blas.h"
 #include "ops/call_path.h"
 #include "ops/elementwise_core.h"
 
@@ -124,8 +121,6 @@ void record_addproduct(OpRecorder& rec, const Tensor& out, const Tensor& m1, con
       });
 }
 
-using cpu::Op;
-
 /// One operand of a batched product: element strides of the batch, row and column dims.
 struct Mat {
   Tensor t;
@@ -135,38 +130,11 @@ struct Mat {
 Mat mat2(const Tensor& t) { return {t, 0, t.stride(0), t.stride(1)}; }
 Mat mat3(const Tensor& t) { return {t, t.stride(0), t.stride(1), t.stride(2)}; }
 
-struct Layout {
-  bool ok;
-  Op op;
-  int64_t ld;
-};
-
-/// How BLAS can read a rows×cols matrix with strides (rs, cs): row-major as is (N) or as the
-/// transpose of a row-major matrix (T). Size-1 dims accept any stride.
-Layout blas_layout(int64_t rows, int64_t cols, int64_t rs, int64_t cs) {
-  constexpr int64_t kMax = INT_MAX;
-  if ((cols == 1 || cs == 1) && (rows == 1 || (rs >= std::max<int64_t>(1, cols) && rs <= kMax)))
-    return {true, Op::N, rows == 1 ? std::max<int64_t>(1, cols) : rs};
-  if ((rows == 1 || rs == 1) && (cols == 1 || (cs >= std::max<int64_t>(1, rows) && cs <= kMax)))
-    return {true, Op::T, cols == 1 ? std::max<int64_t>(1, rows) : cs};
-  return {false, Op::N, 0};
-}
-
 bool is_zero(const Scalar& s) { return s.toComplexDouble() == std::complex<double>(0, 0); }
 
 bool is_blas_type(ScalarType dt) {
   return dt == kFloat || dt == kDouble || dt == kComplexFloat || dt == kComplexDouble;
 }
-
-// Note [Batched GEMM threading]
-// OpenBLAS splits one product across threads well once a matrix holds enough work, but for
-// small matrices its per-call thread start-up costs more than the product. A batch of small
-// products is therefore split across ember's threads with BLAS single-threaded in each, and a
-// batch of large ones runs one product at a time on all threads. The switch is at m*n*k of
-// 256^3 (measured with bench/ops_side_by_side.py: 64x128x128 batches are 1.6-1.9x faster split
-// across the batch on 2 threads, while 512^3 products gain from threads inside BLAS). A batch
-// smaller than the thread count also stays inside BLAS.
-constexpr double kBatchAcrossMaxWork = 256.0 * 256.0 * 256.0;
 
 /// C[b] = beta * C[b] + alpha * A[b]·B[b] for b < batch. C must have unit column stride (or
 /// n == 1) and a row stride >= n; it is written in place. Same dtype everywhere.
@@ -175,7 +143,6 @@ void gemm_core(const char* op, int64_t batch, int64_t m, int64_t n, int64_t k, M
   if (batch == 0 || m == 0 || n == 0) return;
   const ScalarType dt = c.dtype();
   EMBER_CHECK(dt != kBool, "[", op, "] not implemented for 'Bool'");
-  EMBER_CHECK(c.is_cpu(), "[", op, "] only CPU tensors are supported, got ", c.device().str());
   const bool integral = isIntegralType(dt, false);
   if (k == 0) {
     // No products to add: C = beta * C (beta == 0 clears C, NaN included).
@@ -208,62 +175,18 @@ void gemm_core(const char* op, int64_t batch, int64_t m, int64_t n, int64_t k, M
     cv.copy_(cf);
     return;
   }
-  const int nt = get_num_threads();
-  const bool across = batch > 1 && nt > 1 && batch >= nt &&
-                      double(m) * double(n) * double(k) <= kBatchAcrossMaxWork;
-  const size_t item = c.itemsize();
-  const char* ap = static_cast<const char*>(a.t.data_ptr());
-  const char* bp = static_cast<const char*>(b.t.data_ptr());
-  char* cp = static_cast<char*>(c.data_ptr());
-  if (integral) {
-    const int64_t ia = alpha.toLong(), ib = beta.toLong();
-    auto one = [&](int64_t i) {
-      cpu::int_gemm(dt, m, n, k, ia, ap + size_t(i * a.bs) * item, a.rs, a.cs,
-                    bp + size_t(i * b.bs) * item, b.rs, b.cs, ib, cp + size_t(i * cbs) * item, crs,
-                    1);
-    };
-    if (across) {
-      parallel_for(0, batch, 1, [&](int64_t b0, int64_t b1) {
-        for (int64_t i = b0; i < b1; ++i) one(i);
-      });
-    } else {
-      for (int64_t i = 0; i < batch; ++i) one(i);
+  if (!integral) {
+    EMBER_CHECK(is_blas_type(dt), "[", op, "] not implemented for dtype ", dtype_name(dt));
+    // An operand that fits neither BLAS layout: one contiguous copy of it (every batch entry).
+    if (!blas_layout(m, k, a.rs, a.cs).ok) {
+      a = {a.t.as_strided({batch, m, k}, {a.bs, a.rs, a.cs}).contiguous(), m * k, k, 1};
     }
-    return;
+    if (!blas_layout(k, n, b.rs, b.cs).ok) {
+      b = {b.t.as_strided({batch, k, n}, {b.bs, b.rs, b.cs}).contiguous(), k * n, n, 1};
+    }
   }
-  EMBER_CHECK(is_blas_type(dt), "[", op, "] not implemented for dtype ", dtype_name(dt));
-  Layout la = blas_layout(m, k, a.rs, a.cs);
-  if (!la.ok) {
-    // Neither layout fits: one contiguous copy of the operand (every batch entry).
-    Tensor t = a.t.as_strided({batch, m, k}, {a.bs, a.rs, a.cs}).contiguous();
-    a = {t, m * k, k, 1};
-    ap = static_cast<const char*>(t.data_ptr());
-    la = blas_layout(m, k, a.rs, a.cs);
-  }
-  Layout lb = blas_layout(k, n, b.rs, b.cs);
-  if (!lb.ok) {
-    Tensor t = b.t.as_strided({batch, k, n}, {b.bs, b.rs, b.cs}).contiguous();
-    b = {t, k * n, n, 1};
-    bp = static_cast<const char*>(t.data_ptr());
-    lb = blas_layout(k, n, b.rs, b.cs);
-  }
-  // The conj bit folds into the op: conj(A) read as stored is R, conj(A)^T is C.
-  const Op opa = a.t.is_conj() ? (la.op == Op::N ? Op::R : Op::C) : la.op;
-  const Op opb = b.t.is_conj() ? (lb.op == Op::N ? Op::R : Op::C) : lb.op;
-  const int64_t ldc = m == 1 ? std::max<int64_t>(1, n) : crs;
-  auto one = [&](int64_t i) {
-    cpu::blas_gemm(dt, opa, opb, m, n, k, alpha, ap + size_t(i * a.bs) * item, la.ld,
-                   bp + size_t(i * b.bs) * item, lb.ld, beta, cp + size_t(i * cbs) * item, ldc);
-  };
-  if (across) {
-    cpu::set_blas_threads(1);
-    parallel_for(0, batch, 1, [&](int64_t b0, int64_t b1) {
-      for (int64_t i = b0; i < b1; ++i) one(i);
-    });
-  } else {
-    cpu::sync_blas_threads();
-    for (int64_t i = 0; i < batch; ++i) one(i);
-  }
+  strided_gemm_stub(c.device().type(), a.t, MatStrides{a.bs, a.rs, a.cs}, b.t,
+                    MatStrides{b.bs, b.rs, b.cs}, c, cbs, crs, batch, m, n, k, beta, alpha);
 }
 
 /// Whether `c` (m×n, possibly batched) can be written by gemm_core directly.
@@ -279,10 +202,6 @@ void check_same_dtype(const Tensor& a, const Tensor& b, const char* op) {
               "] expected both operands to have the same dtype, "
               "but got ",
               dtype_name(a.dtype()), " and ", dtype_name(b.dtype()));
-}
-
-void check_cpu(const Tensor& t, const char* op) {
-  EMBER_CHECK(t.is_cpu(), "[", op, "] only CPU tensors are supported, got ", t.device().str());
 }
 
 /// A scalar coefficient must be representable in the result dtype's category.
@@ -310,8 +229,6 @@ Tensor& assign_out(Tensor& out, const Tensor& r, const char* op) {
 /// mat1 (m×k) · mat2 (k×n) into a new tensor, or beta * self + alpha * product.
 Tensor addmm_impl(const Tensor* self, const Tensor& m1, const Tensor& m2, const Scalar& beta,
                   const Scalar& alpha, const char* op) {
-  check_cpu(m1, op);
-  check_cpu(m2, op);
   EMBER_CHECK(m1.dim() == 2, "[", op, "] mat1 must be a matrix, got ", m1.dim(),
               "-D tensor of shape ", shape_str(m1.sizes()));
   EMBER_CHECK(m2.dim() == 2, "[", op, "] mat2 must be a matrix, got ", m2.dim(),
@@ -469,8 +386,6 @@ Tensor matmul_impl(const Tensor& a, const Tensor& b) {
               "[matmul] both arguments to matmul need to be at least 1D, "
               "but they are ",
               da, "D and ", db, "D");
-  check_cpu(a, "matmul");
-  check_cpu(b, "matmul");
   check_same_dtype(a, b, "matmul");
   if (da == 1 && db == 1) return dot(a, b);
   if (da == 2 && db == 1) return mv(a, b);
@@ -570,8 +485,6 @@ Tensor baddbmm_impl(const Tensor& self, const Tensor& b1, const Tensor& b2, cons
                     const Scalar& alpha) {
   const bool plain = self.numel() == 0 && self.dim() == 1 && is_zero(beta);
   const char* op = plain ? "bmm" : "baddbmm";
-  check_cpu(b1, op);
-  check_cpu(b2, op);
   EMBER_CHECK(b1.dim() == 3, "[", op, "] batch1 must be a 3D tensor, got ", b1.dim(),
               "-D tensor of shape ", shape_str(b1.sizes()));
   EMBER_CHECK(b2.dim() == 3, "[", op, "] batch2 must be a 3D tensor, got ", b2.dim(),
@@ -635,8 +548,6 @@ namespace {
 
 Tensor addmv_impl(const Tensor* self, const Tensor& mat, const Tensor& vec, const Scalar& beta,
                   const Scalar& alpha, const char* op) {
-  check_cpu(mat, op);
-  check_cpu(vec, op);
   EMBER_CHECK(mat.dim() == 2 && vec.dim() == 1, "[", op,
               "] vector + matrix @ vector expected, got ", mat.dim(), "-D matrix and ", vec.dim(),
               "-D vector");
@@ -664,8 +575,6 @@ Tensor addmv_impl(const Tensor* self, const Tensor& mat, const Tensor& vec, cons
 
 /// `a` (1-D) · `b` (1-D) as a 1×k by k×1 product.
 Tensor dot_impl(const Tensor& a, const Tensor& b, const char* op) {
-  check_cpu(a, op);
-  check_cpu(b, op);
   EMBER_CHECK(a.dim() == 1 && b.dim() == 1, "[", op, "] 1D tensors expected, but got ", a.dim(),
               "D and ", b.dim(), "D tensors");
   EMBER_CHECK(a.dtype() == b.dtype(), "[", op,
@@ -956,40 +865,16 @@ Tensor& cross_out(Tensor& out, const Tensor& self, const Tensor& other,
   return assign_out(out, cross(self, other, dim), "cross");
 }
 
-namespace {
-/// Sum of `n` elements `step` apart: int64 (wrapping) for integers, double or complex<double>
-/// accumulation otherwise.
-template <class T>
-Scalar diag_sum(const T* p, int64_t n, int64_t step) {
-  if constexpr (std::is_same_v<T, complex<float>> || std::is_same_v<T, complex<double>>) {
-    complex<double> s = 0;
-    for (int64_t i = 0; i < n; ++i) s += complex<double>(p[i * step]);
-    return Scalar(s);
-  } else if constexpr (std::is_integral_v<T>) {
-    uint64_t s = 0;
-    for (int64_t i = 0; i < n; ++i) s += uint64_t(int64_t(p[i * step]));
-    return Scalar(int64_t(s));
-  } else {
-    double s = 0;
-    for (int64_t i = 0; i < n; ++i) s += double(p[i * step]);
-    return Scalar(s);
-  }
-}
-}  // namespace
-
 Tensor trace(const Tensor& self) {
   EMBER_OP(trace, self);
-  check_cpu(self, "trace");
   EMBER_CHECK(self.dim() == 2, "[trace] expected a matrix, but got tensor with dim ", self.dim());
   const ScalarType dt = self.dtype();
   EMBER_CHECK(dt != kBool, "[trace] not implemented for 'Bool'");
   const ScalarType rt = isIntegralType(dt, false) ? kLong : dt;
   Tensor x = self.resolve_conj();
-  const int64_t nd = std::min(x.size(0), x.size(1)), step = x.stride(0) + x.stride(1);
   OpRecorder rec("trace", {self});
   Tensor out = empty({}, TensorOptions().dtype(rt));
-  EMBER_DISPATCH_ALL_TYPES(dt, "trace",
-                           [&] { out.fill_(diag_sum(x.data_ptr<scalar_t>(), nd, step)); });
+  out.fill_(trace_stub(self.device().type(), x));
   if (rec) {
     rec.args(self.size(0), self.size(1));
     rec.record(

@@ -6,7 +6,6 @@
 // weight gradient gw = conv_backward_weight(x, gy). The derivatives of each of the three maps
 // are the other two, so the three recorded ops below close under differentiation: double
 // backward and forward-over-reverse need no extra kernels.
-#include <algorithm>
 #include <tuple>
 
 #include "autograd/record.h"
@@ -15,21 +14,14 @@
 #include "ember/factory.h"
 #include "ember/ops.h"
 #include "ember/reduce.h"
-#include "kernels/cpu/conv_dnnl.h"
+#include "kernels/stubs/conv.h"
 #include "ops/call_path.h"
 
 namespace ember {
 namespace {
 
-using cpu::ConvGeom;
-using cpu::ConvPass;
-
 /// The spatial parameters shared by the three maps (pad_l/pad_r: requested padding per side).
-struct ConvSpec {
-  DimVector stride, pad_l, pad_r, dilation;
-  int64_t groups = 1;
-  int nd() const { return int(stride.size()); }
-};
+using ConvSpec = ConvParams;
 
 /// Records `s` and then `more` as the rules' args (Note [Rules as data]); spec_of reads `s` back.
 template <class... A>
@@ -44,44 +36,6 @@ ConvSpec spec_of(const autograd::RuleArgs& a) {
 int64_t conv_out_size(int64_t in, int64_t k, int64_t s, int64_t pl, int64_t pr, int64_t d) {
   const int64_t span = in + pl + pr - d * (k - 1) - 1;
   return span < 0 ? 0 : span / s + 1;
-}
-
-ConvGeom make_geom(const ConvSpec& s, IntArrayRef x, IntArrayRef w, IntArrayRef y) {
-  ConvGeom g;
-  g.nd = s.nd();
-  g.n = x[0], g.c = x[1], g.k = w[0], g.groups = s.groups;
-  for (int i = 0; i < g.nd; ++i) {
-    g.in[i] = x[2 + i], g.out[i] = y[2 + i], g.kernel[i] = w[2 + i];
-    g.stride[i] = s.stride[i], g.dilation[i] = s.dilation[i], g.pad_l[i] = s.pad_l[i];
-    // oneDNN checks floor((in + pl + pr - extent) / stride) + 1 == out: keep the requested right
-    // padding when it passes, else the nearest value that does (output_padding, unused rows).
-    const int64_t extent = s.dilation[i] * (g.kernel[i] - 1) + 1;
-    const int64_t exact = (g.out[i] - 1) * s.stride[i] + extent - g.in[i] - g.pad_l[i];
-    g.pad_r[i] = exact + std::clamp<int64_t>(s.pad_r[i] - exact, 0, s.stride[i] - 1);
-  }
-  return g;
-}
-
-/// Runs one map on contiguous operands into `out`; `bias` is the forward bias or the bias
-/// gradient (may be null).
-void run_pass(ConvPass pass, const ConvGeom& g, const Tensor& a, const Tensor& b, Tensor& out,
-              Tensor* bias) {
-  const ScalarType dt = out.dtype();
-  if (dt != kDouble && cpu::dnnl_conv(pass, g, dt, a.data_ptr(), b.data_ptr(), out.data_ptr(),
-                                      bias ? bias->data_ptr() : nullptr))
-    return;
-  if (dt == kBFloat16) {  // no oneDNN kernel: compute in float32, round once
-    Tensor af = a.to(kFloat), bf = b.to(kFloat), of = empty_tensor(out.sizes(), kFloat);
-    Tensor biasf = bias ? empty_tensor(bias->sizes(), kFloat) : Tensor();
-    if (bias && pass == ConvPass::Forward) biasf = bias->to(kFloat);
-    cpu::ref_conv(pass, g, kFloat, af.data_ptr(), bf.data_ptr(), of.data_ptr(),
-                  bias ? biasf.data_ptr() : nullptr);
-    out.copy_(of);
-    if (bias && pass == ConvPass::BackwardWeights) bias->copy_(biasf);
-    return;
-  }
-  cpu::ref_conv(pass, g, dt, a.data_ptr(), b.data_ptr(), out.data_ptr(),
-                bias ? bias->data_ptr() : nullptr);
 }
 
 DimVector bias_view_shape(int64_t channels, int nd) {
@@ -107,8 +61,7 @@ std::tuple<Tensor, Tensor> conv_weight_bias_grad(const Tensor& x, const Tensor& 
     return {gw, gy.sum(dims)};
   }
   Tensor xc = x.contiguous(), gc = gy.contiguous();
-  run_pass(ConvPass::BackwardWeights, make_geom(s, xc.sizes(), w_sizes, gc.sizes()), xc, gc, gw,
-           &gb);
+  conv_backward_weight_stub(xc.device().type(), xc, gc, s, gw, gb);
   return {gw, gb};
 }
 
@@ -131,8 +84,7 @@ Tensor conv_forward(const Tensor& x, const Tensor& w, const Tensor& bias, const 
     } else {
       Tensor xc = x.contiguous(), wc = w.contiguous(), bc;
       if (bias.defined()) bc = bias.contiguous();
-      run_pass(ConvPass::Forward, make_geom(s, xc.sizes(), wc.sizes(), ys), xc, wc, y,
-               bias.defined() ? &bc : nullptr);
+      conv_forward_stub(xc.device().type(), xc, wc, bc, s, y);
     }
   }
   if (rec) {
@@ -189,8 +141,7 @@ Tensor conv_backward_data(const Tensor& gy, const Tensor& w, const ConvSpec& s,
       gx.zero_();
     } else {
       Tensor gc = gy.contiguous(), wc = w.contiguous();
-      run_pass(ConvPass::BackwardData, make_geom(s, x_sizes, wc.sizes(), gc.sizes()), gc, wc, gx,
-               nullptr);
+      conv_backward_data_stub(gc.device().type(), gc, wc, s, gx);
     }
   }
   if (rec) {
@@ -229,9 +180,8 @@ Tensor conv_backward_weight(const Tensor& x, const Tensor& gy, const ConvSpec& s
     if (x.numel() == 0 || gy.numel() == 0) {
       gw.zero_();
     } else {
-      Tensor xc = x.contiguous(), gc = gy.contiguous();
-      run_pass(ConvPass::BackwardWeights, make_geom(s, xc.sizes(), w_sizes, gc.sizes()), xc, gc, gw,
-               nullptr);
+      Tensor xc = x.contiguous(), gc = gy.contiguous(), no_bias;
+      conv_backward_weight_stub(xc.device().type(), xc, gc, s, gw, no_bias);
     }
   }
   if (rec) {
@@ -296,7 +246,6 @@ Tensor convolution_impl(const char* op, const Tensor& input, const Tensor& weigh
               ", but got input of size: ", input.sizes());
   EMBER_CHECK(weight.dim() == nd + 2, "[", op, "] expected weight to be ", nd + 2,
               "-dimensional, but got weight of size ", weight.sizes());
-  EMBER_CHECK(input.is_cpu() && weight.is_cpu(), "[", op, "] only CPU tensors are supported");
   const ScalarType dt = input.dtype();
   EMBER_CHECK(
       dt == weight.dtype() && (!bias.defined() || bias.dtype() == dt), "[", op, "] Input type (",

@@ -4,11 +4,11 @@
 #include <algorithm>
 
 #include "autograd/record.h"
-#include "core/parallel_internal.h"
 #include "core/tensor_util.h"
 #include "ember/factory.h"
 #include "ember/ops.h"
 #include "ember/shape_ops.h"
+#include "kernels/stubs/linalg.h"
 #include "ops/call_path.h"
 
 namespace ember {
@@ -259,18 +259,12 @@ Tensor one_hot(const Tensor& self, int64_t num_classes) {
   EMBER_OP(one_hot, self, num_classes);
   EMBER_CHECK(self.dtype() == kLong, "[one_hot] one_hot is only applicable to index tensor, got ",
               dtype_name(self.dtype()));
-  EMBER_CHECK(self.is_cpu(), "[one_hot] only CPU tensors are supported");
   const Tensor idx = self.contiguous();
-  const int64_t* p = idx.data_ptr<int64_t>();
   const int64_t n = idx.numel();
   if (num_classes == -1) {
     EMBER_CHECK(n > 0, "[one_hot] Can not infer total number of classes from empty tensor.");
   }
-  int64_t lo = 0, hi = -1;
-  if (n > 0) {
-    lo = *std::min_element(p, p + n);
-    hi = *std::max_element(p, p + n);
-  }
+  const auto [lo, hi] = one_hot_bounds_stub(self.device().type(), idx);
   EMBER_CHECK(lo >= 0, "[one_hot] Class values must be non-negative, got ", lo);
   if (num_classes == -1) num_classes = hi + 1;
   EMBER_CHECK(n == 0 || hi < num_classes,
@@ -282,10 +276,7 @@ Tensor one_hot(const Tensor& self, int64_t num_classes) {
   shape.push_back(num_classes);
   // An empty input with a negative num_classes is shape-checked by zeros().
   Tensor out = zeros(shape, TensorOptions(kLong));
-  int64_t* o = out.data_ptr<int64_t>();
-  parallel_for(0, n, 32768, [&](int64_t b, int64_t e) {
-    for (int64_t i = b; i < e; ++i) o[i * num_classes + p[i]] = 1;
-  });
+  one_hot_stub(self.device().type(), idx, out, num_classes);
   return out;
 }
 

@@ -18,6 +18,7 @@
 #include "ember/factory.h"
 #include "ember/ops.h"
 #include "kernels/cpu/elementwise.h"
+#include "kernels/stubs/elementwise.h"
 #include "ops/device_backend.h"
 
 namespace ember {
@@ -59,20 +60,7 @@ DeviceBackend* device_backend(DeviceType t) { return backends()[int(t)]; }
 Tensor wrap_scalar(const Scalar& s) {
   dispatch::QuietScope quiet;  // part of the op it is an argument of
   Tensor t = empty_tensor({}, s.type());
-  switch (s.type()) {
-    case kBool:
-      *t.data_ptr<bool>() = s.toBool();
-      break;
-    case kLong:
-      *t.data_ptr<int64_t>() = s.toLong();
-      break;
-    case kDouble:
-      *t.data_ptr<double>() = s.toDouble();
-      break;
-    default:
-      *t.data_ptr<complex<double>>() = s.toComplexDouble();
-      break;
-  }
+  write_scalar_stub(kCPU, t, s);
   t.unsafeGetTensorImpl()->set_wrapped_number(true);
   return t;
 }
@@ -155,13 +143,14 @@ void check_no_internal_overlap(const Tensor& t, const char* op) {
 
 void check_no_partial_overlap(const Tensor& out, const Tensor& in, const char* op) {
   if (!out.is_alias_of(in) || out.numel() == 0 || in.numel() == 0) return;
-  if (out.data_ptr() == in.data_ptr() && out.sizes() == in.sizes() &&
-      out.strides() == in.strides() && out.dtype() == in.dtype())
+  // Addresses are compared, never read.
+  auto* a0 = static_cast<char*>(out.unsafeGetTensorImpl()->data());
+  auto* b0 = static_cast<char*>(in.unsafeGetTensorImpl()->data());
+  if (a0 == b0 && out.sizes() == in.sizes() && out.strides() == in.strides() &&
+      out.dtype() == in.dtype())
     return;  // full overlap: an in-place update reading each element before writing it
   if (!out.is_contiguous() || !in.is_contiguous()) return;  // too hard to tell, as PyTorch
-  auto* a0 = static_cast<char*>(out.data_ptr());
   auto* a1 = a0 + out.nbytes();
-  auto* b0 = static_cast<char*>(in.data_ptr());
   auto* b1 = b0 + in.nbytes();
   EMBER_CHECK(a1 <= b0 || b1 <= a0, "[", op,
               "] unsupported operation: some elements of the input tensor and the written-to "

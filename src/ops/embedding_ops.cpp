@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <vector>
 
 #include "autograd/record.h"
 #include "core/tensor_util.h"
@@ -17,6 +16,7 @@
 #include "ember/ops.h"
 #include "ember/reduce.h"
 #include "ember/sort.h"
+#include "kernels/stubs/embedding.h"
 #include "ops/call_path.h"
 
 namespace ember {
@@ -38,9 +38,7 @@ Tensor flat_indices(const Tensor& indices, int64_t num, const char* op) {
               "checking arguments for ",
               op, ")");
   Tensor idx = indices.to(kLong).contiguous().reshape({-1});
-  const int64_t* p = idx.data_ptr<int64_t>();
-  for (int64_t i = 0, n = idx.numel(); i < n; ++i)
-    EMBER_CHECK_INDEX(p[i] >= 0 && p[i] < num, "index out of range in self");
+  embedding_check_indices_stub(idx.device().type(), idx, num);
   return idx;
 }
 
@@ -129,17 +127,7 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> embedding_bag(
   const int64_t L = idx.numel();
   const int64_t nb = offs.numel() - (include_last_offset ? 1 : 0);
   EMBER_CHECK(nb >= 0, "[embedding_bag] include_last_offset needs at least one offset");
-  const int64_t* op_ = offs.data_ptr<int64_t>();
-  if (offs.numel() > 0)
-    EMBER_CHECK(op_[0] == 0,
-                "offsets[0] has to be 0, i.e., the first sequence in the "
-                "mini-batch has to start from position 0. However, got ",
-                op_[0]);
-  for (int64_t b = 1; b < offs.numel(); ++b)
-    EMBER_CHECK(op_[b] >= op_[b - 1] && op_[b] <= L,
-                "[embedding_bag] offsets must be "
-                "non-decreasing and at most the number of indices (",
-                L, "), got ", shape_str(IntArrayRef(op_, size_t(offs.numel()))));
+  embedding_bag_check_offsets_stub(offs.device().type(), offs, L);
   if (per_sample_weights.defined()) {
     EMBER_CHECK(mode == 0, "embedding_bag: per_sample_weights is only supported for mode='sum'");
     EMBER_CHECK(per_sample_weights.numel() == L, "[embedding_bag] per_sample_weights must have ", L,
@@ -151,31 +139,11 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> embedding_bag(
   // offset2bag, bag sizes and the kept (non-padding) positions.
   Tensor offset2bag = empty({L}, TensorOptions(kLong));
   Tensor bag_size = zeros({nb}, TensorOptions(kLong));
-  std::vector<int64_t> keep_pos, keep_bag;
-  {
-    const int64_t* ip = idx.data_ptr<int64_t>();
-    int64_t* o2b = offset2bag.data_ptr<int64_t>();
-    int64_t* bs = bag_size.data_ptr<int64_t>();
-    for (int64_t b = 0; b < nb; ++b) {
-      const int64_t end = (b + 1 < offs.numel()) ? op_[b + 1] : L;
-      for (int64_t i = op_[b]; i < std::min(end, L); ++i) {
-        o2b[i] = b;
-        if (ip[i] == pad) continue;
-        keep_pos.push_back(i);
-        keep_bag.push_back(b);
-        ++bs[b];
-      }
-    }
-    // Positions after the last bag (include_last_offset with a short last offset) are ignored.
-    for (int64_t i = (offs.numel() ? op_[offs.numel() - 1] : 0); i < L && include_last_offset; ++i)
-      o2b[i] = std::max<int64_t>(nb - 1, 0);
-  }
-  auto to_tensor = [](const std::vector<int64_t>& v) {
-    Tensor t = empty({int64_t(v.size())}, TensorOptions(kLong));
-    std::copy(v.begin(), v.end(), t.data_ptr<int64_t>());
-    return t;
-  };
-  Tensor kpos = to_tensor(keep_pos), kbag = to_tensor(keep_bag);
+  Tensor kpos = empty({L}, TensorOptions(kLong)), kbag = empty({L}, TensorOptions(kLong));
+  const int64_t kept = embedding_bag_bags_stub(idx.device().type(), offset2bag, bag_size, kpos,
+                                               kbag, idx, offs, nb, pad, include_last_offset);
+  kpos = kpos.narrow(0, 0, kept);
+  kbag = kbag.narrow(0, 0, kept);
   Tensor kidx = idx.index_select(0, kpos);
   Tensor rows = embedding(weight, kidx, -1, scale_grad_by_freq, sparse);  // (K, D)
   Tensor out, max_indices;
@@ -187,23 +155,9 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> embedding_bag(
     max_indices = full({nb, D}, -1, TensorOptions(kLong));
     Tensor arg = full({nb, D}, -1, TensorOptions(kLong));  // position in rows
     const int64_t K = kpos.numel();
-    const int64_t* kb = kbag.data_ptr<int64_t>();
-    const int64_t* ki = kidx.data_ptr<int64_t>();
     Tensor rd = rc.to(kDouble).contiguous(), od = zeros({nb, D}, TensorOptions(kDouble));
-    const double* rp = rd.data_ptr<double>();
-    double* outp = od.data_ptr<double>();
-    int64_t* ap = arg.data_ptr<int64_t>();
-    int64_t* mp = max_indices.data_ptr<int64_t>();
-    for (int64_t k = 0; k < K; ++k) {
-      for (int64_t d = 0; d < D; ++d) {
-        const int64_t o = kb[k] * D + d;
-        if (ap[o] < 0 || rp[k * D + d] > outp[o]) {
-          outp[o] = rp[k * D + d];
-          ap[o] = k;
-          mp[o] = ki[k];
-        }
-      }
-    }
+    embedding_bag_max_stub(rd.device().type(), od, arg, max_indices, rd, kbag.contiguous(),
+                           kidx.contiguous());
     out = od.to(weight.dtype());
     if (rec) {
       rec.args(K, D);

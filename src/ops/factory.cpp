@@ -3,16 +3,17 @@
 #include "ember/factory.h"
 #include "ops/call_path.h"
 
+#include <algorithm>
 #include <cmath>
-#include <complex>
-#include <cstring>
+#include <iterator>
 #include <limits>
+#include <memory>
 #include <type_traits>
 
-#include "core/scalar_traits.h"
 #include "core/tensor_util.h"
-#include "ember/dispatch_type.h"
 #include "ember/error.h"
+#include "kernels/stubs/core.h"
+#include "kernels/stubs/factory.h"
 #include "ops/elementwise_core.h"
 
 namespace ember {
@@ -68,9 +69,6 @@ size_t strided_nbytes(IntArrayRef sizes, IntArrayRef strides, ScalarType dtype, 
   return size_t(nbytes);
 }
 
-template <class T>
-constexpr bool is_reduced_v = std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>;
-
 }  // namespace
 
 // ---- allocation and constant fills ----
@@ -95,12 +93,11 @@ Tensor zeros(IntArrayRef sizes, const TensorOptions& opts) {
   EMBER_OP(zeros, sizes, opts);
   check_sizes(sizes, "zeros");
   Tensor t = empty_tensor("zeros", sizes, opts.dtype(), opts.device());
-  // All-zero bytes are zero in every dtype, so a fresh CPU tensor needs only a memset.
-  if (t.is_cpu()) {
-    if (t.nbytes()) std::memset(t.data_ptr(), 0, t.nbytes());
-  } else {
+  // All-zero bytes are zero in every dtype: a device with a byte-clearing kernel needs no fill.
+  if (zeros_stub.get(t.device().type()))
+    zeros_stub(t.device().type(), t);
+  else
     t.fill_(Scalar(0));
-  }
   return finish(t, opts);
 }
 
@@ -155,8 +152,7 @@ Tensor scalar_tensor(const Scalar& s, const TensorOptions& opts) {
   EMBER_OP(scalar_tensor, s, opts);
   // torch.scalar_tensor uses the default dtype, not the scalar's type.
   Tensor t = empty_tensor({}, opts.dtype(), Device(kCPU));
-  EMBER_DISPATCH_ALL_TYPES(t.dtype(), "scalar_tensor",
-                           [&] { *static_cast<scalar_t*>(t.data_ptr()) = s.to<scalar_t>(); });
+  store_scalar_stub(t.device().type(), t, s, "scalar_tensor");
   return finish(to_target_device(t, opts), opts);
 }
 
@@ -172,6 +168,33 @@ Tensor arange(const Scalar& start, const Scalar& end, const TensorOptions& opts)
   return arange(start, end, Scalar(int64_t(1)), opts);
 }
 
+namespace {
+
+// arange's checks and length, in PyTorch's accumulate type `acc_t` of the result dtype (int64
+// for integers, float for half types, double otherwise); an int64 result computes its length
+// in integers (`int64_length`).
+template <class acc_t>
+int64_t arange_length(const Scalar& start, const Scalar& end, const Scalar& step,
+                      bool int64_length) {
+  acc_t xstart = start.to<acc_t>(), xend = end.to<acc_t>(), xstep = step.to<acc_t>();
+  double size_d;
+  if (int64_length) {
+    size_d = std::ceil(double(xend - xstart) / double(xstep));
+  } else {
+    size_d = std::ceil((end.toDouble() - start.toDouble()) / step.toDouble());
+  }
+  EMBER_CHECK(xstep > 0 || xstep < 0, "[arange] step must be nonzero");
+  EMBER_CHECK(std::isfinite(double(xstart)) && std::isfinite(double(xend)),
+              "[arange] unsupported range: ", start, " -> ", end);
+  EMBER_CHECK((xstep > 0 && xend >= xstart) || (xstep < 0 && xend <= xstart),
+              "[arange] upper bound and larger bound inconsistent with step sign");
+  EMBER_CHECK(size_d >= 0 && size_d <= double(std::numeric_limits<int64_t>::max()),
+              "[arange] invalid size, possible overflow?");
+  return int64_t(size_d);
+}
+
+}  // namespace
+
 Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step,
               const TensorOptions& opts) {
   EMBER_OP(arange_2, start, end, step, opts);
@@ -179,61 +202,15 @@ Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step,
   ScalarType dt = opts.has_dtype() ? opts.dtype() : (all_int ? kLong : get_default_dtype());
   EMBER_CHECK(dt != kBool && !isComplexType(dt), "[arange] \"arange_cpu\" not implemented for '",
               toString(dt), "'");
-  Tensor out;
-  EMBER_DISPATCH_REAL_TYPES(dt, "arange", [&] {
-    // PyTorch's accumulate type: int64 for integers, float for half types, double otherwise.
-    using acc_t = std::conditional_t<std::is_integral_v<scalar_t>, int64_t,
-                                     std::conditional_t<is_reduced_v<scalar_t>, float, double>>;
-    acc_t xstart = start.to<acc_t>(), xend = end.to<acc_t>(), xstep = step.to<acc_t>();
-    double size_d;
-    if constexpr (std::is_same_v<scalar_t, int64_t>) {
-      size_d = std::ceil(double(xend - xstart) / double(xstep));
-    } else {
-      size_d = std::ceil((end.toDouble() - start.toDouble()) / step.toDouble());
-    }
-    EMBER_CHECK(xstep > 0 || xstep < 0, "[arange] step must be nonzero");
-    EMBER_CHECK(std::isfinite(double(xstart)) && std::isfinite(double(xend)),
-                "[arange] unsupported range: ", start, " -> ", end);
-    EMBER_CHECK((xstep > 0 && xend >= xstart) || (xstep < 0 && xend <= xstart),
-                "[arange] upper bound and larger bound inconsistent with step sign");
-    EMBER_CHECK(size_d >= 0 && size_d <= double(std::numeric_limits<int64_t>::max()),
-                "[arange] invalid size, possible overflow?");
-    int64_t n = int64_t(size_d);
-    out = empty_tensor("arange", {n}, dt, Device(kCPU));
-    auto* p = static_cast<scalar_t*>(out.data_ptr());
-    // Each element is start + step * i in the accumulate type (PyTorch's scalar path).
-    for (int64_t i = 0; i < n; ++i) p[i] = scalar_t(xstart + xstep * acc_t(i));
-  });
+  int64_t n = isIntegralType(dt, false) ? arange_length<int64_t>(start, end, step, dt == kLong)
+              : dt == kHalf || dt == kBFloat16 ? arange_length<float>(start, end, step, false)
+                                               : arange_length<double>(start, end, step, false);
+  Tensor out = empty_tensor("arange", {n}, dt, Device(kCPU));
+  arange_stub(out.device().type(), out, start, step);
   return finish(to_target_device(out, opts), opts);
 }
 
 namespace {
-
-template <class T>
-void linspace_fill(T* p, const Scalar& s, const Scalar& e, int64_t steps) {
-  int64_t halfway = steps / 2;
-  if constexpr (std::is_integral_v<T>) {
-    // Integers step in double (the range may not fit T), then truncate, as PyTorch.
-    T start = s.to<T>(), end = e.to<T>();
-    double step = (double(end) - double(start)) / double(steps - 1);
-    for (int64_t i = 0; i < steps; ++i)
-      p[i] = i < halfway ? T(start + step * double(i)) : T(end - step * double(steps - i - 1));
-  } else if constexpr (is_reduced_v<T>) {
-    // Half arithmetic rounds after every operation (c10::Half semantics).
-    auto r = [](float x) { return float(T(x)); };
-    float start = r(s.to<float>()), end = r(e.to<float>());
-    float step = r(r(end - start) / r(float(steps - 1)));
-    for (int64_t i = 0; i < steps; ++i)
-      p[i] = i < halfway ? T(start + r(step * r(float(i))))
-                         : T(end - r(step * r(float(steps - i - 1))));
-  } else {
-    using R = typename real_of<T>::type;
-    T start = s.to<T>(), end = e.to<T>();
-    T step = (end - start) / R(steps - 1);
-    for (int64_t i = 0; i < steps; ++i)
-      p[i] = i < halfway ? start + step * R(i) : end - step * R(steps - i - 1);
-  }
-}
 
 ScalarType range_dtype(const Scalar& start, const Scalar& end, const TensorOptions& opts) {
   if (opts.has_dtype()) return opts.dtype();
@@ -248,66 +225,9 @@ Tensor linspace(const Scalar& start, const Scalar& end, int64_t steps, const Ten
   ScalarType dt = range_dtype(start, end, opts);
   EMBER_CHECK(dt != kBool, "[linspace] \"linspace_cpu\" not implemented for 'Bool'");
   Tensor out = empty_tensor("linspace", {steps}, dt, Device(kCPU));
-  if (steps > 0) {
-    EMBER_DISPATCH_ALL_TYPES(dt, "linspace", [&] {
-      auto* p = static_cast<scalar_t*>(out.data_ptr());
-      if constexpr (!std::is_same_v<scalar_t, bool>) {
-        if (steps == 1)
-          p[0] = start.to<scalar_t>();
-        else
-          linspace_fill(p, start, end, steps);
-      }
-    });
-  }
+  if (steps > 0) linspace_stub(out.device().type(), out, start, end);
   return finish(to_target_device(out, opts), opts);
 }
-
-namespace {
-
-template <class T>
-void logspace_fill(T* p, const Scalar& start, const Scalar& end, int64_t steps, double base) {
-  int64_t halfway = steps / 2;
-  if constexpr (is_complex_v<T>) {
-    complex<double> s = start.toComplexDouble(), e = end.toComplexDouble(), b(base);
-    if (steps == 1) {
-      p[0] = T(std::pow(b, s));
-      return;
-    }
-    complex<double> step = (e - s) / double(steps - 1);
-    for (int64_t i = 0; i < steps; ++i)
-      p[i] = T(std::pow(b, i < halfway ? s + step * double(i) : e - step * double(steps - i - 1)));
-  } else if constexpr (std::is_integral_v<T>) {
-    if (steps == 1) {
-      p[0] = T(std::pow(base, start.toDouble()));
-      return;
-    }
-    // Integers: exponents and base in float, as PyTorch (avoids promotion to double).
-    float fbase = float(base);
-    T s = start.to<T>(), e = end.to<T>();
-    float step = float(e - s) / float(steps - 1);
-    for (int64_t i = 0; i < steps; ++i)
-      p[i] = T(i < halfway ? std::pow(fbase, float(s) + step * float(i))
-                           : std::pow(fbase, float(e) - step * float(steps - i - 1)));
-  } else {
-    if (steps == 1) {
-      p[0] = T(std::pow(base, start.toDouble()));
-      return;
-    }
-    T s = start.to<T>(), e = end.to<T>();
-    // (end - start) is computed in T (rounded for half types), then widened to double.
-    double diff;
-    if constexpr (std::is_same_v<T, double>)
-      diff = e - s;
-    else
-      diff = double(T(float(e) - float(s)));
-    double step = diff / double(steps - 1);
-    for (int64_t i = 0; i < steps; ++i)
-      p[i] = T(i < halfway ? std::pow(base, double(s) + step * double(i))
-                           : std::pow(base, double(e) - step * double(steps - i - 1)));
-  }
-}
-
-}  // namespace
 
 Tensor logspace(const Scalar& start, const Scalar& end, int64_t steps, double base,
                 const TensorOptions& opts) {
@@ -316,12 +236,7 @@ Tensor logspace(const Scalar& start, const Scalar& end, int64_t steps, double ba
   ScalarType dt = range_dtype(start, end, opts);
   EMBER_CHECK(dt != kBool, "[logspace] \"logspace_cpu\" not implemented for 'Bool'");
   Tensor out = empty_tensor("logspace", {steps}, dt, Device(kCPU));
-  if (steps > 0) {
-    EMBER_DISPATCH_ALL_TYPES(dt, "logspace", [&] {
-      if constexpr (!std::is_same_v<scalar_t, bool>)
-        logspace_fill(static_cast<scalar_t*>(out.data_ptr()), start, end, steps, base);
-    });
-  }
+  if (steps > 0) logspace_stub(out.device().type(), out, start, end, base);
   return finish(to_target_device(out, opts), opts);
 }
 
@@ -335,10 +250,7 @@ Tensor eye(int64_t n, int64_t m, const TensorOptions& opts) {
   EMBER_CHECK(n >= 0, "[eye] n must be greater or equal to 0, got ", n);
   EMBER_CHECK(m >= 0, "[eye] m must be greater or equal to 0, got ", m);
   Tensor out = zeros({n, m}, TensorOptions().dtype(opts.dtype()));
-  EMBER_DISPATCH_ALL_TYPES(out.dtype(), "eye", [&] {
-    auto* p = static_cast<scalar_t*>(out.data_ptr());
-    for (int64_t i = 0; i < std::min(n, m); ++i) p[i * m + i] = scalar_t(1);
-  });
+  eye_stub(out.device().type(), out);
   return finish(to_target_device(out, opts), opts);
 }
 
@@ -404,13 +316,28 @@ ScalarType desired_dtype() {
   return st;
 }
 
+// A CPU tensor over the caller's contiguous values (not owned: used before they go away).
+template <class T>
+Tensor host_values(const T* data, size_t n, IntArrayRef sizes) {
+  DataPtr dp(const_cast<T*>(data), nullptr, nullptr, Device(kCPU));
+  Storage st(make_intrusive<StorageImpl>(std::move(dp), n * sizeof(T), nullptr));
+  return Tensor(make_intrusive<TensorImpl>(std::move(st), scalar_type_of<T>, sizes));
+}
+
 template <class T, class It>
 Tensor make_tensor(It begin, size_t n, IntArrayRef sizes, const TensorOptions& opts) {
   // Build in the C++ type, then convert: conversion rules live in one place (copy_).
   Tensor t = empty_tensor(sizes, scalar_type_of<T>, Device(kCPU));
-  auto* p = static_cast<T*>(t.data_ptr());
-  It it = begin;
-  for (size_t i = 0; i < n; ++i, ++it) p[i] = T(*it);
+  if (n > 0) {
+    if constexpr (std::contiguous_iterator<It>) {
+      copy_stub(t.device().type(), t, host_values<T>(std::to_address(begin), n, sizes));
+    } else {
+      // std::vector<bool> packs its values into bits: unpack them first.
+      std::unique_ptr<T[]> buf(new T[n]);
+      std::copy_n(begin, n, buf.get());
+      copy_stub(t.device().type(), t, host_values<T>(buf.get(), n, sizes));
+    }
+  }
   ScalarType dt = opts.has_dtype() ? opts.dtype() : desired_dtype<T>();
   if (dt != t.dtype()) t = t.to(dt);
   return finish(to_target_device(t, opts), opts);
@@ -458,8 +385,7 @@ Tensor tensor(const Scalar& value, const TensorOptions& opts) {
   else
     dt = get_default_dtype();
   Tensor t = empty_tensor({}, dt, Device(kCPU));
-  EMBER_DISPATCH_ALL_TYPES(dt, "tensor",
-                           [&] { *static_cast<scalar_t*>(t.data_ptr()) = value.to<scalar_t>(); });
+  store_scalar_stub(t.device().type(), t, value, "tensor");
   return finish(to_target_device(t, opts), opts);
 }
 

@@ -1,7 +1,7 @@
 // index_select, gather, take / take_along_dim, the index_{copy,add,fill} family, masked_*,
 // nonzero / argwhere and put. Validation follows PyTorch 1.13 (messages, error types, which
 // ops wrap negative indices); every index is checked before the first write. The loops are the
-// byte-copy and accumulate kernels of kernels/cpu/index.cpp.
+// kernels of kernels/stubs/index.h.
 #include <tuple>
 #include <vector>
 
@@ -11,7 +11,7 @@
 #include "ember/factory.h"
 #include "ember/index_ops.h"
 #include "ember/ops.h"
-#include "kernels/cpu/index.h"
+#include "kernels/stubs/index.h"
 #include "ops/call_path.h"
 #include "ops/elementwise_core.h"
 
@@ -40,56 +40,8 @@ Tensor long_index(const Tensor& index, bool allow_int, const char* op, const cha
   return index.to(kLong).contiguous();
 }
 
-DimVector without(IntArrayRef v, int64_t dim) {
-  DimVector r;
-  for (int64_t d = 0; d < int64_t(v.size()); ++d) {
-    if (d != dim) r.push_back(v[size_t(d)]);
-  }
-  return r;
-}
-
-/// Element offsets of wrapped indices along a dim of the given stride.
-std::vector<int64_t> dim_offsets(const Tensor& idx, int64_t size, int64_t stride, bool wrap,
-                                 const char* op, int64_t dim) {
-  const int64_t n = idx.numel();
-  const int64_t* p = idx.data_ptr<int64_t>();
-  cpu::check_indices(p, n, size, wrap, op, dim);
-  std::vector<int64_t> off(static_cast<size_t>(n));
-  for (int64_t i = 0; i < n; ++i) off[size_t(i)] = (p[i] < 0 ? p[i] + size : p[i]) * stride;
-  return off;
-}
-
 /// A 1-D view for 0-dim tensors (the index_* family treats them as one-element vectors).
 Tensor as_1d(const Tensor& t) { return t.dim() == 0 ? t.reshape({1}) : t; }
-
-/// Element offset of flat (row-major) position `i` in a tensor of `sizes`/`strides`.
-int64_t flat_offset(int64_t i, IntArrayRef sizes, IntArrayRef strides) {
-  int64_t off = 0;
-  for (int64_t d = int64_t(sizes.size()) - 1; d >= 0; --d) {
-    off += (i % sizes[size_t(d)]) * strides[size_t(d)];
-    i /= sizes[size_t(d)];
-  }
-  return off;
-}
-
-/// Offsets (in `target`'s strides) of the true elements of a bool tensor of target's shape,
-/// in row-major order.
-std::vector<int64_t> true_offsets(const Tensor& mask, const Tensor& target) {
-  Tensor m = mask.contiguous();
-  const bool* p = m.data_ptr<bool>();
-  const int64_t n = m.numel();
-  std::vector<int64_t> off;
-  if (target.is_contiguous()) {
-    for (int64_t i = 0; i < n; ++i) {
-      if (p[i]) off.push_back(i);
-    }
-  } else {
-    for (int64_t i = 0; i < n; ++i) {
-      if (p[i]) off.push_back(flat_offset(i, target.sizes(), target.strides()));
-    }
-  }
-  return off;
-}
 
 void check_same_dtype(const Tensor& a, const Tensor& b, const char* op, const char* what) {
   EMBER_CHECK(a.dtype() == b.dtype(), "[", op, "] self (", dtype_name(a.dtype()), ") and ", what,
@@ -115,24 +67,6 @@ void check_index_source(const Tensor& self, int64_t dim, const Tensor& idx, cons
                 "in every dim but ",
                 dim, " (shapes ", shape_str(self.sizes()), " and ", shape_str(source.sizes()), ")");
   }
-}
-
-/// The IndexLoop writing entry i of `source` (along dim) to self at `off[i]`.
-cpu::IndexLoop along_dim_loop(const Tensor& dst, int64_t dim, const std::vector<int64_t>& off,
-                              const Tensor& src) {
-  cpu::IndexLoop l;
-  l.n = int64_t(off.size());
-  l.rest_sizes = without(dst.sizes(), dim);
-  l.elsize = dst.element_size();
-  l.dst.data = static_cast<char*>(dst.data_ptr());
-  l.dst.off = off.data();
-  l.dst.rest_strides = without(dst.strides(), dim);
-  if (src.defined()) {
-    l.src.data = static_cast<char*>(src.data_ptr());
-    l.src.istride = src.stride(dim);
-    l.src.rest_strides = without(src.strides(), dim);
-  }
-  return l;
 }
 
 }  // namespace
@@ -161,32 +95,14 @@ Tensor& index_select_out(Tensor& out, const Tensor& self_in, int64_t dim, const 
   EMBER_CHECK(self.size(dim) > 0 || idx.numel() == 0, "[", op,
               "] index_select(): self indexing "
               "axis dim should be positive");
-  // Along a unit-stride dim the checked indices are the offsets: no second pass, no copy.
-  std::vector<int64_t> off;
-  const int64_t* offp = idx.data_ptr<int64_t>();
-  if (self.stride(dim) == 1) {
-    cpu::check_indices(offp, idx.numel(), self.size(dim), false, op, dim);
-  } else {
-    off = dim_offsets(idx, self.size(dim), self.stride(dim), false, op, dim);
-    offp = off.data();
-  }
+  index_check_stub(self.device().type(), idx, self.size(dim), false, op, dim, false);
   if (!out.sizes().equals(shape)) {
     EMBER_CHECK(out.numel() == 0, "[", op, "] out= tensor has shape ", shape_str(out.sizes()),
                 " but the result has shape ", shape_str(shape));
     resize_output(out, shape);
   }
   Tensor o = as_1d(out);
-  cpu::IndexLoop l;
-  l.n = idx.numel();
-  l.rest_sizes = without(self.sizes(), dim);
-  l.elsize = self.element_size();
-  l.src.data = static_cast<char*>(self.data_ptr());
-  l.src.off = offp;
-  l.src.rest_strides = without(self.strides(), dim);
-  l.dst.data = static_cast<char*>(o.data_ptr());
-  l.dst.istride = o.stride(dim);
-  l.dst.rest_strides = without(o.strides(), dim);
-  cpu::index_copy_bytes(l);
+  index_select_stub(self.device().type(), o, self, dim, idx);
   return out;
 }
 
@@ -241,8 +157,8 @@ Tensor& gather_out(Tensor& out, const Tensor& self_in, int64_t dim, const Tensor
   }
   EMBER_CHECK(out.dtype() == self.dtype(), "[", op, "] Expected out tensor to have dtype ",
               dtype_name(self.dtype()), ", but got ", dtype_name(out.dtype()), " instead");
-  cpu::check_indices(idx.data_ptr<int64_t>(), idx.numel(), self.size(dim), false, op, dim,
-                     /*runtime_error=*/true);
+  index_check_stub(self.device().type(), idx, self.size(dim), false, op, dim,
+                   /*runtime_error=*/true);
   if (!out.sizes().equals(index.sizes())) {
     EMBER_CHECK(out.numel() == 0, "[", op, "] out= tensor has shape ", shape_str(out.sizes()),
                 " but the result has shape ", shape_str(index.sizes()));
@@ -250,15 +166,7 @@ Tensor& gather_out(Tensor& out, const Tensor& self_in, int64_t dim, const Tensor
   }
   if (idx.numel() == 0) return out;
   Tensor o = as_1d(out);
-  cpu::GatherLoop l;
-  l.sizes = idx1.sizes();
-  l.dim = dim;
-  l.dst = static_cast<char*>(o.data_ptr());
-  l.dst_strides = o.strides();
-  l.src = static_cast<const char*>(self.data_ptr());
-  l.src_strides = self.strides();
-  l.index = idx.data_ptr<int64_t>();
-  cpu::gather_kernel(l, self.element_size());
+  gather_stub(self.device().type(), o, self, dim, idx1);
   return out;
 }
 
@@ -350,21 +258,14 @@ Tensor& take_out(Tensor& out, const Tensor& self_in, const Tensor& index) {
   Tensor idx = index.contiguous();
   EMBER_CHECK_INDEX(!(self.numel() == 0 && idx.numel() > 0), "[", op,
                     "] take(): tried to take from an empty tensor");
-  std::vector<int64_t> off = dim_offsets(idx, self.numel(), 1, true, op, 0);
+  index_check_stub(self.device().type(), idx, self.numel(), true, op, 0, false);
   if (!out.sizes().equals(index.sizes())) {
     EMBER_CHECK(out.numel() == 0, "[", op, "] out= tensor has shape ", shape_str(out.sizes()),
                 " but the result has shape ", shape_str(index.sizes()));
     resize_output(out, index.sizes());
   }
   Tensor o = out.is_contiguous() ? out : empty(index.sizes(), TensorOptions(out.dtype()));
-  cpu::IndexLoop l;
-  l.n = int64_t(off.size());
-  l.elsize = self.element_size();
-  l.src.data = static_cast<char*>(self.data_ptr());
-  l.src.off = off.data();
-  l.dst.data = static_cast<char*>(o.data_ptr());
-  l.dst.istride = 1;
-  cpu::index_copy_bytes(l);
+  take_stub(self.device().type(), o, self, idx);
   if (!o.is_same(out)) out.copy_(o);
   return out;
 }
@@ -407,28 +308,10 @@ Tensor& Tensor::put_(const Tensor& index, const Tensor& source, bool accumulate)
   EMBER_CHECK_INDEX(!(numel() == 0 && idx.numel() > 0), "[", op,
                     "] put_(): Tried to put elements into an empty tensor");
   OpRecorder rec(op, {*this, source});
-  const int64_t n = idx.numel();
-  cpu::check_indices(idx.data_ptr<int64_t>(), n, numel(), true, op, 0);
-  std::vector<int64_t> off(static_cast<size_t>(n));
-  const int64_t* p = idx.data_ptr<int64_t>();
-  for (int64_t i = 0; i < n; ++i) {
-    const int64_t flat = p[i] < 0 ? p[i] + numel() : p[i];
-    off[size_t(i)] = is_contiguous() ? flat : flat_offset(flat, sizes(), strides());
-  }
+  index_check_stub(device().type(), idx, numel(), true, op, 0, false);
   Tensor src = source.resolve_conj().contiguous();
   if (src.is_alias_of(*this)) src = src.clone();
-  cpu::IndexLoop l;
-  l.n = n;
-  l.elsize = element_size();
-  l.dst.data = static_cast<char*>(data_ptr());
-  l.dst.off = off.data();
-  l.src.data = static_cast<char*>(src.data_ptr());
-  l.src.istride = 1;
-  if (accumulate) {
-    cpu::index_accumulate(l, dtype(), Scalar(1));
-  } else {
-    cpu::index_copy_bytes(l);
-  }
+  put_stub(device().type(), *this, idx, src, accumulate);
   bump(*this, op);
   if (rec) {
     // self: the positions written are overwritten unless accumulating; source: what it wrote.
@@ -477,7 +360,7 @@ Tensor& Tensor::index_copy_(int64_t dim, const Tensor& index, const Tensor& sour
   OpRecorder rec(op, {*this, source});
   Tensor idx = index.contiguous();
   Tensor self = as_1d(*this);
-  std::vector<int64_t> off = dim_offsets(idx, self.size(dim), self.stride(dim), false, op, dim);
+  index_check_stub(device().type(), idx, self.size(dim), false, op, dim, false);
   Tensor src = as_1d(source.resolve_conj());
   if (src.is_alias_of(*this)) src = src.clone();
   if (src.dim() == 0 ||
@@ -489,7 +372,7 @@ Tensor& Tensor::index_copy_(int64_t dim, const Tensor& index, const Tensor& sour
       src = src.reshape(sh);
     }
   }
-  cpu::index_copy_bytes(along_dim_loop(self, dim, off, src));
+  index_copy_stub(device().type(), self, dim, idx, src);
   bump(*this, op);
   if (rec) {
     rec.args(dim, source.sizes());
@@ -536,12 +419,12 @@ Tensor& Tensor::index_add_(int64_t dim, const Tensor& index, const Tensor& sourc
   OpRecorder rec(op, {*this, source});
   Tensor idx = index.to(kLong).contiguous();
   Tensor self = as_1d(*this);
-  std::vector<int64_t> off = dim_offsets(idx, self.size(dim), self.stride(dim), false, op, dim);
+  index_check_stub(device().type(), idx, self.size(dim), false, op, dim, false);
   Tensor src = as_1d(source.resolve_conj());
   if (src.is_alias_of(*this)) src = src.clone();
   if (src.numel() == 1 && src.dim() != self.dim())
     src = src.reshape(DimVector(size_t(self.dim()), 1));
-  cpu::index_accumulate(along_dim_loop(self, dim, off, src), dtype(), alpha);
+  index_add_stub(device().type(), self, dim, idx, src, alpha);
   bump(*this, op);
   if (rec) {
     rec.args(dim, alpha, source.sizes());
@@ -593,10 +476,10 @@ Tensor& Tensor::index_fill_(int64_t dim, const Tensor& index, const Scalar& valu
   OpRecorder rec(op, {*this});
   Tensor idx = index.contiguous();
   Tensor self = as_1d(*this);
-  std::vector<int64_t> off = dim_offsets(idx, self.size(dim), self.stride(dim), true, op, dim);
+  index_check_stub(device().type(), idx, self.size(dim), true, op, dim, false);
   Tensor v = empty({}, TensorOptions(dtype()));
   v.fill_(value);
-  cpu::index_fill_bytes(along_dim_loop(self, dim, off, Tensor()), v.data_ptr());
+  index_fill_stub(device().type(), self, dim, idx, v);
   bump(*this, op);
   if (rec) {
     rec.args(dim);
@@ -702,15 +585,9 @@ Tensor& Tensor::masked_fill_(const Tensor& mask, const Scalar& value) {
               " cannot be broadcast to self of shape ", shape_str(sizes()));
   OpRecorder rec("masked_fill_", {*this});
   Tensor m = mask.expand(sizes()).to(kBool);
-  std::vector<int64_t> off = true_offsets(m, *this);
   Tensor v = empty({}, TensorOptions(dtype()));
   v.fill_(value);
-  cpu::IndexLoop l;
-  l.n = int64_t(off.size());
-  l.elsize = element_size();
-  l.dst.data = static_cast<char*>(data_ptr());
-  l.dst.off = off.data();
-  cpu::index_fill_bytes(l, v.data_ptr());
+  masked_fill_stub(device().type(), *this, m.contiguous(), v);
   bump(*this, "masked_fill_");
   if (rec) {
     rec.record_inplace(
@@ -769,17 +646,10 @@ Tensor& masked_select_out(Tensor& out, const Tensor& self_in, const Tensor& mask
               "have the same scalar type");
   DimVector b = broadcast_all({self_in, mask}, op);
   Tensor self = self_in.resolve_conj().expand(b);
-  std::vector<int64_t> off = true_offsets(mask.expand(b).to(kBool), self);
-  const int64_t n = int64_t(off.size());
+  Tensor m = mask.expand(b).to(kBool).contiguous();
+  const int64_t n = nonzero_count_stub(self.device().type(), m);
   if (!(out.dim() == 1 && out.size(0) == n)) resize_output(out, {n});
-  cpu::IndexLoop l;
-  l.n = n;
-  l.elsize = self.element_size();
-  l.src.data = static_cast<char*>(self.data_ptr());
-  l.src.off = off.data();
-  l.dst.data = static_cast<char*>(out.data_ptr());
-  l.dst.istride = out.dim() == 1 ? out.stride(0) : 1;
-  cpu::index_copy_bytes(l);
+  masked_select_stub(self.device().type(), out, self, m);
   return out;
 }
 
@@ -820,21 +690,10 @@ Tensor& Tensor::masked_scatter_(const Tensor& mask, const Tensor& source) {
               " cannot be broadcast to self of shape ", shape_str(sizes()));
   OpRecorder rec(op, {*this, source});
   Tensor m = mask.expand(sizes()).to(kBool);
-  std::vector<int64_t> off = true_offsets(m, *this);
-  EMBER_CHECK(int64_t(off.size()) <= source.numel(), "[", op,
-              "] masked_scatter: expected "
-              "source to have at least as many elements as the ones in mask (",
-              off.size(), "), got ", source.numel());
   Tensor src = source.resolve_conj().contiguous();
   if (src.is_alias_of(*this)) src = src.clone();
-  cpu::IndexLoop l;
-  l.n = int64_t(off.size());
-  l.elsize = element_size();
-  l.dst.data = static_cast<char*>(data_ptr());
-  l.dst.off = off.data();
-  l.src.data = static_cast<char*>(src.data_ptr());
-  l.src.istride = 1;
-  cpu::index_copy_bytes(l);
+  // Raises when source has fewer elements than mask has true ones.
+  masked_scatter_stub(device().type(), *this, m.contiguous(), src);
   bump(*this, op);
   if (rec) {
     rec.args(source.sizes());
@@ -884,22 +743,9 @@ Tensor& nonzero_out(Tensor& out, const Tensor& self) {
               "got ",
               dtype_name(out.dtype()));
   Tensor m = self.to(kBool).contiguous();
-  const bool* p = m.data_ptr<bool>();
-  const int64_t n = m.numel(), nd = self.dim();
-  int64_t count = 0;
-  for (int64_t i = 0; i < n; ++i) count += p[i];
-  Tensor r = empty({count, nd}, TensorOptions(kLong));
-  int64_t* q = r.data_ptr<int64_t>();
-  DimVector ctr(size_t(nd), 0);
-  for (int64_t i = 0; i < n; ++i) {
-    if (p[i]) {
-      for (int64_t d = 0; d < nd; ++d) *q++ = ctr[size_t(d)];
-    }
-    for (int64_t d = nd - 1; d >= 0; --d) {
-      if (++ctr[size_t(d)] < self.size(d)) break;
-      ctr[size_t(d)] = 0;
-    }
-  }
+  const int64_t count = nonzero_count_stub(m.device().type(), m);
+  Tensor r = empty({count, self.dim()}, TensorOptions(kLong));
+  nonzero_stub(m.device().type(), r, m);
   if (!out.sizes().equals(r.sizes())) resize_output(out, r.sizes());
   out.copy_(r);
   return out;

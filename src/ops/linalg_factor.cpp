@@ -65,22 +65,12 @@ std::tuple<Tensor, Tensor> cholesky_impl(const Tensor& A, bool upper, bool check
 
 std::tuple<Tensor, Tensor> cholesky_kernel(const Tensor& A, bool upper, bool check_errors,
                                            const char* op) {
-  check_cpu(A, op);
   check_square(A, op);
   check_dtype(A, op);
   const int64_t n = A.size(-1), batch = batch_count(A);
   Tensor L = colmajor_copy(A, A.dtype());
   std::vector<int> infos(size_t(batch), 0);
-  if (n > 0) {
-    EMBER_DISPATCH_LINALG_TYPES(A.dtype(), op, [&] {
-      scalar_t* a = ptr<scalar_t>(L);
-      for_each_matrix(batch, double(n) * n * n / 3, [&](int64_t b) {
-        scalar_t* m = a + b * n * n;
-        infos[size_t(b)] = lapack::potrf(upper ? 'U' : 'L', int(n), m, int(n));
-        zero_triangle(m, n, n, n, /*lower=*/upper);
-      });
-    });
-  }
+  if (n > 0) linalg_cholesky_stub(A.device().type(), L, upper, infos);
   if (check_errors) {
     raise_infos(infos, A.dim() > 2, op, [](int info) {
       return "The factorization could not be completed because the input is not "
@@ -118,7 +108,6 @@ std::tuple<Tensor, Tensor, Tensor> lu_factor_impl(const Tensor& A, bool pivot, b
 
 std::tuple<Tensor, Tensor, Tensor> lu_factor_kernel(const Tensor& A, bool pivot, bool check_errors,
                                                     const char* op) {
-  check_cpu(A, op);
   check_matrix(A, op);
   check_dtype(A, op);
   EMBER_CHECK(pivot, "[", op, "] LU without pivoting is not implemented on the CPU");
@@ -126,15 +115,7 @@ std::tuple<Tensor, Tensor, Tensor> lu_factor_kernel(const Tensor& A, bool pivot,
   Tensor LU = colmajor_copy(A, A.dtype());
   Tensor piv = empty_tensor(cat_shape(batch_shape(A), {k}), kInt);
   std::vector<int> infos(size_t(batch), 0);
-  if (k > 0) {
-    EMBER_DISPATCH_LINALG_TYPES(A.dtype(), op, [&] {
-      scalar_t* a = ptr<scalar_t>(LU);
-      lapack_int* p = ptr<lapack_int>(piv);
-      for_each_matrix(batch, double(m) * n * k, [&](int64_t b) {
-        infos[size_t(b)] = lapack::getrf(int(m), int(n), a + b * m * n, int(m), p + b * k);
-      });
-    });
-  }
+  if (k > 0) linalg_lu_factor_stub(A.device().type(), LU, piv, infos);
   if (check_errors) {
     // A plain RuntimeError, not LinAlgError, as PyTorch 1.13.
     raise_infos<Error>(infos, A.dim() > 2, op, [](int info) {
@@ -200,14 +181,13 @@ std::tuple<Tensor, Tensor> cholesky_ex(const Tensor& A, bool upper, bool check_e
 std::tuple<Tensor, Tensor> qr(const Tensor& A, std::string_view mode) {
   EMBER_OP(linalg_qr, A, mode);
   const char* op = "linalg.qr";
-  check_cpu(A, op);
   check_matrix(A, op);
   check_dtype(A, op);
   EMBER_CHECK(mode == "reduced" || mode == "complete" || mode == "r", "[", op,
               "] qr received unrecognized mode '", mode,
               "' but expected one of 'reduced' (default), 'r', or 'complete'");
   OpRecorder rec(op, {A});
-  const int64_t m = A.size(-2), n = A.size(-1), k = std::min(m, n), batch = batch_count(A);
+  const int64_t m = A.size(-2), n = A.size(-1), k = std::min(m, n);
   const bool complete = mode == "complete";
   const int64_t qcols = complete ? m : k;  // columns of Q
   const int64_t rrows = complete ? m : k;  // rows of R
@@ -225,26 +205,7 @@ std::tuple<Tensor, Tensor> qr(const Tensor& A, std::string_view mode) {
     Q.zero_();
     Q.diagonal(0, -2, -1).fill_(Scalar(1));
   }
-  if (k > 0) {
-    EMBER_DISPATCH_LINALG_TYPES(A.dtype(), op, [&] {
-      scalar_t* w = ptr<scalar_t>(W);
-      scalar_t* r = ptr<scalar_t>(R);
-      scalar_t* q = mode == "r" ? nullptr : ptr<scalar_t>(Q);
-      for_each_matrix(batch, 2.0 * m * n * k, [&](int64_t b) {
-        scalar_t* wb = w + b * m * wcols;
-        std::vector<scalar_t> tau(static_cast<size_t>(k));
-        lapack::geqrf(int(m), int(n), wb, int(m), tau.data());
-        scalar_t* rb = r + b * rrows * n;
-        for (int64_t j = 0; j < n; ++j) {
-          for (int64_t i = 0; i <= std::min(j, rrows - 1); ++i) rb[i + j * rrows] = wb[i + j * m];
-        }
-        if (q) {
-          lapack::orgqr(int(m), int(qcols), int(k), wb, int(m), tau.data());
-          std::copy(wb, wb + m * qcols, q + b * m * qcols);
-        }
-      });
-    });
-  }
+  if (k > 0) linalg_qr_stub(A.device().type(), W, R, Q, n, mode != "r");
   if (rec) {
     if (mode == "r") {
       rec.record(R, [](VjpCtx&) -> variable_list {
@@ -281,7 +242,6 @@ std::tuple<Tensor, Tensor, Tensor> lu(const Tensor& A, bool pivot) {
 Tensor householder_product(const Tensor& A, const Tensor& tau) {
   EMBER_OP(linalg_householder_product, A, tau);
   const char* op = "linalg.householder_product";
-  check_cpu(A, op);
   EMBER_CHECK(A.dim() >= 2, "[", op, "] input must have at least 2 dimensions, got shape ",
               shape_str(A.sizes()));
   EMBER_CHECK(A.size(-2) >= A.size(-1), "[", op,
@@ -324,18 +284,11 @@ Tensor householder_product(const Tensor& A, const Tensor& tau) {
 
 namespace {
 Tensor householder_product_kernel(const Tensor& A, const Tensor& tau) {
-  const char* op = "linalg.householder_product";
-  const int64_t m = A.size(-2), n = A.size(-1), k = tau.size(-1), batch = batch_count(A);
+  const int64_t m = A.size(-2), n = A.size(-1);
   Tensor Q = colmajor_copy(A, A.dtype());
   Tensor T = fresh_copy(tau);
   if (n == 0 || m == 0) return Q;
-  EMBER_DISPATCH_LINALG_TYPES(A.dtype(), op, [&] {
-    scalar_t* q = ptr<scalar_t>(Q);
-    const scalar_t* t = ptr<scalar_t>(T);
-    for_each_matrix(batch, 2.0 * m * n * k, [&](int64_t b) {
-      lapack::orgqr(int(m), int(n), int(k), q + b * m * n, int(m), t + b * k);
-    });
-  });
+  linalg_householder_product_stub(A.device().type(), Q, T);
   return Q;
 }
 }  // namespace
@@ -344,7 +297,6 @@ std::tuple<Tensor, Tensor, Tensor> lu_unpack(const Tensor& LU, const Tensor& piv
                                              bool unpack_data, bool unpack_pivots) {
   EMBER_OP(lu_unpack, LU, pivots, unpack_data, unpack_pivots);
   const char* op = "lu_unpack";
-  check_cpu(LU, op);
   EMBER_CHECK(LU.dim() >= 2, "[", op,
               "] torch.lu_unpack: Expected tensor with 2 or more "
               "dimensions. Got size: ",
@@ -368,25 +320,8 @@ std::tuple<Tensor, Tensor, Tensor> lu_unpack(const Tensor& LU, const Tensor& piv
   }
   if (unpack_pivots) {
     P = zeros(cat_shape(bs, {m, m}), TensorOptions(LU.dtype()));
-    const int64_t batch = batch_count(LU);
     Tensor piv = fresh_copy(pivots.expand(cat_shape(bs, {k})));
-    const int32_t* pv = ptr<int32_t>(piv);
-    for (int64_t b = 0; b < batch; ++b) {
-      for (int64_t i = 0; i < k; ++i) {
-        const int32_t p = pv[b * k + i];
-        EMBER_CHECK(p >= 1 && p <= m, "[", op, "] pivot ", p, " out of range [1, ", m, "]");
-      }
-    }
-    EMBER_DISPATCH_ALL_TYPES(LU.dtype(), op, [&] {
-      scalar_t* pm = ptr<scalar_t>(P);
-      std::vector<int64_t> perm(static_cast<size_t>(m));
-      for (int64_t b = 0; b < batch; ++b) {
-        for (int64_t i = 0; i < m; ++i) perm[size_t(i)] = i;
-        for (int64_t i = 0; i < k; ++i) std::swap(perm[size_t(i)], perm[size_t(pv[b * k + i] - 1)]);
-        // A = P L U: row i of L U is row perm[i] of A, so P[perm[i], i] = 1.
-        for (int64_t i = 0; i < m; ++i) pm[b * m * m + perm[size_t(i)] * m + i] = scalar_t(1);
-      }
-    });
+    linalg_lu_pivots_stub(LU.device().type(), piv, P, op);
   }
   return {P, L, U};
 }

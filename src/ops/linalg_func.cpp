@@ -61,43 +61,13 @@ namespace {
 
 /// Per matrix: sign (A's dtype) and log|det| (real), from getrf's diagonal and pivots.
 std::tuple<Tensor, Tensor> slogdet_impl(const Tensor& A, const char* op) {
-  check_cpu(A, op);
   check_square(A, op);
   check_dtype(A, op);
-  const int64_t n = A.size(-1), batch = batch_count(A);
   const DimVector bs = batch_shape(A);
   Tensor LU = colmajor_copy(A, A.dtype());
   Tensor sign = empty_tensor(bs, A.dtype());
   Tensor logabs = empty_tensor(bs, toRealValueType(A.dtype()));
-  EMBER_DISPATCH_LINALG_TYPES(A.dtype(), op, [&] {
-    using R = real_t<scalar_t>;
-    scalar_t* a = ptr<scalar_t>(LU);
-    scalar_t* sg = ptr<scalar_t>(sign);
-    R* la = ptr<R>(logabs);
-    for_each_matrix(batch, double(n) * n * n, [&](int64_t b) {
-      scalar_t s(1);
-      R l = 0;
-      if (n > 0) {
-        std::vector<lapack_int> piv(static_cast<size_t>(n));
-        scalar_t* ab = a + b * n * n;
-        lapack::getrf(int(n), int(n), ab, int(n), piv.data());
-        for (int64_t i = 0; i < n; ++i) {
-          const scalar_t d = ab[i + i * n];
-          const R ad = std::abs(d);
-          if (piv[size_t(i)] != i + 1) s = -s;
-          if (ad == 0) {
-            s = scalar_t(0);
-            l = -std::numeric_limits<R>::infinity();
-          } else if (s != scalar_t(0)) {
-            s *= d / ad;
-            l += std::log(ad);
-          }
-        }
-      }
-      sg[b] = s;
-      la[b] = l;
-    });
-  });
+  linalg_slogdet_stub(A.device().type(), LU, sign, logabs);
   return {sign, logabs};
 }
 
@@ -138,7 +108,7 @@ Tensor keep_dims(Tensor r, int64_t d0, int64_t d1) {
   return r.unsqueeze(lo).unsqueeze(hi);
 }
 
-enum class NormKind { Fro, Nuc, One, NegOne, Two, NegTwo, Inf, NegInf };
+using NormKind = MatrixNormKind;
 
 NormKind numeric_norm_kind(double ord, const char* op) {
   if (ord == 1) return NormKind::One;
@@ -158,7 +128,6 @@ NormKind string_norm_kind(std::string_view ord, const char* op) {
 
 Tensor matrix_norm_impl(const Tensor& A0, NormKind kind, std::vector<int64_t> dim, bool keepdim,
                         std::optional<ScalarType> dtype, const char* op) {
-  check_cpu(A0, op);
   EMBER_CHECK(A0.dim() >= 2, "[", op, "] The input tensor A must have at least 2 dimensions.");
   EMBER_CHECK(A0.is_floating_point() || A0.is_complex(), "[", op,
               "] Expected a floating point "
@@ -187,76 +156,11 @@ Tensor matrix_norm_impl(const Tensor& A0, NormKind kind, std::vector<int64_t> di
                       shape_str(A.sizes()));
   }
   const DimVector bs = batch_shape(Am);
-  int64_t batch = 1;
-  for (int64_t s : bs) batch *= s;
   Tensor out = empty_tensor(bs, kDouble);
-  double* o = ptr<double>(out);
-  if (spectral) {
-    Tensor S = linalg::svdvals(Am).to(kDouble).contiguous();
-    const double* s = ptr<double>(S);
-    const int64_t k = std::min(m, n);
-    for (int64_t b = 0; b < batch; ++b) {
-      const double* sb = s + b * k;
-      if (kind == NormKind::Nuc) {
-        double acc = 0;
-        for (int64_t i = 0; i < k; ++i) acc += sb[i];
-        o[b] = acc;
-      } else {
-        o[b] = kind == NormKind::Two ? sb[0] : sb[k - 1];
-      }
-    }
-  } else {
-    Tensor X = abs_double_last(A, d0, d1);
-    const double* x = ptr<double>(X);
-    parallel_for(0, batch, std::max<int64_t>(1, 32768 / std::max<int64_t>(1, m * n)),
-                 [&](int64_t b0, int64_t b1) {
-                   std::vector<double> acc;
-                   for (int64_t b = b0; b < b1; ++b) {
-                     const double* xb = x + b * m * n;
-                     if (kind == NormKind::Fro) {
-                       // Scaled sum of squares: no overflow for large entries.
-                       double scale = 0, ssq = 1;
-                       for (int64_t i = 0; i < m * n; ++i) {
-                         const double v = xb[i];
-                         if (v == 0) continue;
-                         if (std::isnan(v) || std::isinf(v)) {
-                           scale = v + scale * 0;
-                           ssq = 1;
-                           if (std::isnan(v)) break;
-                           continue;
-                         }
-                         if (scale < v) {
-                           ssq = 1 + ssq * (scale / v) * (scale / v);
-                           scale = v;
-                         } else {
-                           ssq += (v / scale) * (v / scale);
-                         }
-                       }
-                       o[b] =
-                           std::isinf(scale) || std::isnan(scale) ? scale : scale * std::sqrt(ssq);
-                       continue;
-                     }
-                     const bool by_cols = kind == NormKind::One || kind == NormKind::NegOne;
-                     const bool take_max = kind == NormKind::One || kind == NormKind::Inf;
-                     const int64_t len = by_cols ? n : m;
-                     acc.assign(size_t(len), 0.0);
-                     for (int64_t i = 0; i < m; ++i) {
-                       for (int64_t j = 0; j < n; ++j)
-                         acc[size_t(by_cols ? j : i)] += xb[i * n + j];
-                     }
-                     double r = acc[0];
-                     for (int64_t i = 1; i < len; ++i) {
-                       const double v = acc[size_t(i)];
-                       if (std::isnan(v) || std::isnan(r)) {
-                         r = NAN;
-                       } else {
-                         r = take_max ? std::max(r, v) : std::min(r, v);
-                       }
-                     }
-                     o[b] = r;
-                   }
-                 });
-  }
+  // The kernel reads the singular values for the spectral norms, |A| otherwise.
+  const Tensor x =
+      spectral ? linalg::svdvals(Am).to(kDouble).contiguous() : abs_double_last(A, d0, d1);
+  linalg_matrix_norm_stub(A.device().type(), x, out, kind);
   Tensor r = out.to(out_dt);
   return keepdim ? keep_dims(r, d0, d1) : r;
 }
@@ -293,162 +197,7 @@ Tensor matrix_norm_dispatch(const Tensor& A0, NormKind kind, std::vector<int64_t
   return take_max ? s.amax({d}, keepdim) : s.amin({d}, keepdim);
 }
 
-// ---- matrix_exp (Note [matrix_exp]) ----
-//
-// Note [matrix_exp]
-// Scaling and squaring with diagonal Padé approximants (Higham, "The scaling and squaring method
-// for the matrix exponential revisited", 2005): the degree m in {3, 5, 7, 9, 13} (double) or
-// {3, 5, 7} (single) is the smallest whose θ_m bounds the 1-norm; larger norms are scaled by
-// 2^-s into θ_max and the result squared s times. The rational function is (V - U)^-1 (V + U)
-// with U holding the odd and V the even powers.
-
-template <class T>
-struct PadeWork {
-  int n;
-  std::vector<T> A, A2, A4, A6, A8, U, V, tmp;
-  explicit PadeWork(int n_) : n(n_) {
-    const size_t s = size_t(n) * size_t(n);
-    for (auto* v : {&A, &A2, &A4, &A6, &A8, &U, &V, &tmp}) v->assign(s, T(0));
-  }
-  void mul(const std::vector<T>& x, const std::vector<T>& y, std::vector<T>& z) {
-    lapack::gemm(CblasNoTrans, CblasNoTrans, n, n, n, T(1), x.data(), n, y.data(), n, T(0),
-                 z.data(), n);
-  }
-};
-
-template <class T>
-void matrix_exp_one(T* a, int n) {
-  using R = real_t<T>;
-  constexpr bool single = std::is_same_v<R, float>;
-  PadeWork<T> w(n);
-  const size_t nn = size_t(n) * size_t(n);
-  std::copy(a, a + nn, w.A.begin());
-  double norm1 = 0;
-  for (int j = 0; j < n; ++j) {
-    double c = 0;
-    for (int i = 0; i < n; ++i) c += double(std::abs(a[i + j * n]));
-    norm1 = std::max(norm1, c);
-  }
-  if (std::isnan(norm1)) {
-    std::fill(a, a + nn, T(std::numeric_limits<R>::quiet_NaN()));
-    return;
-  }
-  static const double b3[] = {120, 60, 12, 1};
-  static const double b5[] = {30240, 15120, 3360, 420, 30, 1};
-  static const double b7[] = {17297280, 8648640, 1995840, 277200, 25200, 1512, 56, 1};
-  static const double b9[] = {17643225600., 8821612800., 2075673600., 302702400., 30270240.,
-                              2162160.,     110880.,     3960.,       90.,        1.};
-  static const double b13[] = {64764752532480000.,
-                               32382376266240000.,
-                               7771770303897600.,
-                               1187353796428800.,
-                               129060195264000.,
-                               10559470521600.,
-                               670442572800.,
-                               33522128640.,
-                               1323241920.,
-                               40840800.,
-                               960960.,
-                               16380.,
-                               182.,
-                               1.};
-  const double theta_d[] = {1.495585217958292e-2, 2.539398330063230e-1, 9.504178996162932e-1,
-                            2.097847961257068e0, 5.371920351148152e0};
-  const double theta_s[] = {4.258730016922831e-1, 1.880152677804762e0, 3.925724783138660e0};
-  const int degrees[] = {3, 5, 7, 9, 13};
-  const int n_deg = single ? 3 : 5;
-  const double* theta = single ? theta_s : theta_d;
-  int deg = -1;
-  for (int i = 0; i + 1 < n_deg; ++i) {
-    if (norm1 <= theta[i]) {
-      deg = degrees[i];
-      break;
-    }
-  }
-  int s = 0;
-  if (deg < 0) {
-    deg = degrees[n_deg - 1];
-    const double theta_max = theta[n_deg - 1];
-    if (norm1 > theta_max) s = int(std::ceil(std::log2(norm1 / theta_max)));
-    if (s > 0) {
-      const R scale = R(std::ldexp(1.0, -s));
-      for (auto& v : w.A) v *= scale;
-    }
-  }
-  auto identity_add = [&](std::vector<T>& m, double c) {
-    for (int i = 0; i < n; ++i) m[size_t(i) * size_t(n) + size_t(i)] += T(R(c));
-  };
-  auto axpy = [&](std::vector<T>& y, double c, const std::vector<T>& x) {
-    for (size_t i = 0; i < nn; ++i) y[i] += T(R(c)) * x[i];
-  };
-  w.mul(w.A, w.A, w.A2);
-  std::fill(w.U.begin(), w.U.end(), T(0));
-  std::fill(w.V.begin(), w.V.end(), T(0));
-  if (deg == 13) {
-    w.mul(w.A2, w.A2, w.A4);
-    w.mul(w.A4, w.A2, w.A6);
-    const double* b = b13;
-    // U = A [A6 (b13 A6 + b11 A4 + b9 A2) + b7 A6 + b5 A4 + b3 A2 + b1 I]
-    std::fill(w.tmp.begin(), w.tmp.end(), T(0));
-    axpy(w.tmp, b[13], w.A6);
-    axpy(w.tmp, b[11], w.A4);
-    axpy(w.tmp, b[9], w.A2);
-    w.mul(w.A6, w.tmp, w.A8);  // A8 holds the product here
-    axpy(w.A8, b[7], w.A6);
-    axpy(w.A8, b[5], w.A4);
-    axpy(w.A8, b[3], w.A2);
-    identity_add(w.A8, b[1]);
-    w.mul(w.A, w.A8, w.U);
-    // V = A6 (b12 A6 + b10 A4 + b8 A2) + b6 A6 + b4 A4 + b2 A2 + b0 I
-    std::fill(w.tmp.begin(), w.tmp.end(), T(0));
-    axpy(w.tmp, b[12], w.A6);
-    axpy(w.tmp, b[10], w.A4);
-    axpy(w.tmp, b[8], w.A2);
-    w.mul(w.A6, w.tmp, w.V);
-    axpy(w.V, b[6], w.A6);
-    axpy(w.V, b[4], w.A4);
-    axpy(w.V, b[2], w.A2);
-    identity_add(w.V, b[0]);
-  } else {
-    const double* b = deg == 3 ? b3 : deg == 5 ? b5 : deg == 7 ? b7 : b9;
-    std::vector<const std::vector<T>*> pw = {nullptr, &w.A2};
-    if (deg >= 5) {
-      w.mul(w.A2, w.A2, w.A4);
-      pw.push_back(&w.A4);
-    }
-    if (deg >= 7) {
-      w.mul(w.A4, w.A2, w.A6);
-      pw.push_back(&w.A6);
-    }
-    if (deg >= 9) {
-      w.mul(w.A6, w.A2, w.A8);
-      pw.push_back(&w.A8);
-    }
-    // tmp = sum_j b[2j+1] A^(2j); V = sum_j b[2j] A^(2j)
-    std::fill(w.tmp.begin(), w.tmp.end(), T(0));
-    identity_add(w.tmp, b[1]);
-    identity_add(w.V, b[0]);
-    for (size_t j = 1; j < pw.size(); ++j) {
-      axpy(w.tmp, b[2 * j + 1], *pw[j]);
-      axpy(w.V, b[2 * j], *pw[j]);
-    }
-    w.mul(w.A, w.tmp, w.U);
-  }
-  // Solve (V - U) X = (V + U).
-  for (size_t i = 0; i < nn; ++i) {
-    const T u = w.U[i], v = w.V[i];
-    w.tmp[i] = v - u;
-    w.A[i] = v + u;
-  }
-  std::vector<lapack_int> piv(static_cast<size_t>(n));
-  lapack::getrf(n, n, w.tmp.data(), n, piv.data());
-  lapack::getrs('N', n, n, w.tmp.data(), n, piv.data(), w.A.data(), n);
-  for (int i = 0; i < s; ++i) {
-    w.mul(w.A, w.A, w.A2);
-    std::swap(w.A, w.A2);
-  }
-  std::copy(w.A.begin(), w.A.end(), a);
-}
+// matrix_exp: Note [matrix_exp] in the CPU kernel (kernels/cpu/linalg/matrix_exp.cpp).
 
 }  // namespace
 
@@ -457,31 +206,12 @@ namespace linalg {
 Tensor det(const Tensor& A) {
   EMBER_OP(linalg_det, A);
   const char* op = "linalg.det";
-  check_cpu(A, op);
   check_square(A, op);
   check_dtype(A, op);
   OpRecorder rec(op, {A});
-  // The product of U's diagonal (not sign * exp(log|det|)): exact for small integer matrices.
-  const int64_t n = A.size(-1), batch = batch_count(A);
   Tensor LU = colmajor_copy(A, A.dtype());
   Tensor out = empty_tensor(batch_shape(A), A.dtype());
-  EMBER_DISPATCH_LINALG_TYPES(A.dtype(), "linalg.det", [&] {
-    scalar_t* a = ptr<scalar_t>(LU);
-    scalar_t* o = ptr<scalar_t>(out);
-    for_each_matrix(batch, double(n) * n * n, [&](int64_t b) {
-      scalar_t d(1);
-      if (n > 0) {
-        std::vector<lapack_int> piv(static_cast<size_t>(n));
-        scalar_t* ab = a + b * n * n;
-        lapack::getrf(int(n), int(n), ab, int(n), piv.data());
-        for (int64_t i = 0; i < n; ++i) {
-          d *= ab[i + i * n];
-          if (piv[size_t(i)] != i + 1) d = -d;
-        }
-      }
-      o[b] = d;
-    });
-  });
+  linalg_det_stub(A.device().type(), LU, out);
   if (rec) {
     rec.record(
         out,
@@ -518,7 +248,6 @@ Tensor pinv(const Tensor& A, std::optional<double> atol, std::optional<double> r
             bool hermitian) {
   EMBER_OP(linalg_pinv, A, atol, rtol, hermitian);
   const char* op = "linalg.pinv";
-  check_cpu(A, op);
   check_pinv_input(A, op);
   const int64_t m = A.size(-2), n = A.size(-1);
   const double at = atol.value_or(0.0), rt = default_rtol(A, atol, rtol);
@@ -534,43 +263,14 @@ Tensor pinv(const Tensor& A, std::optional<double> atol, std::optional<double> r
     record_zero_derivative(rec, A, out);
     return out;
   }
-  const int64_t batch = batch_count(A);
   if (hermitian) {
     auto [w, V] = eigh(A, "L");
-    const int64_t k = n;
     Tensor Y = colmajor_copy(V, A.dtype());
-    EMBER_DISPATCH_LINALG_TYPES(A.dtype(), op, [&] {
-      using R = real_t<scalar_t>;
-      const R* wp = ptr<R>(w);
-      scalar_t* y = ptr<scalar_t>(Y);
-      for (int64_t b = 0; b < batch; ++b) {
-        R mx = 0;
-        for (int64_t i = 0; i < k; ++i) mx = std::max(mx, std::abs(wp[b * k + i]));
-        const double tol = std::max(at, rt * double(mx));
-        for (int64_t j = 0; j < k; ++j) {
-          const R wv = wp[b * k + j];
-          const R f = double(std::abs(wv)) > tol ? R(1) / wv : R(0);
-          for (int64_t i = 0; i < n; ++i) y[b * n * k + j * n + i] *= f;
-        }
-      }
-    });
+    linalg_pinv_scale_stub(A.device().type(), Y, w, at, rt, true);
     return batched_gemm(Y, V, false, true);
   }
   auto [U, S, Vh] = linalg::svd(A, false);
-  const int64_t k = std::min(m, n);
-  EMBER_DISPATCH_LINALG_TYPES(A.dtype(), op, [&] {
-    using R = real_t<scalar_t>;
-    const R* s = ptr<R>(S);
-    scalar_t* v = ptr<scalar_t>(Vh);  // k x n column-major
-    for (int64_t b = 0; b < batch; ++b) {
-      const double tol = std::max(at, rt * double(s[b * k]));
-      for (int64_t i = 0; i < k; ++i) {
-        const R sv = s[b * k + i];
-        const R f = double(sv) > tol ? R(1) / sv : R(0);
-        for (int64_t j = 0; j < n; ++j) v[b * k * n + j * k + i] *= f;
-      }
-    }
-  });
+  linalg_pinv_scale_stub(A.device().type(), Vh, S, at, rt, false);
   // pinv = Vhᴴ diag(1/s) Uᴴ = (diag(1/s) Vh)ᴴ Uᴴ
   return batched_gemm(Vh, U, true, true);
 }
@@ -584,7 +284,6 @@ Tensor matrix_rank(const Tensor& A, std::optional<double> atol, std::optional<do
                    bool hermitian) {
   EMBER_OP(linalg_matrix_rank, A, atol, rtol, hermitian);
   const char* op = "linalg.matrix_rank";
-  check_cpu(A, op);
   check_pinv_input(A, op);
   const double at = atol.value_or(0.0), rt = default_rtol(A, atol, rtol);
   const DimVector bs = batch_shape(A);
@@ -592,17 +291,7 @@ Tensor matrix_rank(const Tensor& A, std::optional<double> atol, std::optional<do
   const int64_t m = A.size(-2), n = A.size(-1);
   if (m == 0 || n == 0) return out;
   Tensor S = (hermitian ? eigvalsh(A, "L") : svdvals(A)).to(kDouble).contiguous();
-  const int64_t k = S.size(-1), batch = batch_count(A);
-  const double* s = ptr<double>(S);
-  int64_t* o = ptr<int64_t>(out);
-  for (int64_t b = 0; b < batch; ++b) {
-    double mx = 0;
-    for (int64_t i = 0; i < k; ++i) mx = std::max(mx, std::abs(s[b * k + i]));
-    const double tol = std::max(at, rt * mx);
-    int64_t r = 0;
-    for (int64_t i = 0; i < k; ++i) r += std::abs(s[b * k + i]) > tol;
-    o[b] = r;
-  }
+  linalg_matrix_rank_stub(A.device().type(), S, out, at, rt);
   return out;
 }
 
@@ -648,7 +337,6 @@ Tensor pinv(const Tensor& A, const std::optional<Tensor>& atol, const std::optio
             bool hermitian) {
   EMBER_OP(linalg_pinv_2, A, atol, rtol, hermitian);
   const char* op = "linalg.pinv";
-  check_cpu(A, op);
   check_pinv_input(A, op);
   if (A.numel() == 0) return pinv(A, std::optional<double>(0.0), std::optional<double>(0.0));
   // One node with PyTorch's pinv_backward (the composite below would differentiate the
@@ -686,7 +374,6 @@ Tensor matrix_rank(const Tensor& A, const std::optional<Tensor>& atol,
                    const std::optional<Tensor>& rtol, bool hermitian) {
   EMBER_OP(linalg_matrix_rank_2, A, atol, rtol, hermitian);
   const char* op = "linalg.matrix_rank";
-  check_cpu(A, op);
   check_pinv_input(A, op);
   if (A.size(-2) == 0 || A.size(-1) == 0) {
     Tensor z = zeros(batch_shape(A), TensorOptions(kLong));
@@ -701,7 +388,6 @@ Tensor matrix_rank(const Tensor& A, const std::optional<Tensor>& atol,
 Tensor matrix_power(const Tensor& A, int64_t n) {
   EMBER_OP(linalg_matrix_power, A, n);
   const char* op = "linalg.matrix_power";
-  check_cpu(A, op);
   check_square(A, op);
   if (n == 0) {
     OpRecorder rec(op, {A});
@@ -788,16 +474,9 @@ Tensor cond_by_inverse(const Tensor& A, NormKind kind) {
     return ember::mul(matrix_norm_dispatch(A, kind, d, false, std::nullopt, "linalg.cond"),
                       matrix_norm_dispatch(Ainv, kind, d, false, std::nullopt, "linalg.cond"));
   }
-  const int32_t* ip = ptr<int32_t>(info);
-  const int64_t n = A.size(-1), batch = batch_count(A);
   // A singular matrix's inverse is zeroed so its norm is finite (the SVD of an inf-filled matrix
   // is undefined); its condition number is set below.
-  EMBER_DISPATCH_LINALG_TYPES(A.dtype(), "linalg.cond", [&] {
-    scalar_t* x = ptr<scalar_t>(Ainv);
-    for (int64_t b = 0; b < batch; ++b) {
-      if (ip[b] > 0) std::fill(x + b * n * n, x + (b + 1) * n * n, scalar_t(0));
-    }
-  });
+  linalg_zero_failed_stub(A.device().type(), Ainv, info);
   const std::vector<int64_t> d{-2, -1};
   const char* op = "linalg.cond";
   const Tensor norm_a = matrix_norm_impl(A, kind, d, false, std::nullopt, op);
@@ -814,7 +493,6 @@ Tensor cond_by_inverse(const Tensor& A, NormKind kind) {
 Tensor cond(const Tensor& A, std::optional<double> p) {
   EMBER_OP(linalg_cond, A, p);
   const char* op = "linalg.cond";
-  check_cpu(A, op);
   EMBER_CHECK(A.dim() >= 2, "[", op, "] The input tensor must have at least 2 dimensions.");
   const double ord = p.value_or(2.0);
   EMBER_CHECK(ord == 2 || ord == -2 || ord == 1 || ord == -1 || std::isinf(ord), "[", op,
@@ -838,7 +516,6 @@ Tensor cond(const Tensor& A, std::optional<double> p) {
 Tensor cond(const Tensor& A, std::string_view p) {
   EMBER_OP(linalg_cond_1, A, p);
   const char* op = "linalg.cond";
-  check_cpu(A, op);
   EMBER_CHECK(A.dim() >= 2, "[", op, "] The input tensor must have at least 2 dimensions.");
   EMBER_CHECK(p == "fro" || p == "nuc", "[", op, "] linalg.cond got an invalid norm type: ", p);
   check_square(A, op);
@@ -881,7 +558,6 @@ Tensor matrix_exp(const Tensor& A) {
 namespace {
 Tensor matrix_exp_kernel(const Tensor& A) {
   const char* op = "linalg.matrix_exp";
-  check_cpu(A, op);
   check_square(A, op);
   if (A.dtype() == kBFloat16 || A.dtype() == kHalf) {
     // PyTorch 1.13 takes bfloat16 (computed here in float32, then rounded) but has no float16
@@ -899,14 +575,9 @@ Tensor matrix_exp_kernel(const Tensor& A) {
     const ScalarType wide = A.dtype() == kFloat ? kDouble : kComplexDouble;
     return linalg::matrix_exp(A.to(wide)).to(A.dtype()).contiguous();
   }
-  const int64_t n = A.size(-1), batch = batch_count(A);
   Tensor X = colmajor_copy(A, A.dtype());
   if (X.numel() == 0) return X;
-  EMBER_DISPATCH_LINALG_TYPES(A.dtype(), op, [&] {
-    scalar_t* x = ptr<scalar_t>(X);
-    for_each_matrix(batch, 20.0 * n * n * n,
-                    [&](int64_t b) { matrix_exp_one<scalar_t>(x + b * n * n, int(n)); });
-  });
+  linalg_matrix_exp_stub(A.device().type(), X);
   return X;
 }
 }  // namespace

@@ -87,8 +87,6 @@ std::tuple<Tensor, Tensor> solve_impl(const Tensor& A, const Tensor& B, bool lef
 
 std::tuple<Tensor, Tensor> solve_kernel(const Tensor& A, const Tensor& B, bool left,
                                         bool check_errors, const char* op) {
-  check_cpu(A, op);
-  check_cpu(B, op);
   check_square(A, op);
   check_dtype(A, op);
   check_same_dtype(A, B, op);
@@ -109,23 +107,7 @@ std::tuple<Tensor, Tensor> solve_kernel(const Tensor& A, const Tensor& B, bool l
   int64_t batch = 1;
   for (int64_t s : bs) batch *= s;
   std::vector<int> infos(size_t(batch), 0);
-  if (n > 0) {
-    EMBER_DISPATCH_LINALG_TYPES(A.dtype(), op, [&] {
-      scalar_t* a = ptr<scalar_t>(LU);
-      scalar_t* x = ptr<scalar_t>(X);
-      for_each_matrix(batch, double(n) * n * (n + k), [&](int64_t b) {
-        std::vector<lapack_int> piv(static_cast<size_t>(n));
-        scalar_t* ab = a + b * n * n;
-        infos[size_t(b)] = lapack::getrf(int(n), int(n), ab, int(n), piv.data());
-        // Solved even when U is singular: the _ex result then holds LAPACK's inf/nan, as
-        // PyTorch's.
-        if (k > 0) {
-          lapack::getrs(left ? 'N' : 'T', int(n), int(k), ab, int(n), piv.data(), x + b * n * k,
-                        int(n));
-        }
-      });
-    });
-  }
+  if (n > 0) linalg_solve_stub(A.device().type(), LU, X, !left, infos);
   if (check_errors) {
     raise_infos(infos, bs.size() > 0, op, [](int) { return std::string(singular_msg); });
   }
@@ -157,7 +139,6 @@ std::tuple<Tensor, Tensor> inv_impl(const Tensor& A, bool check_errors, const ch
 }
 
 std::tuple<Tensor, Tensor> inv_kernel(const Tensor& A, bool check_errors, const char* op) {
-  check_cpu(A, op);
   check_square(A, op);
   check_dtype(A, op);
   const int64_t n = A.size(-1), batch = batch_count(A);
@@ -169,16 +150,8 @@ std::tuple<Tensor, Tensor> inv_kernel(const Tensor& A, bool check_errors, const 
   if (n > 0) {
     X.zero_();
     X.diagonal(0, -2, -1).fill_(Scalar(1));
-    EMBER_DISPATCH_LINALG_TYPES(A.dtype(), op, [&] {
-      scalar_t* a = ptr<scalar_t>(LU);
-      scalar_t* x = ptr<scalar_t>(X);
-      for_each_matrix(batch, 2.0 * n * n * n, [&](int64_t b) {
-        std::vector<lapack_int> piv(static_cast<size_t>(n));
-        scalar_t* ab = a + b * n * n;
-        infos[size_t(b)] = lapack::getrf(int(n), int(n), ab, int(n), piv.data());
-        lapack::getrs('N', int(n), int(n), ab, int(n), piv.data(), x + b * n * n, int(n));
-      });
-    });
+    // getrf + getrs on the identity: the solve kernel with k == n.
+    linalg_solve_stub(A.device().type(), LU, X, false, infos);
   }
   if (check_errors) {
     raise_infos(infos, A.dim() > 2, op, [](int info) {
@@ -196,24 +169,13 @@ void conj_inplace(Tensor& w) {
 }
 
 /// op(A) X = B (left) or X op(A) = B through trsm; op is A, Aᵀ (`trans`) or Aᴴ (`conj_trans`).
-Tensor trsm_impl(const Tensor& A, const Tensor& B, bool upper, bool left, bool unit, bool trans,
-                 const char* op) {
+Tensor trsm_impl(const Tensor& A, const Tensor& B, bool upper, bool left, bool unit, bool trans) {
   const DimVector bs = broadcast_batch(A, B);
   const int64_t n = A.size(-1), m = B.size(-2), k = B.size(-1);
   Tensor Aw = colmajor_copy(A, A.dtype(), cat_shape(bs, {n, n}));
   Tensor X = colmajor_copy(B, A.dtype(), cat_shape(bs, {m, k}));
-  int64_t batch = 1;
-  for (int64_t s : bs) batch *= s;
   if (X.numel() == 0 || n == 0) return X;
-  EMBER_DISPATCH_LINALG_TYPES(A.dtype(), op, [&] {
-    const scalar_t* a = ptr<scalar_t>(Aw);
-    scalar_t* x = ptr<scalar_t>(X);
-    for_each_matrix(batch, double(n) * n * (left ? k : m), [&](int64_t b) {
-      lapack::trsm(left ? CblasLeft : CblasRight, upper ? CblasUpper : CblasLower,
-                   trans ? CblasTrans : CblasNoTrans, unit ? CblasUnit : CblasNonUnit, int(m),
-                   int(k), a + b * n * n, int(n), x + b * m * k, int(m));
-    });
-  });
+  linalg_triangular_solve_stub(A.device().type(), Aw, X, upper, left, unit, trans);
   return X;
 }
 
@@ -256,8 +218,6 @@ Tensor solve_triangular(const Tensor& A, const Tensor& B, bool upper, bool left,
                         bool unitriangular) {
   EMBER_OP(linalg_solve_triangular, A, B, upper, left, unitriangular);
   const char* op = "linalg.solve_triangular";
-  check_cpu(A, op);
-  check_cpu(B, op);
   check_matrix(A, op, "A");
   check_matrix(B, op, "B");
   check_square(A, op);
@@ -269,7 +229,7 @@ Tensor solve_triangular(const Tensor& A, const Tensor& B, bool upper, bool left,
               left ? "AX = B" : "XA = B", " (", A.size(-2), "x", A.size(-1), " and ", B.size(-2),
               "x", B.size(-1), ")");
   OpRecorder rec(op, {A, B});
-  Tensor X = trsm_impl(A, B, upper, left, unitriangular, false, op);
+  Tensor X = trsm_impl(A, B, upper, left, unitriangular, false);
   if (rec) {
     // Only A's triangle (without the diagonal when unit) is read: its gradient is masked.
     rec.args(upper, left, unitriangular);
@@ -307,8 +267,6 @@ Tensor solve_triangular(const Tensor& A, const Tensor& B, bool upper, bool left,
 Tensor lu_solve(const Tensor& LU, const Tensor& pivots, const Tensor& B, bool left, bool adjoint) {
   EMBER_OP(linalg_lu_solve, LU, pivots, B, left, adjoint);
   const char* op = "linalg.lu_solve";
-  check_cpu(LU, op);
-  check_cpu(B, op);
   check_square(LU, op, "LU");
   check_matrix(B, op, "B");
   check_dtype(LU, op);
@@ -363,24 +321,8 @@ Tensor lu_solve_kernel(const Tensor& LU, const Tensor& pivots, const Tensor& B, 
   Tensor A = colmajor_copy(LU, LU.dtype(), cat_shape(bs, {n, n}));
   Tensor P = fresh_copy(pivots.expand(cat_shape(bs, {n})));
   Tensor X = colmajor_copy(Bl, LU.dtype(), cat_shape(bs, {n, k}));
-  int64_t batch = 1;
-  for (int64_t s : bs) batch *= s;
   const bool conj_t = left ? adjoint : !adjoint;
-  if (X.numel() > 0 && n > 0) {
-    const int32_t* pv = ptr<int32_t>(P);
-    for (int64_t i = 0; i < P.numel(); ++i) {
-      EMBER_CHECK(pv[i] >= 1 && pv[i] <= n, "[", op, "] pivot ", pv[i], " out of range [1, ", n,
-                  "]");
-    }
-    EMBER_DISPATCH_LINALG_TYPES(LU.dtype(), op, [&] {
-      const scalar_t* a = ptr<scalar_t>(A);
-      scalar_t* x = ptr<scalar_t>(X);
-      for_each_matrix(batch, 2.0 * n * n * k, [&](int64_t b) {
-        lapack::getrs(conj_t ? 'C' : 'N', int(n), int(k), a + b * n * n, int(n), pv + b * n,
-                      x + b * n * k, int(n));
-      });
-    });
-  }
+  if (X.numel() > 0 && n > 0) linalg_lu_solve_stub(LU.device().type(), A, P, X, conj_t, op);
   if (left) return X;
   conj_inplace(X);
   return X.mT();
@@ -412,8 +354,6 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> lstsq(const Tensor& A, const Tensor& 
                                                  std::optional<std::string_view> driver) {
   EMBER_OP(linalg_lstsq, A, B, rcond, driver);
   const char* op = "linalg.lstsq";
-  check_cpu(A, op);
-  check_cpu(B, op);
   check_matrix(A, op, "input");
   EMBER_CHECK(B.dim() >= 1, "[", op, "] other must have at least 1 dimension.");
   check_dtype(A, op);
@@ -448,40 +388,17 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> lstsq(const Tensor& A, const Tensor& 
   }
   int64_t batch = 1;
   for (int64_t s : bs) batch *= s;
+  const LstsqDriver driver_kind = drv == "gels"    ? LstsqDriver::Gels
+                                  : drv == "gelsy" ? LstsqDriver::Gelsy
+                                  : drv == "gelsd" ? LstsqDriver::Gelsd
+                                                   : LstsqDriver::Gelss;
   const bool has_rank = drv != "gels";
   const bool has_sv = drv == "gelsd" || drv == "gelss";
   Tensor rank = has_rank ? zeros(bs, TensorOptions(kLong)) : empty_tensor({0}, kLong);
   Tensor sv = has_sv ? zeros(cat_shape(bs, {kmin}), TensorOptions(rdt)) : empty_tensor({0}, rdt);
   std::vector<int> infos(size_t(batch), 0);
   if (m > 0 && n > 0 && k > 0) {
-    EMBER_DISPATCH_LINALG_TYPES(A.dtype(), op, [&] {
-      using R = real_t<scalar_t>;
-      scalar_t* a = ptr<scalar_t>(Aw);
-      scalar_t* x = ptr<scalar_t>(X);
-      int64_t* rk = has_rank ? ptr<int64_t>(rank) : nullptr;
-      R* s = has_sv ? ptr<R>(sv) : nullptr;
-      for_each_matrix(batch, 2.0 * m * n * (n + k), [&](int64_t b) {
-        scalar_t* ab = a + b * m * n;
-        scalar_t* xb = x + b * mn * k;
-        lapack_int r = 0;
-        int info = 0;
-        if (drv == "gels") {
-          info = lapack::gels('N', int(m), int(n), int(k), ab, int(m), xb, int(mn));
-        } else if (drv == "gelsy") {
-          std::vector<lapack_int> jpvt(size_t(n), 0);
-          info = lapack::gelsy(int(m), int(n), int(k), ab, int(m), xb, int(mn), jpvt.data(), R(rc),
-                               &r);
-        } else if (drv == "gelsd") {
-          info = lapack::gelsd(int(m), int(n), int(k), ab, int(m), xb, int(mn), s + b * kmin, R(rc),
-                               &r);
-        } else {
-          info = lapack::gelss(int(m), int(n), int(k), ab, int(m), xb, int(mn), s + b * kmin, R(rc),
-                               &r);
-        }
-        infos[size_t(b)] = info;
-        if (rk) rk[b] = r;
-      });
-    });
+    linalg_lstsq_stub(A.device().type(), Aw, X, rank, sv, driver_kind, rc, infos);
   } else if (has_rank) {
     rank.zero_();
   }
@@ -496,25 +413,11 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> lstsq(const Tensor& A, const Tensor& 
   Tensor solution = X.narrow(-2, 0, n);
   Tensor residuals = empty_tensor({0}, rdt);
   if (m > n && drv != "gelsy") {
-    bool compute = true;
-    if (has_sv) {
-      const int64_t* rk = ptr<int64_t>(rank);
-      for (int64_t b = 0; b < batch; ++b) compute = compute && rk[b] == n;
-    }
+    // The residuals are defined only where every A has full rank n.
+    const bool compute = !has_sv || rank.eq(Scalar(n)).all().item().toBool();
     if (compute) {
       residuals = zeros(cat_shape(bs, {k}), TensorOptions(rdt));
-      EMBER_DISPATCH_LINALG_TYPES(A.dtype(), op, [&] {
-        using R = real_t<scalar_t>;
-        const scalar_t* x = ptr<scalar_t>(X);
-        R* res = ptr<R>(residuals);
-        for (int64_t b = 0; b < batch; ++b) {
-          for (int64_t j = 0; j < k; ++j) {
-            R acc = 0;
-            for (int64_t i = n; i < m; ++i) acc += std::norm(x[b * mn * k + j * mn + i]);
-            res[b * k + j] = acc;
-          }
-        }
-      });
+      linalg_lstsq_residuals_stub(A.device().type(), X, n, residuals);
     }
   }
   if (vector) solution = solution.squeeze(-1);
@@ -548,8 +451,6 @@ std::tuple<Tensor, Tensor> triangular_solve(const Tensor& B, const Tensor& A, bo
                                             bool transpose, bool unitriangular) {
   EMBER_OP(triangular_solve, B, A, upper, transpose, unitriangular);
   const char* op = "triangular_solve";
-  check_cpu(A, op);
-  check_cpu(B, op);
   check_matrix(B, op, "self");
   check_matrix(A, op, "A");
   check_square(A, op);
@@ -561,7 +462,7 @@ std::tuple<Tensor, Tensor> triangular_solve(const Tensor& B, const Tensor& A, bo
               shape_str(A.sizes()), ", b ", shape_str(B.sizes()));
   const DimVector bs = broadcast_batch(A, B);
   OpRecorder rec(op, {B, A});
-  Tensor X = trsm_impl(A, B, upper, true, unitriangular, transpose, op);
+  Tensor X = trsm_impl(A, B, upper, true, unitriangular, transpose);
   Tensor Ac = colmajor_copy(A, A.dtype(), cat_shape(bs, {A.size(-2), A.size(-1)}));
   if (rec) {
     // The second output is a copy of A: its gradient goes to A unchanged.
@@ -609,8 +510,6 @@ Tensor cholesky_solve_kernel(const Tensor& B, const Tensor& L, bool upper, const
 Tensor cholesky_solve(const Tensor& B, const Tensor& L, bool upper) {
   EMBER_OP(cholesky_solve, B, L, upper);
   const char* op = "cholesky_solve";
-  check_cpu(L, op);
-  check_cpu(B, op);
   check_matrix(B, op, "self");
   check_matrix(L, op, "input2");
   check_square(L, op, "input2");
@@ -651,22 +550,12 @@ Tensor cholesky_solve(const Tensor& B, const Tensor& L, bool upper) {
 
 namespace {
 Tensor cholesky_solve_kernel(const Tensor& B, const Tensor& L, bool upper, const DimVector& bs) {
-  const char* op = "cholesky_solve";
   const int64_t n = L.size(-1);
   const int64_t k = B.size(-1);
   Tensor Lw = colmajor_copy(L, L.dtype(), cat_shape(bs, {n, n}));
   Tensor X = colmajor_copy(B, L.dtype(), cat_shape(bs, {n, k}));
-  int64_t batch = 1;
-  for (int64_t s : bs) batch *= s;
   if (X.numel() == 0 || n == 0) return X;
-  EMBER_DISPATCH_LINALG_TYPES(L.dtype(), op, [&] {
-    const scalar_t* l = ptr<scalar_t>(Lw);
-    scalar_t* x = ptr<scalar_t>(X);
-    for_each_matrix(batch, 2.0 * n * n * k, [&](int64_t b) {
-      lapack::potrs(upper ? 'U' : 'L', int(n), int(k), l + b * n * n, int(n), x + b * n * k,
-                    int(n));
-    });
-  });
+  linalg_cholesky_solve_stub(L.device().type(), Lw, X, upper);
   return X;
 }
 }  // namespace
@@ -674,10 +563,9 @@ Tensor cholesky_solve_kernel(const Tensor& B, const Tensor& L, bool upper, const
 Tensor cholesky_inverse(const Tensor& L, bool upper) {
   EMBER_OP(cholesky_inverse, L, upper);
   const char* op = "cholesky_inverse";
-  check_cpu(L, op);
   check_square(L, op, "input");
   check_dtype(L, op);
-  const int64_t n = L.size(-1), batch = batch_count(L);
+  const int64_t batch = batch_count(L);
   OpRecorder rec(op, {L});
   Tensor X = colmajor_copy(L, L.dtype());
   auto record = [&] {
@@ -710,23 +598,7 @@ Tensor cholesky_inverse(const Tensor& L, bool upper) {
     return X;
   }
   std::vector<int> infos(size_t(batch), 0);
-  EMBER_DISPATCH_LINALG_TYPES(L.dtype(), op, [&] {
-    scalar_t* x = ptr<scalar_t>(X);
-    for_each_matrix(batch, 2.0 * n * n * n, [&](int64_t b) {
-      scalar_t* xb = x + b * n * n;
-      infos[size_t(b)] = lapack::potri(upper ? 'U' : 'L', int(n), xb, int(n));
-      // potri fills one triangle of the Hermitian inverse: mirror it.
-      for (int64_t j = 0; j < n; ++j) {
-        for (int64_t i = j + 1; i < n; ++i) {
-          if (upper) {
-            xb[i + j * n] = conj_val(xb[j + i * n]);
-          } else {
-            xb[j + i * n] = conj_val(xb[i + j * n]);
-          }
-        }
-      }
-    });
-  });
+  linalg_cholesky_inverse_stub(L.device().type(), X, upper, infos);
   raise_infos(infos, L.dim() > 2, op, [](int info) {
     return "The diagonal element " + std::to_string(info) +
            " is zero, the inversion could not be completed because the input matrix is "

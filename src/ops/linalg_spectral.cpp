@@ -96,7 +96,6 @@ std::tuple<Tensor, Tensor, Tensor> svd_impl(const Tensor& A, bool full, bool uv,
 }
 
 std::tuple<Tensor, Tensor, Tensor> svd_kernel(const Tensor& A, bool full, bool uv, const char* op) {
-  check_cpu(A, op);
   check_matrix(A, op);
   check_dtype(A, op);
   const int64_t m = A.size(-2), n = A.size(-1), k = std::min(m, n), batch = batch_count(A);
@@ -120,9 +119,7 @@ std::tuple<Tensor, Tensor, Tensor> svd_kernel(const Tensor& A, bool full, bool u
   std::vector<int> infos(size_t(batch), 0);
   if (k > 0) {
     // gesdd rejects NaN/inf as illegal arguments: report them as PyTorch does (LinAlgError).
-    int64_t bad = -1;
-    EMBER_DISPATCH_LINALG_TYPES(A.dtype(), op,
-                                [&] { bad = first_nonfinite(ptr<scalar_t>(W), batch, m * n); });
+    const int64_t bad = linalg_first_nonfinite_stub(A.device().type(), W);
     if (bad >= 0) {
       std::vector<int> bad_infos(size_t(bad) + 1, 0);
       bad_infos.back() = 1;
@@ -132,20 +129,7 @@ std::tuple<Tensor, Tensor, Tensor> svd_kernel(const Tensor& A, bool full, bool u
             "contained non-finite values.");
       });
     }
-    EMBER_DISPATCH_LINALG_TYPES(A.dtype(), op, [&] {
-      using R = real_t<scalar_t>;
-      scalar_t* w = ptr<scalar_t>(W);
-      R* s = ptr<R>(S);
-      scalar_t* u = uv ? ptr<scalar_t>(U) : nullptr;
-      scalar_t* v = uv ? ptr<scalar_t>(Vh) : nullptr;
-      for_each_matrix(batch, 4.0 * m * n * k, [&](int64_t b) {
-        scalar_t dummy(0);
-        infos[size_t(b)] =
-            lapack::gesdd(uv ? (full ? 'A' : 'S') : 'N', int(m), int(n), w + b * m * n, int(m),
-                          s + b * k, uv ? u + b * m * ucols : &dummy, int(m),
-                          uv ? v + b * vrows * n : &dummy, int(uv ? vrows : 1));
-      });
-    });
+    linalg_svd_stub(A.device().type(), W, S, U, Vh, uv, full, infos);
   }
   raise_infos(infos, A.dim() > 2, op,
               [](int info) { return no_convergence(info, "singular values"); });
@@ -194,75 +178,17 @@ std::tuple<Tensor, Tensor> eigh_impl(const Tensor& A, std::string_view uplo, boo
 
 std::tuple<Tensor, Tensor> eigh_kernel(const Tensor& A, std::string_view uplo, bool vectors,
                                        const char* op) {
-  check_cpu(A, op);
   check_square(A, op);
   check_dtype(A, op);
   check_uplo(uplo, op);
-  const char ul = (uplo == "U" || uplo == "u") ? 'U' : 'L';
+  const bool upper = uplo == "U" || uplo == "u";
   const int64_t n = A.size(-1), batch = batch_count(A);
   Tensor V = colmajor_copy(A, A.dtype());
   Tensor w = empty_tensor(cat_shape(batch_shape(A), {n}), toRealValueType(A.dtype()));
   std::vector<int> infos(size_t(batch), 0);
-  if (n > 0) {
-    EMBER_DISPATCH_LINALG_TYPES(A.dtype(), op, [&] {
-      using R = real_t<scalar_t>;
-      scalar_t* v = ptr<scalar_t>(V);
-      R* wp = ptr<R>(w);
-      for_each_matrix(batch, 9.0 * n * n * n, [&](int64_t b) {
-        infos[size_t(b)] =
-            lapack::syevd(vectors ? 'V' : 'N', ul, int(n), v + b * n * n, int(n), wp + b * n);
-      });
-    });
-  }
+  if (n > 0) linalg_eigh_stub(A.device().type(), V, w, vectors, upper, infos);
   raise_infos(infos, A.dim() > 2, op, [](int info) { return no_convergence(info, "eigenvalues"); });
   return {w, V};
-}
-
-// geev: the real routine returns conjugate pairs as (re, im) columns; complex is direct.
-template <class T>
-int geev(bool vectors, int n, T* a, std::complex<real_t<T>>* w, std::complex<real_t<T>>* v) {
-  using R = real_t<T>;
-  using C = std::complex<R>;
-  const char jobvr = vectors ? 'V' : 'N';
-  if constexpr (is_complex_v<T>) {
-    C dummy(0);
-    if constexpr (std::is_same_v<R, float>) {
-      return LAPACKE_cgeev(LAPACK_COL_MAJOR, 'N', jobvr, n, a, n, w, &dummy, 1,
-                           vectors ? v : &dummy, vectors ? n : 1);
-    } else {
-      return LAPACKE_zgeev(LAPACK_COL_MAJOR, 'N', jobvr, n, a, n, w, &dummy, 1,
-                           vectors ? v : &dummy, vectors ? n : 1);
-    }
-  } else {
-    std::vector<R> wr(static_cast<size_t>(n)), wi(static_cast<size_t>(n));
-    std::vector<R> vr(vectors ? static_cast<size_t>(n) * size_t(n) : 1);
-    R dummy = 0;
-    int info;
-    if constexpr (std::is_same_v<R, float>) {
-      info = LAPACKE_sgeev(LAPACK_COL_MAJOR, 'N', jobvr, n, a, n, wr.data(), wi.data(), &dummy, 1,
-                           vr.data(), vectors ? n : 1);
-    } else {
-      info = LAPACKE_dgeev(LAPACK_COL_MAJOR, 'N', jobvr, n, a, n, wr.data(), wi.data(), &dummy, 1,
-                           vr.data(), vectors ? n : 1);
-    }
-    if (info != 0) return info;
-    for (int j = 0; j < n; ++j) w[j] = C(wr[size_t(j)], wi[size_t(j)]);
-    if (vectors) {
-      for (int j = 0; j < n; ++j) {
-        if (wi[size_t(j)] != 0 && j + 1 < n) {
-          for (int i = 0; i < n; ++i) {
-            const R re = vr[size_t(i + j * n)], im = vr[size_t(i + (j + 1) * n)];
-            v[i + j * n] = C(re, im);
-            v[i + (j + 1) * n] = C(re, -im);
-          }
-          ++j;
-        } else {
-          for (int i = 0; i < n; ++i) v[i + j * n] = C(vr[size_t(i + j * n)], 0);
-        }
-      }
-    }
-    return 0;
-  }
 }
 
 std::tuple<Tensor, Tensor> eig_kernel(const Tensor& A, bool vectors, const char* op);
@@ -304,7 +230,6 @@ std::tuple<Tensor, Tensor> eig_impl(const Tensor& A, bool vectors, const char* o
 }
 
 std::tuple<Tensor, Tensor> eig_kernel(const Tensor& A, bool vectors, const char* op) {
-  check_cpu(A, op);
   check_square(A, op);
   check_dtype(A, op);
   const int64_t n = A.size(-1), batch = batch_count(A);
@@ -316,20 +241,9 @@ std::tuple<Tensor, Tensor> eig_kernel(const Tensor& A, bool vectors, const char*
   if (n > 0) {
     // geev rejects NaN and inf as illegal arguments (and prints to stderr): check first, with
     // PyTorch's message and type (RuntimeError).
-    int64_t bad = -1;
-    EMBER_DISPATCH_LINALG_TYPES(A.dtype(), op,
-                                [&] { bad = first_nonfinite(ptr<scalar_t>(W), batch, n * n); });
+    const int64_t bad = linalg_first_nonfinite_stub(A.device().type(), W);
     EMBER_CHECK(bad < 0, "[", op, "] input tensor should not contain infs or NaNs.");
-    EMBER_DISPATCH_LINALG_TYPES(A.dtype(), op, [&] {
-      using C = std::complex<real_t<scalar_t>>;
-      scalar_t* a = ptr<scalar_t>(W);
-      C* wp = ptr<C>(w);
-      C* vp = vectors ? ptr<C>(V) : nullptr;
-      for_each_matrix(batch, 10.0 * n * n * n, [&](int64_t b) {
-        infos[size_t(b)] = geev<scalar_t>(vectors, int(n), a + b * n * n, wp + b * n,
-                                          vectors ? vp + b * n * n : nullptr);
-      });
-    });
+    linalg_eig_stub(A.device().type(), W, w, V, vectors, infos);
   }
   raise_infos(infos, A.dim() > 2, op, [](int info) {
     return "The algorithm failed to converge because the input matrix is ill-conditioned or has "

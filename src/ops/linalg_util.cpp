@@ -8,15 +8,6 @@
 
 namespace ember::linalg_detail {
 
-namespace {
-// LAPACKE scans every input for NaN and reports it as an illegal argument; PyTorch calls LAPACK
-// directly and lets NaN propagate, so the scan is switched off once.
-const bool nancheck_off = [] {
-  LAPACKE_set_nancheck(0);
-  return true;
-}();
-}  // namespace
-
 void check_dtype(const Tensor& a, const char* op, const char* arg) {
   const ScalarType dt = a.dtype();
   EMBER_CHECK(isFloatingType(dt) || isComplexType(dt), "[", op, "] Expected a floating point or ",
@@ -35,10 +26,6 @@ void check_square(const Tensor& a, const char* op, const char* arg) {
   EMBER_CHECK(a.size(-1) == a.size(-2), "[", op, "] ", arg,
               " must be batches of square matrices, but they are ", a.size(-2), " by ", a.size(-1),
               " matrices");
-}
-
-void check_cpu(const Tensor& a, const char* op) {
-  EMBER_CHECK(a.is_cpu(), "[", op, "] only CPU tensors are supported, got ", a.device().str());
 }
 
 int64_t batch_count(const Tensor& a) {
@@ -84,8 +71,7 @@ Tensor fresh_copy(const Tensor& a) {
 
 Tensor info_tensor(const std::vector<int>& infos, IntArrayRef batch) {
   Tensor t = empty_tensor(batch, kInt);
-  int32_t* p = ptr<int32_t>(t);
-  for (size_t i = 0; i < infos.size(); ++i) p[i] = infos[i];
+  linalg_info_stub(t.device().type(), t, infos);
   return t;
 }
 
@@ -99,22 +85,9 @@ Tensor batched_gemm(const Tensor& A, const Tensor& B, bool adj_a, bool adj_b) {
   const int64_t k = adj_a ? A.size(-2) : A.size(-1);
   const int64_t n = adj_b ? B.size(-2) : B.size(-1);
   Tensor C = colmajor_empty(cat_shape(batch_shape(A), {m, n}), A.dtype());
-  const int64_t batch = batch_count(A);
   if (C.numel() == 0) return C;
   if (k == 0) return C.zero_();
-  EMBER_DISPATCH_LINALG_TYPES(A.dtype(), "matmul", [&] {
-    const scalar_t* a = ptr<scalar_t>(A);
-    const scalar_t* b = ptr<scalar_t>(B);
-    scalar_t* c = ptr<scalar_t>(C);
-    const CBLAS_TRANSPOSE ta =
-        adj_a ? (is_complex_v<scalar_t> ? CblasConjTrans : CblasTrans) : CblasNoTrans;
-    const CBLAS_TRANSPOSE tb =
-        adj_b ? (is_complex_v<scalar_t> ? CblasConjTrans : CblasTrans) : CblasNoTrans;
-    for_each_matrix(batch, 2.0 * m * n * k, [&](int64_t i) {
-      lapack::gemm(ta, tb, int(m), int(n), int(k), scalar_t(1), a + i * m * k, int(adj_a ? k : m),
-                   b + i * k * n, int(adj_b ? n : k), scalar_t(0), c + i * m * n, int(m));
-    });
-  });
+  linalg_gemm_stub(A.device().type(), A, B, C, adj_a, adj_b);
   return C;
 }
 

@@ -13,6 +13,7 @@
 #include "ember/ops.h"
 #include "ember/reduce.h"
 #include "ember/sort.h"
+#include "kernels/stubs/loss.h"
 #include "ops/call_path.h"
 
 namespace ember {
@@ -42,12 +43,7 @@ void check_defined(const Tensor& t, const char* op, const char* what) {
 /// Checks every target is a class in [0, C) or the ignore index (IndexError otherwise, as
 /// PyTorch), before any arithmetic reads them.
 void check_targets(const Tensor& target, int64_t n_classes, int64_t ignore_index) {
-  Tensor t = target.contiguous();
-  const int64_t* p = t.data_ptr<int64_t>();
-  for (int64_t i = 0, n = t.numel(); i < n; ++i) {
-    EMBER_CHECK_INDEX(p[i] == ignore_index || (p[i] >= 0 && p[i] < n_classes), "Target ", p[i],
-                      " is out of bounds.");
-  }
+  nll_check_targets_stub(target.device().type(), target.contiguous(), n_classes, ignore_index);
 }
 
 // The weighted negative log likelihood of an (N, C, S) input at (N, S) targets, as gathers and

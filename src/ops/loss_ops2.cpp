@@ -14,6 +14,7 @@
 #include "ember/nn_ops.h"
 #include "ember/ops.h"
 #include "ember/reduce.h"
+#include "kernels/stubs/loss.h"
 #include "ops/call_path.h"
 
 namespace ember {
@@ -43,10 +44,7 @@ Tensor class_targets(const Tensor& target, int64_t N, int64_t C, const char* op)
   EMBER_CHECK(target.numel() == N, "[", op,
               "] inconsistent target size: ", shape_str(target.sizes()), " for ", N, " samples");
   Tensor t = target.reshape({N, 1}).contiguous();
-  const int64_t* p = t.data_ptr<int64_t>();
-  for (int64_t i = 0; i < N; ++i)
-    EMBER_CHECK_INDEX(p[i] >= 0 && p[i] < C, "[", op, "] target ", p[i], " is out of range for ", C,
-                      " classes");
+  margin_check_targets_stub(t.device().type(), t, C, op);
   return t;
 }
 
@@ -136,20 +134,7 @@ Tensor multilabel_margin_loss(const Tensor& input, const Tensor& target, int64_t
   Tensor tc = target.reshape({N, C}).contiguous();
   Tensor counts = zeros({N, C}, TensorOptions(kDouble)),
          is_t = zeros({N, C}, TensorOptions(kDouble));
-  {
-    const int64_t* tp = tc.data_ptr<int64_t>();
-    double* cp = counts.data_ptr<double>();
-    double* ip = is_t.data_ptr<double>();
-    for (int64_t n = 0; n < N; ++n) {
-      for (int64_t k = 0; k < C; ++k) {
-        const int64_t j = tp[n * C + k];
-        if (j < 0) break;
-        EMBER_CHECK_INDEX(j < C, "[", op, "] target ", j, " is out of range for ", C, " classes");
-        cp[n * C + j] += 1;
-        ip[n * C + j] = 1;
-      }
-    }
-  }
+  multilabel_margin_targets_stub(tc.device().type(), tc, counts, is_t, op);
   counts = counts.to(x.dtype());
   Tensor non_t = (1 - is_t).to(x.dtype());
   // z[n, j, i] = max(0, 1 - (x[n, j] - x[n, i])) over listed j and unlisted i.
@@ -239,80 +224,8 @@ Tensor triplet_margin_loss(const Tensor& anchor, const Tensor& positive, const T
 
 // ---- CTC ----
 
-namespace {
-
-// Note [CTC recursion]
-// The extended target l' interleaves blanks: l'_s = blank for even s, target[(s-1)/2] for odd s.
-// alpha_t(s) = logsumexp(alpha_{t-1}(s), alpha_{t-1}(s-1), alpha_{t-1}(s-2) [when l'_s is not
-// blank and differs from l'_{s-2}]) + lp_t(l'_s); the loss is -logsumexp(alpha_{T-1}(S'-1),
-// alpha_{T-1}(S'-2)). beta runs the same recursion backwards; the gradient of the loss w.r.t.
-// lp_t(c) is exp(lp_t(c)) - exp(-nll) * sum_{s: l'_s = c} exp(alpha_t(s) + beta_t(s) - lp_t(c))
-// as PyTorch's (the gradient of log_probs assuming they are log_softmax outputs).
-double lse(double a, double b) {
-  if (a == -INFINITY) return b;
-  if (b == -INFINITY) return a;
-  const double m = std::max(a, b);
-  return m + std::log(std::exp(a - m) + std::exp(b - m));
-}
-
-struct CtcSample {
-  std::vector<int64_t> target;
-  int64_t T = 0;
-};
-
-/// -log p(target | lp) of one sample and, when `grad` is given, d nll / d lp for its (T, C)
-/// slice (unscaled). `lp` is (Tmax, C) with row stride `ts`.
-template <class T>
-double ctc_one(const T* lp, int64_t ts, int64_t C, const CtcSample& s, int64_t blank,
-               double* grad) {
-  const int64_t L = int64_t(s.target.size()), S = 2 * L + 1, Tn = s.T;
-  auto lab = [&](int64_t k) { return k % 2 == 0 ? blank : s.target[size_t(k / 2)]; };
-  const double ninf = -INFINITY;
-  std::vector<double> alpha(size_t(Tn * S), ninf), beta(size_t(Tn * S), ninf);
-  if (Tn == 0) return L == 0 ? 0.0 : INFINITY;
-  alpha[0] = double(lp[lab(0)]);
-  if (S > 1) alpha[1] = double(lp[lab(1)]);
-  for (int64_t t = 1; t < Tn; ++t) {
-    for (int64_t k = 0; k < S; ++k) {
-      double a = alpha[size_t((t - 1) * S + k)];
-      if (k >= 1) a = lse(a, alpha[size_t((t - 1) * S + k - 1)]);
-      if (k >= 2 && lab(k) != blank && lab(k) != lab(k - 2))
-        a = lse(a, alpha[size_t((t - 1) * S + k - 2)]);
-      alpha[size_t(t * S + k)] = a == ninf ? ninf : a + double(lp[t * ts + lab(k)]);
-    }
-  }
-  double ll = alpha[size_t((Tn - 1) * S + S - 1)];
-  if (S > 1) ll = lse(ll, alpha[size_t((Tn - 1) * S + S - 2)]);
-  const double nll = -ll;
-  if (!grad) return nll;
-  beta[size_t((Tn - 1) * S + S - 1)] = double(lp[(Tn - 1) * ts + lab(S - 1)]);
-  if (S > 1) beta[size_t((Tn - 1) * S + S - 2)] = double(lp[(Tn - 1) * ts + lab(S - 2)]);
-  for (int64_t t = Tn - 2; t >= 0; --t) {
-    for (int64_t k = 0; k < S; ++k) {
-      double b = beta[size_t((t + 1) * S + k)];
-      if (k + 1 < S) b = lse(b, beta[size_t((t + 1) * S + k + 1)]);
-      if (k + 2 < S && lab(k) != blank && lab(k) != lab(k + 2))
-        b = lse(b, beta[size_t((t + 1) * S + k + 2)]);
-      beta[size_t(t * S + k)] = b == ninf ? ninf : b + double(lp[t * ts + lab(k)]);
-    }
-  }
-  std::vector<double> acc(static_cast<size_t>(C));
-  for (int64_t t = 0; t < Tn; ++t) {
-    std::fill(acc.begin(), acc.end(), ninf);
-    for (int64_t k = 0; k < S; ++k) {
-      const size_t i = size_t(t * S + k);
-      acc[size_t(lab(k))] = lse(acc[size_t(lab(k))], alpha[i] + beta[i]);
-    }
-    for (int64_t c = 0; c < C; ++c) {
-      const double l = double(lp[t * ts + c]);
-      grad[t * C + c] = std::exp(l) - std::exp(acc[size_t(c)] + nll - l);
-    }
-  }
-  return nll;
-}
-
-}  // namespace
-
+// The alpha/beta recursions and their gradient run in the ctc_loss kernel (Note [CTC recursion]
+// in src/kernels/cpu/nn/loss.cpp); the op validates, converts and reduces.
 Tensor ctc_loss(const Tensor& log_probs, const Tensor& targets, IntArrayRef input_lengths,
                 IntArrayRef target_lengths, int64_t blank, int64_t reduction, bool zero_infinity) {
   EMBER_OP(ctc_loss, log_probs, targets, input_lengths, target_lengths, blank, reduction,
@@ -334,66 +247,39 @@ Tensor ctc_loss(const Tensor& log_probs, const Tensor& targets, IntArrayRef inpu
   EMBER_CHECK(!targets.is_floating_point(), "[ctc_loss] targets must be integers, got ",
               dtype_name(targets.dtype()));
   Tensor tg = targets.to(kLong).contiguous();
-  const int64_t* tp = tg.data_ptr<int64_t>();
-  std::vector<CtcSample> samples(static_cast<size_t>(N));
   int64_t pos = 0;
-  const bool padded = tg.dim() == 2 || (!batched && tg.dim() == 1 && false);
+  const bool padded = tg.dim() == 2;
   for (int64_t n = 0; n < N; ++n) {
     const int64_t Ti = input_lengths[size_t(n)], Li = target_lengths[size_t(n)];
     EMBER_CHECK(Ti >= 0 && Ti <= Tmax, "Expected input_lengths to have value at most ", Tmax,
                 ", but got value ", Ti, " (while checking arguments for ctc_loss_cpu)");
     EMBER_CHECK(Li >= 0, "[ctc_loss] target lengths must be non-negative, got ", Li);
-    samples[size_t(n)].T = Ti;
-    const int64_t* src;
     if (padded) {
       EMBER_CHECK(Li <= tg.size(1), "Expected tensor to have size at least ", Li,
                   " at dimension 1, but got size ", tg.size(1),
                   " for argument #2 'targets' (while checking arguments for ctc_loss_cpu)");
-      src = tp + n * tg.size(1);
     } else {
       EMBER_CHECK(pos + Li <= tg.numel(), "[ctc_loss] targets hold ", tg.numel(),
                   " labels but target_lengths ask for more");
-      src = tp + pos;
       pos += Li;
-    }
-    for (int64_t k = 0; k < Li; ++k) {
-      EMBER_CHECK_INDEX(src[k] >= 0 && src[k] < C, "[ctc_loss] target label ", src[k],
-                        " out of range for ", C, " classes");
-      samples[size_t(n)].target.push_back(src[k]);
     }
   }
 
   const ScalarType ct = log_probs.dtype() == kDouble ? kDouble : kFloat;
   OpRecorder rec(op, {log_probs});
   Tensor lpc = lp3.to(ct).contiguous();
-  std::vector<double> nll(static_cast<size_t>(N));
+  Tensor nll = empty({N}, TensorOptions(kDouble));
   Tensor grad = rec ? zeros({Tmax, N, C}, TensorOptions(kDouble)) : Tensor();
-  std::vector<double> gbuf;
-  for (int64_t n = 0; n < N; ++n) {
-    const CtcSample& s = samples[size_t(n)];
-    double* gp = nullptr;
-    if (rec) {
-      gbuf.assign(size_t(std::max<int64_t>(1, s.T * C)), 0.0);
-      gp = gbuf.data();
-    }
-    nll[size_t(n)] = ct == kFloat ? ctc_one(lpc.data_ptr<float>() + n * C, N * C, C, s, blank, gp)
-                                  : ctc_one(lpc.data_ptr<double>() + n * C, N * C, C, s, blank, gp);
-    const bool inf = std::isinf(nll[size_t(n)]);
-    if (zero_infinity && inf) nll[size_t(n)] = 0;
-    if (rec && !(zero_infinity && inf)) {
-      double* g = grad.data_ptr<double>();
-      for (int64_t t = 0; t < s.T; ++t)
-        for (int64_t c = 0; c < C; ++c) g[(t * N + n) * C + c] = gbuf[size_t(t * C + c)];
-    }
-  }
-  Tensor per = empty({N}, TensorOptions(kDouble));
-  std::copy(nll.begin(), nll.end(), per.data_ptr<double>());
-  per = per.to(ct);
+  // The kernel checks the labels (IndexError) before any recursion runs.
+  ctc_loss_stub(lpc.device().type(), lpc, tg, input_lengths, target_lengths, blank, zero_infinity,
+                nll, grad);
+  Tensor per = nll.to(ct);
   Tensor out;
   if (reduction == Reduction::Mean) {
-    Tensor tl = empty({N}, TensorOptions(kDouble));
+    std::vector<double> lengths(static_cast<size_t>(N));
     for (int64_t n = 0; n < N; ++n)
-      tl.data_ptr<double>()[n] = double(std::max<int64_t>(1, target_lengths[size_t(n)]));
+      lengths[size_t(n)] = double(std::max<int64_t>(1, target_lengths[size_t(n)]));
+    Tensor tl = tensor(lengths, TensorOptions(kDouble));
     out = (per / tl.to(ct)).mean();
   } else {
     out = reduce_loss(per, reduction, op);
@@ -406,8 +292,7 @@ Tensor ctc_loss(const Tensor& log_probs, const Tensor& targets, IntArrayRef inpu
       for (int64_t n = 0; n < N; ++n)
         scale[size_t(n)] =
             1.0 / double(std::max<int64_t>(1, target_lengths[size_t(n)])) / double(N);
-    Tensor sc = empty({1, N, 1}, TensorOptions(kDouble));
-    std::copy(scale.begin(), scale.end(), sc.data_ptr<double>());
+    Tensor sc = tensor(scale, TensorOptions(kDouble)).reshape({1, N, 1});
     Tensor gfull = (grad * sc).to(ct);
     // gfull comes from the inputs: they are saved so that changing them before backward is
     // an error, as in PyTorch.
@@ -437,8 +322,9 @@ Tensor ctc_loss(const Tensor& log_probs, const Tensor& targets, const Tensor& in
               "[ctc_loss] lengths must be defined");
   Tensor il = input_lengths.to(kLong).contiguous().reshape({-1});
   Tensor tl = target_lengths.to(kLong).contiguous().reshape({-1});
-  std::vector<int64_t> a(il.data_ptr<int64_t>(), il.data_ptr<int64_t>() + il.numel());
-  std::vector<int64_t> b(tl.data_ptr<int64_t>(), tl.data_ptr<int64_t>() + tl.numel());
+  std::vector<int64_t> a, b;
+  ctc_lengths_stub(il.device().type(), il, a);
+  ctc_lengths_stub(tl.device().type(), tl, b);
   return ctc_loss(log_probs, targets, IntArrayRef(a.data(), a.size()),
                   IntArrayRef(b.data(), b.size()), blank, reduction, zero_infinity);
 }

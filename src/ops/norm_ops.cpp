@@ -1,4 +1,4 @@
-// batch_norm, layer_norm, group_norm (fused kernels in kernels/cpu/norm_cpu.cpp), and
+// batch_norm, layer_norm, group_norm (fused kernels behind kernels/stubs/norm.h), and
 // instance_norm / local_response_norm as composites. Validation and running-stat updates follow
 // PyTorch 1.13. float16/bfloat16 inputs compute in float32 and round once at the end.
 //
@@ -6,9 +6,6 @@
 // The vjp of each fused norm runs the fused backward kernel when grad mode is off (a plain
 // backward()). Under create_graph (grad mode on inside the vjp) it evaluates the same formula
 // with ember ops instead, so double backward and forward-over-reverse work through their rules.
-#include <cmath>
-#include <vector>
-
 #include "autograd/record.h"
 #include "core/tensor_util.h"
 #include "ember/autograd.h"
@@ -18,7 +15,7 @@
 #include "ember/ops.h"
 #include "ember/reduce.h"
 #include "ember/shape_ops.h"
-#include "kernels/cpu/norm_cpu.h"
+#include "kernels/stubs/norm.h"
 #include "ops/call_path.h"
 
 namespace ember {
@@ -36,21 +33,9 @@ Tensor as_ct(const Tensor& t, ScalarType ct) {
   return t.defined() ? t.to(ct).contiguous() : Tensor();
 }
 
-template <class T>
-const T* ptr_or_null(const Tensor& t) {
-  return t.defined() ? t.data_ptr<T>() : nullptr;
-}
-
-Tensor from_doubles(const std::vector<double>& v, ScalarType ct) {
-  Tensor t = empty({int64_t(v.size())}, TensorOptions(kDouble));
-  std::copy(v.begin(), v.end(), t.data_ptr<double>());
-  return t.to(ct);
-}
-/// The values of a 1-d float64 tensor (one of from_doubles(v, kDouble)).
-std::vector<double> to_doubles(const Tensor& t) {
-  const double* p = t.data_ptr<double>();
-  return std::vector<double>(p, p + t.numel());
-}
+/// Float64 per-channel statistics `t` as a tensor of dtype `ct` that never shares t's storage
+/// (the caller may change it in place; t is saved for backward).
+Tensor fresh_as(const Tensor& t, ScalarType ct) { return ct == t.dtype() ? t.clone() : t.to(ct); }
 
 void check_norm_input(const Tensor& input, const char* op) {
   EMBER_CHECK(input.defined(), "[", op, "] input must be defined");
@@ -115,71 +100,48 @@ std::tuple<Tensor, Tensor, Tensor> native_batch_norm(const Tensor& input, const 
   }
 
   Tensor x = input.to(ct).contiguous();
-  const size_t nc = size_t(C);
-  std::vector<double> mean(nc), var(nc), invstd(nc);
+  const DeviceType dev = x.device().type();
+  // The per-channel statistics, in float64 (the vjp reads them too).
+  Tensor mean_d = empty({C}, TensorOptions(kDouble)), invstd_d = empty({C}, TensorOptions(kDouble));
   if (training) {
-    if (ct == kFloat)
-      cpu::bn_stats(x.data_ptr<float>(), N, C, S, mean.data(), var.data());
-    else
-      cpu::bn_stats(x.data_ptr<double>(), N, C, S, mean.data(), var.data());
-    for (int64_t c = 0; c < C; ++c) invstd[size_t(c)] = 1.0 / std::sqrt(var[size_t(c)] + eps);
+    Tensor var_d = empty({C}, TensorOptions(kDouble));
+    batch_norm_stats_stub(dev, x, eps, mean_d, invstd_d, var_d);
     if (running_mean.defined() || running_var.defined()) {
       NoGradGuard ng;
-      const double M = double(N * S);
       if (running_mean.defined()) {
-        Tensor m = from_doubles(mean, kDouble).to(running_mean.dtype());
+        Tensor m = mean_d.to(running_mean.dtype());
         Tensor& rm = const_cast<Tensor&>(running_mean);
         rm.mul_(1 - momentum).add_(m.view(rm.sizes()), momentum);
       }
       if (running_var.defined()) {
-        std::vector<double> unb(var);
-        for (double& v : unb) v = v * M / (M - 1);
-        Tensor v = from_doubles(unb, kDouble).to(running_var.dtype());
+        Tensor v = var_d.to(running_var.dtype());
         Tensor& rv = const_cast<Tensor&>(running_var);
         rv.mul_(1 - momentum).add_(v.view(rv.sizes()), momentum);
       }
     }
   } else {
     Tensor rm = running_mean.to(kDouble).contiguous(), rv = running_var.to(kDouble).contiguous();
-    for (int64_t c = 0; c < C; ++c) {
-      mean[size_t(c)] = rm.data_ptr<double>()[c];
-      invstd[size_t(c)] = 1.0 / std::sqrt(rv.data_ptr<double>()[c] + eps);
-    }
+    batch_norm_eval_stats_stub(dev, rm, rv, eps, mean_d, invstd_d);
   }
   Tensor wd = weight.defined() ? weight.to(kDouble).contiguous() : Tensor();
   Tensor bd = bias.defined() ? bias.to(kDouble).contiguous() : Tensor();
-  std::vector<double> scale(nc), shift(nc);
-  for (int64_t c = 0; c < C; ++c) {
-    const double w = wd.defined() ? wd.data_ptr<double>()[c] : 1.0;
-    const double b = bd.defined() ? bd.data_ptr<double>()[c] : 0.0;
-    scale[size_t(c)] = w * invstd[size_t(c)];
-    shift[size_t(c)] = b - mean[size_t(c)] * scale[size_t(c)];
-  }
   Tensor y = empty(x.sizes(), TensorOptions(ct));
-  if (ct == kFloat)
-    cpu::bn_apply(x.data_ptr<float>(), y.data_ptr<float>(), N, C, S, scale.data(), shift.data());
-  else
-    cpu::bn_apply(x.data_ptr<double>(), y.data_ptr<double>(), N, C, S, scale.data(), shift.data());
+  batch_norm_apply_stub(dev, x, wd, bd, mean_d, invstd_d, y);
   Tensor out = ct == input.dtype() ? y : y.to(input.dtype());
-  Tensor save_mean = training ? from_doubles(mean, ct) : empty({0}, TensorOptions(ct));
-  Tensor save_invstd = training ? from_doubles(invstd, ct) : empty({0}, TensorOptions(ct));
-  // The statistics the vjp reads, in float64.
-  const Tensor mean_d = rec ? from_doubles(mean, kDouble) : Tensor();
-  const Tensor invstd_d = rec ? from_doubles(invstd, kDouble) : Tensor();
+  Tensor save_mean = training ? fresh_as(mean_d, ct) : empty({0}, TensorOptions(ct));
+  Tensor save_invstd = training ? fresh_as(invstd_d, ct) : empty({0}, TensorOptions(ct));
 
   if (rec) {
     rec.args(nd, N, C, S, ct, training, eps);
     rec.record(
         out,
         [](VjpCtx& c) {
-          const int64_t nd = c.args().i(0), N = c.args().i(1), C = c.args().i(2);
-          const int64_t S = c.args().i(3);
+          const int64_t nd = c.args().i(0), C = c.args().i(2);
           const ScalarType ct = c.args().dtype(4);
           const bool training = c.args().b(5);
           const double eps = c.args().f(6);
-          const size_t nc = size_t(C);
           const Tensor &xin = c.saved[0], &weight = c.saved[1];
-          const std::vector<double> mean = to_doubles(c.saved[2]), invstd = to_doubles(c.saved[3]);
+          const Tensor &mean = c.saved[2], &invstd = c.saved[3];
           variable_list r(3);
           if (GradMode::is_enabled()) {
             // Differentiable form (Note [Norm backward]).
@@ -195,8 +157,8 @@ std::tuple<Tensor, Tensor, Tensor> native_batch_norm(const Tensor& input, const 
               inv = rsqrt((xc * xc).mean(dims, true) + eps);
               xhat = xc * inv;
             } else {
-              inv = from_doubles(invstd, ct).view(cs);
-              xhat = (xs - from_doubles(mean, ct).view(cs)) * inv;
+              inv = invstd.to(ct).view(cs);
+              xhat = (xs - mean.to(ct).view(cs)) * inv;
             }
             if (c.needs(0)) {
               Tensor gw = w.defined() ? g * w : g;
@@ -210,43 +172,14 @@ std::tuple<Tensor, Tensor, Tensor> native_batch_norm(const Tensor& input, const 
           }
           Tensor x2 = xin.to(ct).contiguous();
           Tensor g = c.grads[0].to(ct).contiguous();
-          std::vector<double> sg(nc), sgx(nc);
-          if (ct == kFloat)
-            cpu::bn_grad_sums(g.data_ptr<float>(), x2.data_ptr<float>(), N, C, S, mean.data(),
-                              sg.data(), sgx.data());
-          else
-            cpu::bn_grad_sums(g.data_ptr<double>(), x2.data_ptr<double>(), N, C, S, mean.data(),
-                              sg.data(), sgx.data());
-          if (c.needs(0)) {
-            const double M = double(N * S);
-            Tensor wd2 = weight.defined() ? weight.to(kDouble).contiguous() : Tensor();
-            std::vector<double> a(nc), b(nc), d(nc);
-            for (int64_t k = 0; k < C; ++k) {
-              const size_t i = size_t(k);
-              const double w = wd2.defined() ? wd2.data_ptr<double>()[k] : 1.0;
-              a[i] = w * invstd[i];
-              if (training) {
-                b[i] = -a[i] * invstd[i] * invstd[i] * sgx[i] / M;
-                d[i] = -a[i] * sg[i] / M - b[i] * mean[i];
-              } else {
-                b[i] = d[i] = 0;
-              }
-            }
-            Tensor dx = empty(x2.sizes(), TensorOptions(ct));
-            if (ct == kFloat)
-              cpu::bn_backward_apply(g.data_ptr<float>(), x2.data_ptr<float>(),
-                                     dx.data_ptr<float>(), N, C, S, a.data(), b.data(), d.data());
-            else
-              cpu::bn_backward_apply(g.data_ptr<double>(), x2.data_ptr<double>(),
-                                     dx.data_ptr<double>(), N, C, S, a.data(), b.data(), d.data());
-            r[0] = dx;
-          }
-          if (c.needs(1)) {
-            std::vector<double> dw(nc);
-            for (int64_t k = 0; k < C; ++k) dw[size_t(k)] = sgx[size_t(k)] * invstd[size_t(k)];
-            r[1] = from_doubles(dw, ct);
-          }
-          if (c.needs(2)) r[2] = from_doubles(sg, ct);
+          Tensor wd2 = c.needs(0) && weight.defined() ? weight.to(kDouble).contiguous() : Tensor();
+          Tensor dx = c.needs(0) ? empty(x2.sizes(), TensorOptions(ct)) : Tensor();
+          Tensor dw = empty({C}, TensorOptions(kDouble)), db = empty({C}, TensorOptions(kDouble));
+          batch_norm_backward_stub(x2.device().type(), g, x2, wd2, mean, invstd, training, dx, dw,
+                                   db);
+          r[0] = dx;
+          if (c.needs(1)) r[1] = dw.to(ct);
+          if (c.needs(2)) r[2] = db.to(ct);
           return r;
         },
         // Every tensor the rule reads is saved (version-checked); in evaluation the running
@@ -306,68 +239,51 @@ std::tuple<Tensor, Tensor, Tensor> native_layer_norm(const Tensor& input,
   Tensor w = as_ct(weight, ct), b = as_ct(bias, ct);
   Tensor y = empty(x.sizes(), TensorOptions(ct));
   Tensor mean = empty(stat_shape, TensorOptions(ct)), rstd = empty(stat_shape, TensorOptions(ct));
-  if (ct == kFloat)
-    cpu::ln_forward(x.data_ptr<float>(), ptr_or_null<float>(w), ptr_or_null<float>(b),
-                    y.data_ptr<float>(), M, D, eps, mean.data_ptr<float>(), rstd.data_ptr<float>());
-  else
-    cpu::ln_forward(x.data_ptr<double>(), ptr_or_null<double>(w), ptr_or_null<double>(b),
-                    y.data_ptr<double>(), M, D, eps, mean.data_ptr<double>(),
-                    rstd.data_ptr<double>());
+  layer_norm_stub(x.device().type(), x, w, b, M, D, eps, y, mean, rstd);
   Tensor out = ct == input.dtype() ? y : y.to(input.dtype());
   if (rec) {
     rec.args(nd, axis, ct, eps, ns, M, D);
-    rec.record(
-        out,
-        [](VjpCtx& c) {
-          const int64_t nd = c.args().i(0), axis = c.args().i(1);
-          const ScalarType ct = c.args().dtype(2);
-          const double eps = c.args().f(3);
-          const IntArrayRef ns = c.args().ints(4);
-          const int64_t M = c.args().i(5), D = c.args().i(6);
-          const Tensor &xin = c.saved[0], &weight = c.saved[1];
-          const Tensor &mean = c.saved[3], &rstd = c.saved[4];
-          variable_list r(3);
-          DimVector lead, norm;
-          for (int64_t i = 0; i < nd; ++i) (i < axis ? lead : norm).push_back(i);
-          if (GradMode::is_enabled()) {
-            // Differentiable form (Note [Norm backward]).
-            Tensor xs = xin.to(ct), g = c.grads[0].to(ct);
-            Tensor mu = xs.mean(norm, true);
-            Tensor xc = xs - mu;
-            Tensor rs = rsqrt((xc * xc).mean(norm, true) + eps);
-            Tensor xhat = xc * rs;
-            if (c.needs(0)) {
-              Tensor gw = weight.defined() ? g * weight.to(ct) : g;
-              r[0] = rs * (gw - gw.mean(norm, true) - xhat * (gw * xhat).mean(norm, true));
-            }
-            if (c.needs(1)) r[1] = lead.size() ? (g * xhat).sum(lead) : g * xhat;
-            if (c.needs(2)) r[2] = lead.size() ? g.sum(lead) : g;
-            return r;
-          }
-          Tensor x2 = xin.to(ct).contiguous(), g = c.grads[0].to(ct).contiguous();
-          Tensor w = as_ct(weight, ct);
-          Tensor dx = c.needs(0) ? empty(x2.sizes(), TensorOptions(ct)) : Tensor();
-          Tensor dw = c.needs(1) ? empty(ns, TensorOptions(ct)) : Tensor();
-          Tensor db = c.needs(2) ? empty(ns, TensorOptions(ct)) : Tensor();
-          if (ct == kFloat)
-            cpu::ln_backward(g.data_ptr<float>(), x2.data_ptr<float>(), mean.data_ptr<float>(),
-                             rstd.data_ptr<float>(), ptr_or_null<float>(w), M, D,
-                             dx.defined() ? dx.data_ptr<float>() : nullptr,
-                             dw.defined() ? dw.data_ptr<float>() : nullptr,
-                             db.defined() ? db.data_ptr<float>() : nullptr);
-          else
-            cpu::ln_backward(g.data_ptr<double>(), x2.data_ptr<double>(), mean.data_ptr<double>(),
-                             rstd.data_ptr<double>(), ptr_or_null<double>(w), M, D,
-                             dx.defined() ? dx.data_ptr<double>() : nullptr,
-                             dw.defined() ? dw.data_ptr<double>() : nullptr,
-                             db.defined() ? db.data_ptr<double>() : nullptr);
-          r[0] = dx;
-          r[1] = dw;
-          r[2] = db;
-          return r;
-        },
-        // As PyTorch: bias is saved too, and mean / rstd (returned to the caller).
-        {input, weight, bias, mean, rstd});
+    rec.record(out,
+               [](VjpCtx& c) {
+                 const int64_t nd = c.args().i(0), axis = c.args().i(1);
+                 const ScalarType ct = c.args().dtype(2);
+                 const double eps = c.args().f(3);
+                 const IntArrayRef ns = c.args().ints(4);
+                 const int64_t M = c.args().i(5), D = c.args().i(6);
+                 const Tensor &xin = c.saved[0], &weight = c.saved[1];
+                 const Tensor &mean = c.saved[3], &rstd = c.saved[4];
+                 variable_list r(3);
+                 DimVector lead, norm;
+                 for (int64_t i = 0; i < nd; ++i) (i < axis ? lead : norm).push_back(i);
+                 if (GradMode::is_enabled()) {
+                   // Differentiable form (Note [Norm backward]).
+                   Tensor xs = xin.to(ct), g = c.grads[0].to(ct);
+                   Tensor mu = xs.mean(norm, true);
+                   Tensor xc = xs - mu;
+                   Tensor rs = rsqrt((xc * xc).mean(norm, true) + eps);
+                   Tensor xhat = xc * rs;
+                   if (c.needs(0)) {
+                     Tensor gw = weight.defined() ? g * weight.to(ct) : g;
+                     r[0] = rs * (gw - gw.mean(norm, true) - xhat * (gw * xhat).mean(norm, true));
+                   }
+                   if (c.needs(1)) r[1] = lead.size() ? (g * xhat).sum(lead) : g * xhat;
+                   if (c.needs(2)) r[2] = lead.size() ? g.sum(lead) : g;
+                   return r;
+                 }
+                 Tensor x2 = xin.to(ct).contiguous(), g = c.grads[0].to(ct).contiguous();
+                 Tensor w = as_ct(weight, ct);
+                 Tensor dx = c.needs(0) ? empty(x2.sizes(), TensorOptions(ct)) : Tensor();
+                 Tensor dw = c.needs(1) ? empty(ns, TensorOptions(ct)) : Tensor();
+                 Tensor db = c.needs(2) ? empty(ns, TensorOptions(ct)) : Tensor();
+                 layer_norm_backward_stub(x2.device().type(), g, x2, mean, rstd, w, M, D, dx, dw,
+                                          db);
+                 r[0] = dx;
+                 r[1] = dw;
+                 r[2] = db;
+                 return r;
+               },
+               // As PyTorch: bias is saved too, and mean / rstd (returned to the caller).
+               {input, weight, bias, mean, rstd});
   }
   return {out, mean, rstd};
 }
@@ -407,14 +323,7 @@ Tensor group_norm(const Tensor& input, int64_t num_groups, const Tensor& weight,
   Tensor w = as_ct(weight, ct), b = as_ct(bias, ct);
   Tensor y = empty(x.sizes(), TensorOptions(ct));
   Tensor mean = empty({N, G}, TensorOptions(ct)), rstd = empty({N, G}, TensorOptions(ct));
-  if (ct == kFloat)
-    cpu::gn_forward(x.data_ptr<float>(), ptr_or_null<float>(w), ptr_or_null<float>(b),
-                    y.data_ptr<float>(), N, C, S, G, eps, mean.data_ptr<float>(),
-                    rstd.data_ptr<float>());
-  else
-    cpu::gn_forward(x.data_ptr<double>(), ptr_or_null<double>(w), ptr_or_null<double>(b),
-                    y.data_ptr<double>(), N, C, S, G, eps, mean.data_ptr<double>(),
-                    rstd.data_ptr<double>());
+  group_norm_stub(x.device().type(), x, w, b, G, eps, y, mean, rstd);
   Tensor out = ct == input.dtype() ? y : y.to(input.dtype());
   if (rec) {
     rec.args(nd, N, C, S, G, ct, eps);
@@ -422,7 +331,7 @@ Tensor group_norm(const Tensor& input, int64_t num_groups, const Tensor& weight,
         out,
         [](VjpCtx& c) {
           const int64_t nd = c.args().i(0), N = c.args().i(1), C = c.args().i(2);
-          const int64_t S = c.args().i(3), G = c.args().i(4);
+          const int64_t G = c.args().i(4);
           const ScalarType ct = c.args().dtype(5);
           const double eps = c.args().f(6);
           const Tensor &xin = c.saved[0], &weight = c.saved[1];
@@ -452,18 +361,7 @@ Tensor group_norm(const Tensor& input, int64_t num_groups, const Tensor& weight,
           Tensor dx = c.needs(0) ? empty(x2.sizes(), TensorOptions(ct)) : Tensor();
           Tensor dw = c.needs(1) ? empty({C}, TensorOptions(ct)) : Tensor();
           Tensor db = c.needs(2) ? empty({C}, TensorOptions(ct)) : Tensor();
-          if (ct == kFloat)
-            cpu::gn_backward(g.data_ptr<float>(), x2.data_ptr<float>(), mean.data_ptr<float>(),
-                             rstd.data_ptr<float>(), ptr_or_null<float>(w), N, C, S, G,
-                             dx.defined() ? dx.data_ptr<float>() : nullptr,
-                             dw.defined() ? dw.data_ptr<float>() : nullptr,
-                             db.defined() ? db.data_ptr<float>() : nullptr);
-          else
-            cpu::gn_backward(g.data_ptr<double>(), x2.data_ptr<double>(), mean.data_ptr<double>(),
-                             rstd.data_ptr<double>(), ptr_or_null<double>(w), N, C, S, G,
-                             dx.defined() ? dx.data_ptr<double>() : nullptr,
-                             dw.defined() ? dw.data_ptr<double>() : nullptr,
-                             db.defined() ? db.data_ptr<double>() : nullptr);
+          group_norm_backward_stub(x2.device().type(), g, x2, mean, rstd, w, G, dx, dw, db);
           r[0] = dx;
           r[1] = dw;
           r[2] = db;

@@ -1,25 +1,19 @@
-// kthvalue, median/nanmedian, mode, quantile/nanquantile. Each slice along `dim` is copied into
-// a contiguous row (sort_internal.h) and reduced there; rows run in parallel and each row's
-// result depends only on the row, so results do not depend on the thread count.
-#include <algorithm>
-#include <cmath>
+// kthvalue, median/nanmedian, mode, quantile/nanquantile. Each slice along `dim` becomes a
+// contiguous row (sort_internal.h) that the kernels reduce (kernels/cpu/sort/order_stats.cpp).
 #include <cstdint>
 #include <limits>
-#include <numeric>
 #include <string>
-#include <type_traits>
 #include <utility>
 #include <vector>
 
 #include "autograd/record.h"
-#include "core/parallel_internal.h"
 #include "core/tensor_util.h"
-#include "ember/dispatch_type.h"
 #include "ember/factory.h"
 #include "ember/index_ops.h"
 #include "ember/ops.h"
 #include "ember/shape_ops.h"
 #include "ember/sort.h"
+#include "kernels/stubs/sort.h"
 #include "ops/call_path.h"
 #include "ops/reduce_core.h"
 #include "ops/sort_internal.h"
@@ -31,84 +25,8 @@ using namespace sort_detail;
 
 std::tuple<Tensor, Tensor> kthvalue_impl(const Tensor& self, int64_t k, int64_t dim, bool keepdim);
 
-/// The type rows are compared in: half types compare as float (exactly as their own operators).
-template <class T>
-using cmp_t = std::conditional_t<std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>, float, T>;
-
-template <class A>
-bool is_nan(A v) {
-  if constexpr (std::is_floating_point_v<A>)
-    return v != v;
-  else
-    return false;
-}
-
-/// x > y with NaN as the largest value (PyTorch's order for kthvalue).
-template <class A>
-bool gt_or_nan(A x, A y) {
-  return (is_nan(x) && !is_nan(y)) || x > y;
-}
-
-// Note [Order statistic ties]
-// Which index an order statistic reports among equal values is whatever PyTorch's selection
-// leaves there, so each op runs the same selection on the same comparisons: kthvalue a
-// median-of-three quickselect, median/nanmedian nth_element with ties broken by index (the
-// stable-sort position), mode a sort of (value, index) pairs by value that reports the last
-// pair of the winning run.
-
-/// Quickselect (median-of-three pivot, Hoare partition) moving the k-th smallest (0-based) of
-/// v[0..n) to v[k]; ix follows v.
-template <class A>
-void quick_select(A* v, int64_t* ix, int64_t n, int64_t k) {
-  auto swap = [&](int64_t a, int64_t b) {
-    std::swap(v[a], v[b]);
-    std::swap(ix[a], ix[b]);
-  };
-  int64_t lo = 0, hi = n - 1;
-  while (true) {
-    if (hi <= lo) return;
-    if (hi == lo + 1) {
-      if (gt_or_nan(v[lo], v[hi])) swap(lo, hi);
-      return;
-    }
-    const int64_t mid = lo + (hi - lo) / 2;
-    swap(mid, lo + 1);
-    if (gt_or_nan(v[lo + 1], v[hi])) swap(lo + 1, hi);
-    if (gt_or_nan(v[lo], v[hi])) swap(lo, hi);
-    if (gt_or_nan(v[lo + 1], v[lo])) swap(lo + 1, lo);
-    int64_t i = lo + 1, j = hi;
-    const A pivot = v[lo];
-    while (true) {
-      do ++i;
-      while (gt_or_nan(pivot, v[i]));
-      do --j;
-      while (gt_or_nan(v[j], pivot));
-      if (j < i) break;
-      swap(i, j);
-    }
-    swap(lo, j);
-    if (j <= k) lo = i;
-    if (j >= k) hi = j - 1;
-  }
-}
-
-/// Shared driver of the (values, indices) reductions along one dim: `row(x, n, value, index)`
-/// reduces one contiguous row of n > 0 elements of T.
-template <class T, class F>
-void reduce_rows(const Rows& r, Tensor& v, Tensor& i, const F& row) {
-  const T* x = r.data.data_ptr<T>();
-  T* vo = v.data_ptr<T>();
-  int64_t* io = i.data_ptr<int64_t>();
-  const int64_t n = r.n;
-  parallel_for(0, r.rows, std::max<int64_t>(1, 32768 / std::max<int64_t>(n, 1)),
-               [&](int64_t b, int64_t e) {
-                 for (int64_t k = b; k < e; ++k) row(x + k * n, n, vo[k], io[k]);
-               });
-}
-
 void check_input(const Tensor& x, const char* op) {
   EMBER_CHECK(x.defined(), "[", op, "] input tensor is undefined");
-  EMBER_CHECK(x.is_cpu(), "[", op, "] only CPU tensors are supported, got ", x.device().str());
 }
 
 /// PyTorch's check that a reduction over `dim` has something to reduce.
@@ -127,62 +45,19 @@ void check_select_dtype(ScalarType t, const char* kernel) {
   if (t == kBool || t == kHalf || isComplexType(t)) not_implemented(kernel, t);
 }
 
-/// The reduced (values, indices) pair for row function `row`, dispatched on dtype.
-template <bool kWithBool, class MakeRow>
-std::tuple<Tensor, Tensor> dim_reduce(const Tensor& self, int64_t dim, bool keepdim, const char* op,
-                                      const MakeRow& make_row) {
+/// The reduced (values, indices) pair along `dim`: `kernel(rows, values, indices)` reduces the
+/// rows.
+template <class Kernel>
+std::tuple<Tensor, Tensor> dim_reduce(const Tensor& self, int64_t dim, bool keepdim,
+                                      const Kernel& kernel) {
   Rows r = to_rows(self, dim);
   DimVector shape = r.moved;
   shape.pop_back();
   Tensor v = empty_tensor(shape, self.dtype());
   Tensor i = empty_tensor(shape, kLong);
-  auto run = [&]<class T>() { reduce_rows<T>(r, v, i, make_row.template operator()<T>()); };
-  if (r.rows == 0) {
-    // nothing to reduce: no dtype dispatch (PyTorch's mode accepts any dtype here)
-  } else if constexpr (kWithBool) {
-    EMBER_DISPATCH_REAL_TYPES_AND_BOOL(self.dtype(), op,
-                                       [&] { run.template operator()<scalar_t>(); });
-  } else {
-    EMBER_DISPATCH_REAL_TYPES(self.dtype(), op, [&] { run.template operator()<scalar_t>(); });
-  }
+  // nothing to reduce: no kernel and so no dtype check (PyTorch's mode accepts any dtype here)
+  if (r.rows > 0) kernel(r.data, v, i);
   return {reduced_from_rows(v, self, dim, keepdim), reduced_from_rows(i, self, dim, keepdim)};
-}
-
-/// median/nanmedian of one row with PyTorch's index (Note [Order statistic ties]).
-template <class T>
-auto median_row(bool ignore_nan) {
-  return [ignore_nan](const T* x, int64_t n, T& value, int64_t& index) {
-    using A = cmp_t<T>;
-    if (!ignore_nan) {
-      for (int64_t k = 0; k < n; ++k) {
-        if (is_nan(A(x[k]))) {
-          value = x[k];
-          index = k;
-          return;
-        }
-      }
-    }
-    thread_local std::vector<int64_t> idx;
-    idx.resize(size_t(n));
-    std::iota(idx.begin(), idx.end(), int64_t(0));
-    int64_t num_nan = 0;
-    if (ignore_nan)
-      for (int64_t k = 0; k < n; ++k) num_nan += is_nan(A(x[k]));
-    auto nth = idx.begin() + (n - num_nan - 1) / 2;  // truncates toward zero, as C++ does
-    if (!ignore_nan) {
-      std::nth_element(idx.begin(), nth, idx.end(), [x](int64_t a, int64_t b) {
-        const A u = A(x[a]), w = A(x[b]);
-        return u < w || (u == w && a < b);
-      });
-    } else {
-      std::nth_element(idx.begin(), nth, idx.end(), [x](int64_t a, int64_t b) {
-        const A u = A(x[a]), w = A(x[b]);
-        return u < w || (u == w && a < b) || (is_nan(w) && !is_nan(u));
-      });
-    }
-    value = x[*nth];
-    index = *nth;
-  };
 }
 
 std::tuple<Tensor, Tensor> median_dim_impl(const Tensor& self, int64_t dim, bool keepdim,
@@ -192,33 +67,29 @@ std::tuple<Tensor, Tensor> median_dim_impl(const Tensor& self, int64_t dim, bool
   dim = wrap_dim(dim, self.dim(), op);
   check_nonzero_dim(self, dim, op);
   check_select_dtype(self.dtype(), "median_out");
-  return dim_reduce<false>(self, dim, keepdim, op,
-                           [ignore_nan]<class T>() { return median_row<T>(ignore_nan); });
+  return dim_reduce(self, dim, keepdim, [&](const Tensor& rows, Tensor& values, Tensor& indices) {
+    median_dim_stub(self.device().type(), rows, values, indices, ignore_nan);
+  });
 }
 
 /// The value PyTorch gives for the median of an empty tensor: NaN converted to the dtype the way
 /// x86 converts it (the integer conversion's "indefinite" value, truncated for narrow types).
 Tensor empty_median(const Tensor& self) {
   Tensor out = empty_tensor({}, self.dtype());
-  void* p = out.data_ptr();
   switch (self.dtype()) {
     case kBool:
-      *static_cast<bool*>(p) = true;
+      out.fill_(true);
       break;
     case kByte:
-      *static_cast<uint8_t*>(p) = 0;
-      break;
     case kChar:
-      *static_cast<int8_t*>(p) = 0;
-      break;
     case kShort:
-      *static_cast<int16_t*>(p) = 0;
+      out.fill_(0);
       break;
     case kInt:
-      *static_cast<int32_t*>(p) = std::numeric_limits<int32_t>::min();
+      out.fill_(std::numeric_limits<int32_t>::min());
       break;
     case kLong:
-      *static_cast<int64_t*>(p) = std::numeric_limits<int64_t>::min();
+      out.fill_(std::numeric_limits<int64_t>::min());
       break;
     default:
       out.fill_(std::numeric_limits<double>::quiet_NaN());
@@ -234,58 +105,13 @@ Tensor median_all_impl(const Tensor& self, bool ignore_nan) {
   check_select_dtype(self.dtype(), "median_cpu");
   Tensor out = empty_tensor({}, self.dtype());
   Tensor flat = self.reshape({-1}).contiguous();
-  const int64_t n = flat.numel();
-  EMBER_DISPATCH_REAL_TYPES(self.dtype(), op, [&] {
-    using T = scalar_t;
-    using A = cmp_t<T>;
-    const T* x = flat.data_ptr<T>();
-    std::vector<A> v(static_cast<size_t>(n));
-    for (int64_t k = 0; k < n; ++k) v[size_t(k)] = A(x[k]);
-    int64_t num_nan = 0;
-    for (A a : v) num_nan += is_nan(a);
-    T* o = out.data_ptr<T>();
-    if (!ignore_nan && num_nan > 0) {
-      *o = T(std::numeric_limits<A>::quiet_NaN());
-      return;
-    }
-    auto mid = v.begin() + (n - num_nan - 1) / 2;
-    std::nth_element(v.begin(), mid, v.end(),
-                     [](A a, A b) { return a < b || (is_nan(b) && !is_nan(a)); });
-    *o = T(*mid);
-  });
+  median_all_stub(self.device().type(), flat, out, ignore_nan);
   return out;
-}
-
-/// mode of one row (Note [Order statistic ties]).
-template <class T>
-auto mode_row() {
-  return [](const T* x, int64_t n, T& value, int64_t& index) {
-    using A = cmp_t<T>;
-    thread_local std::vector<std::pair<A, int64_t>> el;
-    el.resize(size_t(n));
-    for (int64_t k = 0; k < n; ++k) el[size_t(k)] = {A(x[k]), k};
-    std::sort(el.begin(), el.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-    A best = A(0);
-    int64_t best_i = 0, run = 0, best_run = 0;
-    for (int64_t k = 0; k < n; ++k) {
-      ++run;
-      if (k == n - 1 || el[size_t(k)].first != el[size_t(k + 1)].first) {
-        if (run > best_run) {
-          best = el[size_t(k)].first;
-          best_i = el[size_t(k)].second;
-          best_run = run;
-        }
-        run = 0;
-      }
-    }
-    value = T(best);
-    index = best_i;
-  };
 }
 
 // ---- quantile ----
 
-enum class Interp { Linear, Lower, Higher, Midpoint, Nearest };
+using Interp = QuantileInterp;
 
 Interp parse_interpolation(std::string_view s) {
   if (s == "linear") return Interp::Linear;
@@ -297,54 +123,6 @@ Interp parse_interpolation(std::string_view s) {
               "[quantile] interpolation must be one of linear, lower, higher, midpoint or "
               "nearest, but got ",
               s);
-}
-
-/// PyTorch's lerp: exact at both ends, computed from the nearer end.
-template <class T>
-T lerp(T a, T b, T w) {
-  return std::abs(w) < T(0.5) ? a + w * (b - a) : b - (b - a) * (T(1) - w);
-}
-
-/// Quantiles of each row of `r`, written q-major into `out` ([nq, rows]). Ranks are computed in
-/// T as PyTorch does (q * (n - 1) rounded to T), so lower/higher/nearest pick the same elements.
-template <class T>
-void quantile_rows(const Rows& r, const std::vector<T>& qs, T* out, Interp mode, bool ignore_nan) {
-  const int64_t n = r.n, rows = r.rows, nq = int64_t(qs.size());
-  const T* x = r.data.data_ptr<T>();
-  parallel_for(0, rows, std::max<int64_t>(1, 32768 / std::max<int64_t>(n, 1)),
-               [&](int64_t b, int64_t e) {
-                 std::vector<T> s(static_cast<size_t>(n));
-                 for (int64_t row = b; row < e; ++row) {
-                   std::copy(x + row * n, x + (row + 1) * n, s.begin());
-                   std::sort(s.begin(), s.end(),
-                             [](T u, T w) { return u < w || (is_nan(w) && !is_nan(u)); });
-                   int64_t valid = n;
-                   while (valid > 0 && is_nan(s[size_t(valid - 1)])) --valid;
-                   for (int64_t j = 0; j < nq; ++j) {
-                     T rank;
-                     if (ignore_nan) {
-                       rank = qs[size_t(j)] * T(valid - 1);
-                       if (rank < 0) rank = 0;
-                     } else {
-                       rank = valid < n ? T(n - 1) : qs[size_t(j)] * T(n - 1);
-                     }
-                     if (mode == Interp::Lower)
-                       rank = std::floor(rank);
-                     else if (mode == Interp::Higher)
-                       rank = std::ceil(rank);
-                     else if (mode == Interp::Nearest)
-                       rank = std::nearbyint(rank);
-                     const int64_t lo = std::clamp<int64_t>(int64_t(rank), 0, n - 1);
-                     T v = s[size_t(lo)];
-                     if (mode == Interp::Linear || mode == Interp::Midpoint) {
-                       const T w = mode == Interp::Midpoint ? T(0.5) : rank - T(lo);
-                       const int64_t hi = std::clamp<int64_t>(int64_t(std::ceil(rank)), 0, n - 1);
-                       v = lerp(v, s[size_t(hi)], w);
-                     }
-                     out[j * rows + row] = v;
-                   }
-                 }
-               });
 }
 
 Tensor quantile_impl(const Tensor& self, const Tensor& q, std::optional<int64_t> dim, bool keepdim,
@@ -380,20 +158,10 @@ Tensor quantile_impl(const Tensor& self, const Tensor& q, std::optional<int64_t>
   }
 
   Tensor result = empty_tensor(shape, self.dtype());
-  EMBER_DISPATCH_FLOATING_TYPES(self.dtype(), op, [&] {
-    if constexpr (std::is_same_v<scalar_t, float> || std::is_same_v<scalar_t, double>) {
-      using T = scalar_t;
-      Tensor qc = q.resolve_conj().contiguous();
-      std::vector<T> qs(qc.data_ptr<T>(), qc.data_ptr<T>() + qc.numel());
-      for (T v : qs)
-        EMBER_CHECK(v >= 0 && v <= 1, "[", op, "] q values must be in the range [0, 1], got ", v);
-      Rows r = dim ? to_rows(self, wrapped) : to_rows(self.reshape({-1}), 0);
-      EMBER_CHECK(r.n <= (int64_t(1) << 24), "[", op, "] input tensor is too large: ", r.n,
-                  " elements to reduce (at most 2^24)");
-      if (!qs.empty() && r.rows > 0)
-        quantile_rows<T>(r, qs, result.data_ptr<T>(), mode, ignore_nan);
-    }
-  });
+  const Tensor qc = q.resolve_conj().contiguous();
+  Rows r = dim ? to_rows(self, wrapped) : to_rows(self.reshape({-1}), 0);
+  // the kernel checks the q values and the row length, in that order
+  quantile_stub(self.device().type(), r.data, qc, result, mode, ignore_nan);
   return result;
 }
 
@@ -621,21 +389,8 @@ std::tuple<Tensor, Tensor> kthvalue_impl(const Tensor& self, int64_t k, int64_t 
   EMBER_CHECK(k >= 1 && k <= n, "[", op, "] selected number k out of range for dimension ", dim,
               ": k = ", k, ", dimension size ", n);
   check_select_dtype(self.dtype(), "kthvalue_cpu");
-  return dim_reduce<false>(self, dim, keepdim, op, [k]<class T>() {
-    return [k](const T* x, int64_t len, T& value, int64_t& index) {
-      using A = cmp_t<T>;
-      thread_local std::vector<A> v;
-      thread_local std::vector<int64_t> ix;
-      v.resize(size_t(len));
-      ix.resize(size_t(len));
-      for (int64_t j = 0; j < len; ++j) {
-        v[size_t(j)] = A(x[j]);
-        ix[size_t(j)] = j;
-      }
-      quick_select(v.data(), ix.data(), len, k - 1);
-      value = T(v[size_t(k - 1)]);
-      index = ix[size_t(k - 1)];
-    };
+  return dim_reduce(self, dim, keepdim, [&](const Tensor& rows, Tensor& values, Tensor& indices) {
+    kthvalue_stub(self.device().type(), rows, values, indices, k);
   });
 }
 }  // namespace
@@ -665,7 +420,10 @@ std::tuple<Tensor, Tensor> mode(const Tensor& self, int64_t dim, bool keepdim) {
   dim = wrap_dim(dim, self.dim(), op);
   check_nonzero_dim(self, dim, op);
   if (isComplexType(self.dtype()) && self.numel() > 0) not_implemented("mode_cpu", self.dtype());
-  auto [v, i] = dim_reduce<true>(self, dim, keepdim, op, []<class T>() { return mode_row<T>(); });
+  auto [v, i] =
+      dim_reduce(self, dim, keepdim, [&](const Tensor& rows, Tensor& values, Tensor& indices) {
+        mode_stub(self.device().type(), rows, values, indices);
+      });
   if (rec) record_selected(rec, self, v, i, dim, keepdim);
   return {v, i};
 }

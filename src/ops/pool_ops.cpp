@@ -12,13 +12,11 @@
 #include "ember/index_ops.h"
 #include "ember/ops.h"
 #include "ember/reduce.h"
-#include "kernels/cpu/pool_cpu.h"
+#include "kernels/stubs/pool.h"
 #include "ops/call_path.h"
 
 namespace ember {
 namespace {
-
-using cpu::PoolWindows;
 
 DimVector expand(IntArrayRef v, int nd, const char* op, const char* name) {
   if (v.size() == 1) return DimVector(size_t(nd), v[0]);
@@ -88,48 +86,6 @@ PoolArgs pool_args(const Tensor& x, int nd, IntArrayRef kernel, IntArrayRef stri
   return a;
 }
 
-/// Windows of a regular pool (taps inside the input only).
-PoolWindows regular_windows(const Tensor& x, int nd, const PoolArgs& a) {
-  PoolWindows w;
-  const int off = 3 - nd;
-  for (int j = 0; j < 3; ++j) {
-    const int i = j - off;
-    if (i < 0) {
-      w.first[j] = {0}, w.count[j] = {1};
-      continue;
-    }
-    w.in[j] = x.size(2 + i), w.out[j] = a.out[i], w.step[j] = a.d[i];
-    for (int64_t o = 0; o < a.out[i]; ++o) {
-      int64_t start = o * a.s[i] - a.p[i];
-      const int64_t end = std::min(start + (a.k[i] - 1) * a.d[i] + 1, w.in[j]);
-      if (start < 0) start += (-start + a.d[i] - 1) / a.d[i] * a.d[i];  // first tap >= 0
-      w.first[j].push_back(start);
-      w.count[j].push_back(end > start ? (end - start + a.d[i] - 1) / a.d[i] : 0);
-    }
-  }
-  return w;
-}
-
-PoolWindows adaptive_windows(const Tensor& x, int nd, IntArrayRef out) {
-  PoolWindows w;
-  const int off = 3 - nd;
-  for (int j = 0; j < 3; ++j) {
-    const int i = j - off;
-    if (i < 0) {
-      w.first[j] = {0}, w.count[j] = {1};
-      continue;
-    }
-    const int64_t in = x.size(2 + i);
-    w.in[j] = in, w.out[j] = out[i];
-    for (int64_t o = 0; o < out[i]; ++o) {
-      const int64_t s = (o * in) / out[i], e = ((o + 1) * in + out[i] - 1) / out[i];
-      w.first[j].push_back(s);
-      w.count[j].push_back(e - s);
-    }
-  }
-  return w;
-}
-
 Tensor max_pool_backward(const Tensor& g, const Tensor& idx, IntArrayRef in_sizes);
 
 /// Gathers `t` (N, C, in...) at the pooled indices (N, C, out...).
@@ -157,20 +113,20 @@ bool has_zero(IntArrayRef sizes) {
   return std::find(sizes.begin(), sizes.end(), int64_t(0)) != sizes.end();
 }
 
-/// The max pool of batched x to spatial size `out` over the windows `make_windows()` gives;
-/// records its vjp (a scatter into the input). The outputs are allocated first: the per-dim
-/// window tables are never larger than they are, and are not built at all for an empty output.
-template <class MakeWindows>
+/// The max pool of batched x to spatial size `out`, `pool(xc, y, idx)` running the kernel on the
+/// contiguous x; records its vjp (a scatter into the input). The outputs are allocated first:
+/// the kernel's per-dim window tables are never larger than they are, and are not built at all
+/// for an empty output.
+template <class Pool>
 std::tuple<Tensor, Tensor> max_pool_windows(const char* op, const Tensor& x, IntArrayRef out,
-                                            const MakeWindows& make_windows) {
+                                            const Pool& pool) {
   autograd::OpRecorder rec(op, {x});
   const DimVector os = pooled_shape(op, x, out);
   Tensor y = empty_tensor(op, os, x.dtype());
   Tensor idx = empty_tensor(op, os, kLong);
   if (y.numel() > 0) {
     Tensor xc = x.contiguous();
-    cpu::max_pool_forward(x.dtype(), xc.data_ptr(), y.data_ptr(), idx.data_ptr<int64_t>(),
-                          x.size(0) * x.size(1), make_windows());
+    pool(xc, y, idx);
   }
   if (rec) {
     rec.args(x.sizes());
@@ -192,14 +148,12 @@ std::tuple<Tensor, Tensor> max_pool_windows(const char* op, const Tensor& x, Int
 Tensor max_pool_backward(const Tensor& g, const Tensor& idx, IntArrayRef in_sizes) {
   autograd::OpRecorder rec("max_pool_backward", {g});
   Tensor gx = empty_tensor(in_sizes, g.dtype());
-  const int64_t planes = in_sizes[0] * in_sizes[1];
   if (gx.numel() > 0) {
     if (g.numel() == 0) {
       gx.zero_();
     } else {
       Tensor gc = g.contiguous(), ic = idx.contiguous();
-      cpu::max_pool_backward(g.dtype(), gc.data_ptr(), ic.data_ptr<int64_t>(), gx.data_ptr(),
-                             planes, gx.numel() / planes, g.numel() / planes);
+      max_pool_backward_stub(gc.device().type(), gc, ic, gx);
     }
   }
   if (rec) {
@@ -225,7 +179,9 @@ std::tuple<Tensor, Tensor> max_pool_impl(const char* op, int nd, const Tensor& i
   bool unbatched = false;
   Tensor x = batched_input(input, nd, op, unbatched);
   const PoolArgs a = pool_args(x, nd, kernel, stride, padding, dilation, ceil_mode, op);
-  auto [y, idx] = max_pool_windows(op, x, a.out, [&] { return regular_windows(x, nd, a); });
+  auto [y, idx] = max_pool_windows(op, x, a.out, [&](const Tensor& xc, Tensor& yc, Tensor& ic) {
+    max_pool_stub(xc.device().type(), xc, a.k, a.s, a.p, a.d, yc, ic);
+  });
   if (unbatched) return {y.squeeze(0), idx.squeeze(0)};
   return {y, idx};
 }
@@ -355,7 +311,9 @@ std::tuple<Tensor, Tensor> adaptive_max_impl(const char* op, int nd, const Tenso
   bool unbatched = false;
   Tensor x = batched_input(input, nd, op, unbatched);
   const DimVector out = adaptive_out(output_size, nd, op);
-  auto [y, idx] = max_pool_windows(op, x, out, [&] { return adaptive_windows(x, nd, out); });
+  auto [y, idx] = max_pool_windows(op, x, out, [](const Tensor& xc, Tensor& yc, Tensor& ic) {
+    adaptive_max_pool_stub(xc.device().type(), xc, yc, ic);
+  });
   if (unbatched) return {y.squeeze(0), idx.squeeze(0)};
   return {y, idx};
 }

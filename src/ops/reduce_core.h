@@ -1,9 +1,10 @@
 #pragma once
 #include "ops/op_layer.h"  // Note [Layer includes]
 // Shared pieces of the reduction ops (reduce_ops.cpp, reduce_stats.cpp): dim lists, result
-// shapes, out= handling and the functor driver on top of the engine in kernels/cpu/reduce.h.
+// shapes and layouts, out= handling; the loops are behind kernels/stubs/reduce.h.
 
 #include <cmath>
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <type_traits>
@@ -12,9 +13,7 @@
 #include "autograd/record.h"
 #include "core/scalar_traits.h"
 #include "core/tensor_util.h"
-#include "ember/dispatch_type.h"
 #include "ember/reduce.h"
-#include "kernels/cpu/reduce.h"
 
 namespace ember::reduce_detail {
 
@@ -56,58 +55,26 @@ void write_out(Tensor& out, const Tensor& result, const char* op);
 /// The number of elements reduced into each output.
 int64_t reduced_count(const Tensor& x, uint64_t mask);
 
-/// Opmath type: float for half/bfloat16, the type itself otherwise.
-template <class T>
-using opmath_t =
-    std::conditional_t<std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>, float, T>;
-template <class T>
-inline constexpr bool is_float_v = std::is_floating_point_v<opmath_t<T>>;
+/// Whether the non-size-1 dims of `t`, sorted by stride, tile memory without gaps or overlap.
+bool is_dense(const Tensor& t);
 
-template <class T>
-inline bool is_nan(T x) {
-  if constexpr (is_float_v<T>)
-    return x != x;
-  else if constexpr (is_complex_v<T>)
-    return x != x;
-  else
-    return false;
-}
+/// The input and output layout of a reduction kernel (kernels/stubs/reduce.h): the input made
+/// dense, the outputs written in the memory order of its kept dims.
+struct ReduceLayout {
+  Tensor input;              ///< dense (a contiguous copy when the caller's tensor is not)
+  DimVector shape;           ///< the logical result shape
+  DimVector out_perm;        ///< logical kept dim order of the memory-order kept dims
+  bool out_identity = true;  ///< whether the memory-order kept dims are in logical order
+  int64_t num_out = 1;
 
-/// Elementwise vertical reduction through Op::step (acc, x) -> acc.
-template <class Op, class T>
-void vertical_simple(const Op& op, typename Op::out_t* out, const T* base, int64_t rows, int64_t rs,
-                     int64_t w, int64_t oi) {
-  using A = typename Op::acc_t;
-  std::unique_ptr<A[]> acc(new A[size_t(w)]);  // not std::vector: A may be bool
-  A* a = acc.get();
-  std::fill(a, a + w, op.init());
-  for (int64_t r = 0; r < rows; ++r) {
-    const T* row = base + r * rs;
-    for (int64_t j = 0; j < w; ++j) a[j] = op.step(a[j], row[j]);
-  }
-  for (int64_t j = 0; j < w; ++j) {
-    out[j] = op.project(a[j]);
-    op.project_extra(oi + j, a[j]);
-  }
-}
+  /// Allocates an output for the kernel (memory-order kept shape, contiguous) of `dtype`.
+  Tensor output(ScalarType dtype) const;
+  /// Turns a kernel's output into the logical result: kept dims in logical order, contiguous,
+  /// reduced dims as size 1 (keepdim) or dropped.
+  Tensor finish(const Tensor& raw) const;
+};
 
-/// Runs functor `op` (input type T) over `x` reduced by `mask` into a new tensor of `out_dtype`
-/// and the logical result `shape`. `extra`, when given, is a second output of the same
-/// layout that Op::project_extra writes through `*extra_ptr` (set here before the run).
-template <class T, class Op>
-Tensor run(const Tensor& x, uint64_t mask, IntArrayRef shape, ScalarType out_dtype, Op& op,
-           Tensor* extra = nullptr, ScalarType extra_dtype = kLong, void** extra_ptr = nullptr) {
-  cpu::ReducePlan p = cpu::make_plan(x, mask);
-  Tensor raw = cpu::plan_output(p, out_dtype);
-  Tensor raw_extra;
-  if (extra) {
-    raw_extra = cpu::plan_output(p, extra_dtype);
-    *extra_ptr = raw_extra.data_ptr();
-  }
-  cpu::run_reduce(p, static_cast<const T*>(p.input.data_ptr()),
-                  static_cast<typename Op::out_t*>(raw.data_ptr()), op);
-  if (extra) *extra = cpu::finish_output(p, raw_extra, shape);
-  return cpu::finish_output(p, raw, shape);
-}
+/// Lays out the reduction of `x` over `mask` with result shape `shape`.
+ReduceLayout reduce_layout(const Tensor& x, uint64_t mask, IntArrayRef shape);
 
 }  // namespace ember::reduce_detail

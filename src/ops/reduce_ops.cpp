@@ -2,12 +2,15 @@
 // reduction engine (Note [Reductions] in kernels/cpu/reduce.cpp). PyTorch 1.13's rules: integer
 // and bool sums/products are int64, half/bfloat16 accumulate in float32, NaN wins in max/min,
 // indices point at the first occurrence, empty reductions give the identity or an error.
+#include <algorithm>
 #include <limits>
+#include <numeric>
 
 #include "autograd/record.h"
 #include "ember/factory.h"
 #include "ember/index_ops.h"
 #include "ember/ops.h"
+#include "kernels/stubs/reduce.h"
 #include "ops/call_path.h"
 #include "ops/reduce_core.h"
 
@@ -57,325 +60,67 @@ void write_out(Tensor& out, const Tensor& result, const char* op) {
   out.copy_(result);
 }
 
+bool is_dense(const Tensor& t) {
+  std::vector<std::pair<int64_t, int64_t>> d;  // (stride, size)
+  for (int64_t i = 0; i < t.dim(); ++i)
+    if (t.size(i) != 1) d.push_back({t.stride(i), t.size(i)});
+  std::sort(d.begin(), d.end(), [](auto a, auto b) { return a.first < b.first; });
+  int64_t expect = 1;
+  for (auto [st, sz] : d) {
+    if (st != expect) return false;
+    expect *= sz;
+  }
+  return true;
+}
+
+ReduceLayout reduce_layout(const Tensor& x, uint64_t mask, IntArrayRef shape) {
+  ReduceLayout L;
+  L.input = (x.numel() == 0 || is_dense(x)) ? x : x.contiguous();
+  L.shape = shape;
+  const Tensor& in = L.input;
+  const int64_t nd = in.dim();
+  // Memory order, as the kernels' plan (make_plan in kernels/cpu/reduce.cpp): larger strides
+  // first, ties in dim order.
+  std::vector<int64_t> order(static_cast<size_t>(nd));
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](int64_t a, int64_t b) { return in.stride(a) > in.stride(b); });
+  for (int64_t d : order) {
+    if ((mask >> d) & 1) continue;
+    L.out_perm.push_back(d);
+    L.num_out *= in.size(d);
+  }
+  for (size_t i = 1; i < L.out_perm.size(); ++i)
+    if (L.out_perm[i] < L.out_perm[i - 1]) L.out_identity = false;
+  return L;
+}
+
+Tensor ReduceLayout::output(ScalarType dtype) const {
+  if (out_identity) return empty_tensor({num_out}, dtype, input.device());
+  DimVector s;
+  for (int64_t d : out_perm) s.push_back(input.size(d));
+  return empty_tensor(s, dtype, input.device());
+}
+
+Tensor ReduceLayout::finish(const Tensor& raw) const {
+  if (out_identity) return raw.view(shape);
+  // raw has the kept dims in memory order; put them in logical order.
+  DimVector inv(out_perm.size());
+  std::vector<int64_t> sorted(out_perm.begin(), out_perm.end());
+  std::sort(sorted.begin(), sorted.end());
+  for (size_t i = 0; i < out_perm.size(); ++i) {
+    const int64_t pos =
+        std::lower_bound(sorted.begin(), sorted.end(), out_perm[i]) - sorted.begin();
+    inv[size_t(pos)] = int64_t(i);
+  }
+  return raw.permute(inv).contiguous().view(shape);
+}
+
 }  // namespace reduce_detail
 
 using namespace reduce_detail;
 
 namespace {
-
-const cpu::ReduceKernels& K() { return cpu::reduce_kernels(); }
-
-/// Accumulator of a sum/product of T: int64 for integers and bool, float for half/bfloat16.
-template <class T>
-using sum_acc_t = std::conditional_t<std::is_integral_v<T>, int64_t, opmath_t<T>>;
-
-// Pairwise sum of a strided range (the contiguous float/double case uses the ISA kernels).
-template <class A, class T, class Op>
-A pairwise(const Op& op, const T* p, int64_t n, int64_t s) {
-  if (n <= 64) {
-    A a0 = A(0), a1 = A(0), a2 = A(0), a3 = A(0);
-    int64_t i = 0;
-    for (; i + 4 <= n; i += 4) {
-      a0 += op.load(p[i * s]);
-      a1 += op.load(p[(i + 1) * s]);
-      a2 += op.load(p[(i + 2) * s]);
-      a3 += op.load(p[(i + 3) * s]);
-    }
-    for (; i < n; ++i) a0 += op.load(p[i * s]);
-    return (a0 + a1) + (a2 + a3);
-  }
-  const int64_t half = n / 2;
-  return pairwise<A>(op, p, half, s) + pairwise<A>(op, p + half * s, n - half, s);
-}
-
-// sum / nansum / mean. O is the output type; kMean divides by `count` (as PyTorch: the sum is
-// rounded to O first, then divided).
-template <class T, class O, bool kNan, bool kMean>
-struct SumOp {
-  using acc_t =
-      std::conditional_t<std::is_integral_v<O> && !std::is_integral_v<T>, O, sum_acc_t<T>>;
-  using out_t = O;
-  static constexpr bool kVertical = true;
-  double count = 1;
-  acc_t init() const { return acc_t(0); }
-  acc_t load(T x) const {
-    if constexpr (kNan && is_float_v<T>) {
-      const opmath_t<T> v = opmath_t<T>(x);
-      return v != v ? acc_t(0) : acc_t(v);
-    } else if constexpr (std::is_same_v<T, bool>) {
-      return acc_t(x ? 1 : 0);
-    } else {
-      return acc_t(opmath_t<T>(x));
-    }
-  }
-  acc_t step(acc_t a, T x) const { return a + load(x); }
-  acc_t combine(acc_t a, acc_t b) const { return a + b; }
-  acc_t reduce(const T* p, int64_t n, int64_t s, int64_t) const {
-    if constexpr (!kNan && std::is_same_v<T, float> && std::is_same_v<acc_t, float>) {
-      if (s == 1) return K().sum_f32(p, n);
-    }
-    if constexpr (!kNan && std::is_same_v<T, double> && std::is_same_v<acc_t, double>) {
-      if (s == 1) return K().sum_f64(p, n);
-    }
-    if constexpr (std::is_integral_v<acc_t>) {
-      acc_t a = 0;
-      if (s == 1)
-        for (int64_t i = 0; i < n; ++i) a += load(p[i]);
-      else
-        for (int64_t i = 0; i < n; ++i) a += load(p[i * s]);
-      return a;
-    } else {
-      return pairwise<acc_t>(*this, p, n, s);
-    }
-  }
-  out_t project(acc_t a) const {
-    if constexpr (kMean) {
-      using M = opmath_t<O>;
-      return O(M(O(a)) / M(count));
-    } else if constexpr (std::is_same_v<O, bool>) {
-      return a != acc_t(0);
-    } else {
-      return O(a);
-    }
-  }
-  void project_extra(int64_t, acc_t) const {}
-  void add_row(acc_t* acc, const T* row, int64_t w) const {
-    if constexpr (!kNan && std::is_same_v<T, float> && std::is_same_v<acc_t, float>)
-      K().add_rows_f32(acc, row, w);
-    else if constexpr (!kNan && std::is_same_v<T, double> && std::is_same_v<acc_t, double>)
-      K().add_rows_f64(acc, row, w);
-    else
-      for (int64_t j = 0; j < w; ++j) acc[j] += load(row[j]);
-  }
-  static void add_acc(acc_t* acc, const acc_t* b, int64_t w) {
-    if constexpr (std::is_same_v<acc_t, float>)
-      K().add_rows_f32(acc, b, w);
-    else if constexpr (std::is_same_v<acc_t, double>)
-      K().add_rows_f64(acc, b, w);
-    else
-      for (int64_t j = 0; j < w; ++j) acc[j] += b[j];
-  }
-  // Cascade: 32 rows into l1, 32 l1 blocks into l2, l2 into l3 (Note [Reductions]).
-  void vertical(out_t* out, const T* base, int64_t rows, int64_t rs, int64_t w, int64_t) const {
-    if constexpr (std::is_integral_v<acc_t>) {
-      std::vector<acc_t> acc(static_cast<size_t>(w), 0);
-      for (int64_t r = 0; r < rows; ++r) add_row(acc.data(), base + r * rs, w);
-      for (int64_t j = 0; j < w; ++j) out[j] = project(acc[j]);
-    } else {
-      std::vector<acc_t> buf(static_cast<size_t>(3 * w), acc_t(0));
-      acc_t *l1 = buf.data(), *l2 = l1 + w, *l3 = l2 + w;
-      int64_t r = 0, blocks = 0;
-      while (r < rows) {
-        const int64_t e = std::min(rows, r + 32);
-        std::fill(l1, l1 + w, acc_t(0));
-        for (; r < e; ++r) add_row(l1, base + r * rs, w);
-        add_acc(l2, l1, w);
-        if (++blocks == 32) {
-          add_acc(l3, l2, w);
-          std::fill(l2, l2 + w, acc_t(0));
-          blocks = 0;
-        }
-      }
-      add_acc(l3, l2, w);
-      for (int64_t j = 0; j < w; ++j) out[j] = project(l3[j]);
-    }
-  }
-};
-
-template <class T, class O>
-struct ProdOp {
-  using acc_t = std::conditional_t<std::is_same_v<O, bool>, int64_t,
-                                   std::conditional_t<std::is_integral_v<O>, int64_t, opmath_t<O>>>;
-  using out_t = O;
-  static constexpr bool kVertical = true;
-  acc_t init() const { return acc_t(1); }
-  acc_t load(T x) const {
-    if constexpr (std::is_same_v<T, bool>)
-      return acc_t(x ? 1 : 0);
-    else
-      return acc_t(opmath_t<T>(x));
-  }
-  acc_t mul(acc_t a, acc_t b) const {
-    if constexpr (std::is_integral_v<acc_t>)
-      return acc_t(uint64_t(a) * uint64_t(b));  // wraps like PyTorch, without signed overflow UB
-    else
-      return a * b;
-  }
-  acc_t step(acc_t a, T x) const { return mul(a, load(x)); }
-  acc_t combine(acc_t a, acc_t b) const { return mul(a, b); }
-  acc_t reduce(const T* p, int64_t n, int64_t s, int64_t) const {
-    acc_t a = init();
-    for (int64_t i = 0; i < n; ++i) a = step(a, p[i * s]);
-    return a;
-  }
-  out_t project(acc_t a) const {
-    if constexpr (std::is_same_v<O, bool>)
-      return a != 0;
-    else
-      return O(a);
-  }
-  void project_extra(int64_t, acc_t) const {}
-  void vertical(out_t* out, const T* base, int64_t rows, int64_t rs, int64_t w, int64_t oi) const {
-    vertical_simple(*this, out, base, rows, rs, w, oi);
-  }
-};
-
-// Whether x beats the current best (Max: larger; NaN beats everything but an earlier NaN).
-template <bool Max, class M>
-inline bool better(M x, M best) {
-  if constexpr (is_float_v<M>) {
-    if (best != best) return false;
-    if (x != x) return true;
-  }
-  return Max ? x > best : x < best;
-}
-
-// amax / amin / max() / min(): values only.
-template <class T, bool Max>
-struct ExtremeOp {
-  using M = std::conditional_t<std::is_same_v<T, bool>, bool, opmath_t<T>>;
-  using acc_t = M;
-  using out_t = T;
-  static constexpr bool kVertical = true;
-  acc_t init() const {
-    if constexpr (std::is_same_v<M, bool>)
-      return !Max;
-    else if constexpr (std::is_floating_point_v<M>)
-      return Max ? -std::numeric_limits<M>::infinity() : std::numeric_limits<M>::infinity();
-    else
-      return Max ? std::numeric_limits<M>::lowest() : std::numeric_limits<M>::max();
-  }
-  acc_t step(acc_t a, T x) const {
-    const M v = M(x);
-    return better<Max>(v, a) ? v : a;
-  }
-  acc_t combine(acc_t a, acc_t b) const { return better<Max>(b, a) ? b : a; }
-  acc_t reduce(const T* p, int64_t n, int64_t s, int64_t) const {
-    if constexpr (std::is_same_v<T, float>) {
-      if (s == 1 && n > 0) return p[(Max ? K().argmax_f32 : K().argmin_f32)(p, n)];
-    }
-    if constexpr (std::is_same_v<T, double>) {
-      if (s == 1 && n > 0) return p[(Max ? K().argmax_f64 : K().argmin_f64)(p, n)];
-    }
-    acc_t a = init();
-    for (int64_t i = 0; i < n; ++i) a = step(a, p[i * s]);
-    return a;
-  }
-  out_t project(acc_t a) const { return T(a); }
-  void project_extra(int64_t, acc_t) const {}
-  void vertical(out_t* out, const T* base, int64_t rows, int64_t rs, int64_t w, int64_t oi) const {
-    vertical_simple(*this, out, base, rows, rs, w, oi);
-  }
-};
-
-// max(dim) / min(dim) (kValues: values out, indices extra) and argmax / argmin (indices out).
-template <class T, bool Max, bool kValues>
-struct ArgOp {
-  using M = std::conditional_t<std::is_same_v<T, bool>, bool, opmath_t<T>>;
-  struct acc_t {
-    M v;
-    int64_t i;
-  };
-  using out_t = std::conditional_t<kValues, T, int64_t>;
-  static constexpr bool kVertical = true;
-  int64_t* indices = nullptr;
-  acc_t init() const { return {ExtremeOp<T, Max>().init(), 0}; }
-  acc_t combine(acc_t a, acc_t b) const { return better<Max>(b.v, a.v) ? b : a; }
-  acc_t reduce(const T* p, int64_t n, int64_t s, int64_t base) const {
-    if (n == 0) return init();
-    if constexpr (std::is_same_v<T, float>) {
-      if (s == 1) {
-        const int64_t k = (Max ? K().argmax_f32 : K().argmin_f32)(p, n);
-        return {p[k], base + k};
-      }
-    }
-    if constexpr (std::is_same_v<T, double>) {
-      if (s == 1) {
-        const int64_t k = (Max ? K().argmax_f64 : K().argmin_f64)(p, n);
-        return {p[k], base + k};
-      }
-    }
-    acc_t a{M(p[0]), base};
-    for (int64_t i = 1; i < n; ++i) {
-      const M v = M(p[i * s]);
-      if (better<Max>(v, a.v)) a = {v, base + i};
-    }
-    return a;
-  }
-  out_t project(acc_t a) const {
-    if constexpr (kValues)
-      return T(a.v);
-    else
-      return a.i;
-  }
-  void project_extra(int64_t o, acc_t a) const {
-    if constexpr (kValues) indices[o] = a.i;
-  }
-  void vertical(out_t* out, const T* base, int64_t rows, int64_t rs, int64_t w, int64_t oi) const {
-    std::unique_ptr<M[]> val(new M[size_t(w)]);  // not std::vector: M may be bool
-    std::vector<int64_t> idx(static_cast<size_t>(w), 0);
-    for (int64_t j = 0; j < w; ++j) val[size_t(j)] = M(base[j]);
-    for (int64_t r = 1; r < rows; ++r) {
-      const T* row = base + r * rs;
-      for (int64_t j = 0; j < w; ++j) {
-        const M v = M(row[j]);
-        if (better<Max>(v, val[size_t(j)])) {
-          val[size_t(j)] = v;
-          idx[size_t(j)] = r;
-        }
-      }
-    }
-    for (int64_t j = 0; j < w; ++j) {
-      out[j] = project({val[size_t(j)], idx[size_t(j)]});
-      project_extra(oi + j, {val[size_t(j)], idx[size_t(j)]});
-    }
-  }
-};
-
-// all / any / count_nonzero.
-template <class T, class O, int kKind>  // 0 all, 1 any, 2 count
-struct LogicalOp {
-  using acc_t = std::conditional_t<kKind == 2, int64_t, bool>;
-  using out_t = O;
-  static constexpr bool kVertical = true;
-  acc_t init() const { return kKind == 0; }
-  static bool nz(T x) { return x != T(0); }
-  acc_t step(acc_t a, T x) const {
-    if constexpr (kKind == 0)
-      return a && nz(x);
-    else if constexpr (kKind == 1)
-      return a || nz(x);
-    else
-      return a + (nz(x) ? 1 : 0);
-  }
-  acc_t combine(acc_t a, acc_t b) const {
-    if constexpr (kKind == 0)
-      return a && b;
-    else if constexpr (kKind == 1)
-      return a || b;
-    else
-      return a + b;
-  }
-  acc_t reduce(const T* p, int64_t n, int64_t s, int64_t) const {
-    if constexpr (kKind == 2) {
-      int64_t c = 0;
-      if (s == 1)
-        for (int64_t i = 0; i < n; ++i) c += nz(p[i]);
-      else
-        for (int64_t i = 0; i < n; ++i) c += nz(p[i * s]);
-      return c;
-    } else {
-      for (int64_t i = 0; i < n; ++i)
-        if (nz(p[i * s]) != (kKind == 0)) return kKind == 1;
-      return kKind == 0;
-    }
-  }
-  out_t project(acc_t a) const { return O(a); }
-  void project_extra(int64_t, acc_t) const {}
-  void vertical(out_t* out, const T* base, int64_t rows, int64_t rs, int64_t w, int64_t oi) const {
-    vertical_simple(*this, out, base, rows, rs, w, oi);
-  }
-};
 
 ScalarType sum_out_dtype(const Tensor& x, std::optional<ScalarType> dtype) {
   if (dtype) return *dtype;
@@ -387,7 +132,7 @@ Tensor prepare(const Tensor& x, std::optional<ScalarType> dtype) {
   return in.is_conj() ? in.resolve_conj() : in;
 }
 
-// sum / nansum / mean share this: dtype promotion, then the functor per input type.
+// sum / nansum / mean share this: dtype promotion, then the kernel of the reduction.
 template <bool kNan, bool kMean>
 Tensor sum_impl(const Tensor& x0, IntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype,
                 const char* op) {
@@ -405,32 +150,19 @@ Tensor sum_impl(const Tensor& x0, IntArrayRef dim, bool keepdim, std::optional<S
                 "] does not support complex inputs (got ", dtype_name(x0.dtype()), ")");
   }
   const Tensor x = prepare(x0, dtype);
-  const DimVector shape = reduced_shape(x, mask, keepdim);
-  const double count = double(reduced_count(x, mask));
-  if constexpr (kNan || kMean) {
-    // nansum of integers is sum; mean has a floating or complex input by now.
-    if (!kMean && !x.is_floating_point()) return sum_impl<false, false>(x, dim, keepdim, od, op);
-    return EMBER_DISPATCH_FLOATING_AND_COMPLEX_TYPES(x.dtype(), op, [&]() -> Tensor {
-      if constexpr (kNan && is_complex_v<scalar_t>) {
-        EMBER_THROW(Error, "[", op, "] does not support complex inputs");
-      } else {
-        SumOp<scalar_t, scalar_t, kNan, kMean> f{count};
-        return run<scalar_t>(x, mask, shape, od, f);
-      }
-    });
-  } else {
-    return EMBER_DISPATCH_ALL_TYPES(x.dtype(), op, [&]() -> Tensor {
-      using T = scalar_t;
-      if constexpr (std::is_integral_v<T>) {
-        if (od == kLong) {
-          SumOp<T, int64_t, false, false> f{count};
-          return run<T>(x, mask, shape, od, f);
-        }
-      }
-      SumOp<T, T, false, false> f{count};
-      return run<T>(x, mask, shape, od, f);
-    });
-  }
+  // nansum of integers is sum; mean has a floating or complex input by now.
+  if (kNan && !kMean && !x.is_floating_point())
+    return sum_impl<false, false>(x, dim, keepdim, od, op);
+  const ReduceLayout L = reduce_layout(x, mask, reduced_shape(x, mask, keepdim));
+  Tensor out = L.output(od);
+  const DeviceType dev = L.input.device().type();
+  if constexpr (kMean)
+    mean_stub(dev, L.input, mask, out);
+  else if constexpr (kNan)
+    nansum_stub(dev, L.input, mask, out);
+  else
+    sum_stub(dev, L.input, mask, out);
+  return L.finish(out);
 }
 
 template <bool Max>
@@ -450,11 +182,10 @@ Tensor extreme_impl(const Tensor& x0, IntArrayRef dim, bool keepdim, const char*
                         "dim ",
                         d, " to have non-zero size (input shape ", shape_str(x0.sizes()), ")");
   }
-  const DimVector shape = reduced_shape(x0, mask, keepdim);
-  return EMBER_DISPATCH_REAL_TYPES_AND_BOOL(x0.dtype(), op, [&]() -> Tensor {
-    ExtremeOp<scalar_t, Max> f;
-    return run<scalar_t>(x0, mask, shape, x0.dtype(), f);
-  });
+  const ReduceLayout L = reduce_layout(x0, mask, reduced_shape(x0, mask, keepdim));
+  Tensor out = L.output(x0.dtype());
+  (Max ? amax_stub : amin_stub)(L.input.device().type(), L.input, mask, out);
+  return L.finish(out);
 }
 
 // max(dim)/min(dim) and argmax/argmin over one dim of a tensor with at least one dim.
@@ -471,18 +202,17 @@ std::tuple<Tensor, Tensor> arg_impl(const Tensor& x, int64_t dim, bool keepdim, 
                       d, " of shape ", shape_str(x.sizes()), ")");
   }
   const uint64_t mask = x.dim() == 0 ? 0 : uint64_t(1) << d;
-  const DimVector shape = reduced_shape(x, mask, keepdim);
-  return EMBER_DISPATCH_REAL_TYPES_AND_BOOL(x.dtype(), op, [&]() -> std::tuple<Tensor, Tensor> {
-    ArgOp<scalar_t, Max, kValues> f;
-    if constexpr (kValues) {
-      Tensor idx;
-      Tensor v = run<scalar_t>(x, mask, shape, x.dtype(), f, &idx, kLong,
-                               reinterpret_cast<void**>(&f.indices));
-      return {v, idx};
-    } else {
-      return {run<scalar_t>(x, mask, shape, kLong, f), Tensor()};
-    }
-  });
+  const ReduceLayout L = reduce_layout(x, mask, reduced_shape(x, mask, keepdim));
+  const DeviceType dev = L.input.device().type();
+  if constexpr (kValues) {
+    Tensor values = L.output(x.dtype()), indices = L.output(kLong);
+    (Max ? max_dim_stub : min_dim_stub)(dev, L.input, mask, values, indices);
+    return {L.finish(values), L.finish(indices)};
+  } else {
+    Tensor out = L.output(kLong);
+    (Max ? argmax_stub : argmin_stub)(dev, L.input, mask, out);
+    return {L.finish(out), Tensor()};
+  }
 }
 
 }  // namespace
@@ -790,18 +520,10 @@ Tensor prod_impl(const Tensor& x0, IntArrayRef dim, bool keepdim, std::optional<
   const uint64_t mask = dim_mask(x0, dim, "prod");
   const ScalarType od = sum_out_dtype(x0, dtype);
   const Tensor x = prepare(x0, dtype);
-  const DimVector shape = reduced_shape(x, mask, keepdim);
-  return EMBER_DISPATCH_ALL_TYPES(x.dtype(), "prod", [&]() -> Tensor {
-    using T = scalar_t;
-    if constexpr (std::is_integral_v<T>) {
-      if (od == kLong) {
-        ProdOp<T, int64_t> f;
-        return run<T>(x, mask, shape, od, f);
-      }
-    }
-    ProdOp<T, T> f;
-    return run<T>(x, mask, shape, od, f);
-  });
+  const ReduceLayout L = reduce_layout(x, mask, reduced_shape(x, mask, keepdim));
+  Tensor out = L.output(od);
+  prod_stub(L.input.device().type(), L.input, mask, out);
+  return L.finish(out);
 }
 }  // namespace
 
@@ -978,21 +700,13 @@ Tensor logical_impl(const Tensor& x0, IntArrayRef dim, bool keepdim, const char*
   EMBER_CHECK(x0.defined(), "[", op, "] input is undefined");
   const uint64_t mask = dim_mask(x0, dim, op);
   const Tensor x = x0.is_conj() ? x0.resolve_conj() : x0;
-  const DimVector shape = reduced_shape(x, mask, keepdim);
   const ScalarType od = kKind == 2 ? kLong : x.dtype() == kByte ? kByte : kBool;
-  return EMBER_DISPATCH_ALL_TYPES(x.dtype(), op, [&]() -> Tensor {
-    if constexpr (kKind == 2) {
-      LogicalOp<scalar_t, int64_t, kKind> f;
-      return run<scalar_t>(x, mask, shape, od, f);
-    } else {
-      if (od == kByte) {
-        LogicalOp<scalar_t, uint8_t, kKind> f;
-        return run<scalar_t>(x, mask, shape, od, f);
-      }
-      LogicalOp<scalar_t, bool, kKind> f;
-      return run<scalar_t>(x, mask, shape, od, f);
-    }
-  });
+  const ReduceLayout L = reduce_layout(x, mask, reduced_shape(x, mask, keepdim));
+  Tensor out = L.output(od);
+  (kKind == 0   ? all_stub
+   : kKind == 1 ? any_stub
+                : count_nonzero_stub)(L.input.device().type(), L.input, mask, out);
+  return L.finish(out);
 }
 }  // namespace
 

@@ -1,11 +1,13 @@
-// var / std / var_mean / std_mean (Welford on the reduction engine), logsumexp and the vector
-// norms (composites of abs, pow and the sums/extrema of reduce_ops.cpp).
+// var / std / var_mean / std_mean (Welford on the reduction engine, behind std_var_stub),
+// logsumexp and the vector norms (composites of abs, pow and the sums/extrema of reduce_ops.cpp).
+#include <cmath>
 #include <limits>
 
 #include "autograd/record.h"
 #include "ember/factory.h"
 #include "ember/linalg.h"
 #include "ember/ops.h"
+#include "kernels/stubs/reduce.h"
 #include "ops/call_path.h"
 #include "ops/reduce_core.h"
 
@@ -23,74 +25,6 @@ Tensor Tensor::dist(const Tensor& other, const Scalar& p) const {
 
 namespace {
 
-// Welford's running (count, mean, M2) in double; partials merge with Chan's formula, so the
-// fixed-chunk split of the engine gives the same result on any number of threads.
-template <class T>
-struct VarOp {
-  using M = std::conditional_t<is_complex_v<T>, complex<double>, double>;
-  struct acc_t {
-    M mean;
-    double m2;
-    double n;
-  };
-  using out_t = typename real_of<T>::type;
-  static constexpr bool kVertical = true;
-  double correction = 1;
-  bool take_sqrt = false;
-  T* means = nullptr;  // var_mean / std_mean: the mean output
-
-  acc_t init() const { return {M(0), 0.0, 0.0}; }
-  static double sq(M d) {
-    if constexpr (is_complex_v<T>)
-      return d.real() * d.real() + d.imag() * d.imag();
-    else
-      return d * d;
-  }
-  acc_t step(acc_t a, T x0) const {
-    M x;
-    if constexpr (is_complex_v<T>)
-      x = M(x0.real(), x0.imag());
-    else
-      x = M(double(opmath_t<T>(x0)));
-    a.n += 1;
-    const M delta = x - a.mean;
-    a.mean += delta / a.n;
-    if constexpr (is_complex_v<T>)
-      a.m2 += (std::conj(delta) * (x - a.mean)).real();
-    else
-      a.m2 += delta * (x - a.mean);
-    return a;
-  }
-  acc_t combine(acc_t a, acc_t b) const {
-    if (a.n == 0) return b;
-    if (b.n == 0) return a;
-    const double n = a.n + b.n;
-    const M delta = b.mean - a.mean;
-    return {a.mean + delta * (b.n / n), a.m2 + b.m2 + sq(delta) * (a.n * b.n / n), n};
-  }
-  acc_t reduce(const T* p, int64_t n, int64_t s, int64_t) const {
-    acc_t a = init();
-    for (int64_t i = 0; i < n; ++i) a = step(a, p[i * s]);
-    return a;
-  }
-  out_t project(acc_t a) const {
-    const double div = std::max(0.0, a.n - correction);
-    const double v = a.m2 / div;
-    return out_t(take_sqrt ? std::sqrt(v) : v);
-  }
-  void project_extra(int64_t o, acc_t a) const {
-    if (!means) return;
-    const M m = a.n == 0 ? M(std::numeric_limits<double>::quiet_NaN()) : a.mean;
-    if constexpr (is_complex_v<T>)
-      means[o] = T(typename T::value_type(m.real()), typename T::value_type(m.imag()));
-    else
-      means[o] = T(opmath_t<T>(m));
-  }
-  void vertical(out_t* out, const T* base, int64_t rows, int64_t rs, int64_t w, int64_t oi) const {
-    vertical_simple(*this, out, base, rows, rs, w, oi);
-  }
-};
-
 std::tuple<Tensor, Tensor> var_impl(const Tensor& x0, OptionalIntArrayRef dim,
                                     std::optional<int64_t> correction, bool keepdim, bool take_sqrt,
                                     bool with_mean, const char* op) {
@@ -101,19 +35,12 @@ std::tuple<Tensor, Tensor> var_impl(const Tensor& x0, OptionalIntArrayRef dim,
               dtype_name(x0.dtype()));
   const Tensor x = x0.is_conj() ? x0.resolve_conj() : x0;
   const uint64_t mask = dim_mask(x, dim ? *dim : IntArrayRef{}, op);
-  const DimVector shape = reduced_shape(x, mask, keepdim);
-  return EMBER_DISPATCH_FLOATING_AND_COMPLEX_TYPES(
-      x.dtype(), op, [&]() -> std::tuple<Tensor, Tensor> {
-        VarOp<scalar_t> f;
-        f.correction = double(correction.value_or(1));
-        f.take_sqrt = take_sqrt;
-        const ScalarType od = toRealValueType(x.dtype());
-        if (!with_mean) return {run<scalar_t>(x, mask, shape, od, f), Tensor()};
-        Tensor m;
-        Tensor v =
-            run<scalar_t>(x, mask, shape, od, f, &m, x.dtype(), reinterpret_cast<void**>(&f.means));
-        return {v, m};
-      });
+  const ReduceLayout L = reduce_layout(x, mask, reduced_shape(x, mask, keepdim));
+  Tensor out = L.output(toRealValueType(x.dtype()));
+  Tensor mean = with_mean ? L.output(x.dtype()) : Tensor();
+  std_var_stub(L.input.device().type(), L.input, mask, out, mean, double(correction.value_or(1)),
+               take_sqrt);
+  return {L.finish(out), with_mean ? L.finish(mean) : Tensor()};
 }
 
 std::optional<int64_t> corr(bool unbiased) { return unbiased ? 1 : 0; }

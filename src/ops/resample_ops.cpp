@@ -9,7 +9,7 @@
 #include "ember/factory.h"
 #include "ember/index_ops.h"
 #include "ember/ops.h"
-#include "kernels/cpu/conv_dnnl.h"
+#include "kernels/stubs/resample.h"
 #include "ops/call_path.h"
 
 namespace ember {
@@ -149,17 +149,6 @@ BlockArgs block_args(IntArrayRef kernel, IntArrayRef dilation, IntArrayRef paddi
   return a;
 }
 
-cpu::ConvGeom block_geom(const BlockArgs& a, int64_t h, int64_t w, int64_t oh, int64_t ow) {
-  cpu::ConvGeom g;
-  g.nd = 2;
-  g.in[0] = h, g.in[1] = w, g.out[0] = oh, g.out[1] = ow;
-  for (int i = 0; i < 2; ++i) {
-    g.kernel[i] = a.k[size_t(i)], g.dilation[i] = a.d[size_t(i)];
-    g.pad_l[i] = g.pad_r[i] = a.p[size_t(i)], g.stride[i] = a.s[size_t(i)];
-  }
-  return g;
-}
-
 int64_t blocks(int64_t in, const BlockArgs& a, int i) {
   const int64_t span = in + 2 * a.p[size_t(i)] - (a.d[size_t(i)] * (a.k[size_t(i)] - 1) + 1);
   return span < 0 ? 0 : span / a.s[size_t(i)] + 1;
@@ -177,15 +166,7 @@ Tensor im2col_batched(const Tensor& x, const BlockArgs& a) {
     const ScalarType ct = x.dtype() == kDouble ? kDouble : kFloat;
     Tensor xc = x.to(ct).contiguous();
     Tensor oc = ct == x.dtype() ? out : empty_tensor(out.sizes(), ct);
-    const cpu::ConvGeom g = block_geom(a, h, w, oh, ow);
-    for (int64_t i = 0; i < n; ++i) {
-      if (ct == kDouble)
-        cpu::im2col(xc.data_ptr<double>() + i * c * h * w,
-                    oc.data_ptr<double>() + i * oc.size(1) * oc.size(2), c, g);
-      else
-        cpu::im2col(xc.data_ptr<float>() + i * c * h * w,
-                    oc.data_ptr<float>() + i * oc.size(1) * oc.size(2), c, g);
-    }
+    im2col_stub(xc.device().type(), xc, oc, a.k, a.d, a.p, a.s);
     if (!oc.is_same(out)) out.copy_(oc);
   }
   if (rec) {
@@ -209,22 +190,13 @@ Tensor im2col_batched(const Tensor& x, const BlockArgs& a) {
 Tensor col2im_batched(const Tensor& cols, int64_t c, IntArrayRef hw, const BlockArgs& a) {
   autograd::OpRecorder rec("col2im", {cols});
   const int64_t n = cols.size(0), h = hw[0], w = hw[1];
-  const int64_t oh = blocks(h, a, 0), ow = blocks(w, a, 1);
   Tensor out = empty_tensor({n, c, h, w}, cols.dtype());
   if (out.numel() > 0) {
     const ScalarType ct = cols.dtype() == kDouble ? kDouble : kFloat;
     Tensor cc = cols.to(ct).contiguous();
     Tensor oc = empty_tensor(out.sizes(), ct);
     oc.zero_();
-    const cpu::ConvGeom g = block_geom(a, h, w, oh, ow);
-    const int64_t per = cc.numel() / std::max<int64_t>(n, 1);
-    if (cc.numel() > 0)
-      for (int64_t i = 0; i < n; ++i) {
-        if (ct == kDouble)
-          cpu::col2im(cc.data_ptr<double>() + i * per, oc.data_ptr<double>() + i * c * h * w, c, g);
-        else
-          cpu::col2im(cc.data_ptr<float>() + i * per, oc.data_ptr<float>() + i * c * h * w, c, g);
-      }
+    if (cc.numel() > 0) col2im_stub(cc.device().type(), cc, oc, a.k, a.d, a.p, a.s);
     out.copy_(oc);
   }
   if (rec) {

@@ -1,17 +1,12 @@
 // Recurrent layers and cells (include/ember/rnn.h). See Note [Recurrent layers as composites].
-#include <algorithm>
-#include <string_view>
-
 #include "autograd/record.h"
-#include "core/parallel_internal.h"
 #include "core/tensor_util.h"
 #include "ember/blas.h"
 #include "ember/factory.h"
 #include "ember/ops.h"
 #include "ember/random.h"
 #include "ember/rnn.h"
-#include "ember/version.h"
-#include "kernels/cpu/rnn.h"
+#include "kernels/stubs/rnn.h"
 #include "ops/call_path.h"
 
 namespace ember {
@@ -31,24 +26,6 @@ namespace {
 using autograd::OpRecorder;
 using autograd::variable_list;
 using autograd::VjpCtx;
-
-const cpu::RnnKernels& rnn_kernels() {
-  static const cpu::RnnKernels k = [] {
-    cpu::RnnKernels r;
-    const std::string_view cap = cpu_capability();
-    if (cap == "avx512")
-      cpu::cap_avx512::register_rnn_kernels(r);
-    else if (cap == "avx2")
-      cpu::cap_avx2::register_rnn_kernels(r);
-    else
-      cpu::cap_default::register_rnn_kernels(r);
-    return r;
-  }();
-  return k;
-}
-
-/// Rows of one parallel task: about 4k cell elements (each a handful of exp/tanh).
-int64_t row_grain(int64_t H) { return std::max<int64_t>(1, 4096 / std::max<int64_t>(1, H)); }
 
 void check_rnn_tensor(const Tensor& t, const char* op, const char* what, ScalarType dt) {
   EMBER_CHECK(t.defined(), "[", op, "] ", what, " is undefined");
@@ -102,28 +79,6 @@ variable_list lstm_gates_vjp_ops(const Tensor& ig, const Tensor& hg, const Tenso
   return {dgates, dgates, dc * f};
 }
 
-template <class T>
-void lstm_fwd_run(const cpu::RnnKernelsT<T>& k, const Tensor& ig, const Tensor& hg,
-                  const Tensor& cx, Tensor& hy, Tensor& cy, Tensor& ws, int64_t B, int64_t H) {
-  const T *pi = ig.data_ptr<T>(), *ph = hg.data_ptr<T>(), *pc = cx.data_ptr<T>();
-  T *py = hy.data_ptr<T>(), *pcy = cy.data_ptr<T>(),
-    *pw = ws.defined() ? ws.data_ptr<T>() : nullptr;
-  parallel_for(0, B, row_grain(H),
-               [&](int64_t b0, int64_t b1) { k.lstm_fwd(pi, ph, pc, py, pcy, pw, b0, b1, H); });
-}
-
-template <class T>
-void lstm_bwd_run(const cpu::RnnKernelsT<T>& k, const Tensor& ghy, const Tensor& gcy,
-                  const Tensor& ws, const Tensor& cx, const Tensor& cy, Tensor& dg, Tensor& dcx,
-                  int64_t B, int64_t H) {
-  const T *pgh = ghy.data_ptr<T>(), *pgc = gcy.data_ptr<T>(), *pw = ws.data_ptr<T>(),
-          *pc = cx.data_ptr<T>(), *pcy = cy.data_ptr<T>();
-  T *pdg = dg.data_ptr<T>(), *pdc = dcx.data_ptr<T>();
-  parallel_for(0, B, row_grain(H), [&](int64_t b0, int64_t b1) {
-    k.lstm_bwd(pgh, pgc, pw, pc, pcy, pdg, pdc, b0, b1, H);
-  });
-}
-
 // ---- fused GRU gates ----
 
 variable_list gru_gates_vjp_ops(const Tensor& ig, const Tensor& hg, const Tensor& hx,
@@ -160,24 +115,6 @@ variable_list gru_gates_jvp(autograd::JvpCtx& c) {
   return {(1 - z) * tn + tz * (c.inputs[2] - n) + z * c.tangent_or_zeros(2)};
 }
 
-template <class T>
-void gru_fwd_run(const cpu::RnnKernelsT<T>& k, const Tensor& ig, const Tensor& hg, const Tensor& hx,
-                 Tensor& hy, Tensor& ws, int64_t B, int64_t H) {
-  const T *pi = ig.data_ptr<T>(), *ph = hg.data_ptr<T>(), *px = hx.data_ptr<T>();
-  T *py = hy.data_ptr<T>(), *pw = ws.defined() ? ws.data_ptr<T>() : nullptr;
-  parallel_for(0, B, row_grain(H),
-               [&](int64_t b0, int64_t b1) { k.gru_fwd(pi, ph, px, py, pw, b0, b1, H); });
-}
-
-template <class T>
-void gru_bwd_run(const cpu::RnnKernelsT<T>& k, const Tensor& ghy, const Tensor& ws,
-                 const Tensor& hx, Tensor& dig, Tensor& dhg, Tensor& dhx, int64_t B, int64_t H) {
-  const T *pg = ghy.data_ptr<T>(), *pw = ws.data_ptr<T>(), *px = hx.data_ptr<T>();
-  T *pdi = dig.data_ptr<T>(), *pdh = dhg.data_ptr<T>(), *pdx = dhx.data_ptr<T>();
-  parallel_for(0, B, row_grain(H),
-               [&](int64_t b0, int64_t b1) { k.gru_bwd(pg, pw, px, pdi, pdh, pdx, b0, b1, H); });
-}
-
 /// Validates the operands of a fused gate op: [B, G·H] gates, [B, H] state, one float dtype.
 void check_gates(const Tensor& ig, const Tensor& hg, const Tensor& state, int64_t G,
                  const char* op) {
@@ -207,10 +144,7 @@ std::tuple<Tensor, Tensor> lstm_fused_gates(const Tensor& igates, const Tensor& 
   const Tensor ig = igates.contiguous(), hg = hgates.contiguous(), c0 = cx.contiguous();
   Tensor hy = empty_tensor({B, H}, dt), cy = empty_tensor({B, H}, dt);
   Tensor ws = rec.reverse() ? empty_tensor({B, 4 * H}, dt) : Tensor();
-  if (dt == kFloat)
-    lstm_fwd_run<float>(rnn_kernels().f, ig, hg, c0, hy, cy, ws, B, H);
-  else
-    lstm_fwd_run<double>(rnn_kernels().d, ig, hg, c0, hy, cy, ws, B, H);
+  lstm_gates_fwd_stub(ig.device().type(), ig, hg, c0, hy, cy, ws);
   if (rec) {
     rec.args(B, H);
     rec.record(
@@ -226,10 +160,7 @@ std::tuple<Tensor, Tensor> lstm_fused_gates(const Tensor& igates, const Tensor& 
           Tensor dg = empty_tensor({B, 4 * H}, dt), dcx = empty_tensor({B, H}, dt);
           const Tensor gh = ghy.to(dt).contiguous(), gc = gcy.to(dt).contiguous();
           const Tensor c0 = cx.contiguous();
-          if (dt == kFloat)
-            lstm_bwd_run<float>(rnn_kernels().f, gh, gc, ws, c0, cy, dg, dcx, B, H);
-          else
-            lstm_bwd_run<double>(rnn_kernels().d, gh, gc, ws, c0, cy, dg, dcx, B, H);
+          lstm_gates_bwd_stub(ws.device().type(), gh, gc, ws, c0, cy, dg, dcx);
           return {c.needs(0) ? dg : Tensor(), c.needs(1) ? dg : Tensor(),
                   c.needs(2) ? dcx : Tensor()};
         },
@@ -248,10 +179,7 @@ Tensor gru_fused_gates(const Tensor& igates, const Tensor& hgates, const Tensor&
   const Tensor ig = igates.contiguous(), hg = hgates.contiguous(), h0 = hx.contiguous();
   Tensor hy = empty_tensor({B, H}, dt);
   Tensor ws = rec.reverse() ? empty_tensor({B, 4 * H}, dt) : Tensor();
-  if (dt == kFloat)
-    gru_fwd_run<float>(rnn_kernels().f, ig, hg, h0, hy, ws, B, H);
-  else
-    gru_fwd_run<double>(rnn_kernels().d, ig, hg, h0, hy, ws, B, H);
+  gru_gates_fwd_stub(ig.device().type(), ig, hg, h0, hy, ws);
   if (rec) {
     rec.args(B, H);
     rec.record(
@@ -267,10 +195,7 @@ Tensor gru_fused_gates(const Tensor& igates, const Tensor& hgates, const Tensor&
           Tensor dig = empty_tensor({B, 3 * H}, dt), dhg = empty_tensor({B, 3 * H}, dt),
                  dhx = empty_tensor({B, H}, dt);
           const Tensor g = ghy.to(dt).contiguous(), h0 = hx.contiguous();
-          if (dt == kFloat)
-            gru_bwd_run<float>(rnn_kernels().f, g, ws, h0, dig, dhg, dhx, B, H);
-          else
-            gru_bwd_run<double>(rnn_kernels().d, g, ws, h0, dig, dhg, dhx, B, H);
+          gru_gates_bwd_stub(ws.device().type(), g, ws, h0, dig, dhg, dhx);
           return {c.needs(0) ? dig : Tensor(), c.needs(1) ? dhg : Tensor(),
                   c.needs(2) ? dhx : Tensor()};
         },

@@ -1,5 +1,5 @@
 // cumsum / cumprod / cummax / cummin / logcumsumexp: validation, PyTorch 1.13's dtype rules and
-// out= handling; the loops are in kernels/cpu/scan.cpp (Note [Scan layout]).
+// out= handling; the loops are behind kernels/stubs/scan.h (Note [Scan layout]).
 //
 // dtype rules (as PyTorch): cumsum/cumprod give int64 for bool and integer inputs unless `dtype`
 // is given; `dtype` (or, for out=, out's dtype) casts the input first. A 0-dim input is copied
@@ -15,22 +15,39 @@
 #include "ember/ops.h"
 #include "ember/reduce.h"
 #include "ember/sort.h"
-#include "kernels/cpu/scan.h"
+#include "kernels/stubs/scan.h"
 #include "ops/call_path.h"
 
 namespace ember {
 namespace {
 
-using cpu::ScanKind;
+/// Which running reduction a scan computes.
+enum class ScanKind : uint8_t { Sum, Prod, Max, Min, LogSumExp };
+
+/// The dtypes each scan takes: sum/prod integers, floating and complex types; max/min bool,
+/// integers and floating types; logsumexp floating types (PyTorch 1.13's CPU set plus float16,
+/// which it lacks).
+bool scan_supported(ScanKind kind, ScalarType dt) {
+  switch (kind) {
+    case ScanKind::Sum:
+    case ScanKind::Prod:
+      return isIntegralType(dt, false) || isFloatingType(dt) || dt == kComplexFloat ||
+             dt == kComplexDouble;
+    case ScanKind::Max:
+    case ScanKind::Min:
+      return isIntegralType(dt, true) || isFloatingType(dt);
+    case ScanKind::LogSumExp:
+      return isFloatingType(dt);
+  }
+  return false;
+}
 
 void check_input(const Tensor& self, const char* op) {
   EMBER_CHECK(self.defined(), "[", op, "] input tensor is undefined");
-  EMBER_CHECK(self.is_cpu(), "[", op, "] only CPU tensors are supported, got ",
-              self.device().str());
 }
 
 void check_kernel(ScanKind kind, ScalarType dt, const char* op) {
-  EMBER_CHECK(cpu::scan_supported(kind, dt), "[", op, "] \"", op, "\" not implemented for '",
+  EMBER_CHECK(scan_supported(kind, dt), "[", op, "] \"", op, "\" not implemented for '",
               toString(dt), "' on CPU");
 }
 
@@ -40,26 +57,11 @@ ScalarType cum_dtype(const Tensor& self, std::optional<ScalarType> dtype) {
   return isIntegralType(self.dtype(), true) ? kLong : self.dtype();
 }
 
-/// The contiguous (outer, n, inner) view of a scan of `x` along `dim` (x.dim() > 0).
-struct Geom {
-  int64_t outer = 1, n = 1, inner = 1;
-};
-Geom geom(const Tensor& x, int64_t dim) {
-  Geom g;
-  for (int64_t d = 0; d < x.dim(); ++d) {
-    if (d < dim) g.outer *= x.size(d);
-    if (d > dim) g.inner *= x.size(d);
-  }
-  g.n = x.size(dim);
-  return g;
-}
-
 /// Scans `self` (cast to `dt`) along `dim` into `dst`, a contiguous tensor of self's shape and
 /// dtype `dt`; `idx` likewise for cummax/cummin. `dst` may share memory with `self` only as
 /// the very same contiguous tensor (in-place).
 void scan_into(Tensor& dst, Tensor* idx, const Tensor& self, int64_t dim, ScalarType dt,
                ScanKind kind, const char* op) {
-  const bool extremum = kind == ScanKind::Max || kind == ScanKind::Min;
   // PyTorch copies a 0-dim input and returns a zero-size one untouched, before its dtype checks
   // (logcumsumexp alone always checks).
   if (kind == ScanKind::LogSumExp) check_kernel(kind, dt, op);
@@ -71,9 +73,19 @@ void scan_into(Tensor& dst, Tensor* idx, const Tensor& self, int64_t dim, Scalar
   if (self.numel() == 0) return;
   check_kernel(kind, dt, op);
   const Tensor x = self.to(dt).resolve_conj().contiguous();
-  const Geom g = geom(x, dim);
-  cpu::scan_contiguous(kind, dt, x.data_ptr(), dst.data_ptr(),
-                       extremum ? idx->data_ptr<int64_t>() : nullptr, g.outer, g.n, g.inner);
+  const DeviceType dev = x.device().type();
+  switch (kind) {
+    case ScanKind::Sum:
+      return cumsum_stub(dev, x, dst, dim);
+    case ScanKind::Prod:
+      return cumprod_stub(dev, x, dst, dim);
+    case ScanKind::LogSumExp:
+      return logcumsumexp_stub(dev, x, dst, dim);
+    case ScanKind::Max:
+      return cummax_stub(dev, x, dst, *idx, dim);
+    case ScanKind::Min:
+      return cummin_stub(dev, x, dst, *idx, dim);
+  }
 }
 
 Tensor scan_new(const Tensor& self, int64_t& dim, ScalarType dt, ScanKind kind, const char* op,
@@ -86,12 +98,14 @@ Tensor scan_new(const Tensor& self, int64_t& dim, ScalarType dt, ScanKind kind, 
   return y;
 }
 
-/// Resizes an empty out= to `sizes`; a non-empty one must already have them (ember's out= rule,
-/// as reduce_detail::write_out).
-void prepare_out(Tensor& out, IntArrayRef sizes, ScalarType dt, const char* op,
+/// Checks out= against `self` (same device) and `dt`, and resizes an empty one to self's sizes;
+/// a non-empty one must already have them (ember's out= rule, as reduce_detail::write_out).
+void prepare_out(Tensor& out, const Tensor& self, ScalarType dt, const char* op,
                  const char* what = "out") {
+  const IntArrayRef sizes = self.sizes();
   EMBER_CHECK(out.defined(), "[", op, "] ", what, "= tensor is undefined");
-  EMBER_CHECK(out.is_cpu(), "[", op, "] expected ", what, "= on cpu, got ", out.device().str());
+  EMBER_CHECK(out.device() == self.device(), "[", op, "] expected ", what, "= on ",
+              self.device().str(), ", got ", out.device().str());
   EMBER_CHECK(out.dtype() == dt, "[", op, "] expected ", what, " tensor to have dtype ",
               dtype_name(dt), ", but got ", dtype_name(out.dtype()), " instead");
   if (out.sizes() != sizes) {
@@ -108,15 +122,15 @@ void prepare_out(Tensor& out, IntArrayRef sizes, ScalarType dt, const char* op,
 bool writes_directly(const Tensor& out, const Tensor& self) {
   if (!out.is_contiguous()) return false;
   if (!out.is_alias_of(self)) return true;
-  return out.data_ptr() == self.data_ptr() && self.is_contiguous() && out.dtype() == self.dtype() &&
-         !self.is_conj();
+  return out.storage_offset() == self.storage_offset() && self.is_contiguous() &&
+         out.dtype() == self.dtype() && !self.is_conj();
 }
 
 Tensor& scan_out(Tensor& out, const Tensor& self, int64_t dim, ScalarType dt, ScanKind kind,
                  const char* op) {
   check_input(self, op);
   dim = wrap_dim(dim, self.dim(), op);
-  prepare_out(out, self.sizes(), dt, op);
+  prepare_out(out, self, dt, op);
   if (writes_directly(out, self)) {
     scan_into(out, nullptr, self, dim, dt, kind, op);
     out.unsafeGetTensorImpl()->bump_version();
@@ -133,8 +147,8 @@ std::tuple<Tensor&, Tensor&> extremum_out(Tensor& values, Tensor& indices, const
   const ScanKind kind = is_max ? ScanKind::Max : ScanKind::Min;
   check_input(self, op);
   dim = wrap_dim(dim, self.dim(), op);
-  prepare_out(values, self.sizes(), self.dtype(), op, "values");
-  prepare_out(indices, self.sizes(), kLong, op, "indices");
+  prepare_out(values, self, self.dtype(), op, "values");
+  prepare_out(indices, self, kLong, op, "indices");
   EMBER_CHECK(!values.is_alias_of(indices), "[", op,
               "] the values and indices out= tensors must not share memory");
   if (writes_directly(values, self) && writes_directly(indices, self)) {

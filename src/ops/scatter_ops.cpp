@@ -11,7 +11,7 @@
 #include "ember/factory.h"
 #include "ember/index_ops.h"
 #include "ember/ops.h"
-#include "kernels/cpu/index.h"
+#include "kernels/stubs/index.h"
 #include "ops/call_path.h"
 
 namespace ember {
@@ -32,7 +32,7 @@ Tensor saved_index(const Tensor& index) {
 
 /// Validates a scatter and runs the kernel: `src` (may be undefined, then `value`).
 void scatter_impl(Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
-                  const Scalar& value, cpu::ScatterOp op, const char* name) {
+                  const Scalar& value, ScatterOp op, const char* name) {
   dim = wrap_dim(dim, self.dim(), name);
   EMBER_CHECK(index.dtype() == kLong, "[", name, "] ", name, "(): Expected dtype int64 for index");
   EMBER_CHECK(!self.is_conj(), "[", name,
@@ -63,32 +63,19 @@ void scatter_impl(Tensor& self, int64_t dim, const Tensor& index, const Tensor& 
     EMBER_CHECK(!src1.defined() || i1.size(d) <= src1.size(d), "[", name, "] Expected index ",
                 shape_str(index.sizes()), " to be smaller size than src ", shape_str(src.sizes()));
   }
-  cpu::check_indices(idx.data_ptr<int64_t>(), idx.numel(), s1.size(dim), false, name, dim,
-                     /*runtime_error=*/true);
+  index_check_stub(self.device().type(), idx, s1.size(dim), false, name, dim,
+                   /*runtime_error=*/true);
   Tensor v;
   if (!src1.defined()) {
     v = empty({}, TensorOptions(self.dtype()));
     v.fill_(value);
   }
-  cpu::GatherLoop l;
-  l.sizes = i1.sizes();
-  l.dim = dim;
-  l.dst = static_cast<char*>(s1.data_ptr());
-  l.dst_strides = s1.strides();
-  if (src1.defined()) {
-    l.src = static_cast<const char*>(src1.data_ptr());
-    l.src_strides = src1.strides();
-  } else {
-    l.src_strides = DimVector(size_t(s1.dim()), 0);
-    l.value = v.data_ptr();
-  }
-  l.index = idx.data_ptr<int64_t>();
-  cpu::scatter_kernel(l, self.dtype(), op);
+  scatter_stub(self.device().type(), s1, dim, i1, src1, v, op);
 }
 
-cpu::ScatterOp legacy_reduce(std::string_view reduce) {
-  if (reduce == "add") return cpu::ScatterOp::Sum;
-  if (reduce == "multiply") return cpu::ScatterOp::Prod;
+ScatterOp legacy_reduce(std::string_view reduce) {
+  if (reduce == "add") return ScatterOp::Sum;
+  if (reduce == "multiply") return ScatterOp::Prod;
   EMBER_THROW(Error, "[scatter_] reduce argument must be either add or multiply. Got ",
               std::string(reduce));
 }
@@ -98,7 +85,7 @@ cpu::ScatterOp legacy_reduce(std::string_view reduce) {
 Tensor& Tensor::scatter_(int64_t dim, const Tensor& index, const Tensor& src) {
   EMBER_OP(scatter_, *this, dim, index, src);
   OpRecorder rec("scatter_", {*this, src});
-  scatter_impl(*this, dim, index, src, Scalar(0), cpu::ScatterOp::Assign, "scatter_");
+  scatter_impl(*this, dim, index, src, Scalar(0), ScatterOp::Assign, "scatter_");
   bump(*this, "scatter_");
   if (rec) {
     rec.args(wrap_dim(dim, this->dim(), "scatter_"));
@@ -123,7 +110,7 @@ Tensor& Tensor::scatter_(int64_t dim, const Tensor& index, const Tensor& src) {
 Tensor& Tensor::scatter_(int64_t dim, const Tensor& index, const Scalar& value) {
   EMBER_OP(scatter__1, *this, dim, index, value);
   OpRecorder rec("scatter_", {*this});
-  scatter_impl(*this, dim, index, Tensor(), value, cpu::ScatterOp::Assign, "scatter_");
+  scatter_impl(*this, dim, index, Tensor(), value, ScatterOp::Assign, "scatter_");
   bump(*this, "scatter_");
   if (rec) {
     rec.args(wrap_dim(dim, this->dim(), "scatter_"));
@@ -163,7 +150,7 @@ Tensor& Tensor::scatter_(int64_t dim, const Tensor& index, const Scalar& value,
 Tensor& Tensor::scatter_add_(int64_t dim, const Tensor& index, const Tensor& src) {
   EMBER_OP(scatter_add_, *this, dim, index, src);
   OpRecorder rec("scatter_add_", {*this, src});
-  scatter_impl(*this, dim, index, src, Scalar(0), cpu::ScatterOp::Sum, "scatter_add_");
+  scatter_impl(*this, dim, index, src, Scalar(0), ScatterOp::Sum, "scatter_add_");
   bump(*this, "scatter_add_");
   if (rec) {
     rec.args(wrap_dim(dim, this->dim(), "scatter_add_"));
@@ -282,34 +269,34 @@ Tensor& Tensor::scatter_reduce_(int64_t dim, const Tensor& index, const Tensor& 
                                 std::string_view reduce, bool include_self) {
   EMBER_OP(scatter_reduce_, *this, dim, index, src, reduce, include_self);
   const char* name = "scatter_reduce_";
-  cpu::ScatterOp op;
+  ScatterOp op;
   if (reduce == "sum" || reduce == "mean") {
-    op = cpu::ScatterOp::Sum;
+    op = ScatterOp::Sum;
   } else if (reduce == "prod") {
-    op = cpu::ScatterOp::Prod;
+    op = ScatterOp::Prod;
   } else if (reduce == "amax") {
-    op = cpu::ScatterOp::Max;
+    op = ScatterOp::Max;
   } else if (reduce == "amin") {
-    op = cpu::ScatterOp::Min;
+    op = ScatterOp::Min;
   } else {
     EMBER_THROW(Error, "[", name,
                 "] reduce argument must be either sum, prod, mean, amax or "
                 "amin, got ",
                 std::string(reduce));
   }
-  EMBER_CHECK(!isComplexType(dtype()) || op == cpu::ScatterOp::Sum || op == cpu::ScatterOp::Prod,
-              "[", name, "] ", std::string(reduce), " is not supported for complex tensors");
+  EMBER_CHECK(!isComplexType(dtype()) || op == ScatterOp::Sum || op == ScatterOp::Prod, "[", name,
+              "] ", std::string(reduce), " is not supported for complex tensors");
   EMBER_CHECK(src.defined() && src.dtype() == dtype(), "[", name, "] ", name,
               "(): Expected self.dtype to be equal to src.dtype");
   OpRecorder rec(name, {*this, src});
   // prod / amax / amin read self before the write.
   Tensor self_before;
-  if (rec && op != cpu::ScatterOp::Sum) self_before = clone();
+  if (rec && op != ScatterOp::Sum) self_before = clone();
   if (!include_self) {
     Scalar identity = 0;
-    if (op == cpu::ScatterOp::Prod) identity = 1;
-    if (op == cpu::ScatterOp::Max || op == cpu::ScatterOp::Min) {
-      const bool mx = op == cpu::ScatterOp::Max;
+    if (op == ScatterOp::Prod) identity = 1;
+    if (op == ScatterOp::Max || op == ScatterOp::Min) {
+      const bool mx = op == ScatterOp::Max;
       if (isFloatingType(dtype())) {
         identity =
             mx ? -std::numeric_limits<double>::infinity() : std::numeric_limits<double>::infinity();
@@ -336,7 +323,7 @@ Tensor& Tensor::scatter_reduce_(int64_t dim, const Tensor& index, const Tensor& 
         }
       }
     }
-    scatter_impl(*this, dim, index, Tensor(), identity, cpu::ScatterOp::Assign, name);
+    scatter_impl(*this, dim, index, Tensor(), identity, ScatterOp::Assign, name);
   }
   scatter_impl(*this, dim, index, src, Scalar(0), op, name);
   if (reduce == "mean") {

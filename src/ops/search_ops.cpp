@@ -2,15 +2,14 @@
 // bins) and bincount. Each follows PyTorch 1.13's checks, result dtypes and NaN placement.
 #include <algorithm>
 #include <cmath>
-#include <vector>
+#include <tuple>
 
 #include "autograd/record.h"
-#include "core/parallel_internal.h"
 #include "core/tensor_util.h"
-#include "ember/dispatch_type.h"
 #include "ember/factory.h"
 #include "ember/ops.h"
 #include "ember/shape_ops.h"
+#include "kernels/stubs/search.h"
 #include "ops/call_path.h"
 
 namespace ember {
@@ -35,7 +34,6 @@ bool searchsorted_check(const Tensor& seq, const Tensor& values, bool out_int32,
   EMBER_CHECK(seq.device() == values.device(), "[", kSS,
               "] boundaries and input value tensors "
               "should be on the same device");
-  EMBER_CHECK(seq.is_cpu(), "[", kSS, "] only CPU tensors are supported");
   if (sorter) {
     EMBER_CHECK(sorter->dtype() == kLong, "[", kSS,
                 "] sorter must be a tensor of long dtype but "
@@ -64,35 +62,6 @@ bool searchsorted_check(const Tensor& seq, const Tensor& values, bool out_int32,
   return right || (side && *side == "right");
 }
 
-template <class T>
-void search_kernel(const T* seq, const int64_t* sort, int64_t len, int64_t n_rows, const T* vals,
-                   int64_t per_row, int64_t n_vals, bool right, bool out32, void* out) {
-  // One sequence row serves `per_row` consecutive values (all values for a 1-D sequence).
-  parallel_for(0, n_vals, 4096, [&](int64_t b, int64_t e) {
-    for (int64_t i = b; i < e; ++i) {
-      const int64_t row = n_rows == 1 ? 0 : i / per_row;
-      const T* s = seq + row * len;
-      const int64_t* so = sort ? sort + row * len : nullptr;
-      const T v = vals[i];
-      int64_t lo = 0, hi = len;
-      // PyTorch's comparisons, so NaN values land past every element.
-      while (lo < hi) {
-        const int64_t mid = lo + ((hi - lo) >> 1);
-        const T m = so ? s[so[mid]] : s[mid];
-        const bool go_right = right ? !(m > v) : !(m >= v);
-        if (go_right)
-          lo = mid + 1;
-        else
-          hi = mid;
-      }
-      if (out32)
-        static_cast<int32_t*>(out)[i] = int32_t(lo);
-      else
-        static_cast<int64_t*>(out)[i] = lo;
-    }
-  });
-}
-
 Tensor searchsorted_impl(const Tensor& seq, const Tensor& values, bool out_int32, bool right,
                          std::optional<std::string_view> side, const std::optional<Tensor>& sorter,
                          bool scalar_value) {
@@ -105,27 +74,12 @@ Tensor searchsorted_impl(const Tensor& seq, const Tensor& values, bool out_int32
   // 16-bit floats convert exactly to float32, which keeps every comparison.
   if (ct == kHalf || ct == kBFloat16) ct = kFloat;
   Tensor out = empty(values.sizes(), TensorOptions(out_int32 ? kInt : kLong));
-  const int64_t len = seq.size(-1);
-  const int64_t n_vals = values.numel();
-  if (n_vals == 0) return out;
+  if (values.numel() == 0) return out;
   const Tensor s = seq.to(ct).contiguous();
   const Tensor v = values.to(ct).contiguous();
-  Tensor so;
-  if (sorter) {
-    so = sorter->contiguous();
-    const int64_t* p = so.data_ptr<int64_t>();
-    for (int64_t i = 0; i < so.numel(); ++i) {
-      EMBER_CHECK_INDEX(p[i] >= 0 && p[i] < len, "[", kSS, "] sorter index ", p[i],
-                        " is out of range for a sequence of length ", len);
-    }
-  }
-  const int64_t n_rows = seq.numel() / std::max<int64_t>(len, 1);
-  const int64_t per_row = seq.dim() == 1 ? n_vals : values.size(-1);
-  EMBER_DISPATCH_REAL_TYPES(ct, kSS, [&] {
-    search_kernel<scalar_t>(s.data_ptr<scalar_t>(), sorter ? so.data_ptr<int64_t>() : nullptr, len,
-                            seq.dim() == 1 ? 1 : n_rows, v.data_ptr<scalar_t>(), per_row, n_vals,
-                            right, out_int32, out.data_ptr());
-  });
+  const Tensor so = sorter ? sorter->contiguous() : Tensor();
+  // the kernel checks the sorter's entries as it reads them
+  searchsorted_stub(seq.device().type(), s, v, so, out, right);
   return out;
 }
 
@@ -192,49 +146,6 @@ Tensor& bucketize_out(Tensor& out, const Tensor& self, const Tensor& boundaries,
 
 // ---- histc ----
 
-namespace {
-
-template <class T>
-struct HistMath {
-  // bfloat16 arithmetic rounds after every operation, as PyTorch's BFloat16 operators do.
-  static float r(float x) { return std::is_same_v<T, BFloat16> ? float(BFloat16(x)) : x; }
-};
-
-template <class T>
-void histc_kernel(const T* x, int64_t n, int64_t bins, double lo_d, double hi_d, int64_t* counts) {
-  using acc_t = std::conditional_t<std::is_same_v<T, double>, double, float>;
-  using M = HistMath<T>;
-  const acc_t lo = acc_t(M::r(float(lo_d))), hi = acc_t(M::r(float(hi_d)));
-  const acc_t lo_e = std::is_same_v<T, double> ? acc_t(lo_d) : lo;
-  const acc_t hi_e = std::is_same_v<T, double> ? acc_t(hi_d) : hi;
-  const acc_t width = std::is_same_v<T, BFloat16> ? acc_t(M::r(float(hi_e - lo_e))) : hi_e - lo_e;
-  const acc_t nb = std::is_same_v<T, BFloat16> ? acc_t(M::r(float(bins))) : acc_t(bins);
-  std::vector<int64_t> total(size_t(bins), 0);
-  // Integer counts add in any order, so per-range partial histograms are deterministic.
-  parallel_for(0, n, 65536, [&](int64_t b, int64_t e) {
-    std::vector<int64_t> local(size_t(bins), 0);
-    for (int64_t i = b; i < e; ++i) {
-      const acc_t v = acc_t(x[i]);
-      if (!(v >= lo_e && v <= hi_e)) continue;
-      acc_t f;
-      if constexpr (std::is_same_v<T, BFloat16>) {
-        f = M::r(M::r(M::r(v - lo_e) * nb) / width);
-      } else {
-        f = (v - lo_e) * nb / width;
-      }
-      int64_t pos = int64_t(f);
-      if (pos >= bins) pos = bins - 1;
-      if (pos < 0) pos = 0;
-      ++local[size_t(pos)];
-    }
-#pragma omp critical(ember_histc_merge)
-    for (int64_t k = 0; k < bins; ++k) total[size_t(k)] += local[size_t(k)];
-  });
-  std::copy(total.begin(), total.end(), counts);
-}
-
-}  // namespace
-
 Tensor histc(const Tensor& self, int64_t bins, const Scalar& min, const Scalar& max) {
   EMBER_OP(histc, self, bins, min, max);
   const ScalarType dt = self.dtype();
@@ -242,7 +153,6 @@ Tensor histc(const Tensor& self, int64_t bins, const Scalar& min, const Scalar& 
               "[histc] \"histogram_cpu\" not "
               "implemented for '",
               dtype_name(dt), "'");
-  EMBER_CHECK(self.is_cpu(), "[histc] only CPU tensors are supported");
   EMBER_CHECK(bins > 0, "[histc] torch.histogram(): bins must be > 0, but got ", bins,
               " for dimension 0");
   double lo = min.to<double>(), hi = max.to<double>();
@@ -250,34 +160,16 @@ Tensor histc(const Tensor& self, int64_t bins, const Scalar& min, const Scalar& 
               hi, ")");
   const Tensor x = self.contiguous();
   const int64_t n = x.numel();
-  if (lo == hi && n > 0) {
-    EMBER_DISPATCH_FLOATING_TYPES(dt, "histc", [&] {
-      const scalar_t* p = x.data_ptr<scalar_t>();
-      double mn = double(p[0]), mx = double(p[0]);
-      for (int64_t i = 1; i < n && !std::isnan(mn); ++i) {
-        const double v = double(p[i]);
-        if (std::isnan(v)) mn = mx = v;
-        mn = std::min(mn, v);
-        mx = std::max(mx, v);
-      }
-      lo = mn;
-      hi = mx;
-    });
-  }
+  if (lo == hi && n > 0) std::tie(lo, hi) = histc_range_stub(x.device().type(), x);
   if (lo == hi) {
     lo -= 1;
     hi += 1;
   }
   EMBER_CHECK(std::isfinite(lo) && std::isfinite(hi), "[histc] torch.histc: range of [", lo, ", ",
               hi, "] is not finite");
-  std::vector<int64_t> counts = checked_buffer<int64_t>("histc", {bins});
-  if (n > 0) {
-    EMBER_DISPATCH_FLOATING_TYPES(dt, "histc", [&] {
-      histc_kernel<scalar_t>(x.data_ptr<scalar_t>(), n, bins, lo, hi, counts.data());
-    });
-  }
-  Tensor c = empty({bins}, TensorOptions(kLong));
-  std::copy(counts.begin(), counts.end(), c.data_ptr<int64_t>());
+  // sized by the checked rule under histc's name (Note [Checked storage sizes])
+  Tensor c = empty_tensor("histc", {bins}, kLong);
+  histc_stub(x.device().type(), x, c, bins, lo, hi);
   return c.to(dt);
 }
 
@@ -302,7 +194,6 @@ Tensor bincount(const Tensor& self, const std::optional<Tensor>& weights, int64_
               "[bincount] \"bincount_cpu\" not implemented "
               "for '",
               dtype_name(self.dtype()), "'");
-  EMBER_CHECK(self.is_cpu(), "[bincount] only CPU tensors are supported");
   EMBER_CHECK(minlength >= 0, "[bincount] minlength should be >= 0, got ", minlength);
   if (self.dim() == 1 && self.numel() == 0) return zeros({minlength}, TensorOptions(kLong));
   EMBER_CHECK(self.dim() == 1,
@@ -310,9 +201,8 @@ Tensor bincount(const Tensor& self, const std::optional<Tensor>& weights, int64_
               "inputs (got shape ",
               shape_str(self.sizes()), ")");
   const Tensor idx = self.to(kLong).contiguous();
-  const int64_t* p = idx.data_ptr<int64_t>();
   const int64_t n = idx.numel();
-  const int64_t lo = *std::min_element(p, p + n), hi = *std::max_element(p, p + n);
+  const auto [lo, hi] = bincount_range_stub(idx.device().type(), idx);
   EMBER_CHECK(lo >= 0,
               "[bincount] bincount only supports 1-d non-negative integral inputs (got "
               "value ",
@@ -326,8 +216,7 @@ Tensor bincount(const Tensor& self, const std::optional<Tensor>& weights, int64_
   const int64_t len = std::max(hi + 1, minlength);
   if (!weights) {
     Tensor out = zeros({len}, TensorOptions(kLong));
-    int64_t* o = out.data_ptr<int64_t>();
-    for (int64_t i = 0; i < n; ++i) ++o[p[i]];
+    bincount_stub(idx.device().type(), idx, Tensor(), out);
     return out;
   }
   // Weighted counts have no derivative in PyTorch: a differentiable weights tensor gets a node
@@ -337,16 +226,7 @@ Tensor bincount(const Tensor& self, const std::optional<Tensor>& weights, int64_
   const ScalarType wt = weights->dtype() == kFloat ? kFloat : kDouble;
   const Tensor w = (weights->is_complex() ? weights->real() : *weights).to(wt).contiguous();
   Tensor out = zeros({len}, TensorOptions(wt));
-  auto accumulate = [&](auto zero) {
-    using T = decltype(zero);
-    const T* wp = w.data_ptr<T>();
-    T* o = out.data_ptr<T>();
-    for (int64_t i = 0; i < n; ++i) o[p[i]] += wp[i];
-  };
-  if (wt == kFloat)
-    accumulate(0.0f);
-  else
-    accumulate(0.0);
+  bincount_stub(idx.device().type(), idx, w, out);
   if (rec) rec.record_not_implemented({out});
   return out;
 }

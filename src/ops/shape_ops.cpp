@@ -2,18 +2,17 @@
 // repeat_interleave, broadcast_to/broadcast_tensors, meshgrid, cartesian_prod, combinations and
 // tril/triu_indices. Copies go through map_copy (Note [Index-map copies]).
 #include <algorithm>
-#include <cstring>
 #include <limits>
 #include <numeric>
 
 #include "autograd/record.h"
-#include "core/parallel_internal.h"
 #include "core/tensor_util.h"
-#include "ember/dispatch_type.h"
 #include "ember/factory.h"
 #include "ember/index_ops.h"
 #include "ember/ops.h"
 #include "ember/shape_ops.h"
+#include "kernels/stubs/core.h"
+#include "kernels/stubs/shape.h"
 #include "ops/call_path.h"
 #include "ops/elementwise_core.h"
 
@@ -22,66 +21,16 @@ namespace ember {
 // Note [Index-map copies]
 // flip, roll, repeat, tile, repeat_interleave and the non-constant pads all build a contiguous
 // output whose element at (i0, ..., in) is the input element at (m0[i0], ..., mn[in]) for one
-// index map per dim (identity for most dims). map_copy does that in one pass: the dims after the
-// last mapped dim form a contiguous run copied whole, and the last mapped dim's map is cut into
-// segments where it steps by +1 or -1, so a roll or a pad copies a few long runs with memcpy per
-// row and a flip of the last dim is one reversed loop, never per-element index arithmetic.
+// index map per dim (identity for most dims). map_copy does that in one pass (map_copy_stub): the
+// dims after the last mapped dim form a contiguous run copied whole, and the last mapped dim's
+// map is cut into segments where it steps by +1 or -1, so a roll or a pad copies a few long runs
+// with memcpy per row and a flip of the last dim is one reversed loop, never per-element index
+// arithmetic.
 Tensor map_copy(const Tensor& x, IntArrayRef out_sizes,
                 const std::vector<std::vector<int64_t>>& maps);
 
-namespace {
-
-struct Segment {
-  int64_t out_start, src_start, len, step;  // step is +1 or -1
-};
-
-std::vector<Segment> segments_of(const std::vector<int64_t>& map) {
-  std::vector<Segment> segs;
-  const int64_t n = int64_t(map.size());
-  int64_t j = 0;
-  while (j < n) {
-    int64_t step = 1;
-    if (j + 1 < n && map[size_t(j + 1)] == map[size_t(j)] - 1) step = -1;
-    int64_t k = j + 1;
-    while (k < n && map[size_t(k)] == map[size_t(k - 1)] + step) ++k;
-    segs.push_back({j, map[size_t(j)], k - j, step});
-    j = k;
-  }
-  return segs;
-}
-
-template <size_t N>
-struct alignas(N <= 8 ? N : 8) Bytes {
-  char b[N];
-};
-
-/// Copies `len` elements of `item` bytes from src, src - 1, ... (reversed) to dst.
-void copy_reversed(char* dst, const char* src, int64_t len, size_t item) {
-  auto run = [&](auto tag) {
-    using T = decltype(tag);
-    T* d = reinterpret_cast<T*>(dst);
-    const T* s = reinterpret_cast<const T*>(src);
-    for (int64_t e = 0; e < len; ++e) d[e] = s[-e];
-  };
-  switch (item) {
-    case 1:
-      return run(uint8_t{});
-    case 2:
-      return run(uint16_t{});
-    case 4:
-      return run(uint32_t{});
-    case 8:
-      return run(uint64_t{});
-    default:
-      return run(Bytes<16>{});
-  }
-}
-
-}  // namespace
-
 Tensor map_copy(const Tensor& x, IntArrayRef out_sizes,
                 const std::vector<std::vector<int64_t>>& maps) {
-  EMBER_CHECK(x.is_cpu(), "[map_copy] only CPU tensors are supported, got ", x.device().str());
   Tensor out = empty(out_sizes, x.options());
   if (out.numel() == 0) return out;
   const int64_t nd = int64_t(out_sizes.size());
@@ -90,44 +39,7 @@ Tensor map_copy(const Tensor& x, IntArrayRef out_sizes,
     if (d < int64_t(maps.size()) && !maps[size_t(d)].empty()) last = d;
   if (last < 0) return out.copy_(x);
   const Tensor src = x.resolve_conj().contiguous();
-  const size_t item = src.itemsize();
-  int64_t inner = 1;
-  for (int64_t d = last + 1; d < nd; ++d) inner *= out_sizes[size_t(d)];
-  const int64_t n_last = out_sizes[size_t(last)];
-  const int64_t prefix = out.numel() / (inner * n_last);
-  const std::vector<Segment> segs = segments_of(maps[size_t(last)]);
-  const char* sbase = static_cast<const char*>(src.data_ptr());
-  char* obase = static_cast<char*>(out.data_ptr());
-  const IntArrayRef sstr = src.strides();
-  const size_t run_bytes = size_t(inner) * item;
-  const int64_t grain = std::max<int64_t>(1, 32768 / std::max<int64_t>(1, n_last * inner));
-  parallel_for(0, prefix, grain, [&](int64_t begin, int64_t end) {
-    for (int64_t p = begin; p < end; ++p) {
-      // Source offset of this row prefix: mapped coordinates of dims [0, last).
-      int64_t off = 0, rem = p;
-      for (int64_t d = last - 1; d >= 0; --d) {
-        const int64_t sz = out_sizes[size_t(d)];
-        const int64_t c = rem % sz;
-        rem /= sz;
-        const bool mapped = d < int64_t(maps.size()) && !maps[size_t(d)].empty();
-        off += (mapped ? maps[size_t(d)][size_t(c)] : c) * sstr[size_t(d)];
-      }
-      const char* s_row = sbase + size_t(off) * item;
-      char* o_row = obase + size_t(p * n_last) * run_bytes;
-      for (const Segment& sg : segs) {
-        char* o = o_row + size_t(sg.out_start) * run_bytes;
-        const char* s = s_row + size_t(sg.src_start * sstr[size_t(last)]) * item;
-        if (sg.step > 0) {
-          std::memcpy(o, s, size_t(sg.len) * run_bytes);
-        } else if (inner == 1) {
-          copy_reversed(o, s, sg.len, item);
-        } else {
-          for (int64_t e = 0; e < sg.len; ++e)
-            std::memcpy(o + size_t(e) * run_bytes, s - size_t(e) * run_bytes, run_bytes);
-        }
-      }
-    }
-  });
+  map_copy_stub(out.device().type(), out, src, maps);
   return out;
 }
 
@@ -195,9 +107,9 @@ std::vector<Tensor> tensor_split(const Tensor& self, const Tensor& ios, int64_t 
               "zero-dimensional or one-dimensional tensor, but got a tensor with ",
               ios.dim(), " dims");
   const Tensor c = ios.contiguous();
-  const int64_t* p = c.data_ptr<int64_t>();
-  if (ios.dim() == 0) return tensor_split(self, p[0], dim);
-  return tensor_split(self, IntArrayRef(p, size_t(c.numel())), dim);
+  const std::vector<int64_t> v = int64_values_stub(c.device().type(), c);
+  if (ios.dim() == 0) return tensor_split(self, v[0], dim);
+  return tensor_split(self, IntArrayRef(v), dim);
 }
 
 // ---- flip, roll, rot90 ----
@@ -514,8 +426,7 @@ std::vector<int64_t> repeat_counts(const Tensor& repeats) {
               "\"repeat_interleave_cpu\" not implemented for '",
               dtype_name(repeats.dtype()), "' repeats");
   Tensor c = repeats.to(kLong).contiguous();
-  const int64_t* p = c.data_ptr<int64_t>();
-  return std::vector<int64_t>(p, p + c.numel());
+  return int64_values_stub(c.device().type(), c);
 }
 
 }  // namespace
@@ -569,20 +480,10 @@ Tensor triangle_indices(int64_t row, int64_t col, int64_t offset, const TensorOp
               ", offset=", offset);
   const int64_t total = int64_t(total128);
   Tensor out = empty({2, total}, TensorOptions(kLong).device(opts.device()));
-  int64_t* r = out.data_ptr<int64_t>();
-  int64_t* c = r + total;
-  int64_t n = 0;
   // Only rows that hold at least one index are visited, so the loop is O(total).
   const int64_t first = lower ? int64_t(i0) : 0;
   const int64_t last = lower ? row : int64_t(std::clamp<__int128>(C - k, 0, R));
-  for (int64_t i = first; i < last && n < total; ++i) {
-    const int64_t b = lower ? 0 : std::clamp<int64_t>(i + offset, 0, col);
-    const int64_t e = lower ? std::clamp<int64_t>(i + offset + 1, 0, col) : col;
-    for (int64_t j = b; j < e; ++j, ++n) {
-      r[n] = i;
-      c[n] = j;
-    }
-  }
+  triangle_indices_stub(out.device().type(), out, first, last, col, offset, lower);
   return dt == kLong ? out : out.to(dt);
 }
 
@@ -789,30 +690,12 @@ Tensor combinations(const Tensor& self, int64_t r, bool with_replacement) {
   // Index tuples in lexicographic order (itertools.combinations[_with_replacement]), written
   // into a tensor so the allocation goes through the checked storage rule.
   Tensor ix = empty({count * r}, TensorOptions(kLong));
-  if (count > 0) {
-    int64_t* idx = ix.data_ptr<int64_t>();
-    std::vector<int64_t> cur(static_cast<size_t>(r));
-    for (int64_t i = 0; i < r; ++i) cur[size_t(i)] = with_replacement ? 0 : i;
-    for (int64_t t = 0; t < count; ++t) {
-      std::copy(cur.begin(), cur.end(), idx + t * r);
-      int64_t i = r - 1;
-      while (i >= 0 && cur[size_t(i)] == (with_replacement ? n - 1 : n - r + i)) --i;
-      if (i < 0) break;
-      ++cur[size_t(i)];
-      for (int64_t j = i + 1; j < r; ++j)
-        cur[size_t(j)] = with_replacement ? cur[size_t(i)] : cur[size_t(j - 1)] + 1;
-    }
-  }
+  if (count > 0) combinations_indices_stub(ix.device().type(), ix, n, r, with_replacement);
   autograd::OpRecorder rec("combinations", {self});
   Tensor out = empty({count, r}, self.options());
   if (count > 0) {
     const Tensor src = self.resolve_conj().contiguous();
-    const size_t item = src.itemsize();
-    const char* s = static_cast<const char*>(src.data_ptr());
-    char* o = static_cast<char*>(out.data_ptr());
-    const int64_t* idx = ix.data_ptr<int64_t>();
-    for (int64_t k = 0; k < count * r; ++k)
-      std::memcpy(o + k * item, s + size_t(idx[k]) * item, item);
+    combinations_gather_stub(out.device().type(), out, src, ix);
   }
   if (rec) {
     // Each output element reads one input element: gradients are index_add-ed back.

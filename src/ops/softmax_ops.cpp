@@ -1,56 +1,21 @@
-// softmax / log_softmax: validation, dtype handling and the parallel split; the fused loops are
-// in kernels/cpu/softmax_kernels.cpp (Note [Fused softmax]). float16/bfloat16 are computed in
+// softmax / log_softmax: validation and dtype handling; the parallel split and the fused loops
+// are behind kernels/stubs/softmax.h (Note [Fused softmax]). float16/bfloat16 are computed in
 // float32 and rounded once at the end, as PyTorch.
-#include <algorithm>
-
 #include "autograd/record.h"
-#include "core/parallel_internal.h"
 #include "core/tensor_util.h"
 #include "ember/factory.h"
 #include "ember/ops.h"
 #include "ember/sort.h"
-#include "kernels/cpu/kernel_registry.h"
-#include "kernels/cpu/softmax.h"
+#include "kernels/stubs/softmax.h"
 #include "ops/call_path.h"
 
 namespace ember {
-namespace cpu {
-SoftmaxKernels g_softmax_kernels;
-const SoftmaxKernels& softmax_kernels() {
-  (void)kernels();  // registers every family of the selected capability, softmax included
-  return g_softmax_kernels;
-}
-}  // namespace cpu
-
 namespace {
-
-constexpr int64_t kGrain = 32768;     // elements per task
-constexpr int64_t kInnerBlock = 256;  // inner columns per task along a non-last dim
-
-template <class T>
-void run_softmax(const T* x, T* y, int64_t outer, int64_t n, int64_t inner, bool log,
-                 cpu::SoftmaxLastDimFn<T> lastdim, cpu::SoftmaxInnerFn<T> vertical) {
-  if (inner == 1) {
-    parallel_for(0, outer, std::max<int64_t>(1, kGrain / n),
-                 [&](int64_t b, int64_t e) { lastdim(x, y, b, e, n, log); });
-    return;
-  }
-  const int64_t blocks = (inner + kInnerBlock - 1) / kInnerBlock;
-  parallel_for(0, outer * blocks, std::max<int64_t>(1, kGrain / (n * kInnerBlock)),
-               [&](int64_t b, int64_t e) {
-                 for (int64_t t = b; t < e; ++t) {
-                   const int64_t o = t / blocks, c = (t % blocks) * kInnerBlock;
-                   vertical(x, y, o, o + 1, n, inner, c, std::min(inner, c + kInnerBlock), log);
-                 }
-               });
-}
 
 /// The result dtype of softmax(self, dtype) after validation; `dim` is wrapped.
 ScalarType softmax_meta(const Tensor& self, int64_t& dim, std::optional<ScalarType> dtype,
                         const char* op) {
   EMBER_CHECK(self.defined(), "[", op, "] input tensor is undefined");
-  EMBER_CHECK(self.is_cpu(), "[", op, "] only CPU tensors are supported, got ",
-              self.device().str());
   dim = wrap_dim(dim, self.dim(), op);
   const ScalarType dt = dtype.value_or(self.dtype());
   // PyTorch returns a zero-size result before its dtype check (an empty int64 softmax works).
@@ -68,19 +33,7 @@ void softmax_into(Tensor& dst, const Tensor& self, int64_t dim, ScalarType dt, b
   // dtype= casts the input first (a float input asked for bfloat16 is rounded to it), then the
   // math runs in float or double.
   Tensor x = self.to(dt).to(ct).resolve_conj().contiguous();
-  const int64_t n = x.dim() == 0 ? 1 : x.size(dim);
-  int64_t outer = 1, inner = 1;
-  for (int64_t d = 0; d < x.dim(); ++d) {
-    if (d < dim) outer *= x.size(d);
-    if (d > dim) inner *= x.size(d);
-  }
-  const cpu::SoftmaxKernels& k = cpu::softmax_kernels();
-  if (ct == kFloat)
-    run_softmax<float>(x.data_ptr<float>(), dst.data_ptr<float>(), outer, n, inner, log,
-                       k.lastdim_f, k.inner_f);
-  else
-    run_softmax<double>(x.data_ptr<double>(), dst.data_ptr<double>(), outer, n, inner, log,
-                        k.lastdim_d, k.inner_d);
+  softmax_stub(x.device().type(), x, dst, dim, log);
 }
 
 Tensor softmax_impl(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype, bool log) {

@@ -1,10 +1,9 @@
 #pragma once
 #include "ops/op_layer.h"  // Note [Layer includes]
-// Helpers shared by the sort, order-statistics, scan and unique op files: a slice along `dim`
-// as a contiguous row, and back.
+// Helpers shared by the sort and order-statistics op files: a slice along `dim` as a contiguous
+// row (the `rows` of the kernels in kernels/stubs/sort.h), and back.
 
 #include <cstdint>
-#include <type_traits>
 
 #include "ember/tensor.h"
 
@@ -23,9 +22,5 @@ Tensor from_rows(const Tensor& y, const Tensor& x, int64_t dim);
 Tensor reduced_from_rows(const Tensor& y, const Tensor& x, int64_t dim, bool keepdim);
 /// out= of a multi-output op: dtype must match; out is resized to the result's shape.
 void assign_out(Tensor& out, const Tensor& r, const char* op);
-
-/// The unsigned sort key type of `T` (Note [Sort keys] in sort_ops.cpp).
-template <class T>
-using KeyOf = std::conditional_t<sizeof(T) == 8, uint64_t, uint32_t>;
 
 }  // namespace ember::sort_detail

@@ -1,21 +1,14 @@
-// sort / argsort / msort / topk. Each slice along `dim` is copied into a contiguous buffer of
-// (order-preserving key, index) pairs and sorted there; slices run in parallel.
-#include <algorithm>
-#include <array>
-#include <bit>
-#include <cmath>
-#include <cstring>
-#include <type_traits>
-#include <utility>
+// sort / argsort / msort / topk. Each slice along `dim` becomes a contiguous row
+// (sort_internal.h) that the kernels sort (kernels/cpu/sort/sort.cpp).
+#include <tuple>
 #include <vector>
 
 #include "autograd/record.h"
-#include "core/parallel_internal.h"
 #include "core/tensor_util.h"
-#include "ember/dispatch_type.h"
 #include "ember/factory.h"
 #include "ember/index_ops.h"
 #include "ember/sort.h"
+#include "kernels/stubs/sort.h"
 #include "ops/call_path.h"
 #include "ops/sort_internal.h"
 
@@ -50,98 +43,8 @@ namespace {
 
 using namespace sort_detail;
 
-// Note [Sort keys]
-// Every sortable dtype maps to an unsigned key whose integer order is PyTorch's order: signed
-// integers flip the sign bit, floats flip all bits of negatives and the sign bit of the rest,
-// -0.0 becomes +0.0 (they compare equal) and every NaN becomes the largest key (NaN sorts last,
-// all NaNs equal). Descending order sorts ~key. A stable LSD radix sort over the key bytes then
-// gives PyTorch's stable order, which is also its order for unstable sorts of short slices.
-
-template <class T>
-KeyOf<T> sort_key(T v) {
-  using K = KeyOf<T>;
-  if constexpr (std::is_same_v<T, bool>) {
-    return K(v);
-  } else if constexpr (std::is_integral_v<T>) {
-    using U = std::make_unsigned_t<T>;
-    if constexpr (std::is_signed_v<T>)
-      return K(U(v) ^ (U(1) << (sizeof(T) * 8 - 1)));
-    else
-      return K(v);
-  } else {
-    using F = std::conditional_t<std::is_same_v<T, double>, double, float>;
-    F f = F(v);
-    if (std::isnan(f)) return ~K(0);
-    if (f == 0) f = 0;
-    K b = std::bit_cast<K>(f);
-    constexpr K sign = K(1) << (sizeof(K) * 8 - 1);
-    return (b & sign) ? ~b : (b | sign);
-  }
-}
-
-template <class K>
-struct KI {
-  K key;
-  uint32_t idx;
-};
-
-/// Stable LSD radix sort of a[0..n) by key (8-bit digits; constant digits are skipped).
-/// Returns the buffer holding the result (a or tmp).
-template <class K>
-KI<K>* radix_sort(KI<K>* a, KI<K>* tmp, int64_t n) {
-  constexpr int P = sizeof(K);
-  if (n < 64) {
-    std::stable_sort(a, a + n, [](const KI<K>& x, const KI<K>& y) { return x.key < y.key; });
-    return a;
-  }
-  std::array<std::array<uint32_t, 256>, P> hist{};
-  for (int64_t i = 0; i < n; ++i) {
-    K k = a[i].key;
-    for (int p = 0; p < P; ++p) ++hist[p][(k >> (8 * p)) & 255];
-  }
-  for (int p = 0; p < P; ++p) {
-    auto& h = hist[p];
-    if (h[(a[0].key >> (8 * p)) & 255] == uint32_t(n)) continue;  // one digit value: no-op
-    uint32_t off = 0;
-    for (int d = 0; d < 256; ++d) {
-      uint32_t c = h[d];
-      h[d] = off;
-      off += c;
-    }
-    for (int64_t i = 0; i < n; ++i) tmp[h[(a[i].key >> (8 * p)) & 255]++] = a[i];
-    std::swap(a, tmp);
-  }
-  return a;
-}
-
-/// Sorts each row of `rows` (contiguous) into values `vo` / indices `io` (contiguous, same rows).
-template <class T>
-void sort_rows(const T* x, T* vo, int64_t* io, int64_t rows, int64_t n, bool descending) {
-  using K = KeyOf<T>;
-  parallel_for(0, rows, std::max<int64_t>(1, 32768 / std::max<int64_t>(n, 1)),
-               [&](int64_t b, int64_t e) {
-                 std::vector<KI<K>> buf(size_t(2 * n));
-                 for (int64_t r = b; r < e; ++r) {
-                   const T* row = x + r * n;
-                   KI<K>* a = buf.data();
-                   for (int64_t i = 0; i < n; ++i) {
-                     K k = sort_key(row[i]);
-                     a[i] = {descending ? K(~k) : k, uint32_t(i)};
-                   }
-                   KI<K>* s = radix_sort(a, a + n, n);
-                   T* v = vo + r * n;
-                   int64_t* ix = io + r * n;
-                   for (int64_t i = 0; i < n; ++i) {
-                     v[i] = row[s[i].idx];
-                     ix[i] = s[i].idx;
-                   }
-                 }
-               });
-}
-
 void check_input(const Tensor& x, const char* op) {
   EMBER_CHECK(x.defined(), "[", op, "] input tensor is undefined");
-  EMBER_CHECK(x.is_cpu(), "[", op, "] only CPU tensors are supported, got ", x.device().str());
 }
 
 /// A 0-dim input is its own sorted result / top-1 at index 0 (PyTorch returns it before any
@@ -164,61 +67,8 @@ std::tuple<Tensor, Tensor> sort_impl(const Tensor& self, int64_t dim, bool desce
               r.n);
   Tensor v = empty_tensor(r.moved, self.dtype());
   Tensor i = empty_tensor(r.moved, kLong);
-  if (r.rows > 0) {
-    EMBER_DISPATCH_REAL_TYPES_AND_BOOL(self.dtype(), op, [&] {
-      sort_rows<scalar_t>(r.data.data_ptr<scalar_t>(), v.data_ptr<scalar_t>(),
-                          i.data_ptr<int64_t>(), r.rows, r.n, descending);
-    });
-  }
+  if (r.rows > 0) sort_stub(self.device().type(), r.data, v, i, descending);
   return {from_rows(v, self, dim), from_rows(i, self, dim)};
-}
-
-/// PyTorch's topk order: NaN counts as the largest value; ties fall where the selection
-/// algorithm leaves them (the same algorithms on the same comparisons: partial sort for small
-/// k, else nth_element plus a sort of the first k - 1).
-template <class T>
-void topk_rows(const T* x, T* vo, int64_t* io, int64_t rows, int64_t n, int64_t k, bool largest,
-               bool sorted) {
-  using A = std::conditional_t<std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>, float, T>;
-  using E = std::pair<A, int64_t>;
-  auto gt = [](const E& a, const E& b) {
-    if constexpr (std::is_floating_point_v<A>)
-      return (std::isnan(a.first) && !std::isnan(b.first)) || a.first > b.first;
-    else
-      return a.first > b.first;
-  };
-  auto lt = [](const E& a, const E& b) {
-    if constexpr (std::is_floating_point_v<A>)
-      return (!std::isnan(a.first) && std::isnan(b.first)) || a.first < b.first;
-    else
-      return a.first < b.first;
-  };
-  parallel_for(0, rows, std::max<int64_t>(1, 32768 / std::max<int64_t>(n, 1)),
-               [&](int64_t b, int64_t e) {
-                 std::vector<E> q(static_cast<size_t>(n));
-                 for (int64_t r = b; r < e; ++r) {
-                   const T* row = x + r * n;
-                   for (int64_t i = 0; i < n; ++i) q[size_t(i)] = {A(row[i]), i};
-                   auto select = [&](auto cmp) {
-                     if (k * 64 <= n) {
-                       std::partial_sort(q.begin(), q.begin() + k, q.end(), cmp);
-                     } else {
-                       std::nth_element(q.begin(), q.begin() + (k - 1), q.end(), cmp);
-                       if (sorted) std::sort(q.begin(), q.begin() + (k - 1), cmp);
-                     }
-                   };
-                   if (k > 0) {
-                     if (largest)
-                       select(gt);
-                     else
-                       select(lt);
-                   }
-                   for (int64_t i = 0; i < k; ++i) {
-                     vo[r * k + i] = T(q[size_t(i)].first);
-                     io[r * k + i] = q[size_t(i)].second;
-                   }
-                 }
-               });
 }
 
 /// Records `values` = self gathered at `indices` along `dim` (indices of the input's rank when
@@ -268,7 +118,8 @@ std::tuple<Tensor, Tensor> sort(const Tensor& self, int64_t dim, bool descending
 std::tuple<Tensor, Tensor> sort(const Tensor& self, std::optional<bool> /*stable*/, int64_t dim,
                                 bool descending) {
   EMBER_OP(sort_1, self, dim, descending);
-  return sort_rec(self, dim, descending, "sort");  // always stable (Note [Sort keys])
+  // always stable (Note [Sort keys] in kernels/cpu/sort/sort.cpp)
+  return sort_rec(self, dim, descending, "sort");
 }
 std::tuple<Tensor&, Tensor&> sort_out(Tensor& values, Tensor& indices, const Tensor& self,
                                       int64_t dim, bool descending) {
@@ -306,7 +157,6 @@ std::tuple<Tensor, Tensor> topk_impl(const Tensor& self, int64_t k, int64_t dim,
                                      bool sorted) {
   const char* op = "topk";
   EMBER_CHECK(self.defined(), "[", op, "] input tensor is undefined");
-  EMBER_CHECK(self.is_cpu(), "[", op, "] only CPU tensors are supported");
   dim = wrap_dim(dim, self.dim(), op);
   const int64_t n = self.dim() == 0 ? 1 : self.size(dim);
   EMBER_CHECK(k >= 0 && k <= n, "[", op, "] selected index k out of range: k = ", k,
@@ -321,12 +171,7 @@ std::tuple<Tensor, Tensor> topk_impl(const Tensor& self, int64_t k, int64_t dim,
   shape.back() = k;
   Tensor v = empty_tensor(shape, self.dtype());
   Tensor i = empty_tensor(shape, kLong);
-  if (r.rows > 0 && k > 0) {
-    EMBER_DISPATCH_REAL_TYPES(self.dtype(), op, [&] {
-      topk_rows<scalar_t>(r.data.data_ptr<scalar_t>(), v.data_ptr<scalar_t>(),
-                          i.data_ptr<int64_t>(), r.rows, r.n, k, largest, sorted);
-    });
-  }
+  if (r.rows > 0 && k > 0) topk_stub(self.device().type(), r.data, v, i, k, largest, sorted);
   return {from_rows(v, self, dim), from_rows(i, self, dim)};
 }
 }  // namespace

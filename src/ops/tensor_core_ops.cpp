@@ -1,15 +1,13 @@
 // Copies, dtype/device conversion, fill, conjugation and element access.
 #include <cmath>
-#include <cstring>
 #include <limits>
 
 #include "autograd/record.h"
 #include "core/tensor_util.h"
-#include "ember/dispatch_type.h"
 #include "ember/error.h"
 #include "ember/factory.h"
 #include "ember/ops.h"
-#include "kernels/cpu/elementwise.h"
+#include "kernels/stubs/core.h"
 #include "ops/call_path.h"
 #include "ops/device_backend.h"
 #include "ops/elementwise_core.h"
@@ -17,15 +15,6 @@
 namespace ember {
 
 namespace {
-template <class T>
-Scalar maybe_conj(T v, bool) {
-  return Scalar(v);
-}
-template <class T>
-Scalar maybe_conj(complex<T> v, bool conj) {
-  return Scalar(conj ? std::conj(v) : v);
-}
-
 // A view of the stored values of a conjugate view, without the conj bit.
 Tensor raw_view(const Tensor& t) {
   Tensor v = make_view(t, t.sizes(), t.strides(), t.storage_offset());
@@ -44,8 +33,9 @@ void copy_into(const Tensor& self, const Tensor& src_in) {
     src = src.expand(self.sizes());
   }
   if (src.is_alias_of(self)) {
-    bool identical = src.data_ptr() == self.data_ptr() && src.strides() == self.strides() &&
-                     src.dtype() == self.dtype() && src.is_conj() == self.is_conj();
+    bool identical = src.unsafeGetTensorImpl()->data() == self.unsafeGetTensorImpl()->data() &&
+                     src.strides() == self.strides() && src.dtype() == self.dtype() &&
+                     src.is_conj() == self.is_conj();
     if (identical) return;
     src = src.clone();  // overlapping source: read it all before writing
   }
@@ -62,10 +52,7 @@ void copy_into(const Tensor& self, const Tensor& src_in) {
                 " -> ", self.dtype(), ")");
   if (self.numel() > 0) {
     if (dst.is_cpu() && src.is_cpu()) {
-      cpu::ElementwiseFn fn = cpu::kernels().get_cast(src.dtype(), dst.dtype());
-      EMBER_INTERNAL_ASSERT(fn, "no cast kernel");
-      const Tensor* ins[1] = {&src};
-      cpu::run_plan(cpu::make_plan(dst, ArrayRef<const Tensor*>(ins, 1)), fn, {});
+      copy_stub(kCPU, dst, src);
     } else {
       Device other = dst.is_cpu() ? src.device() : dst.device();
       DeviceBackend* b = device_backend(other.type());
@@ -165,15 +152,14 @@ void check_fill_value(const Scalar& v, ScalarType dt) {
 
 namespace {
 void fill_into(const Tensor& self, const Scalar& v) {
-  OpParams p;
-  p.s[0] = self.is_conj() ? Scalar(std::conj(v.toComplexDouble())) : v;
+  const Scalar value = self.is_conj() ? Scalar(std::conj(v.toComplexDouble())) : v;
   if (self.numel() > 0) {
     Tensor dst = self.is_conj() ? raw_view(self) : self;
     if (self.is_cpu()) {
-      cpu::ElementwiseFn fn = cpu::kernels().get(OpId::fill, self.dtype());
-      EMBER_CHECK(fn, "[fill_] not implemented for '", self.dtype(), "'");
-      cpu::run_plan(cpu::make_plan(dst, {}), fn, p);
+      fill_stub(kCPU, dst, value);
     } else {
+      OpParams p;
+      p.s[0] = value;
       DeviceBackend* b = device_backend(self.device().type());
       EMBER_CHECK(b && b->elementwise(OpId::fill, dst, {}, p), "[fill_] not supported on ",
                   self.device());
@@ -318,12 +304,7 @@ Scalar Tensor::item() const {
   EMBER_CHECK(numel() == 1, "[item] a Tensor with ", numel(),
               " elements cannot be converted to Scalar");
   Tensor t = is_cpu() ? *this : to(Device(kCPU));
-  const void* p = t.data_ptr();
-  return EMBER_DISPATCH_ALL_TYPES(dtype(), "item", [&]() -> Scalar {
-    scalar_t v;
-    std::memcpy(&v, p, sizeof(v));
-    return maybe_conj(v, is_conj());
-  });
+  return item_stub(t.device().type(), t, is_conj());
 }
 
 template <class T>

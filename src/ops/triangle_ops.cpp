@@ -1,14 +1,10 @@
-// tril / triu: the lower / upper triangle of the last two dims, the rest zeroed. The result is
-// a contiguous copy whose off-triangle part of each row is cleared with one memset (all-zero
-// bytes are zero in every dtype).
-#include <algorithm>
-#include <cstring>
-
+// tril / triu: the lower / upper triangle of the last two dims, the rest zeroed, in a contiguous
+// copy (the zeroing is triangle_stub's).
 #include "autograd/record.h"
-#include "core/parallel_internal.h"
 #include "core/tensor_util.h"
 #include "ember/factory.h"
 #include "ember/ops.h"
+#include "kernels/stubs/linalg.h"
 #include "ops/call_path.h"
 
 namespace ember {
@@ -20,28 +16,9 @@ Tensor triangle(const Tensor& x, int64_t k, bool lower, const char* op) {
                     "] input tensor must have at least 2 dimensions, "
                     "got ",
                     x.dim(), "-D tensor of shape ", shape_str(x.sizes()));
-  EMBER_CHECK(x.is_cpu(), "[", op, "] only CPU tensors are supported, got ", x.device().str());
   Tensor out = x.resolve_conj().clone().contiguous();
-  const int64_t rows = x.size(-2), cols = x.size(-1);
   if (out.numel() == 0) return out;
-  const int64_t n_rows = out.numel() / cols;  // every row of every matrix
-  const size_t item = out.itemsize();
-  char* base = static_cast<char*>(out.data_ptr());
-  parallel_for(0, n_rows, 2048, [&](int64_t begin, int64_t end) {
-    for (int64_t r = begin; r < end; ++r) {
-      const int64_t i = r % rows;
-      char* row = base + size_t(r * cols) * item;
-      if (lower) {
-        // keep j <= i + k
-        const int64_t start = std::clamp<int64_t>(i + k + 1, 0, cols);
-        std::memset(row + size_t(start) * item, 0, size_t(cols - start) * item);
-      } else {
-        // keep j >= i + k
-        const int64_t stop = std::clamp<int64_t>(i + k, 0, cols);
-        std::memset(row, 0, size_t(stop) * item);
-      }
-    }
-  });
+  triangle_stub(x.device().type(), out, k, lower);
   return out;
 }
 

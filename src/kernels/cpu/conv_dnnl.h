@@ -1,7 +1,7 @@
 #pragma once
 #include "kernels/cpu/kernel_layer.h"  // Note [Layer includes]
 // Convolution kernels: oneDNN primitives (float32, bfloat16) and an im2col + BLAS reference
-// (float32, float64) used where oneDNN cannot run. Callers (src/ops/conv_ops.cpp) pass
+// (float32, float64) used where oneDNN cannot run. Callers (src/kernels/cpu/nn/conv.cpp) pass
 // contiguous buffers in the plain layouts: x (N, C, in...), w (K, C/groups, kernel...),
 // y (N, K, out...); 1-d and 2-d problems use the leading entries of the spatial arrays.
 

@@ -1,8 +1,9 @@
 #pragma once
 #include "kernels/cpu/kernel_layer.h"  // Note [Layer includes]
 // GEMM glue: float/complex through OpenBLAS's cblas, integers through a cache-blocked kernel.
-// Callers (src/ops/blas_ops.cpp) pass tidy arguments: every dim >= 1 except k (k == 0 scales C
-// by beta), leading dims valid for the layout. float16/bfloat16 are converted by the callers.
+// Callers (kernels/cpu/blas/strided_gemm.cpp, conv_im2col.cpp) pass tidy arguments: every dim
+// >= 1 except k (k == 0 scales C by beta), leading dims valid for the layout. float16/bfloat16
+// are converted by the ops (src/ops/blas_ops.cpp).
 
 #include <cstdint>
 

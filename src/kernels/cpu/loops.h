@@ -19,26 +19,38 @@
 
 #include "core/scalar_traits.h"
 #include "ember/dispatch_type.h"
+#include "kernels/common/element.h"
 #include "kernels/cpu/kernel_registry.h"
 #include "kernels/cpu/vec.h"
 
+namespace ember::kernels {
+// The CPU's 16-bit float and complex element types.
+template <>
+struct ElementTraits<Half> {
+  static constexpr bool kComplex = false;
+  static constexpr bool kReduced = true;
+  static float to_float(Half v) { return static_cast<float>(v); }
+  static Half from_float(float f) { return Half(f); }
+};
+template <>
+struct ElementTraits<BFloat16> {
+  static constexpr bool kComplex = false;
+  static constexpr bool kReduced = true;
+  static float to_float(BFloat16 v) { return static_cast<float>(v); }
+  static BFloat16 from_float(float f) { return BFloat16(f); }
+};
+template <class V>
+struct ElementTraits<complex<V>> {
+  static constexpr bool kComplex = true;
+  static constexpr bool kReduced = false;
+};
+}  // namespace ember::kernels
+
 namespace ember::cpu::EMBER_CPU_CAP {
 
-template <class T>
-struct opmath {
-  using type = T;
-};
-template <>
-struct opmath<Half> {
-  using type = float;
-};
-template <>
-struct opmath<BFloat16> {
-  using type = float;
-};
-/// The type arithmetic on `T` is done in.
-template <class T>
-using opmath_t = typename opmath<T>::type;
+/// The shared element rules (Note [Shared element rules]).
+using kernels::convert;
+using kernels::opmath_t;
 
 // Output type selectors for registration.
 template <class T>
@@ -82,45 +94,6 @@ constexpr bool functor_has_vec() {
 }
 
 constexpr int64_t kBlock = 256;
-
-template <class To, class From>
-inline To convert(From v) {
-  if constexpr (std::is_same_v<To, From>) {
-    return v;
-  } else if constexpr (std::is_same_v<To, bool>) {
-    if constexpr (std::is_same_v<From, complex<float>> || std::is_same_v<From, complex<double>>)
-      return v.real() != 0 || v.imag() != 0;
-    else
-      return static_cast<float>(v) != 0 || static_cast<double>(v) != 0;
-  } else if constexpr (std::is_same_v<To, complex<float>> || std::is_same_v<To, complex<double>>) {
-    using V = typename To::value_type;
-    if constexpr (std::is_same_v<From, complex<float>> || std::is_same_v<From, complex<double>>)
-      return To(V(v.real()), V(v.imag()));
-    else
-      return To(V(opmath_t<From>(v)), V(0));
-  } else if constexpr (std::is_same_v<From, complex<float>> ||
-                       std::is_same_v<From, complex<double>>) {
-    return convert<To>(v.real());
-  } else if constexpr (std::is_same_v<From, Half> || std::is_same_v<From, BFloat16>) {
-    return static_cast<To>(static_cast<float>(v));
-  } else if constexpr (std::is_same_v<To, Half> || std::is_same_v<To, BFloat16>) {
-    return To(static_cast<float>(v));
-  } else if constexpr (std::is_integral_v<To> && std::is_floating_point_v<From>) {
-    // Float -> integer of an out-of-range value is UB in C++; go through int64 as PyTorch's
-    // CPU kernels effectively do (wraps for in-range int64, saturates beyond).
-    if constexpr (sizeof(To) < 8) {
-      if (!(v >= From(-9.2233720368547758e18) && v < From(9.2233720368547758e18)))
-        return static_cast<To>(int64_t(0x8000000000000000ull));
-      return static_cast<To>(static_cast<int64_t>(v));
-    } else {
-      if (!(v >= From(-9.2233720368547758e18) && v < From(9.2233720368547758e18)))
-        return static_cast<To>(0x8000000000000000ull);
-      return static_cast<To>(v);
-    }
-  } else {
-    return static_cast<To>(v);
-  }
-}
 
 // Contiguous block kernel on compute-type pointers.
 template <int N, class OutC, class C, class F>

@@ -3,10 +3,11 @@
 // Note [Reductions]
 // Every reduction (sum, prod, max, argmax, var, all, ...) runs on one engine, the reduction
 // analogue of the elementwise loop engine (DESIGN.md §5):
-//  1. Plan (make_plan): a non-dense input is copied to contiguous; the dims are then sorted by
-//     stride (memory order), size-1 dims dropped, and neighbouring dims that are both kept or
-//     both reduced merged. What is left is a few "kept" groups (the outputs, written
-//     contiguously in memory order) and "reduced" groups.
+//  1. Plan (make_plan): the op copies a non-dense input to contiguous and lays the outputs out
+//     in the memory order of the kept dims (reduce_core.h); the dims are then sorted by stride
+//     (memory order), size-1 dims dropped, and neighbouring dims that are both kept or both
+//     reduced merged. What is left is a few "kept" groups (the outputs, written contiguously
+//     in memory order) and "reduced" groups.
 //  2. Case (run_reduce in reduce.h): when the innermost kept group is contiguous and wide and
 //     the rows to reduce form one group, the reduction is *vertical*: whole rows of inputs are
 //     accumulated elementwise into a row of accumulators (vectorized across outputs; this is
@@ -24,7 +25,7 @@
 
 #include <numeric>
 
-#include "core/tensor_util.h"
+#include "ember/error.h"
 #include "kernels/cpu/kernel_registry.h"
 
 namespace ember::cpu {
@@ -57,10 +58,9 @@ bool is_dense(const Tensor& t) {
 
 }  // namespace
 
-ReducePlan make_plan(const Tensor& in0, uint64_t mask) {
+ReducePlan make_plan(const Tensor& in, uint64_t mask) {
+  EMBER_INTERNAL_ASSERT(in.numel() == 0 || is_dense(in), "reduction input is not dense");
   ReducePlan p;
-  p.input = (in0.numel() == 0 || is_dense(in0)) ? in0 : in0.contiguous();
-  const Tensor& in = p.input;
   const int64_t nd = in.dim();
   // Memory order: larger strides first; ties keep their logical order. Index results reduce a
   // single dim, so reordering reduced dims never changes what an index means.
@@ -75,7 +75,6 @@ ReducePlan make_plan(const Tensor& in0, uint64_t mask) {
   int last = -1;  // 0 kept, 1 reduced
   for (int64_t d : order) {
     const bool red = (mask >> d) & 1;
-    if (!red) p.out_perm.push_back(d);
     if (in.size(d) == 1) continue;
     DimVector& sz = red ? p.rsize : p.ksize;
     DimVector& st = red ? p.rstride : p.kstride;
@@ -92,32 +91,7 @@ ReducePlan make_plan(const Tensor& in0, uint64_t mask) {
     p.rsize.assign({0});
     p.rstride.assign({1});
   }
-  for (size_t i = 1; i < p.out_perm.size(); ++i)
-    if (p.out_perm[i] < p.out_perm[i - 1]) p.out_identity = false;
-  // Kept dims were merged in memory order; with a non-identity order the output is written in
-  // that order and permuted afterwards (finish_output).
   return p;
-}
-
-Tensor plan_output(const ReducePlan& p, ScalarType dtype) {
-  if (p.out_identity) return empty_tensor({p.num_out}, dtype, p.input.device());
-  DimVector shape;
-  for (int64_t d : p.out_perm) shape.push_back(p.input.size(d));
-  return empty_tensor(shape, dtype, p.input.device());
-}
-
-Tensor finish_output(const ReducePlan& p, const Tensor& raw, IntArrayRef shape) {
-  if (p.out_identity) return raw.view(shape);
-  // raw has the kept dims in memory order; put them in logical order.
-  DimVector inv(p.out_perm.size());
-  std::vector<int64_t> sorted(p.out_perm.begin(), p.out_perm.end());
-  std::sort(sorted.begin(), sorted.end());
-  for (size_t i = 0; i < p.out_perm.size(); ++i) {
-    const int64_t pos =
-        std::lower_bound(sorted.begin(), sorted.end(), p.out_perm[i]) - sorted.begin();
-    inv[size_t(pos)] = int64_t(i);
-  }
-  return raw.permute(inv).contiguous().view(shape);
 }
 
 }  // namespace ember::cpu

@@ -38,23 +38,15 @@ constexpr int64_t kReduceChunk = 1 << 15;
 /// A reduction laid out for the driver. Input strides are in elements; kept dims are in memory
 /// order (outermost first) and the output is written contiguously in that order.
 struct ReducePlan {
-  Tensor input;              // dense (possibly a contiguous copy of the caller's tensor)
   DimVector ksize, kstride;  // kept dims, coalesced
   DimVector rsize, rstride;  // reduced dims, coalesced (empty: one element)
-  DimVector out_perm;        // logical kept dim order of the memory-order kept dims
   int64_t num_out = 1, num_red = 1;
-  /// Whether the memory-order kept dims are already in logical order.
-  bool out_identity = true;
 };
 
-/// Plans the reduction of `in` over the dims set in `mask` (bit d: dim d).
+/// Plans the reduction of the dense `in` (an empty one may be any layout) over the dims set in
+/// `mask` (bit d: dim d). The memory order of the kept dims is the one the op lays the output
+/// out in (kernels/stubs/reduce.h): larger strides first, ties in dim order.
 ReducePlan make_plan(const Tensor& in, uint64_t mask);
-
-/// Allocates the plan's output (memory-order kept shape, contiguous) of `dtype`.
-Tensor plan_output(const ReducePlan& p, ScalarType dtype);
-/// Turns the plan's output into the logical result: kept dims in logical order, contiguous,
-/// reduced dims as size 1 (keepdim) or dropped. `shape` is the logical result shape.
-Tensor finish_output(const ReducePlan& p, const Tensor& raw, IntArrayRef shape);
 
 // Note [Reduction functors]
 // A functor Op over input type T has `using acc_t`, `using out_t`, and:

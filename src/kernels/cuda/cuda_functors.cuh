@@ -1,8 +1,9 @@
 #pragma once
 // Scalar math of the CUDA kernels as small __host__ __device__ functors (DESIGN.md §5): the
-// device element types, the compute ("opmath") type of each, conversions that match the CPU
-// cast rules (kernels/cpu/loops.h convert()), and one functor per op. Host-callable so tests and
-// the code generator can evaluate the same expressions.
+// device element types, and one functor per op. The compute ("opmath") type and the conversions
+// are the CPU's own code (Note [Shared element rules], kernels/common/element.h), and the dtype
+// dispatch is the CPU's EMBER_DISPATCH_* with device_t mapping each type. Host-callable so tests
+// and the code generator can evaluate the same expressions.
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -11,113 +12,76 @@
 
 #include <cstdint>
 
+#include "ember/dispatch_type.h"
 #include "ember/dtype.h"
-
-namespace ember::cuda {
+#include "ember/half.h"
+#include "kernels/common/element.h"
 
 // Device element types. ember::Half / BFloat16 are 2-byte structs with the same bits as __half /
 // __nv_bfloat16, and std::complex<T> has the layout of cuda::std::complex<T>.
+namespace ember::cuda {
 using c32 = ::cuda::std::complex<float>;
 using c64 = ::cuda::std::complex<double>;
+}  // namespace ember::cuda
 
+namespace ember::kernels {
+// The device's 16-bit float and complex element types (Note [Shared element rules]).
+template <>
+struct ElementTraits<__half> {
+  static constexpr bool kComplex = false;
+  static constexpr bool kReduced = true;
+  __host__ __device__ static float to_float(__half v) { return __half2float(v); }
+  __host__ __device__ static __half from_float(float f) { return __float2half_rn(f); }
+};
+template <>
+struct ElementTraits<__nv_bfloat16> {
+  static constexpr bool kComplex = false;
+  static constexpr bool kReduced = true;
+  __host__ __device__ static float to_float(__nv_bfloat16 v) { return __bfloat162float(v); }
+  __host__ __device__ static __nv_bfloat16 from_float(float f) { return __float2bfloat16_rn(f); }
+};
+template <class V>
+struct ElementTraits<::cuda::std::complex<V>> {
+  static constexpr bool kComplex = true;
+  static constexpr bool kReduced = false;
+};
+}  // namespace ember::kernels
+
+namespace ember::cuda {
+
+using kernels::convert;
+using kernels::opmath_t;
+using kernels::TypeTag;
 template <class T>
-struct TypeTag {
+inline constexpr bool is_complex_v = kernels::is_complex_element_v<T>;
+
+/// The device element type of a host element type (ember::Half -> __half, ...).
+template <class T>
+struct DeviceType {
   using type = T;
 };
+template <>
+struct DeviceType<Half> {
+  using type = __half;
+};
+template <>
+struct DeviceType<BFloat16> {
+  using type = __nv_bfloat16;
+};
+template <class V>
+struct DeviceType<complex<V>> {
+  using type = ::cuda::std::complex<V>;
+};
+template <class T>
+using device_t = typename DeviceType<T>::type;
 
-/// Calls f(TypeTag<T>{}) with T the device type of `t`; false for dtypes without one.
+/// Calls f(TypeTag<T>{}) with T the device type of `t` (EMBER_DISPATCH_ALL_TYPES's dtypes);
+/// false for dtypes without one (complex32).
 template <class F>
 bool dispatch_dtype(ScalarType t, F&& f) {
-  switch (t) {
-    case ScalarType::Bool:
-      f(TypeTag<bool>{});
-      return true;
-    case ScalarType::Byte:
-      f(TypeTag<uint8_t>{});
-      return true;
-    case ScalarType::Char:
-      f(TypeTag<int8_t>{});
-      return true;
-    case ScalarType::Short:
-      f(TypeTag<int16_t>{});
-      return true;
-    case ScalarType::Int:
-      f(TypeTag<int32_t>{});
-      return true;
-    case ScalarType::Long:
-      f(TypeTag<int64_t>{});
-      return true;
-    case ScalarType::Half:
-      f(TypeTag<__half>{});
-      return true;
-    case ScalarType::BFloat16:
-      f(TypeTag<__nv_bfloat16>{});
-      return true;
-    case ScalarType::Float:
-      f(TypeTag<float>{});
-      return true;
-    case ScalarType::Double:
-      f(TypeTag<double>{});
-      return true;
-    case ScalarType::ComplexFloat:
-      f(TypeTag<c32>{});
-      return true;
-    case ScalarType::ComplexDouble:
-      f(TypeTag<c64>{});
-      return true;
-    default:
-      return false;
-  }
-}
-
-template <class T>
-inline constexpr bool is_complex_v =
-    ::cuda::std::is_same_v<T, c32> || ::cuda::std::is_same_v<T, c64>;
-template <class T>
-inline constexpr bool is_reduced_float_v =
-    ::cuda::std::is_same_v<T, __half> || ::cuda::std::is_same_v<T, __nv_bfloat16>;
-
-/// The type arithmetic on T is done in: float for the 16-bit floats, T otherwise.
-template <class T>
-using opmath_t = ::cuda::std::conditional_t<is_reduced_float_v<T>, float, T>;
-
-/// Converts between device element types with the CPU kernels' rules: complex -> real keeps the
-/// real part, -> bool is "!= 0", 16-bit floats go through float, floating -> integer goes through
-/// int64 (so out-of-range values wrap or give INT64_MIN as on CPU instead of saturating).
-template <class To, class From>
-__host__ __device__ inline To convert(From v) {
-  if constexpr (::cuda::std::is_same_v<To, From>) {
-    return v;
-  } else if constexpr (is_reduced_float_v<From>) {
-    if constexpr (::cuda::std::is_same_v<From, __half>)
-      return convert<To>(__half2float(v));
-    else
-      return convert<To>(__bfloat162float(v));
-  } else if constexpr (is_complex_v<From>) {
-    if constexpr (::cuda::std::is_same_v<To, bool>)
-      return v.real() != 0 || v.imag() != 0;
-    else if constexpr (is_complex_v<To>) {
-      using V = typename To::value_type;
-      return To(V(v.real()), V(v.imag()));
-    } else {
-      return convert<To>(v.real());
-    }
-  } else if constexpr (::cuda::std::is_same_v<To, bool>) {
-    return v != From(0);
-  } else if constexpr (is_complex_v<To>) {
-    using V = typename To::value_type;
-    return To(V(v), V(0));
-  } else if constexpr (::cuda::std::is_same_v<To, __half>) {
-    return __float2half_rn(static_cast<float>(v));
-  } else if constexpr (::cuda::std::is_same_v<To, __nv_bfloat16>) {
-    return __float2bfloat16_rn(static_cast<float>(v));
-  } else if constexpr (::cuda::std::is_integral_v<To> && ::cuda::std::is_floating_point_v<From>) {
-    if (!(v >= From(-9.2233720368547758e18) && v < From(9.2233720368547758e18)))
-      return static_cast<To>(static_cast<uint64_t>(0x8000000000000000ull));
-    return static_cast<To>(static_cast<int64_t>(v));
-  } else {
-    return static_cast<To>(v);
-  }
+  if (t == ScalarType::ComplexHalf || t == ScalarType::Undefined) return false;
+  EMBER_DISPATCH_ALL_TYPES(t, "cuda", [&] { f(TypeTag<device_t<scalar_t>>{}); });
+  return true;
 }
 
 /// fill: out = v.

@@ -1,9 +1,9 @@
-// Kernels of the indexing ops. Copies move raw bytes (one instantiation per element size, not
+// Loops of the indexing kernels. Copies move raw bytes (one instantiation per element size, not
 // per dtype); only accumulation is typed. Note [Deterministic index accumulation]: a
 // destination may be hit by several entries, so accumulating loops never split the entry
 // range across threads; they split the dims that are not indexed (each destination then belongs
 // to one thread and sums its entries in index order), and run serially when there are none.
-#include "kernels/cpu/index.h"
+#include "kernels/cpu/index/index_loops.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,12 +1,14 @@
 #pragma once
 #include "kernels/cpu/kernel_layer.h"  // Note [Layer includes]
-// CPU kernels of the indexing ops (index.cpp). Callers validate and wrap every index first:
-// the kernels trust their offsets and never check bounds.
+// The CPU loop engine of the indexing kernels (index_loops.cpp), shared by the files of
+// kernels/cpu/index/. Callers validate and wrap every index first: the loops trust their offsets
+// and never check bounds.
 
 #include <cstdint>
 
 #include "ember/scalar.h"
 #include "ember/tensor.h"
+#include "kernels/stubs/index.h"
 
 namespace ember::cpu {
 
@@ -35,9 +37,6 @@ void index_fill_bytes(IndexLoop l, const void* value);
 /// for each destination, whatever the thread count.
 void index_accumulate(IndexLoop l, ScalarType dtype, const Scalar& alpha);
 
-/// Reductions of scatter / scatter_reduce.
-enum class ScatterOp : uint8_t { Assign, Sum, Prod, Max, Min };
-
 /// gather / scatter over the shape of a contiguous int64 `index` whose values are in range.
 /// gather:  dst[p] = src[p with p[dim] = index[p]]
 /// scatter: dst[p with p[dim] = index[p]] op= src[p]   (src == nullptr: op= *value)
@@ -54,6 +53,16 @@ struct GatherLoop {
 };
 void gather_kernel(const GatherLoop& l, size_t elsize);
 void scatter_kernel(const GatherLoop& l, ScalarType dtype, ScatterOp op);
+
+/// Element offset of flat (row-major) position `i` in a tensor of `sizes`/`strides`.
+inline int64_t flat_offset(int64_t i, IntArrayRef sizes, IntArrayRef strides) {
+  int64_t off = 0;
+  for (int64_t d = int64_t(sizes.size()) - 1; d >= 0; --d) {
+    off += (i % sizes[size_t(d)]) * strides[size_t(d)];
+    i /= sizes[size_t(d)];
+  }
+  return off;
+}
 
 /// Checks that every index in [p, p + n) lies in [-size, size) (wrap) or [0, size); IndexError
 /// "index v is out of bounds for dimension d with size s" naming `op` otherwise.

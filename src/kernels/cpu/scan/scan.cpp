@@ -1,5 +1,5 @@
 // Scan kernels (cumsum, cumprod, cummax, cummin, logcumsumexp) over a contiguous
-// (outer, n, inner) block.
+// (outer, n, inner) block (kernels/stubs/scan.h).
 //
 // Note [Scan layout]
 // A scan along the last dim (inner == 1) walks each row once. Along any other dim the lines are
@@ -11,8 +11,6 @@
 // for float16/bfloat16, int64 for integers, complex<double> for complex<float>) and rounds
 // every output to the result dtype. (PyTorch 1.13 has no float16 scan kernels on CPU; ember's
 // follow its bfloat16 ones.)
-#include "kernels/cpu/scan.h"
-
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -21,16 +19,24 @@
 
 #include "core/parallel_internal.h"
 #include "ember/dispatch_type.h"
+#include "ember/error.h"
+#include "kernels/stubs/scan.h"
 
-namespace ember::cpu {
+namespace ember {
+
+EMBER_DEFINE_KERNEL(cumsum_stub, void(const Tensor& self, Tensor& out, int64_t dim));
+EMBER_DEFINE_KERNEL(cumprod_stub, void(const Tensor& self, Tensor& out, int64_t dim));
+EMBER_DEFINE_KERNEL(logcumsumexp_stub, void(const Tensor& self, Tensor& out, int64_t dim));
+EMBER_DEFINE_KERNEL(cummax_stub,
+                    void(const Tensor& self, Tensor& values, Tensor& indices, int64_t dim));
+EMBER_DEFINE_KERNEL(cummin_stub,
+                    void(const Tensor& self, Tensor& values, Tensor& indices, int64_t dim));
+
+namespace cpu {
 namespace {
 
 constexpr int64_t kGrain = 32768;   // elements per task
 constexpr int64_t kColBlock = 256;  // lines scanned together along a non-last dim
-
-template <class T>
-inline constexpr bool is_cplx_v =
-    std::is_same_v<T, complex<float>> || std::is_same_v<T, complex<double>>;
 
 /// PyTorch's CPU accumulation type for running sums and products.
 template <class T>
@@ -195,57 +201,62 @@ void run_ext(const T* in, T* out, int64_t* idx, int64_t outer, int64_t n, int64_
                });
 }
 
-}  // namespace
-
-bool scan_supported(ScanKind kind, ScalarType dt) {
-  switch (kind) {
-    case ScanKind::Sum:
-    case ScanKind::Prod:
-      return isIntegralType(dt, false) || isFloatingType(dt) || dt == kComplexFloat ||
-             dt == kComplexDouble;
-    case ScanKind::Max:
-    case ScanKind::Min:
-      return isIntegralType(dt, true) || isFloatingType(dt);
-    case ScanKind::LogSumExp:
-      return isFloatingType(dt);
+/// The contiguous (outer, n, inner) block of a scan of `x` along `dim`.
+struct Geom {
+  int64_t outer = 1, n = 1, inner = 1;
+  bool empty() const { return outer == 0 || n == 0 || inner == 0; }
+};
+Geom geom(const Tensor& x, int64_t dim) {
+  Geom g;
+  for (int64_t d = 0; d < x.dim(); ++d) {
+    if (d < dim) g.outer *= x.size(d);
+    if (d > dim) g.inner *= x.size(d);
   }
-  return false;
+  g.n = x.size(dim);
+  return g;
 }
 
-void scan_contiguous(ScanKind kind, ScalarType dt, const void* in, void* out, int64_t* idx,
-                     int64_t outer, int64_t n, int64_t inner) {
-  if (outer == 0 || n == 0 || inner == 0) return;
-  EMBER_INTERNAL_ASSERT(scan_supported(kind, dt), "scan kernel called for an unsupported dtype");
-  EMBER_DISPATCH_ALL_TYPES(dt, "scan", [&] {
+template <bool kProd>
+void sum_prod_cpu(const Tensor& self, Tensor& out, int64_t dim) {
+  const Geom g = geom(self, dim);
+  if (g.empty()) return;
+  EMBER_DISPATCH_ALL_TYPES(self.dtype(), kProd ? "cumprod" : "cumsum", [&] {
     using T = scalar_t;
-    const T* x = static_cast<const T*>(in);
-    T* y = static_cast<T*>(out);
     if constexpr (std::is_same_v<T, bool>) {
-      if (kind == ScanKind::Max)
-        run_ext<true>(x, y, idx, outer, n, inner);
-      else if (kind == ScanKind::Min)
-        run_ext<false>(x, y, idx, outer, n, inner);
+      EMBER_INTERNAL_ASSERT(false, "scan kernel called for an unsupported dtype");
     } else {
-      switch (kind) {
-        case ScanKind::Sum:
-          run_acc<SumProdOp<T, false>>(x, y, outer, n, inner);
-          break;
-        case ScanKind::Prod:
-          run_acc<SumProdOp<T, true>>(x, y, outer, n, inner);
-          break;
-        case ScanKind::Max:
-          if constexpr (!is_cplx_v<T>) run_ext<true>(x, y, idx, outer, n, inner);
-          break;
-        case ScanKind::Min:
-          if constexpr (!is_cplx_v<T>) run_ext<false>(x, y, idx, outer, n, inner);
-          break;
-        case ScanKind::LogSumExp:
-          if constexpr (!std::is_integral_v<T> && !is_cplx_v<T>)
-            run_acc<LogSumExpOp<T>>(x, y, outer, n, inner);
-          break;
-      }
+      run_acc<SumProdOp<T, kProd>>(self.data_ptr<T>(), out.data_ptr<T>(), g.outer, g.n, g.inner);
     }
   });
 }
 
-}  // namespace ember::cpu
+void logcumsumexp_cpu(const Tensor& self, Tensor& out, int64_t dim) {
+  const Geom g = geom(self, dim);
+  if (g.empty()) return;
+  EMBER_DISPATCH_FLOATING_TYPES(self.dtype(), "logcumsumexp", [&] {
+    using T = scalar_t;
+    run_acc<LogSumExpOp<T>>(self.data_ptr<T>(), out.data_ptr<T>(), g.outer, g.n, g.inner);
+  });
+}
+
+template <bool kMax>
+void extremum_cpu(const Tensor& self, Tensor& values, Tensor& indices, int64_t dim) {
+  const Geom g = geom(self, dim);
+  if (g.empty()) return;
+  EMBER_DISPATCH_REAL_TYPES_AND_BOOL(self.dtype(), kMax ? "cummax" : "cummin", [&] {
+    using T = scalar_t;
+    run_ext<kMax>(self.data_ptr<T>(), values.data_ptr<T>(), indices.data_ptr<int64_t>(), g.outer,
+                  g.n, g.inner);
+  });
+}
+
+}  // namespace
+}  // namespace cpu
+
+EMBER_REGISTER_KERNEL(cumsum_stub, kCPU, cpu::sum_prod_cpu<false>);
+EMBER_REGISTER_KERNEL(cumprod_stub, kCPU, cpu::sum_prod_cpu<true>);
+EMBER_REGISTER_KERNEL(logcumsumexp_stub, kCPU, cpu::logcumsumexp_cpu);
+EMBER_REGISTER_KERNEL(cummax_stub, kCPU, cpu::extremum_cpu<true>);
+EMBER_REGISTER_KERNEL(cummin_stub, kCPU, cpu::extremum_cpu<false>);
+
+}  // namespace ember

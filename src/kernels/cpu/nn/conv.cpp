@@ -1,0 +1,101 @@
+// CPU kernels of the convolution maps: oneDNN where it has a primitive, else the im2col + BLAS
+// reference of conv_im2col.cpp (bfloat16 computed in float32 and rounded once).
+#include <algorithm>
+
+#include "core/tensor_util.h"
+#include "ember/error.h"
+#include "kernels/cpu/conv_dnnl.h"
+#include "kernels/cpu/elementwise.h"
+#include "kernels/cpu/kernel_registry.h"
+#include "kernels/stubs/conv.h"
+
+namespace ember {
+
+EMBER_DEFINE_KERNEL(conv_forward_stub, void(const Tensor& x, const Tensor& weight,
+                                            const Tensor& bias, const ConvParams& p, Tensor& y));
+EMBER_DEFINE_KERNEL(conv_backward_data_stub, void(const Tensor& grad, const Tensor& weight,
+                                                  const ConvParams& p, Tensor& grad_input));
+EMBER_DEFINE_KERNEL(conv_backward_weight_stub,
+                    void(const Tensor& x, const Tensor& grad, const ConvParams& p,
+                         Tensor& grad_weight, Tensor& grad_bias));
+
+namespace cpu {
+namespace {
+
+ConvGeom make_geom(const ConvParams& s, IntArrayRef x, IntArrayRef w, IntArrayRef y) {
+  ConvGeom g;
+  g.nd = s.nd();
+  g.n = x[0], g.c = x[1], g.k = w[0], g.groups = s.groups;
+  for (int i = 0; i < g.nd; ++i) {
+    g.in[i] = x[2 + i], g.out[i] = y[2 + i], g.kernel[i] = w[2 + i];
+    g.stride[i] = s.stride[i], g.dilation[i] = s.dilation[i], g.pad_l[i] = s.pad_l[i];
+    // oneDNN checks floor((in + pl + pr - extent) / stride) + 1 == out: keep the requested right
+    // padding when it passes, else the nearest value that does (output_padding, unused rows).
+    const int64_t extent = s.dilation[i] * (g.kernel[i] - 1) + 1;
+    const int64_t exact = (g.out[i] - 1) * s.stride[i] + extent - g.in[i] - g.pad_l[i];
+    g.pad_r[i] = exact + std::clamp<int64_t>(s.pad_r[i] - exact, 0, s.stride[i] - 1);
+  }
+  return g;
+}
+
+/// dst = src converted to dst's dtype, by the cast loops every copy runs (bit for bit a `to`).
+void cast_into(const Tensor& dst, const Tensor& src) {
+  ElementwiseFn fn = kernels().get_cast(src.dtype(), dst.dtype());
+  EMBER_INTERNAL_ASSERT(fn, "no cast kernel");
+  const Tensor* ins[1] = {&src};
+  run_plan(make_plan(dst, ArrayRef<const Tensor*>(ins, 1)), fn, {});
+}
+
+Tensor to_float(const Tensor& t) {
+  Tensor f = empty_tensor(t.sizes(), kFloat);
+  cast_into(f, t);
+  return f;
+}
+
+/// Runs one map into `out`; `bias` is the forward bias or the bias gradient (may be undefined).
+void run_pass(ConvPass pass, const ConvGeom& g, const Tensor& a, const Tensor& b, const Tensor& out,
+              const Tensor& bias) {
+  const ScalarType dt = out.dtype();
+  void* bias_ptr = bias.defined() ? bias.data_ptr() : nullptr;
+  if (dt != kDouble && dnnl_conv(pass, g, dt, a.data_ptr(), b.data_ptr(), out.data_ptr(), bias_ptr))
+    return;
+  if (dt == kBFloat16) {  // no oneDNN kernel: compute in float32, round once
+    Tensor af = to_float(a), bf = to_float(b), of = empty_tensor(out.sizes(), kFloat);
+    Tensor biasf;
+    if (bias.defined())
+      biasf = pass == ConvPass::Forward ? to_float(bias) : empty_tensor(bias.sizes(), kFloat);
+    ref_conv(pass, g, kFloat, af.data_ptr(), bf.data_ptr(), of.data_ptr(),
+             biasf.defined() ? biasf.data_ptr() : nullptr);
+    cast_into(out, of);
+    if (bias.defined() && pass == ConvPass::BackwardWeights) cast_into(bias, biasf);
+    return;
+  }
+  ref_conv(pass, g, dt, a.data_ptr(), b.data_ptr(), out.data_ptr(), bias_ptr);
+}
+
+void conv_forward_cpu(const Tensor& x, const Tensor& weight, const Tensor& bias,
+                      const ConvParams& p, Tensor& y) {
+  run_pass(ConvPass::Forward, make_geom(p, x.sizes(), weight.sizes(), y.sizes()), x, weight, y,
+           bias);
+}
+
+void conv_backward_data_cpu(const Tensor& grad, const Tensor& weight, const ConvParams& p,
+                            Tensor& grad_input) {
+  run_pass(ConvPass::BackwardData, make_geom(p, grad_input.sizes(), weight.sizes(), grad.sizes()),
+           grad, weight, grad_input, Tensor());
+}
+
+void conv_backward_weight_cpu(const Tensor& x, const Tensor& grad, const ConvParams& p,
+                              Tensor& grad_weight, Tensor& grad_bias) {
+  run_pass(ConvPass::BackwardWeights, make_geom(p, x.sizes(), grad_weight.sizes(), grad.sizes()), x,
+           grad, grad_weight, grad_bias);
+}
+
+}  // namespace
+}  // namespace cpu
+
+EMBER_REGISTER_KERNEL(conv_forward_stub, kCPU, cpu::conv_forward_cpu);
+EMBER_REGISTER_KERNEL(conv_backward_data_stub, kCPU, cpu::conv_backward_data_cpu);
+EMBER_REGISTER_KERNEL(conv_backward_weight_stub, kCPU, cpu::conv_backward_weight_cpu);
+
+}  // namespace ember

@@ -1,0 +1,93 @@
+// CPU kernels of max pooling: the per-dim window tables of a pooling geometry, then the plane
+// loops of pool_cpu.cpp. Tables are built here, after the outputs exist, so they never outgrow
+// them.
+#include <algorithm>
+
+#include "kernels/cpu/pool_cpu.h"
+#include "kernels/stubs/pool.h"
+
+namespace ember {
+
+EMBER_DEFINE_KERNEL(max_pool_stub,
+                    void(const Tensor& x, IntArrayRef kernel_size, IntArrayRef stride,
+                         IntArrayRef padding, IntArrayRef dilation, Tensor& y, Tensor& indices));
+EMBER_DEFINE_KERNEL(adaptive_max_pool_stub, void(const Tensor& x, Tensor& y, Tensor& indices));
+EMBER_DEFINE_KERNEL(max_pool_backward_stub,
+                    void(const Tensor& grad, const Tensor& indices, Tensor& grad_input));
+
+namespace cpu {
+namespace {
+
+/// Windows of a regular pool (taps inside the input only).
+PoolWindows regular_windows(const Tensor& x, const Tensor& y, IntArrayRef k, IntArrayRef s,
+                            IntArrayRef p, IntArrayRef d) {
+  PoolWindows w;
+  const int nd = int(k.size());
+  const int off = 3 - nd;
+  for (int j = 0; j < 3; ++j) {
+    const int i = j - off;
+    if (i < 0) {
+      w.first[j] = {0}, w.count[j] = {1};
+      continue;
+    }
+    const int64_t out = y.size(2 + i);
+    w.in[j] = x.size(2 + i), w.out[j] = out, w.step[j] = d[i];
+    for (int64_t o = 0; o < out; ++o) {
+      int64_t start = o * s[i] - p[i];
+      const int64_t end = std::min(start + (k[i] - 1) * d[i] + 1, w.in[j]);
+      if (start < 0) start += (-start + d[i] - 1) / d[i] * d[i];  // first tap >= 0
+      w.first[j].push_back(start);
+      w.count[j].push_back(end > start ? (end - start + d[i] - 1) / d[i] : 0);
+    }
+  }
+  return w;
+}
+
+PoolWindows adaptive_windows(const Tensor& x, const Tensor& y) {
+  PoolWindows w;
+  const int nd = int(x.dim()) - 2;
+  const int off = 3 - nd;
+  for (int j = 0; j < 3; ++j) {
+    const int i = j - off;
+    if (i < 0) {
+      w.first[j] = {0}, w.count[j] = {1};
+      continue;
+    }
+    const int64_t in = x.size(2 + i), out = y.size(2 + i);
+    w.in[j] = in, w.out[j] = out;
+    for (int64_t o = 0; o < out; ++o) {
+      const int64_t s = (o * in) / out, e = ((o + 1) * in + out - 1) / out;
+      w.first[j].push_back(s);
+      w.count[j].push_back(e - s);
+    }
+  }
+  return w;
+}
+
+void max_pool_cpu(const Tensor& x, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding,
+                  IntArrayRef dilation, Tensor& y, Tensor& indices) {
+  max_pool_forward(x.dtype(), x.data_ptr(), y.data_ptr(), indices.data_ptr<int64_t>(),
+                   x.size(0) * x.size(1),
+                   regular_windows(x, y, kernel_size, stride, padding, dilation));
+}
+
+void adaptive_max_pool_cpu(const Tensor& x, Tensor& y, Tensor& indices) {
+  max_pool_forward(x.dtype(), x.data_ptr(), y.data_ptr(), indices.data_ptr<int64_t>(),
+                   x.size(0) * x.size(1), adaptive_windows(x, y));
+}
+
+void max_pool_backward_cpu(const Tensor& grad, const Tensor& indices, Tensor& grad_input) {
+  const int64_t planes = grad_input.size(0) * grad_input.size(1);
+  max_pool_backward(grad.dtype(), grad.data_ptr(), indices.data_ptr<int64_t>(),
+                    grad_input.data_ptr(), planes, grad_input.numel() / planes,
+                    grad.numel() / planes);
+}
+
+}  // namespace
+}  // namespace cpu
+
+EMBER_REGISTER_KERNEL(max_pool_stub, kCPU, cpu::max_pool_cpu);
+EMBER_REGISTER_KERNEL(adaptive_max_pool_stub, kCPU, cpu::adaptive_max_pool_cpu);
+EMBER_REGISTER_KERNEL(max_pool_backward_stub, kCPU, cpu::max_pool_backward_cpu);
+
+}  // namespace ember

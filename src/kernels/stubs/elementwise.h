@@ -1,0 +1,15 @@
+#pragma once
+#include "kernels/cpu/kernel_layer.h"  // Note [Layer includes]
+// Kernels of the elementwise family outside the elementwise engine (Note [Kernel stubs]).
+
+#include "core/kernel_stub.h"
+#include "ember/scalar.h"
+#include "ember/tensor.h"
+
+namespace ember {
+
+/// Writes `s` into the one element of the 0-dim tensor `t`, whose dtype is `s.type()` (bool,
+/// int64, float64 or complex128: a wrapped number).
+EMBER_DECLARE_KERNEL(write_scalar_stub, void(const Tensor& t, const Scalar& s));
+
+}  // namespace ember
