@@ -9,7 +9,7 @@ Used to create src/core/op_list.def and the `EMBER_OP(...)` entry lines of the o
 entry line, and tests/python/test_call_path.py fails for an op function that has none.
 
 An op function is a public function of namespace ember (or a nested public namespace) defined in
-src/ops/*.cpp and declared in a public header under include/ember, or a Tensor method defined
+src/ops/**/*.cpp and declared in a public header under include/ember, or a Tensor method defined
 there that does more than forward to a function of the same name.
 """
 
@@ -339,9 +339,11 @@ def is_forwarder(f):
 def collect():
     pub = public_names()
     funcs_by_file = {}
-    for f in sorted(os.listdir(os.path.join(ROOT, "src", "ops"))):
-        if f.endswith(".cpp"):
-            funcs_by_file[f] = scan_file(os.path.join(ROOT, "src", "ops", f))
+    # Op files live in family folders (src/ops/<family>/); keyed by file name.
+    for d, _, names in sorted(os.walk(os.path.join(ROOT, "src", "ops"))):
+        for f in sorted(names):
+            if f.endswith(".cpp"):
+                funcs_by_file[f] = scan_file(os.path.join(d, f))
     classify(funcs_by_file)
     ops = []
     for fname, funcs in funcs_by_file.items():

@@ -2,7 +2,7 @@
 // function, method, in-place, out= and operator forms, plus the ops with extra parameters.
 #include <cstring>
 
-#include "ops/elementwise_core.h"
+#include "ops/elementwise/elementwise_core.h"
 #include "pyember.h"
 
 namespace ember::python {
@@ -93,23 +93,22 @@ EMBER_COMPARISON_OPS(EMBER_BIN_IMPL)
 #undef EMBER_BIN_IMPL
 
 // add / sub carry alpha; div carries rounding_mode: the same three forms with one more argument.
-#define EMBER_BIN_EXTRA_IMPL(op, EXTRA)                                                     \
-  Tensor op##_fn(const Operand& a, const Operand& b, const ExtraArgs& e) {                  \
-    if (a.t && b.t) return ember::op(*a.t, *b.t, EXTRA);                                    \
-    if (a.t) return ember::op(*a.t, b.s, EXTRA);                                            \
-    if (b.t) return ember::op(wrap_scalar(a.s), *b.t, EXTRA);                               \
-    two_scalars(#op);                                                                       \
-  }                                                                                         \
-  void op##_outfn(Tensor& out, const Operand& a, const Operand& b, const ExtraArgs& e) {    \
-    if (!a.t && !b.t) two_scalars(#op);                                                     \
-    ember::op##_out(out, a.t ? *a.t : wrap_scalar(a.s), b.t ? *b.t : wrap_scalar(b.s),      \
-                    EXTRA);                                                                 \
-  }                                                                                         \
-  void op##_infn(Tensor& self, const Operand& b, const ExtraArgs& e) {                      \
-    if (b.t)                                                                                \
-      self.op##_(*b.t, EXTRA);                                                              \
-    else                                                                                    \
-      self.op##_(b.s, EXTRA);                                                               \
+#define EMBER_BIN_EXTRA_IMPL(op, EXTRA)                                                        \
+  Tensor op##_fn(const Operand& a, const Operand& b, const ExtraArgs& e) {                     \
+    if (a.t && b.t) return ember::op(*a.t, *b.t, EXTRA);                                       \
+    if (a.t) return ember::op(*a.t, b.s, EXTRA);                                               \
+    if (b.t) return ember::op(wrap_scalar(a.s), *b.t, EXTRA);                                  \
+    two_scalars(#op);                                                                          \
+  }                                                                                            \
+  void op##_outfn(Tensor& out, const Operand& a, const Operand& b, const ExtraArgs& e) {       \
+    if (!a.t && !b.t) two_scalars(#op);                                                        \
+    ember::op##_out(out, a.t ? *a.t : wrap_scalar(a.s), b.t ? *b.t : wrap_scalar(b.s), EXTRA); \
+  }                                                                                            \
+  void op##_infn(Tensor& self, const Operand& b, const ExtraArgs& e) {                         \
+    if (b.t)                                                                                   \
+      self.op##_(*b.t, EXTRA);                                                                 \
+    else                                                                                       \
+      self.op##_(b.s, EXTRA);                                                                  \
   }
 EMBER_BIN_EXTRA_IMPL(add, e.alpha)
 EMBER_BIN_EXTRA_IMPL(sub, e.alpha)

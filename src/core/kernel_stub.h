@@ -6,11 +6,12 @@
 // pointer per device type.
 //
 //   // src/kernels/stubs/random.h: the device-neutral interface
-//   EMBER_DECLARE_KERNEL(uniform_kernel, void(Tensor&, double, double, Generator&));
-//   // src/kernels/cpu/random/random.cpp: the CPU loops
-//   EMBER_REGISTER_KERNEL(uniform_kernel, kCPU, uniform_cpu);
-//   // src/ops/random.cpp: the op
-//   uniform_kernel(self.device().type(), self, from, to, gen);
+//   EMBER_DECLARE_KERNEL(uniform_stub, void(Tensor& self, double from, double to, Generator& gen));
+//   // src/kernels/cpu/creation/random.cpp: the CPU loops, which also define the stub
+//   EMBER_DEFINE_KERNEL(uniform_stub);
+//   EMBER_REGISTER_KERNEL(uniform_stub, kCPU, cpu::uniform_cpu);
+//   // src/ops/creation/random.cpp: the op
+//   uniform_stub(buf.device().type(), buf, from, to, g);
 //
 // - A body never touches a data pointer and never names a device's loops, so a backend adds
 //   kernels without editing ops. The dtype dispatch happens inside the kernel.
@@ -68,9 +69,9 @@ class KernelStub<R(A...)> {
 
 /// Declares a stub in a device-neutral header (src/kernels/stubs/<family>.h).
 #define EMBER_DECLARE_KERNEL(stub, ...) extern ::ember::KernelStub<__VA_ARGS__> stub
-/// Defines a declared stub, once, in the device-neutral file of its family.
-#define EMBER_DEFINE_KERNEL(stub, ...) \
-  constinit ::ember::KernelStub<__VA_ARGS__> stub { #stub }
+/// Defines a declared stub (its signature comes from the declaration), once: in the CPU kernel
+/// file of its family (CPU always exists).
+#define EMBER_DEFINE_KERNEL(stub) constinit decltype(stub) stub{#stub}
 #define EMBER_KERNEL_CAT2(a, b) a##b
 #define EMBER_KERNEL_CAT(a, b) EMBER_KERNEL_CAT2(a, b)
 /// Registers `fn` as the kernel of `stub` on `device_type` (at static initialisation).

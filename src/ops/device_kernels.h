@@ -1,10 +1,11 @@
 #pragma once
 #include "ops/op_layer.h"  // Note [Layer includes]
 // Note [Kernels per device]
-// Each (device type, OpId, dtype) says whether a kernel exists. CPU has every op: the op bodies
-// run its kernels. Any other device has exactly what its backend registers, and an op called
-// there without one raises "[op] not implemented for <device> <dtype>" at the entry of the call
-// path, before anything reads memory (no host loop ever runs on device memory). Views and
+// Each (device type, OpId, dtype) says whether a kernel exists. CPU has every op: each op body
+// reaches its loops through kernel stubs (Note [Kernel stubs], src/core/kernel_stub.h), whose CPU
+// slots src/kernels/cpu fills. Any other device has exactly what its backend registers, and an op
+// called there without one raises "[op] not implemented for <device> <dtype>" at the entry of the
+// call path, before anything reads memory (no host loop ever runs on device memory). Views and
 // composite ops need no kernel: views touch no data, composites reach their primitives' checks.
 
 #include <initializer_list>

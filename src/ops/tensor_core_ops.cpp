@@ -10,7 +10,7 @@
 #include "kernels/stubs/core.h"
 #include "ops/call_path.h"
 #include "ops/device_backend.h"
-#include "ops/elementwise_core.h"
+#include "ops/elementwise/elementwise_core.h"
 
 namespace ember {
 

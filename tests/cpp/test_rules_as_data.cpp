@@ -96,7 +96,7 @@ TEST(RuleArgs, NodeKeepsTheArgumentsForBackwardAndForwardAD) {
 
 namespace {
 EMBER_DECLARE_KERNEL(test_twice_stub, int64_t(int64_t));
-EMBER_DEFINE_KERNEL(test_twice_stub, int64_t(int64_t));
+EMBER_DEFINE_KERNEL(test_twice_stub);
 int64_t twice_cpu(int64_t v) { return 2 * v; }
 EMBER_REGISTER_KERNEL(test_twice_stub, kCPU, twice_cpu);
 }  // namespace

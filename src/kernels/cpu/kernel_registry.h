@@ -34,8 +34,8 @@ class KernelTable {
 const KernelTable& kernels();
 
 // Note [Kernel families]
-// Each family is one file src/kernels/cpu/<family>_kernels.cpp, compiled once per capability
-// into namespace ember::cpu::cap_<capability>, defining register_<family>_kernels().
+// Each family is one file src/kernels/cpu/<folder>/<family>_kernels.cpp, compiled once per
+// capability into namespace ember::cpu::cap_<capability>, defining register_<family>_kernels().
 #define EMBER_KERNEL_FAMILIES(_) \
   _(copy) _(arith) _(compare) _(unary) _(activation) _(reduce) _(softmax)
 

@@ -1,7 +1,7 @@
 #pragma once
 #include "kernels/cpu/kernel_layer.h"  // Note [Layer includes]
-// The kernels of the matrix products (src/ops/blas_ops.cpp): one strided batched GEMM that every
-// product funnels into, and the diagonal sum of trace.
+// The kernels of the matrix products (src/ops/linalg/blas_ops.cpp): one strided batched GEMM that
+// every product funnels into, and the diagonal sum of trace.
 
 #include <algorithm>
 #include <climits>

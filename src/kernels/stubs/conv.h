@@ -1,6 +1,6 @@
 #pragma once
 #include "kernels/cpu/kernel_layer.h"  // Note [Layer includes]
-// The kernels of the three bilinear convolution maps (src/ops/conv_ops.cpp, Note [Three bilinear
+// The kernels of the three bilinear convolution maps (src/ops/nn/conv_ops.cpp, Note [Three bilinear
 // convolution maps]; Note [Kernel stubs]). Tensors are contiguous, non-empty and of one dtype
 // (float32, float64 or bfloat16), batched, in the plain layouts: x (N, C, in...), weight
 // (K, C / groups, kernel...), y (N, K, out...), with 1 to 3 spatial dims.

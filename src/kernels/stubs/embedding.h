@@ -1,6 +1,6 @@
 #pragma once
 #include "kernels/cpu/kernel_layer.h"  // Note [Layer includes]
-// The kernels of embedding and embedding_bag (src/ops/embedding_ops.cpp) that read index and
+// The kernels of embedding and embedding_bag (src/ops/nn/embedding_ops.cpp) that read index and
 // offset values (Note [Kernel stubs]); the lookups themselves are index_select / index_add.
 
 #include <cstdint>

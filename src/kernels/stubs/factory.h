@@ -1,7 +1,7 @@
 #pragma once
 #include "kernels/cpu/kernel_layer.h"  // Note [Layer includes]
-// The kernels of the value-producing factories (src/ops/factory.cpp): constant fills, ranges
-// and eye.
+// The kernels of the value-producing factories (src/ops/creation/factory.cpp): constant fills,
+// ranges and eye.
 
 #include "core/kernel_stub.h"
 #include "ember/scalar.h"

@@ -1,6 +1,6 @@
 #pragma once
 #include "kernels/cpu/kernel_layer.h"  // Note [Layer includes]
-// The kernels of the indexing ops (src/ops/index_ops.cpp, advanced_indexing.cpp,
+// The kernels of the indexing ops (src/ops/index/index_ops.cpp, advanced_indexing.cpp,
 // scatter_ops.cpp; Note [Kernel stubs]). Index tensors reach them as contiguous int64 tensors;
 // every index is range-checked (index_check_stub) before the kernel that uses it runs, so the
 // writing kernels trust their indices.

@@ -3,7 +3,7 @@
 // The kernels of the linalg ops (src/ops/linalg_*.cpp), of tril/triu and of one_hot.
 //
 // A "workspace" is a fresh tensor whose last two dims are column-major (strides (1, m)), one
-// matrix every m*n elements (Note [Linalg workspaces] in src/ops/linalg_util.h); the kernels
+// matrix every m*n elements (Note [Linalg workspaces] in src/ops/linalg/linalg_util.h); the kernels
 // read and overwrite it in place. Its dtype is float, double, complex<float> or complex<double>.
 // `infos` holds one LAPACK info per batch element (sized by the caller; 0 is success).
 

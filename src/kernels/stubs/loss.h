@@ -1,6 +1,6 @@
 #pragma once
 #include "kernels/cpu/kernel_layer.h"  // Note [Layer includes]
-// The kernels of the loss ops (src/ops/loss_ops.cpp, loss_ops2.cpp) that read target values:
+// The kernels of the loss ops (src/ops/nn/loss_ops.cpp, loss_ops2.cpp) that read target values:
 // class-index checks, the multilabel target tables and the CTC recursions (Note [Kernel stubs]).
 
 #include <cstdint>
@@ -39,8 +39,5 @@ EMBER_DECLARE_KERNEL(ctc_loss_stub,
                      void(const Tensor& log_probs, const Tensor& targets, IntArrayRef input_lengths,
                           IntArrayRef target_lengths, int64_t blank, bool zero_infinity,
                           Tensor& nll, Tensor& grad));
-
-/// Copies the values of the contiguous int64 `lengths` into `out`.
-EMBER_DECLARE_KERNEL(ctc_lengths_stub, void(const Tensor& lengths, std::vector<int64_t>& out));
 
 }  // namespace ember

@@ -1,6 +1,6 @@
 #pragma once
 #include "kernels/cpu/kernel_layer.h"  // Note [Layer includes]
-// The kernels of batch, layer and group normalization (src/ops/norm_ops.cpp), forward and
+// The kernels of batch, layer and group normalization (src/ops/nn/norm_ops.cpp), forward and
 // backward (Note [Kernel stubs]). Every tensor is contiguous; `x`, `y`, `grad` and the layer /
 // group statistics have one compute dtype (float32 or float64), the per-channel batch-norm
 // statistics are float64. An optional tensor (weight, bias, a gradient not asked for) is

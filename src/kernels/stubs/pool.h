@@ -1,6 +1,6 @@
 #pragma once
 #include "kernels/cpu/kernel_layer.h"  // Note [Layer includes]
-// The max-pooling kernels (src/ops/pool_ops.cpp; Note [Kernel stubs]). Average pooling is made
+// The max-pooling kernels (src/ops/nn/pool_ops.cpp; Note [Kernel stubs]). Average pooling is made
 // of other ops (Note [Separable average pooling]). Tensors are contiguous, batched
 // (N, C, spatial...) with 1 to 3 spatial dims, and float32, float64 or bfloat16; indices are
 // int64 flat offsets into an input plane, as PyTorch's.

@@ -1,7 +1,7 @@
 #pragma once
 #include "kernels/cpu/kernel_layer.h"  // Note [Layer includes]
-// The kernels of random sampling (src/ops/random.cpp) on the counter-based Philox stream: Note
-// [Reproducible random streams] in ember/generator.h says how elements map to counters.
+// The kernels of random sampling (src/ops/creation/random.cpp) on the counter-based Philox stream:
+// Note [Reproducible random streams] in ember/generator.h says how elements map to counters.
 
 #include <cstdint>
 

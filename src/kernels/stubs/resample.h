@@ -1,6 +1,6 @@
 #pragma once
 #include "kernels/cpu/kernel_layer.h"  // Note [Layer includes]
-// The sliding-block kernels of im2col / col2im (src/ops/resample_ops.cpp; Note [Kernel stubs]).
+// The sliding-block kernels of im2col / col2im (src/ops/nn/resample_ops.cpp; Note [Kernel stubs]).
 // The block arguments are pairs (height, width): kernel size, dilation, padding and stride; the
 // (oh, ow) grid of blocks follows from them and the image size.
 

@@ -1,6 +1,6 @@
 #pragma once
 #include "kernels/cpu/kernel_layer.h"  // Note [Layer includes]
-// The fused recurrent gate kernels of lstm_fused_gates / gru_fused_gates (src/ops/rnn_ops.cpp;
+// The fused recurrent gate kernels of lstm_fused_gates / gru_fused_gates (src/ops/nn/rnn_ops.cpp;
 // Note [Kernel stubs]). Every tensor is contiguous, row-major and of one float or double dtype;
 // B and H come from the state's shape [B, H].
 

@@ -1,6 +1,6 @@
 #pragma once
 #include "kernels/cpu/kernel_layer.h"  // Note [Layer includes]
-// The kernels of searching and counting (src/ops/search_ops.cpp): searchsorted, histc and
+// The kernels of searching and counting (src/ops/sort/search_ops.cpp): searchsorted, histc and
 // bincount.
 
 #include <cstdint>

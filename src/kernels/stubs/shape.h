@@ -1,6 +1,6 @@
 #pragma once
 #include "kernels/cpu/kernel_layer.h"  // Note [Layer includes]
-// The kernels of the shape ops that move whole elements (src/ops/shape_ops.cpp, pad_ops.cpp).
+// The kernels of the shape ops that move whole elements (src/ops/shape/shape_ops.cpp, pad_ops.cpp).
 
 #include <cstdint>
 #include <vector>

@@ -1,6 +1,6 @@
 #pragma once
 #include "kernels/cpu/kernel_layer.h"  // Note [Layer includes]
-// The kernel of softmax / log_softmax (src/ops/softmax_ops.cpp; Note [Kernel stubs]).
+// The kernel of softmax / log_softmax (src/ops/nn/softmax_ops.cpp; Note [Kernel stubs]).
 
 #include <cstdint>
 

@@ -1,6 +1,6 @@
 #pragma once
 #include "kernels/cpu/kernel_layer.h"  // Note [Layer includes]
-// The kernels of sorting, order statistics and unique (src/ops/sort_ops.cpp,
+// The kernels of sorting, order statistics and unique (src/ops/sort/sort_ops.cpp,
 // order_stats_ops.cpp, unique_ops.cpp). The row kernels take `rows`: a contiguous tensor whose
 // last dim holds the slices to sort or reduce (sort_internal.h's to_rows), with at least one
 // row of at least one element unless said otherwise.

@@ -7,14 +7,14 @@
 
 #include "ember/dispatch_type.h"
 #include "ember/error.h"
-#include "kernels/cpu/elementwise.h"
+#include "kernels/cpu/elementwise/elementwise.h"
 
 namespace ember {
 
-EMBER_DEFINE_KERNEL(copy_stub, void(Tensor&, const Tensor&));
-EMBER_DEFINE_KERNEL(fill_stub, void(Tensor&, const Scalar&));
-EMBER_DEFINE_KERNEL(item_stub, Scalar(const Tensor&, bool));
-EMBER_DEFINE_KERNEL(int64_values_stub, std::vector<int64_t>(const Tensor&));
+EMBER_DEFINE_KERNEL(copy_stub);
+EMBER_DEFINE_KERNEL(fill_stub);
+EMBER_DEFINE_KERNEL(item_stub);
+EMBER_DEFINE_KERNEL(int64_values_stub);
 
 namespace cpu {
 namespace {

@@ -14,12 +14,12 @@
 
 namespace ember {
 
-EMBER_DEFINE_KERNEL(zeros_stub, void(Tensor&));
-EMBER_DEFINE_KERNEL(store_scalar_stub, void(Tensor&, const Scalar&, const char*));
-EMBER_DEFINE_KERNEL(arange_stub, void(Tensor&, const Scalar&, const Scalar&));
-EMBER_DEFINE_KERNEL(linspace_stub, void(Tensor&, const Scalar&, const Scalar&));
-EMBER_DEFINE_KERNEL(logspace_stub, void(Tensor&, const Scalar&, const Scalar&, double));
-EMBER_DEFINE_KERNEL(eye_stub, void(Tensor&));
+EMBER_DEFINE_KERNEL(zeros_stub);
+EMBER_DEFINE_KERNEL(store_scalar_stub);
+EMBER_DEFINE_KERNEL(arange_stub);
+EMBER_DEFINE_KERNEL(linspace_stub);
+EMBER_DEFINE_KERNEL(logspace_stub);
+EMBER_DEFINE_KERNEL(eye_stub);
 
 namespace cpu {
 namespace {

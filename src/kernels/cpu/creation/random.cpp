@@ -49,15 +49,15 @@ Sleef___m256d_2 Sleef_sincospid4_u05avx2(__m256d);
 
 namespace ember {
 
-EMBER_DEFINE_KERNEL(uniform_stub, void(Tensor&, double, double, Generator&));
-EMBER_DEFINE_KERNEL(normal_stub, void(Tensor&, double, double, Generator&));
-EMBER_DEFINE_KERNEL(exponential_stub, void(Tensor&, double, Generator&));
-EMBER_DEFINE_KERNEL(bernoulli_scalar_stub, void(Tensor&, double, Generator&));
-EMBER_DEFINE_KERNEL(bernoulli_tensor_stub, void(Tensor&, const Tensor&, Generator&));
-EMBER_DEFINE_KERNEL(random_stub, void(Tensor&, int64_t, uint64_t, Generator&));
-EMBER_DEFINE_KERNEL(randperm_stub, void(Tensor&, Generator&));
-EMBER_DEFINE_KERNEL(multinomial_stub, void(Tensor&, const Tensor&, int64_t, bool, Generator&));
-EMBER_DEFINE_KERNEL(normal_std_check_stub, void(const Tensor&));
+EMBER_DEFINE_KERNEL(uniform_stub);
+EMBER_DEFINE_KERNEL(normal_stub);
+EMBER_DEFINE_KERNEL(exponential_stub);
+EMBER_DEFINE_KERNEL(bernoulli_scalar_stub);
+EMBER_DEFINE_KERNEL(bernoulli_tensor_stub);
+EMBER_DEFINE_KERNEL(random_stub);
+EMBER_DEFINE_KERNEL(randperm_stub);
+EMBER_DEFINE_KERNEL(multinomial_stub);
+EMBER_DEFINE_KERNEL(normal_std_check_stub);
 
 namespace cpu {
 namespace {

@@ -5,7 +5,7 @@
 
 namespace ember {
 
-EMBER_DEFINE_KERNEL(write_scalar_stub, void(const Tensor& t, const Scalar& s));
+EMBER_DEFINE_KERNEL(write_scalar_stub);
 
 namespace cpu {
 namespace {

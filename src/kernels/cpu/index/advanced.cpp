@@ -1,7 +1,7 @@
 // CPU kernels of advanced indexing (Note [Advanced index placement] in
-// src/ops/advanced_indexing.cpp): the index tensors become one offset per entry of the broadcast
-// index shape, and the read or the write is one IndexLoop (index_loops.h) with those offsets on
-// the indexed side and the dense result geometry on the other.
+// src/ops/index/advanced_indexing.cpp): the index tensors become one offset per entry of the
+// broadcast index shape, and the read or the write is one IndexLoop (index_loops.h) with those
+// offsets on the indexed side and the dense result geometry on the other.
 #include <vector>
 
 #include "ember/tensor.h"
@@ -10,12 +10,8 @@
 
 namespace ember {
 
-EMBER_DEFINE_KERNEL(advanced_index_stub,
-                    void(Tensor& out, const Tensor& self, const std::vector<Tensor>& indices,
-                         int64_t block_pos));
-EMBER_DEFINE_KERNEL(advanced_index_put_stub,
-                    void(Tensor& self, const std::vector<Tensor>& indices, int64_t block_pos,
-                         const Tensor& values, bool accumulate));
+EMBER_DEFINE_KERNEL(advanced_index_stub);
+EMBER_DEFINE_KERNEL(advanced_index_put_stub);
 
 namespace cpu {
 namespace {

@@ -9,16 +9,10 @@
 
 namespace ember {
 
-EMBER_DEFINE_KERNEL(embedding_check_indices_stub, void(const Tensor& indices, int64_t num));
-EMBER_DEFINE_KERNEL(embedding_bag_check_offsets_stub,
-                    void(const Tensor& offsets, int64_t num_indices));
-EMBER_DEFINE_KERNEL(embedding_bag_bags_stub,
-                    int64_t(Tensor& offset2bag, Tensor& bag_size, Tensor& keep_pos,
-                            Tensor& keep_bag, const Tensor& indices, const Tensor& offsets,
-                            int64_t num_bags, int64_t padding_idx, bool include_last_offset));
-EMBER_DEFINE_KERNEL(embedding_bag_max_stub,
-                    void(Tensor& out, Tensor& arg, Tensor& max_indices, const Tensor& rows,
-                         const Tensor& bags, const Tensor& row_indices));
+EMBER_DEFINE_KERNEL(embedding_check_indices_stub);
+EMBER_DEFINE_KERNEL(embedding_bag_check_offsets_stub);
+EMBER_DEFINE_KERNEL(embedding_bag_bags_stub);
+EMBER_DEFINE_KERNEL(embedding_bag_max_stub);
 
 namespace cpu {
 namespace {

@@ -9,19 +9,13 @@
 
 namespace ember {
 
-EMBER_DEFINE_KERNEL(index_check_stub, void(const Tensor& index, int64_t size, bool wrap,
-                                           const char* op, int64_t dim, bool runtime_error));
-EMBER_DEFINE_KERNEL(index_select_stub,
-                    void(Tensor& out, const Tensor& self, int64_t dim, const Tensor& index));
-EMBER_DEFINE_KERNEL(take_stub, void(Tensor& out, const Tensor& self, const Tensor& index));
-EMBER_DEFINE_KERNEL(put_stub,
-                    void(Tensor& self, const Tensor& index, const Tensor& source, bool accumulate));
-EMBER_DEFINE_KERNEL(index_copy_stub,
-                    void(Tensor& self, int64_t dim, const Tensor& index, const Tensor& source));
-EMBER_DEFINE_KERNEL(index_add_stub, void(Tensor& self, int64_t dim, const Tensor& index,
-                                         const Tensor& source, const Scalar& alpha));
-EMBER_DEFINE_KERNEL(index_fill_stub,
-                    void(Tensor& self, int64_t dim, const Tensor& index, const Tensor& value));
+EMBER_DEFINE_KERNEL(index_check_stub);
+EMBER_DEFINE_KERNEL(index_select_stub);
+EMBER_DEFINE_KERNEL(take_stub);
+EMBER_DEFINE_KERNEL(put_stub);
+EMBER_DEFINE_KERNEL(index_copy_stub);
+EMBER_DEFINE_KERNEL(index_add_stub);
+EMBER_DEFINE_KERNEL(index_fill_stub);
 
 namespace cpu {
 namespace {

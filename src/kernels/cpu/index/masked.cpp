@@ -9,12 +9,11 @@
 
 namespace ember {
 
-EMBER_DEFINE_KERNEL(nonzero_count_stub, int64_t(const Tensor& mask));
-EMBER_DEFINE_KERNEL(nonzero_stub, void(Tensor& out, const Tensor& mask));
-EMBER_DEFINE_KERNEL(masked_fill_stub, void(Tensor& self, const Tensor& mask, const Tensor& value));
-EMBER_DEFINE_KERNEL(masked_select_stub, void(Tensor& out, const Tensor& self, const Tensor& mask));
-EMBER_DEFINE_KERNEL(masked_scatter_stub,
-                    void(Tensor& self, const Tensor& mask, const Tensor& source));
+EMBER_DEFINE_KERNEL(nonzero_count_stub);
+EMBER_DEFINE_KERNEL(nonzero_stub);
+EMBER_DEFINE_KERNEL(masked_fill_stub);
+EMBER_DEFINE_KERNEL(masked_select_stub);
+EMBER_DEFINE_KERNEL(masked_scatter_stub);
 
 namespace cpu {
 namespace {

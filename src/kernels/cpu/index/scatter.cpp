@@ -5,10 +5,8 @@
 
 namespace ember {
 
-EMBER_DEFINE_KERNEL(gather_stub,
-                    void(Tensor& out, const Tensor& self, int64_t dim, const Tensor& index));
-EMBER_DEFINE_KERNEL(scatter_stub, void(Tensor& self, int64_t dim, const Tensor& index,
-                                       const Tensor& src, const Tensor& value, ScatterOp op));
+EMBER_DEFINE_KERNEL(gather_stub);
+EMBER_DEFINE_KERNEL(scatter_stub);
 
 namespace cpu {
 namespace {

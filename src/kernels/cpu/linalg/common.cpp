@@ -5,10 +5,9 @@
 
 namespace ember {
 
-EMBER_DEFINE_KERNEL(linalg_info_stub, void(Tensor& info, const std::vector<int>& infos));
-EMBER_DEFINE_KERNEL(linalg_first_nonfinite_stub, int64_t(const Tensor& w));
-EMBER_DEFINE_KERNEL(linalg_gemm_stub,
-                    void(const Tensor& A, const Tensor& B, Tensor& C, bool adj_a, bool adj_b));
+EMBER_DEFINE_KERNEL(linalg_info_stub);
+EMBER_DEFINE_KERNEL(linalg_first_nonfinite_stub);
+EMBER_DEFINE_KERNEL(linalg_gemm_stub);
 
 namespace cpu {
 namespace {

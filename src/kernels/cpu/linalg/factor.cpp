@@ -5,13 +5,11 @@
 
 namespace ember {
 
-EMBER_DEFINE_KERNEL(linalg_cholesky_stub, void(Tensor& L, bool upper, std::vector<int>& infos));
-EMBER_DEFINE_KERNEL(linalg_lu_factor_stub,
-                    void(Tensor& LU, Tensor& pivots, std::vector<int>& infos));
-EMBER_DEFINE_KERNEL(linalg_qr_stub,
-                    void(Tensor& W, Tensor& R, Tensor& Q, int64_t n, bool compute_q));
-EMBER_DEFINE_KERNEL(linalg_householder_product_stub, void(Tensor& Q, const Tensor& tau));
-EMBER_DEFINE_KERNEL(linalg_lu_pivots_stub, void(const Tensor& pivots, Tensor& P, const char* op));
+EMBER_DEFINE_KERNEL(linalg_cholesky_stub);
+EMBER_DEFINE_KERNEL(linalg_lu_factor_stub);
+EMBER_DEFINE_KERNEL(linalg_qr_stub);
+EMBER_DEFINE_KERNEL(linalg_householder_product_stub);
+EMBER_DEFINE_KERNEL(linalg_lu_pivots_stub);
 
 namespace cpu {
 namespace {

@@ -7,15 +7,12 @@
 
 namespace ember {
 
-EMBER_DEFINE_KERNEL(linalg_det_stub, void(Tensor& LU, Tensor& out));
-EMBER_DEFINE_KERNEL(linalg_slogdet_stub, void(Tensor& LU, Tensor& sign, Tensor& logabs));
-EMBER_DEFINE_KERNEL(linalg_pinv_scale_stub,
-                    void(Tensor& X, const Tensor& vals, double atol, double rtol, bool hermitian));
-EMBER_DEFINE_KERNEL(linalg_matrix_rank_stub,
-                    void(const Tensor& S, Tensor& out, double atol, double rtol));
-EMBER_DEFINE_KERNEL(linalg_matrix_norm_stub,
-                    void(const Tensor& x, Tensor& out, MatrixNormKind kind));
-EMBER_DEFINE_KERNEL(linalg_zero_failed_stub, void(Tensor& X, const Tensor& info));
+EMBER_DEFINE_KERNEL(linalg_det_stub);
+EMBER_DEFINE_KERNEL(linalg_slogdet_stub);
+EMBER_DEFINE_KERNEL(linalg_pinv_scale_stub);
+EMBER_DEFINE_KERNEL(linalg_matrix_rank_stub);
+EMBER_DEFINE_KERNEL(linalg_matrix_norm_stub);
+EMBER_DEFINE_KERNEL(linalg_zero_failed_stub);
 
 namespace cpu {
 namespace {

@@ -1,9 +1,9 @@
 #pragma once
 #include "kernels/cpu/kernel_layer.h"  // Note [Layer includes]
 // Shared pieces of the CPU linalg kernels: the dtype dispatch over the four LAPACK types, the
-// batch loop over column-major workspaces (Note [Linalg workspaces] in src/ops/linalg_util.h)
-// and overloaded LAPACK/BLAS wrappers (one name per routine family, resolved by the element
-// type).
+// batch loop over column-major workspaces (Note [Linalg workspaces] in
+// src/ops/linalg/linalg_util.h) and overloaded LAPACK/BLAS wrappers (one name per routine family,
+// resolved by the element type).
 
 #include <algorithm>
 #include <cmath>

@@ -6,7 +6,7 @@
 
 namespace ember {
 
-EMBER_DEFINE_KERNEL(linalg_matrix_exp_stub, void(Tensor& X));
+EMBER_DEFINE_KERNEL(linalg_matrix_exp_stub);
 
 namespace cpu {
 namespace {

@@ -6,8 +6,8 @@
 
 namespace ember {
 
-EMBER_DEFINE_KERNEL(one_hot_bounds_stub, std::pair<int64_t, int64_t>(const Tensor& idx));
-EMBER_DEFINE_KERNEL(one_hot_stub, void(const Tensor& idx, Tensor& out, int64_t num_classes));
+EMBER_DEFINE_KERNEL(one_hot_bounds_stub);
+EMBER_DEFINE_KERNEL(one_hot_stub);
 
 namespace cpu {
 namespace {

@@ -7,20 +7,13 @@
 
 namespace ember {
 
-EMBER_DEFINE_KERNEL(linalg_solve_stub,
-                    void(Tensor& LU, Tensor& X, bool transpose, std::vector<int>& infos));
-EMBER_DEFINE_KERNEL(linalg_triangular_solve_stub,
-                    void(const Tensor& A, Tensor& X, bool upper, bool left, bool unit, bool trans));
-EMBER_DEFINE_KERNEL(linalg_lu_solve_stub, void(const Tensor& LU, const Tensor& pivots, Tensor& X,
-                                               bool conj_trans, const char* op));
-EMBER_DEFINE_KERNEL(linalg_lstsq_stub,
-                    void(Tensor& A, Tensor& X, Tensor& rank, Tensor& sv, LstsqDriver driver,
-                         double rcond, std::vector<int>& infos));
-EMBER_DEFINE_KERNEL(linalg_lstsq_residuals_stub,
-                    void(const Tensor& X, int64_t n, Tensor& residuals));
-EMBER_DEFINE_KERNEL(linalg_cholesky_solve_stub, void(const Tensor& L, Tensor& X, bool upper));
-EMBER_DEFINE_KERNEL(linalg_cholesky_inverse_stub,
-                    void(Tensor& X, bool upper, std::vector<int>& infos));
+EMBER_DEFINE_KERNEL(linalg_solve_stub);
+EMBER_DEFINE_KERNEL(linalg_triangular_solve_stub);
+EMBER_DEFINE_KERNEL(linalg_lu_solve_stub);
+EMBER_DEFINE_KERNEL(linalg_lstsq_stub);
+EMBER_DEFINE_KERNEL(linalg_lstsq_residuals_stub);
+EMBER_DEFINE_KERNEL(linalg_cholesky_solve_stub);
+EMBER_DEFINE_KERNEL(linalg_cholesky_inverse_stub);
 
 namespace cpu {
 namespace {

@@ -4,12 +4,9 @@
 
 namespace ember {
 
-EMBER_DEFINE_KERNEL(linalg_svd_stub, void(Tensor& W, Tensor& S, Tensor& U, Tensor& Vh, bool uv,
-                                          bool full, std::vector<int>& infos));
-EMBER_DEFINE_KERNEL(linalg_eigh_stub,
-                    void(Tensor& V, Tensor& w, bool vectors, bool upper, std::vector<int>& infos));
-EMBER_DEFINE_KERNEL(linalg_eig_stub,
-                    void(Tensor& W, Tensor& w, Tensor& V, bool vectors, std::vector<int>& infos));
+EMBER_DEFINE_KERNEL(linalg_svd_stub);
+EMBER_DEFINE_KERNEL(linalg_eigh_stub);
+EMBER_DEFINE_KERNEL(linalg_eig_stub);
 
 namespace cpu {
 namespace {

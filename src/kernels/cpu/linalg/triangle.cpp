@@ -8,7 +8,7 @@
 
 namespace ember {
 
-EMBER_DEFINE_KERNEL(triangle_stub, void(Tensor& out, int64_t k, bool lower));
+EMBER_DEFINE_KERNEL(triangle_stub);
 
 namespace cpu {
 namespace {

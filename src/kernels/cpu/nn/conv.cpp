@@ -4,20 +4,16 @@
 
 #include "core/tensor_util.h"
 #include "ember/error.h"
-#include "kernels/cpu/conv_dnnl.h"
-#include "kernels/cpu/elementwise.h"
+#include "kernels/cpu/elementwise/elementwise.h"
 #include "kernels/cpu/kernel_registry.h"
+#include "kernels/cpu/nn/conv_dnnl.h"
 #include "kernels/stubs/conv.h"
 
 namespace ember {
 
-EMBER_DEFINE_KERNEL(conv_forward_stub, void(const Tensor& x, const Tensor& weight,
-                                            const Tensor& bias, const ConvParams& p, Tensor& y));
-EMBER_DEFINE_KERNEL(conv_backward_data_stub, void(const Tensor& grad, const Tensor& weight,
-                                                  const ConvParams& p, Tensor& grad_input));
-EMBER_DEFINE_KERNEL(conv_backward_weight_stub,
-                    void(const Tensor& x, const Tensor& grad, const ConvParams& p,
-                         Tensor& grad_weight, Tensor& grad_bias));
+EMBER_DEFINE_KERNEL(conv_forward_stub);
+EMBER_DEFINE_KERNEL(conv_backward_data_stub);
+EMBER_DEFINE_KERNEL(conv_backward_weight_stub);
 
 namespace cpu {
 namespace {

@@ -8,17 +8,10 @@
 
 namespace ember {
 
-EMBER_DEFINE_KERNEL(nll_check_targets_stub,
-                    void(const Tensor& target, int64_t n_classes, int64_t ignore_index));
-EMBER_DEFINE_KERNEL(margin_check_targets_stub,
-                    void(const Tensor& target, int64_t n_classes, const char* op));
-EMBER_DEFINE_KERNEL(multilabel_margin_targets_stub,
-                    void(const Tensor& target, Tensor& counts, Tensor& is_target, const char* op));
-EMBER_DEFINE_KERNEL(ctc_loss_stub,
-                    void(const Tensor& log_probs, const Tensor& targets, IntArrayRef input_lengths,
-                         IntArrayRef target_lengths, int64_t blank, bool zero_infinity, Tensor& nll,
-                         Tensor& grad));
-EMBER_DEFINE_KERNEL(ctc_lengths_stub, void(const Tensor& lengths, std::vector<int64_t>& out));
+EMBER_DEFINE_KERNEL(nll_check_targets_stub);
+EMBER_DEFINE_KERNEL(margin_check_targets_stub);
+EMBER_DEFINE_KERNEL(multilabel_margin_targets_stub);
+EMBER_DEFINE_KERNEL(ctc_loss_stub);
 
 namespace cpu {
 namespace {
@@ -178,11 +171,6 @@ void ctc_loss(const Tensor& log_probs, const Tensor& targets, IntArrayRef input_
   }
 }
 
-void ctc_lengths(const Tensor& lengths, std::vector<int64_t>& out) {
-  const int64_t* p = lengths.data_ptr<int64_t>();
-  out.assign(p, p + lengths.numel());
-}
-
 }  // namespace
 }  // namespace cpu
 
@@ -190,6 +178,5 @@ EMBER_REGISTER_KERNEL(nll_check_targets_stub, kCPU, cpu::nll_check_targets);
 EMBER_REGISTER_KERNEL(margin_check_targets_stub, kCPU, cpu::margin_check_targets);
 EMBER_REGISTER_KERNEL(multilabel_margin_targets_stub, kCPU, cpu::multilabel_margin_targets);
 EMBER_REGISTER_KERNEL(ctc_loss_stub, kCPU, cpu::ctc_loss);
-EMBER_REGISTER_KERNEL(ctc_lengths_stub, kCPU, cpu::ctc_lengths);
 
 }  // namespace ember

@@ -3,37 +3,19 @@
 #include <cmath>
 #include <vector>
 
-#include "kernels/cpu/norm_cpu.h"
+#include "kernels/cpu/nn/norm_cpu.h"
 #include "kernels/stubs/norm.h"
 
 namespace ember {
 
-EMBER_DEFINE_KERNEL(batch_norm_stats_stub,
-                    void(const Tensor& x, double eps, Tensor& mean, Tensor& invstd, Tensor& var));
-EMBER_DEFINE_KERNEL(batch_norm_eval_stats_stub,
-                    void(const Tensor& running_mean, const Tensor& running_var, double eps,
-                         Tensor& mean, Tensor& invstd));
-EMBER_DEFINE_KERNEL(batch_norm_apply_stub,
-                    void(const Tensor& x, const Tensor& weight, const Tensor& bias,
-                         const Tensor& mean, const Tensor& invstd, Tensor& y));
-EMBER_DEFINE_KERNEL(batch_norm_backward_stub,
-                    void(const Tensor& grad, const Tensor& x, const Tensor& weight,
-                         const Tensor& mean, const Tensor& invstd, bool training,
-                         Tensor& grad_input, Tensor& grad_weight, Tensor& grad_bias));
-EMBER_DEFINE_KERNEL(layer_norm_stub,
-                    void(const Tensor& x, const Tensor& weight, const Tensor& bias, int64_t M,
-                         int64_t D, double eps, Tensor& y, Tensor& mean, Tensor& rstd));
-EMBER_DEFINE_KERNEL(layer_norm_backward_stub,
-                    void(const Tensor& grad, const Tensor& x, const Tensor& mean,
-                         const Tensor& rstd, const Tensor& weight, int64_t M, int64_t D,
-                         Tensor& grad_input, Tensor& grad_weight, Tensor& grad_bias));
-EMBER_DEFINE_KERNEL(group_norm_stub,
-                    void(const Tensor& x, const Tensor& weight, const Tensor& bias, int64_t groups,
-                         double eps, Tensor& y, Tensor& mean, Tensor& rstd));
-EMBER_DEFINE_KERNEL(group_norm_backward_stub,
-                    void(const Tensor& grad, const Tensor& x, const Tensor& mean,
-                         const Tensor& rstd, const Tensor& weight, int64_t groups,
-                         Tensor& grad_input, Tensor& grad_weight, Tensor& grad_bias));
+EMBER_DEFINE_KERNEL(batch_norm_stats_stub);
+EMBER_DEFINE_KERNEL(batch_norm_eval_stats_stub);
+EMBER_DEFINE_KERNEL(batch_norm_apply_stub);
+EMBER_DEFINE_KERNEL(batch_norm_backward_stub);
+EMBER_DEFINE_KERNEL(layer_norm_stub);
+EMBER_DEFINE_KERNEL(layer_norm_backward_stub);
+EMBER_DEFINE_KERNEL(group_norm_stub);
+EMBER_DEFINE_KERNEL(group_norm_backward_stub);
 
 namespace cpu {
 namespace {

@@ -3,17 +3,14 @@
 // them.
 #include <algorithm>
 
-#include "kernels/cpu/pool_cpu.h"
+#include "kernels/cpu/nn/pool_cpu.h"
 #include "kernels/stubs/pool.h"
 
 namespace ember {
 
-EMBER_DEFINE_KERNEL(max_pool_stub,
-                    void(const Tensor& x, IntArrayRef kernel_size, IntArrayRef stride,
-                         IntArrayRef padding, IntArrayRef dilation, Tensor& y, Tensor& indices));
-EMBER_DEFINE_KERNEL(adaptive_max_pool_stub, void(const Tensor& x, Tensor& y, Tensor& indices));
-EMBER_DEFINE_KERNEL(max_pool_backward_stub,
-                    void(const Tensor& grad, const Tensor& indices, Tensor& grad_input));
+EMBER_DEFINE_KERNEL(max_pool_stub);
+EMBER_DEFINE_KERNEL(adaptive_max_pool_stub);
+EMBER_DEFINE_KERNEL(max_pool_backward_stub);
 
 namespace cpu {
 namespace {

@@ -2,17 +2,13 @@
 // im2col / col2im (kernels/cpu/conv_dnnl.h).
 #include <algorithm>
 
-#include "kernels/cpu/conv_dnnl.h"
+#include "kernels/cpu/nn/conv_dnnl.h"
 #include "kernels/stubs/resample.h"
 
 namespace ember {
 
-EMBER_DEFINE_KERNEL(im2col_stub,
-                    void(const Tensor& x, Tensor& cols, IntArrayRef kernel, IntArrayRef dilation,
-                         IntArrayRef padding, IntArrayRef stride));
-EMBER_DEFINE_KERNEL(col2im_stub,
-                    void(const Tensor& cols, Tensor& x, IntArrayRef kernel, IntArrayRef dilation,
-                         IntArrayRef padding, IntArrayRef stride));
+EMBER_DEFINE_KERNEL(im2col_stub);
+EMBER_DEFINE_KERNEL(col2im_stub);
 
 namespace cpu {
 namespace {

@@ -5,20 +5,15 @@
 
 #include "core/parallel_internal.h"
 #include "ember/version.h"
-#include "kernels/cpu/rnn.h"
+#include "kernels/cpu/nn/rnn.h"
 #include "kernels/stubs/rnn.h"
 
 namespace ember {
 
-EMBER_DEFINE_KERNEL(lstm_gates_fwd_stub, void(const Tensor& ig, const Tensor& hg, const Tensor& cx,
-                                              Tensor& hy, Tensor& cy, Tensor& ws));
-EMBER_DEFINE_KERNEL(lstm_gates_bwd_stub,
-                    void(const Tensor& ghy, const Tensor& gcy, const Tensor& ws, const Tensor& cx,
-                         const Tensor& cy, Tensor& dgates, Tensor& dcx));
-EMBER_DEFINE_KERNEL(gru_gates_fwd_stub, void(const Tensor& ig, const Tensor& hg, const Tensor& hx,
-                                             Tensor& hy, Tensor& ws));
-EMBER_DEFINE_KERNEL(gru_gates_bwd_stub, void(const Tensor& ghy, const Tensor& ws, const Tensor& hx,
-                                             Tensor& dig, Tensor& dhg, Tensor& dhx));
+EMBER_DEFINE_KERNEL(lstm_gates_fwd_stub);
+EMBER_DEFINE_KERNEL(lstm_gates_bwd_stub);
+EMBER_DEFINE_KERNEL(gru_gates_fwd_stub);
+EMBER_DEFINE_KERNEL(gru_gates_bwd_stub);
 
 namespace cpu {
 namespace {

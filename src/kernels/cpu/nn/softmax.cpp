@@ -4,12 +4,12 @@
 
 #include "core/parallel_internal.h"
 #include "kernels/cpu/kernel_registry.h"
-#include "kernels/cpu/softmax.h"
+#include "kernels/cpu/nn/softmax.h"
 #include "kernels/stubs/softmax.h"
 
 namespace ember {
 
-EMBER_DEFINE_KERNEL(softmax_stub, void(const Tensor& x, Tensor& out, int64_t dim, bool log));
+EMBER_DEFINE_KERNEL(softmax_stub);
 
 namespace cpu {
 SoftmaxKernels g_softmax_kernels;

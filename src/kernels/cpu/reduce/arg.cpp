@@ -12,12 +12,10 @@
 
 namespace ember {
 
-EMBER_DEFINE_KERNEL(max_dim_stub,
-                    void(const Tensor& self, uint64_t mask, Tensor& values, Tensor& indices));
-EMBER_DEFINE_KERNEL(min_dim_stub,
-                    void(const Tensor& self, uint64_t mask, Tensor& values, Tensor& indices));
-EMBER_DEFINE_KERNEL(argmax_stub, void(const Tensor& self, uint64_t mask, Tensor& out));
-EMBER_DEFINE_KERNEL(argmin_stub, void(const Tensor& self, uint64_t mask, Tensor& out));
+EMBER_DEFINE_KERNEL(max_dim_stub);
+EMBER_DEFINE_KERNEL(min_dim_stub);
+EMBER_DEFINE_KERNEL(argmax_stub);
+EMBER_DEFINE_KERNEL(argmin_stub);
 
 namespace cpu {
 namespace {

@@ -14,7 +14,7 @@
 #include "ember/error.h"
 #include "ember/half.h"
 #include "ember/tensor.h"
-#include "kernels/cpu/reduce.h"
+#include "kernels/cpu/reduce/reduce.h"
 
 namespace ember::cpu::reduce_impl {
 

@@ -9,9 +9,9 @@
 
 namespace ember {
 
-EMBER_DEFINE_KERNEL(all_stub, void(const Tensor& self, uint64_t mask, Tensor& out));
-EMBER_DEFINE_KERNEL(any_stub, void(const Tensor& self, uint64_t mask, Tensor& out));
-EMBER_DEFINE_KERNEL(count_nonzero_stub, void(const Tensor& self, uint64_t mask, Tensor& out));
+EMBER_DEFINE_KERNEL(all_stub);
+EMBER_DEFINE_KERNEL(any_stub);
+EMBER_DEFINE_KERNEL(count_nonzero_stub);
 
 namespace cpu {
 namespace {

@@ -7,8 +7,8 @@
 
 namespace ember {
 
-EMBER_DEFINE_KERNEL(amax_stub, void(const Tensor& self, uint64_t mask, Tensor& out));
-EMBER_DEFINE_KERNEL(amin_stub, void(const Tensor& self, uint64_t mask, Tensor& out));
+EMBER_DEFINE_KERNEL(amax_stub);
+EMBER_DEFINE_KERNEL(amin_stub);
 
 namespace cpu {
 namespace {

@@ -11,10 +11,10 @@
 
 namespace ember {
 
-EMBER_DEFINE_KERNEL(sum_stub, void(const Tensor& self, uint64_t mask, Tensor& out));
-EMBER_DEFINE_KERNEL(nansum_stub, void(const Tensor& self, uint64_t mask, Tensor& out));
-EMBER_DEFINE_KERNEL(mean_stub, void(const Tensor& self, uint64_t mask, Tensor& out));
-EMBER_DEFINE_KERNEL(prod_stub, void(const Tensor& self, uint64_t mask, Tensor& out));
+EMBER_DEFINE_KERNEL(sum_stub);
+EMBER_DEFINE_KERNEL(nansum_stub);
+EMBER_DEFINE_KERNEL(mean_stub);
+EMBER_DEFINE_KERNEL(prod_stub);
 
 namespace cpu {
 namespace {

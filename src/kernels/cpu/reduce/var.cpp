@@ -11,8 +11,7 @@
 
 namespace ember {
 
-EMBER_DEFINE_KERNEL(std_var_stub, void(const Tensor& self, uint64_t mask, Tensor& out, Tensor& mean,
-                                       double correction, bool take_sqrt));
+EMBER_DEFINE_KERNEL(std_var_stub);
 
 namespace cpu {
 namespace {

@@ -1,6 +1,6 @@
 // The CPU kernels of the shape ops that move whole elements: the index-map copy behind flip,
 // roll, repeat, tile, repeat_interleave and the non-constant pads (Note [Index-map copies] in
-// src/ops/shape_ops.cpp), and the index tuples of tril/triu_indices and combinations.
+// src/ops/shape/shape_ops.cpp), and the index tuples of tril/triu_indices and combinations.
 #include "kernels/stubs/shape.h"
 
 #include <algorithm>
@@ -11,11 +11,10 @@
 
 namespace ember {
 
-EMBER_DEFINE_KERNEL(map_copy_stub,
-                    void(Tensor&, const Tensor&, const std::vector<std::vector<int64_t>>&));
-EMBER_DEFINE_KERNEL(triangle_indices_stub, void(Tensor&, int64_t, int64_t, int64_t, int64_t, bool));
-EMBER_DEFINE_KERNEL(combinations_indices_stub, void(Tensor&, int64_t, int64_t, bool));
-EMBER_DEFINE_KERNEL(combinations_gather_stub, void(Tensor&, const Tensor&, const Tensor&));
+EMBER_DEFINE_KERNEL(map_copy_stub);
+EMBER_DEFINE_KERNEL(triangle_indices_stub);
+EMBER_DEFINE_KERNEL(combinations_indices_stub);
+EMBER_DEFINE_KERNEL(combinations_gather_stub);
 
 namespace cpu {
 namespace {
@@ -66,7 +65,7 @@ void copy_reversed(char* dst, const char* src, int64_t len, size_t item) {
   }
 }
 
-// Note [Index-map copies] in src/ops/shape_ops.cpp: whole runs per segment of the last mapped
+// Note [Index-map copies] in src/ops/shape/shape_ops.cpp: whole runs per segment of the last mapped
 // dim's map, never per-element index arithmetic.
 void map_copy_cpu(Tensor& out, const Tensor& src, const std::vector<std::vector<int64_t>>& maps) {
   const IntArrayRef out_sizes = out.sizes();

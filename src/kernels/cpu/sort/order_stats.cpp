@@ -18,14 +18,11 @@
 
 namespace ember {
 
-EMBER_DEFINE_KERNEL(kthvalue_stub,
-                    void(const Tensor& rows, Tensor& values, Tensor& indices, int64_t k));
-EMBER_DEFINE_KERNEL(median_dim_stub,
-                    void(const Tensor& rows, Tensor& values, Tensor& indices, bool ignore_nan));
-EMBER_DEFINE_KERNEL(mode_stub, void(const Tensor& rows, Tensor& values, Tensor& indices));
-EMBER_DEFINE_KERNEL(median_all_stub, void(const Tensor& flat, Tensor& out, bool ignore_nan));
-EMBER_DEFINE_KERNEL(quantile_stub, void(const Tensor& rows, const Tensor& q, Tensor& out,
-                                        QuantileInterp interp, bool ignore_nan));
+EMBER_DEFINE_KERNEL(kthvalue_stub);
+EMBER_DEFINE_KERNEL(median_dim_stub);
+EMBER_DEFINE_KERNEL(mode_stub);
+EMBER_DEFINE_KERNEL(median_all_stub);
+EMBER_DEFINE_KERNEL(quantile_stub);
 
 namespace cpu {
 namespace {

@@ -15,13 +15,11 @@
 
 namespace ember {
 
-EMBER_DEFINE_KERNEL(searchsorted_stub, void(const Tensor& seq, const Tensor& values,
-                                            const Tensor& sorter, Tensor& out, bool right));
-EMBER_DEFINE_KERNEL(histc_range_stub, std::pair<double, double>(const Tensor& x));
-EMBER_DEFINE_KERNEL(histc_stub,
-                    void(const Tensor& x, Tensor& counts, int64_t bins, double lo, double hi));
-EMBER_DEFINE_KERNEL(bincount_range_stub, std::pair<int64_t, int64_t>(const Tensor& x));
-EMBER_DEFINE_KERNEL(bincount_stub, void(const Tensor& x, const Tensor& weights, Tensor& out));
+EMBER_DEFINE_KERNEL(searchsorted_stub);
+EMBER_DEFINE_KERNEL(histc_range_stub);
+EMBER_DEFINE_KERNEL(histc_stub);
+EMBER_DEFINE_KERNEL(bincount_range_stub);
+EMBER_DEFINE_KERNEL(bincount_stub);
 
 namespace cpu {
 namespace {

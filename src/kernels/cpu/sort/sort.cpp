@@ -18,10 +18,8 @@
 
 namespace ember {
 
-EMBER_DEFINE_KERNEL(sort_stub,
-                    void(const Tensor& rows, Tensor& values, Tensor& indices, bool descending));
-EMBER_DEFINE_KERNEL(topk_stub, void(const Tensor& rows, Tensor& values, Tensor& indices, int64_t k,
-                                    bool largest, bool sorted));
+EMBER_DEFINE_KERNEL(sort_stub);
+EMBER_DEFINE_KERNEL(topk_stub);
 
 namespace cpu {
 namespace {

@@ -28,14 +28,9 @@
 
 namespace ember {
 
-EMBER_DEFINE_KERNEL(unique_stub,
-                    void(const Tensor& x, bool sorted, bool return_inverse, bool return_counts,
-                         Tensor& out, Tensor& inverse, Tensor& counts));
-EMBER_DEFINE_KERNEL(unique_consecutive_stub,
-                    void(const Tensor& x, bool return_inverse, bool return_counts, Tensor& out,
-                         Tensor& inverse, Tensor& counts));
-EMBER_DEFINE_KERNEL(unique_dim_stub, void(const Tensor& x, bool consecutive, Tensor& out,
-                                          Tensor& inverse, Tensor& counts));
+EMBER_DEFINE_KERNEL(unique_stub);
+EMBER_DEFINE_KERNEL(unique_consecutive_stub);
+EMBER_DEFINE_KERNEL(unique_dim_stub);
 
 namespace cpu {
 namespace {
