@@ -61,7 +61,7 @@ uint32_t boxing_layers() { return g_boxing.load(std::memory_order_relaxed); }
 
 void set_layer_hooks(Layer layer, LayerHooks h) {
   int bit = __builtin_ctz(uint32_t(layer));
-  EMBER_INTERNAL_ASSERT(bit < kNumVisitedLayers, "not a visited layer");
+  EMBER_INTERNAL_ASSERT(bit < int(kNumVisitedLayers), "not a visited layer");
   hooks()[size_t(bit)] = h;
   if (h.needs_args)
     g_boxing.fetch_or(layer);
@@ -124,7 +124,7 @@ void OpScope::enter_layers(const BoxedCall& call, uint32_t layers) {
   entered_ = true;
   layers_ = layers;
   // Note [Call path layers]: tracer, vmap, autocast, autograd, profiler, coverage.
-  for (int bit = 0; bit < kNumVisitedLayers; ++bit) {
+  for (int bit = 0; bit < int(kNumVisitedLayers); ++bit) {
     if (!(layers & (1u << bit))) continue;
     const LayerHooks& h = hooks()[size_t(bit)];
     if (h.enter) h.enter(call);

@@ -11,9 +11,7 @@
 #include "ember/error.h"
 #include "ember/factory.h"
 #include "ember/ops.h"
-#include "kernels/cpu/elementwise/elementwise.h"
 #include "ops/call_path.h"
-#include "ops/device_backend.h"
 #include "ops/elementwise/elementwise_core.h"
 
 namespace ember {
@@ -405,16 +403,7 @@ Tensor where_impl(const Tensor& condition, const Tensor& a, const Tensor& b) {
   if (out.numel() == 0) return out;
   const Tensor* in_ptrs[3] = {&c, &x, &y};
   ArrayRef<const Tensor*> in_ref(in_ptrs, 3);
-  if (device.is_cpu()) {
-    cpu::ElementwiseFn fn = cpu::kernels().get(OpId::where, rt);
-    EMBER_CHECK(fn, "[where] not implemented for dtype ", rt);
-    cpu::run_plan(cpu::make_plan(out, in_ref), fn, {});
-  } else {
-    DeviceBackend* be = device_backend(device.type());
-    EMBER_CHECK(be, "[where] no backend for device ", device, " in this build");
-    EMBER_CHECK(be->elementwise(OpId::where, out, in_ref, {}), "[where] not implemented for dtype ",
-                rt, " on device ", device);
-  }
+  run_elementwise_kernel(OpId::where, rt, out, in_ref, {}, "where");
   return out;
 }
 }  // namespace

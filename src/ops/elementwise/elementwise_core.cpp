@@ -199,27 +199,25 @@ std::ostream& operator<<(std::ostream& os, const OpName& n) {
   return os << n.base << (n.inplace ? "_" : "");
 }
 
-void run_kernel(OpId op, const Tensor& out, ArrayRef<Tensor> inputs, const OpParams& params,
-                const OpName& name) {
-  const Tensor* ins[3] = {};
-  for (size_t k = 0; k < inputs.size(); ++k) ins[k] = &inputs[k];
-  ArrayRef<const Tensor*> in_ref(ins, inputs.size());
+}  // namespace
+
+void run_elementwise_kernel(OpId op, ScalarType dtype, const Tensor& out,
+                            ArrayRef<const Tensor*> inputs, const OpParams& params,
+                            const char* name, bool inplace) {
+  const OpName shown{name, inplace};
   Device dev = out.device();
   if (!dev.is_cpu()) {
     DeviceBackend* b = device_backend(dev.type());
-    EMBER_CHECK(b, "[", name, "] no backend for device ", dev, " in this build");
-    bool ok = b->elementwise(op, out, in_ref, params);
-    EMBER_CHECK(ok, "[", name, "] not implemented for dtype ", out.dtype(), " on device ", dev);
+    EMBER_CHECK(b, "[", shown, "] no backend for device ", dev, " in this build");
+    bool ok = b->elementwise(op, out, inputs, params);
+    EMBER_CHECK(ok, "[", shown, "] not implemented for dtype ", out.dtype(), " on device ", dev);
     return;
   }
-  ScalarType t = inputs.empty() ? out.dtype() : inputs[0].dtype();
-  cpu::ElementwiseFn fn = cpu::kernels().get(op, t);
-  EMBER_CHECK(fn, "[", name, "] not implemented for dtype ", t);
+  cpu::ElementwiseFn fn = cpu::kernels().get(op, dtype);
+  EMBER_CHECK(fn, "[", shown, "] not implemented for dtype ", dtype);
   if (out.numel() == 0) return;
-  cpu::run_plan(cpu::make_plan(out, in_ref), fn, params);
+  cpu::run_plan(cpu::make_plan(out, inputs), fn, params);
 }
-
-}  // namespace
 
 const char* inplace_name(OpId op) {
   static const std::vector<std::string> names = [] {
@@ -481,7 +479,13 @@ Tensor elementwise(OpId op, std::initializer_list<Tensor> inputs_il, const OpPar
   } else {
     result = empty_like_layout(shape, res, device, ins);
   }
-  run_kernel(op, result, ins, params, name);
+  {
+    const Tensor* in_ptrs[3] = {};
+    for (int k = 0; k < n; ++k) in_ptrs[k] = &inputs[k];
+    run_elementwise_kernel(op, n ? inputs[0].dtype() : result.dtype(), result,
+                           ArrayRef<const Tensor*>(in_ptrs, size_t(n)), params, name.base,
+                           name.inplace);
+  }
   if (target.defined()) {
     if (!result.is_same(target))
       target.copy_(result);

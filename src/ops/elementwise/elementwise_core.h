@@ -44,6 +44,13 @@ void check_no_internal_overlap(const Tensor& t, const char* op);
 /// Error when `out` and `in` partly overlap in memory (full aliasing is allowed).
 void check_no_partial_overlap(const Tensor& out, const Tensor& in, const char* op);
 
+/// Runs the elementwise kernel of `op` on `out`'s device: the CPU kernel table entry of
+/// (`op`, `dtype`), or the device's backend. Inputs are already in the compute dtype and on the
+/// device; errors name `name` ("add", or "add_" when `inplace`).
+void run_elementwise_kernel(OpId op, ScalarType dtype, const Tensor& out,
+                            ArrayRef<const Tensor*> inputs, const OpParams& params,
+                            const char* name, bool inplace = false);
+
 /// A new tensor of `sizes` whose memory layout follows `like` when `like` has those sizes and
 /// is dense (so transposed inputs give transposed, still contiguous-in-memory, outputs).
 Tensor empty_like_layout(IntArrayRef sizes, ScalarType dtype, Device device, ArrayRef<Tensor> like);

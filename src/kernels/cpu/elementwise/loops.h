@@ -134,6 +134,7 @@ inline void strided_loop(char** data, const int64_t* s, int64_t n, const F& f,
   using C = opmath_t<T>;
   char* o = data[0];
   char* in[N > 0 ? N : 1] = {data[1 + I]...};
+  (void)in;  // a fill (N == 0) reads no input
   for (int64_t i = 0; i < n; ++i) {
     *reinterpret_cast<Out*>(o) = convert<Out>(f(convert<C>(*reinterpret_cast<T*>(in[I]))...));
     o += s[0];
