@@ -1,4 +1,5 @@
 #pragma once
+#include "upper_layer.h"  // Note [Layer includes]
 // Byte-level IDX (the MNIST file format) and gzip decoding, with no Tensor (only
 // <ember/error.h> and zlib), so the fuzzer compiles this unit alone.
 //
