@@ -601,4 +601,26 @@ void check_out_not_differentiable(const char* op, std::initializer_list<Tensor> 
   }
 }
 
+void redirect_saved(const variable_list& roots, uint64_t since, const TensorImpl* from,
+                    const Tensor& to) {
+  std::vector<std::shared_ptr<Node>> todo;
+  std::vector<const Node*> seen;
+  for (const Tensor& r : roots)
+    if (r.defined())
+      if (auto fn = grad_fn_of(r)) todo.push_back(fn);
+  while (!todo.empty()) {
+    std::shared_ptr<Node> n = std::move(todo.back());
+    todo.pop_back();
+    if (n->sequence_nr() < since || std::find(seen.begin(), seen.end(), n.get()) != seen.end())
+      continue;
+    seen.push_back(n.get());
+    if (auto* fn = dynamic_cast<FnNode*>(n.get())) {
+      for (SavedVariable& sv : fn->saved)
+        if (!sv.is_output && sv.data.unsafeGetTensorImpl() == from) sv.data = to;
+    }
+    for (const Edge& e : n->next_edges())
+      if (e.function) todo.push_back(e.function);
+  }
+}
+
 }  // namespace ember::autograd

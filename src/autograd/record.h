@@ -253,6 +253,12 @@ class OpRecorder {
   int overload_ = 0;
 };
 
+/// Makes the saved tensors of the recorded-op nodes reachable from `roots` (down to nodes older
+/// than `since`, a sequence number) that are `from` refer to `to` instead (functional_call:
+/// Note [Substituting module tensors]).
+void redirect_saved(const variable_list& roots, uint64_t since, const TensorImpl* from,
+                    const Tensor& to);
+
 /// Sums `g` down to `shape` (the inverse of broadcasting).
 Tensor sum_to(const Tensor& g, IntArrayRef shape);
 

@@ -131,6 +131,38 @@ void OpScope::enter_layers(const BoxedCall& call, uint32_t layers) {
   }
 }
 
+namespace {
+VmapHooks g_vmap_hooks;
+}  // namespace
+
+void set_vmap_hooks(VmapHooks h) { g_vmap_hooks = h; }
+const VmapHooks& vmap_hooks() { return g_vmap_hooks; }
+
+std::vector<Tensor>& vmap_results() {
+  static thread_local std::vector<Tensor> r;
+  return r;
+}
+
+bool OpScope::run_vmap(const BoxedCall& call) {
+  return g_vmap_hooks.redirect && g_vmap_hooks.redirect(call);
+}
+
+Tensor& Redirected::slot(size_t k) {
+  static thread_local std::array<Tensor, 32> ring;
+  static thread_local size_t next = 0;
+  std::vector<Tensor>& r = vmap_results();
+  EMBER_INTERNAL_ASSERT(k < r.size(), "batching rule returned ", r.size(), " results");
+  Tensor& s = ring[next++ % ring.size()];
+  s = r[k];
+  return s;
+}
+
+Redirected::operator Tensor&() const { return slot(0); }
+
+void Redirected::unsupported() {
+  EMBER_THROW(Error, "[vmap] this op has no batched form");
+}
+
 void OpScope::exit() {
   for (int bit = kNumVisitedLayers - 1; bit >= 0; --bit) {
     if (!(layers_ & (1u << bit))) continue;

@@ -24,13 +24,16 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <type_traits>
+#include <utility>
 #include <variant>
 #include <vector>
 
 #include "core/dispatch_state.h"
 #include "core/op_table.h"
 #include "ember/array_ref.h"
+#include "ember/indexing.h"
 #include "ember/tensor.h"
 
 #if defined(__GNUC__)
@@ -44,7 +47,8 @@ namespace ember::dispatch {
 /// One boxed argument. An argument of a type the box does not know is kept as monostate.
 using IValue =
     std::variant<std::monostate, Tensor, int64_t, double, bool, Scalar, std::vector<int64_t>,
-                 std::vector<Tensor>, ScalarType, Device, std::string>;
+                 std::vector<Tensor>, ScalarType, Device, std::string,
+                 std::vector<indexing::TensorIndex>>;
 
 /// A boxed call: the op and its arguments in declaration order.
 struct BoxedCall {
@@ -89,6 +93,8 @@ IValue box(const T& v) {
     return std::vector<int64_t>(v.data(), v.data() + v.size());
   } else if constexpr (is_list_of<D, Tensor>) {
     return std::vector<Tensor>(v.data(), v.data() + v.size());
+  } else if constexpr (is_list_of<D, indexing::TensorIndex>) {
+    return std::vector<indexing::TensorIndex>(v.data(), v.data() + v.size());
   } else if constexpr (is_list_of<D, std::optional<Tensor>>) {
     std::vector<Tensor> out;
     for (size_t i = 0; i < v.size(); ++i) out.push_back(v.data()[i] ? *v.data()[i] : Tensor());
@@ -149,21 +155,24 @@ class OpScope {
   OpScope& operator=(const OpScope&) = delete;
 
   /// The slow path: device check, boxing on demand, then the active layers in order.
+  /// Returns true when the vmap layer ran the op's batching rule instead (Note [Batching
+  /// rules]): the op function then returns the rule's results (EMBER_OP).
   template <class... A>
-  [[gnu::noinline, gnu::cold]] void enter(const A&... args) {
+  [[gnu::noinline, gnu::cold]] bool enter(const A&... args) {
     uint32_t layers = active_layers();
     if (layers & kDevice) {
       DeviceProbe probe;
       (probe(args), ...);
       if (!probe.device.is_cpu()) check_device_kernel(probe.device, probe.dtype);
     }
-    if (!(layers & ~uint32_t(kDevice))) return;
+    if (!(layers & ~uint32_t(kDevice))) return false;
     BoxedCall call{op_, inplace_, {}};
     if (layers & boxing_layers()) {
       call.args.reserve(sizeof...(A));
       (call.args.push_back(box(args)), ...);
     }
     enter_layers(call, layers);
+    return (layers & kVmap) && run_vmap(call);
   }
   /// enter() for an op whose tensor arguments come as a list (the elementwise path): each
   /// tensor is one argument.
@@ -173,6 +182,8 @@ class OpScope {
   /// Raises "[op] not implemented for <device> <dtype>" when the device has no kernel.
   void check_device_kernel(Device device, ScalarType dtype) const;
   void enter_layers(const BoxedCall& call, uint32_t layers);
+  /// Runs the vmap layer's redirect (set_vmap_hooks) on `call`.
+  static bool run_vmap(const BoxedCall& call);
   void exit();
 
   OpId op_;
@@ -207,6 +218,42 @@ struct LayerHooks {
   void (*exit)(OpId op) = nullptr;
   bool needs_args = false;  ///< whether `call.args` must be filled
 };
+/// The vmap layer (src/func, Note [Batching rules]): `redirect` runs the batching rule of a
+/// call with batched arguments, leaves its results in vmap_results() and returns true (false:
+/// run the op body); `elementwise` does the same for the generic elementwise path (`mode` is
+/// the OutMode as an int).
+struct VmapHooks {
+  bool (*redirect)(const BoxedCall& call) = nullptr;
+  bool (*elementwise)(OpId op, ArrayRef<Tensor> inputs, const OpParams& params, int mode,
+                      Tensor* out, Tensor& result) = nullptr;
+};
+void set_vmap_hooks(VmapHooks hooks);
+const VmapHooks& vmap_hooks();
+/// The results of the last redirected call on this thread.
+std::vector<Tensor>& vmap_results();
+
+/// What a redirected op function returns: converts the rule's results to the function's return
+/// type. `Tensor&` results refer to slots of a small per-thread ring (an in-place op returns
+/// the same wrapper it was given, so the handle compares equal to `self`).
+struct Redirected {
+  operator Tensor&() const;
+  operator std::vector<Tensor>() const { return vmap_results(); }
+  template <class... T>
+  operator std::tuple<T...>() const {
+    return to_tuple<T...>(std::index_sequence_for<T...>{});
+  }
+  [[noreturn]] operator bool() const { unsupported(); }
+  [[noreturn]] operator Scalar() const { unsupported(); }
+
+ private:
+  static Tensor& slot(size_t k);
+  [[noreturn]] static void unsupported();
+  template <class... T, size_t... I>
+  static std::tuple<T...> to_tuple(std::index_sequence<I...>) {
+    return std::tuple<T...>(static_cast<T>(slot(I))...);
+  }
+};
+
 /// Installs the hooks of `layer` (one bit of Layer); null hooks remove them.
 void set_layer_hooks(Layer layer, LayerHooks hooks);
 
@@ -218,9 +265,12 @@ void set_global_layer(Layer layer, bool on);
 }  // namespace ember::dispatch
 
 /// The entry of op `id` into the call path; the first statement of every op function.
-#define EMBER_OP(id, ...)                                        \
-  ::ember::dispatch::OpScope ember_op_scope_(::ember::OpId::id); \
-  if (EMBER_OP_UNLIKELY(::ember::dispatch::slow_path())) ember_op_scope_.enter(__VA_ARGS__)
+/// Under vmap, a call with batched arguments returns its batching rule's results here.
+#define EMBER_OP(id, ...)                                                            \
+  ::ember::dispatch::OpScope ember_op_scope_(::ember::OpId::id);                     \
+  if (EMBER_OP_UNLIKELY(::ember::dispatch::slow_path()) &&                           \
+      ember_op_scope_.enter(__VA_ARGS__))                                            \
+  return ::ember::dispatch::Redirected {}
 
 /// The same for an elementwise op: its id is a runtime value and its tensors come as a list.
 #define EMBER_OP_EACH(op_value, inplace, tensors)                \

@@ -372,6 +372,14 @@ Tensor elementwise(OpId op, std::initializer_list<Tensor> inputs_il, const OpPar
                    OutMode mode, Tensor* out) {
   EMBER_OP_EACH(op, mode == OutMode::InPlace,
                 ArrayRef<Tensor>(inputs_il.begin(), inputs_il.size()));
+  if (EMBER_OP_UNLIKELY(dispatch::slow_path()) &&
+      (dispatch::active_layers() & dispatch::kVmap)) {
+    // Note [Batching rules]: the elementwise family's one rule.
+    Tensor r;
+    if (dispatch::vmap_hooks().elementwise(
+            op, ArrayRef<Tensor>(inputs_il.begin(), inputs_il.size()), params, int(mode), out, r))
+      return r;
+  }
   const OpDef& def = op_def(op);
   const OpName name{def.name, mode == OutMode::InPlace};
   EMBER_INTERNAL_ASSERT(int(inputs_il.size()) == def.arity, def.name);
