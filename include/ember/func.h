@@ -43,6 +43,8 @@ struct VmapOptions {
   std::vector<std::optional<int64_t>> out_dims;
   VmapRandomness randomness = VmapRandomness::Error;
   std::optional<int64_t> chunk_size;  ///< run the batch in chunks of this size
+  /// When set, gives out_dims from the number of outputs (once the function has returned).
+  std::function<std::vector<std::optional<int64_t>>(size_t)> out_dims_fn;
 };
 
 /// Runs `f` over a batch dim of its arguments: `vmap_call(f, args, opts)` equals stacking

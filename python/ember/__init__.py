@@ -179,6 +179,8 @@ from ember.autograd.grad_mode import (  # noqa: E402,F401
     is_inference_mode_enabled)
 from ember.autograd.anomaly_mode import is_anomaly_enabled  # noqa: E402,F401
 from ember import cuda, linalg, nn, optim, profiler, special, utils, vision  # noqa: E402,F401
+from ember import func  # noqa: E402,F401
+from ember.func import vmap  # noqa: E402,F401  (torch.vmap)
 from ember.serialization import load, save  # noqa: E402,F401
 
 # ---- nn ops that torch also exposes at the top level (torch.conv2d, torch.layer_norm, ...) ----

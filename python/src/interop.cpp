@@ -114,6 +114,7 @@ namespace {
 
 py::object to_numpy(py::handle self, bool force) {
   Tensor t = unwrap(self.ptr());
+  check_readable(t, "numpy");
   py::handle base = self;
   py::object holder;
   if (force) {

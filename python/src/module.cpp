@@ -39,6 +39,7 @@ PYBIND11_MODULE(_C, m) {
   init_rnn(m);
   init_optim(m);
   init_call_path(m);
+  init_func(m);
   init_data(m);
   init_serialize(m);
   init_profiler(m);

@@ -79,6 +79,14 @@ class Params {
 extern PyTypeObject* tensor_type;
 /// True for ember.Tensor and its subclasses.
 inline bool is_tensor(PyObject* o) { return PyObject_TypeCheck(o, tensor_type); }
+/// RuntimeError unless `t`'s elements can be read on the host: a batched tensor inside vmap has
+/// no memory of its own (Note [Batched tensors]).
+inline void check_readable(const Tensor& t, const char* op) {
+  EMBER_CHECK(t.numel() == 0 || t.data_ptr() != nullptr, "[", op,
+              "] this tensor has no memory of its own: it is a batched tensor inside vmap, "
+              "whose values cannot be read (or printed) inside the transform. Return it from the "
+              "vmapped function instead.");
+}
 /// The C++ Tensor held by a Python Tensor (precondition: is_tensor(o)).
 Tensor& unwrap(PyObject* o);
 /// A new Python Tensor holding `t` (None for an undefined tensor).
@@ -213,6 +221,7 @@ void init_data(py::module_& m);         // _C._data: IDX reader, image transform
 void init_serialize(py::module_& m);    // _C._serialize: safetensors save/load
 void init_profiler(py::module_& m);     // _C._profiler: sessions, ranges, schedules, tables
 void init_call_path(py::module_& m);    // _C._call_path: the op list, call-path test hooks
+void init_func(py::module_& m);         // _C._func: grad, vjp, jvp, vmap, jacobians
 void init_fast_properties();            // C getters for shape, dtype, ndim (after init_tensor)
 /// Gives every pybind11 function and method of `m` (submodules and classes included) PyTorch's
 /// "received an invalid combination of arguments" TypeError; call last (Note [Argument type

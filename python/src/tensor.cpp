@@ -47,6 +47,7 @@ PyObject* tolist_rec(const T* data, IntArrayRef sizes, IntArrayRef strides, size
 PyObject* tolist(const Tensor& self) {
   Tensor t = self.resolve_conj();
   if (!t.is_cpu()) t = t.cpu();
+  check_readable(t, "tolist");
   PyObject* out = nullptr;
   switch (t.dtype()) {
 #define EMBER_TOLIST_CASE(T, N)                                                       \

@@ -7,6 +7,8 @@
 #include <unordered_set>
 
 #include "autograd/meta.h"
+#include "func/batched.h"
+#include "func/levels.h"
 #include "core/tensor_util.h"
 #include "ember/error.h"
 #include "ember/factory.h"
@@ -35,7 +37,10 @@ void accumulate(Tensor& slot, Tensor g) {
     slot = std::move(g);
     return;
   }
-  bool inplace = !GradMode::is_enabled() && slot.use_count() == 1 &&
+  // A batched gradient is never added into an unbatched buffer in place (nor into a wrapper,
+  // whose physical tensor may be shared).
+  bool inplace = !GradMode::is_enabled() && !func::is_batched(slot) && !func::is_batched(g) &&
+                 slot.use_count() == 1 &&
                  slot.storage().use_count() == 1 && !slot.requires_grad() &&
                  slot.sizes() == g.sizes() && slot.dtype() == g.dtype() && !slot.is_conj();
   if (inplace)
@@ -73,6 +78,10 @@ variable_list run_backward(const variable_list& roots, const variable_list& grad
                            bool keep_graph, bool create_graph, const variable_list& inputs,
                            bool allow_unused, bool accumulate_grad) {
   const char* op = accumulate_grad ? "backward" : "autograd.grad";
+  EMBER_CHECK(!accumulate_grad || !func::any_transform_active(),
+              "[backward] backward() called inside a function transform (grad, vjp, jvp, "
+              "vmap). This is not supported: use ember.func.grad / ember.func.vjp, or "
+              "autograd.grad, inside the transform instead.");
   EMBER_CHECK(grad_roots.empty() || grad_roots.size() == roots.size(), "[", op, "] got ",
               grad_roots.size(), " gradients for ", roots.size(), " tensors");
   std::vector<Edge> root_edges;
@@ -260,6 +269,12 @@ variable_list grad(const variable_list& outputs, const variable_list& inputs,
                    const variable_list& grad_outputs, std::optional<bool> retain_graph,
                    bool create_graph, bool allow_unused, bool materialize_grads) {
   EMBER_CHECK(!inputs.empty(), "[autograd.grad] grad requires non-empty inputs.");
+  // Note [Reverse mode under vmap]: an autograd.grad inside a grad transform keeps the graph
+  // of its result, so the transform can differentiate through it (functorch's levels).
+  if (!create_graph && GradMode::is_enabled() && func::user_backward_under_grad()) {
+    create_graph = true;
+    retain_graph = true;
+  }
   variable_list r = run_backward(outputs, grad_outputs, retain_graph.value_or(create_graph),
                                  create_graph, inputs, allow_unused || materialize_grads, false);
   for (size_t i = 0; i < r.size(); ++i) {

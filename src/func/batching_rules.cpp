@@ -234,6 +234,10 @@ RULE(sort) {
   auto [v, i] = sort(x, d, arg_bool(c, 2));
   return {wrap0(unscalar(c, v), l), wrap0(unscalar(c, i), l)};
 }
+RULE(msort) {
+  if (rank0(c) == 0) return one(fx(c, 0, l).clone(), l);
+  return one(std::get<0>(sort(fx(c, 0, l), 1, false)), l);
+}
 RULE(argsort) {
   int64_t d;
   Tensor x = scalar_safe(c, l, d);
@@ -368,6 +372,16 @@ RULE(to) {
   std::optional<ScalarType> dt = arg_dtype(c, 1);
   Tensor r = dt ? v.to(*dt, arg_bool(c, 2), arg_bool(c, 3)) : (arg_bool(c, 3) ? v.clone() : v);
   return {make_batched(r, *bd, l)};
+}
+// Ops whose result is a host value: it would differ per batch element.
+RULE(item) {
+  EMBER_THROW(Error, "[item] vmap: It looks like you're calling .item() on a Tensor. We don't "
+              "support vmap over calling .item() on a Tensor, please try to rewrite what you're "
+              "doing with other operations.");
+}
+RULE(allclose) {
+  EMBER_THROW(Error, "[", nm(c), "] vmap: the result is a Python bool that would depend on the "
+              "batch element (data-dependent control flow is not supported under vmap)");
 }
 RULE(as_strided) {
   EMBER_THROW(Error, "[as_strided] vmap: as_strided on a batched tensor is not supported; "
@@ -673,11 +687,16 @@ void register_core_rules() {
   R(std_2); R(var_mean); R(std_mean); R(var_mean_1); R(std_mean_1); R(var_mean_2);
   R(std_mean_2); R(norm); R(norm_1);
   R(softmax); R(log_softmax); R(cumsum); R(cumprod); R(logcumsumexp); R(cummax); R(cummin);
-  R(sort); R(argsort); R(topk); R(flip); R(roll);
+  R(sort); R(argsort); R(msort);
+  register_batch_rule(OpId::sort_1, rule_sort);
+  register_batch_rule(OpId::argsort_1, rule_argsort);
+  R(topk); R(flip); R(roll);
   R(view); R(reshape); R(permute); R(transpose); R(t); R(movedim); R(expand); R(squeeze);
   R(squeeze_1); R(unsqueeze); R(slice); R(select); R(unfold); R(diagonal); R(diag_embed);
   R(diag); R(trace); R(tril); R(triu); R(repeat); R(constant_pad_nd); R(contiguous); R(clone);
-  R(conj); R(resolve_conj); R(conj_physical_1); R(real); R(imag); R(to); R(as_strided);
+  R(conj); R(resolve_conj); R(conj_physical_1); R(real); R(imag); R(to); R(as_strided); R(item); R(allclose);
+  register_batch_rule(OpId::equal, rule_allclose);
+ 
   R(copy_); R(fill_); R(fill__1); R(masked_fill_); R(masked_fill__1);
   R(uniform_); R(normal_); R(bernoulli_); R(exponential_);
   R(cat); R(index_select); R(gather); R(where_1); R(one_hot);

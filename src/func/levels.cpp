@@ -63,6 +63,23 @@ const TransformLevel* innermost_vmap() {
 
 bool any_transform_active() { return !stack().levels.empty(); }
 
+namespace {
+bool& internal_flag() {
+  static thread_local bool f = false;
+  return f;
+}
+}  // namespace
+
+bool user_backward_under_grad() {
+  if (internal_flag()) return false;
+  for (const TransformLevel& l : stack().levels)
+    if (l.kind == TransformKind::Grad) return true;
+  return false;
+}
+
+InternalBackward::InternalBackward() : prev_(internal_flag()) { internal_flag() = true; }
+InternalBackward::~InternalBackward() { internal_flag() = prev_; }
+
 LevelGuard::LevelGuard(TransformKind kind, int64_t batch_size, Randomness r)
     : level_(push_level(kind, batch_size, r).level) {}
 LevelGuard::~LevelGuard() { pop_level(level_); }

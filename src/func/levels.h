@@ -48,6 +48,21 @@ const TransformLevel* live_level(int64_t level, uint64_t generation);
 const TransformLevel* innermost_vmap();
 /// Whether any transform is active on this thread.
 bool any_transform_active();
+/// Whether a grad level is active and the backward about to run is the user's (an
+/// autograd.grad inside a grad transform), not the transform's own (InternalBackward).
+bool user_backward_under_grad();
+
+/// Marks the backward a grad transform runs itself (see user_backward_under_grad).
+class InternalBackward {
+ public:
+  InternalBackward();
+  ~InternalBackward();
+  InternalBackward(const InternalBackward&) = delete;
+  InternalBackward& operator=(const InternalBackward&) = delete;
+
+ private:
+  bool prev_;
+};
 
 /// Pops a level on scope exit (also on an exception).
 class LevelGuard {

@@ -145,6 +145,7 @@ TensorList run_grad(const Lifted& lf, const TensorList& outs, const TensorList& 
     bool create = outer_grad && lf.connected;
     if (outer_grad && !create)
       for (const Tensor& r : roots) create = create || reaches_outside(r, lf.phys);
+    InternalBackward internal;
     g = autograd::grad(roots, lf.phys, grads_out, keep_graph || create, create,
                        /*allow_unused=*/true);
   }
@@ -210,9 +211,10 @@ TensorList vmap_call(const Fn& f, const TensorList& args, const VmapOptions& opt
         parts.push_back(vmap_call(f, chunk, one));
       }
       TensorList out;
+      std::vector<std::optional<int64_t>> out_dims =
+          opts.out_dims_fn ? opts.out_dims_fn(parts[0].size()) : opts.out_dims;
       for (size_t j = 0; j < parts[0].size(); ++j) {
-        std::optional<int64_t> od = opts.out_dims.empty() ? std::optional<int64_t>(0)
-                                                          : opts.out_dims[j];
+        std::optional<int64_t> od = out_dims.empty() ? std::optional<int64_t>(0) : out_dims[j];
         if (!od) {
           out.push_back(parts[0][j]);
           continue;
@@ -232,13 +234,14 @@ TensorList vmap_call(const Fn& f, const TensorList& args, const VmapOptions& opt
     wrapped[k] = d ? make_batched(args[k], wrap_dim(*d, args[k].dim(), "in_dim"), lvl) : args[k];
   }
   TensorList outs = f(wrapped);
-  EMBER_CHECK_VALUE(opts.out_dims.empty() || opts.out_dims.size() == outs.size(),
-                    "[vmap] out_dims has ", opts.out_dims.size(), " entries but the function "
-                    "returned ", outs.size(), " outputs");
+  std::vector<std::optional<int64_t>> out_dims =
+      opts.out_dims_fn ? opts.out_dims_fn(outs.size()) : opts.out_dims;
+  EMBER_CHECK_VALUE(out_dims.empty() || out_dims.size() == outs.size(), "[vmap] out_dims has ",
+                    out_dims.size(), " entries but the function returned ", outs.size(),
+                    " outputs");
   TensorList r;
   for (size_t j = 0; j < outs.size(); ++j) {
-    std::optional<int64_t> od = opts.out_dims.empty() ? std::optional<int64_t>(0)
-                                                      : opts.out_dims[j];
+    std::optional<int64_t> od = out_dims.empty() ? std::optional<int64_t>(0) : out_dims[j];
     const Tensor& o = outs[j];
     if (!o.defined()) {
       r.push_back(o);

@@ -2,6 +2,7 @@
 
 from ember._C import _autograd as _ag
 from ember.autograd import forward_ad, function, grad_mode, anomaly_mode, profiler  # noqa: F401
+from ember.autograd import functional  # noqa: F401
 from ember.autograd.anomaly_mode import (  # noqa: F401
     detect_anomaly, set_detect_anomaly, is_anomaly_enabled, is_anomaly_check_nan_enabled)
 from ember.autograd.function import Function, FunctionCtx, once_differentiable  # noqa: F401

@@ -100,7 +100,17 @@ class Function(metaclass=FunctionMeta):
             raise TypeError(f"{cls.__name__}.apply() takes no keyword arguments")
         if "vjp" in _own_attrs(cls) and "backward" not in _own_attrs(cls):
             cls.backward = cls.vjp
+        if any(_is_batched(a) for a in args):
+            raise RuntimeError(
+                f"vmap: {cls.__name__}.apply: a custom autograd.Function was called on a batched "
+                f"tensor inside vmap. Custom Functions have no batching rule; compute it outside "
+                f"vmap, or write it with ember operations instead.")
         return _ag._function_apply(cls, *args)
+
+
+def _is_batched(x):
+    from ember._C import _func
+    return _func.is_batchedtensor(x)
 
 
 def _own_attrs(cls):
