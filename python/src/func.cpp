@@ -115,7 +115,7 @@ void init_func(py::module_& m) {
       if (is_elementwise(op)) continue;
       const OpInfo& info = op_info(op);
       using namespace op_trait;
-      if (info.traits & (kComposite | kOut | kDynamicShape)) continue;
+      if (info.traits & (kComposite | kOut | kDynamicShape | kFactory)) continue;
       if (!func::batch_rule(op))
         missing.append(info.id);
       else if (func::batch_rule_is_loop(op))

@@ -84,6 +84,14 @@ std::string Device::str() const {
 std::ostream& operator<<(std::ostream& os, const Device& d) { return os << d.str(); }
 std::ostream& operator<<(std::ostream& os, DeviceType t) { return os << device_type_name(t); }
 
+void check_kernel_tensor(const char* name, const Tensor& t) {
+  if (!t.defined() || t.numel() == 0) return;
+  const TensorImpl* impl = t.unsafeGetTensorImpl();
+  EMBER_CHECK(impl->storage().defined() && impl->storage().data() != nullptr, "[", name,
+              "] a batched tensor of vmap reached a kernel: this op has no batching rule (and "
+              "its body does not go through the call path). Compute it outside vmap.");
+}
+
 void kernel_not_implemented(const char* name, DeviceType t) {
   EMBER_CHECK_T(NotImplementedError, false, "[", name, "] not implemented for ",
                 device_type_name(t));

@@ -20,14 +20,23 @@
 // - An empty slot raises NotImplementedError "[stub] not implemented for <device>". The entry
 //   check of the call path (Note [Kernels per device]) normally stops such a call first.
 
+#include <type_traits>
 #include <utility>
 
+#include "core/dispatch_state.h"
 #include "ember/device.h"
+#include "ember/tensor.h"
 
 namespace ember {
 
 /// Raises "[name] not implemented for <device>".
 [[noreturn]] void kernel_not_implemented(const char* name, DeviceType t);
+/// RuntimeError when `t` has elements but no memory (a batched tensor of vmap).
+void check_kernel_tensor(const char* name, const Tensor& t);
+template <class T>
+inline void check_kernel_arg(const char* name, const T& a) {
+  if constexpr (std::is_same_v<std::decay_t<T>, Tensor>) check_kernel_tensor(name, a);
+}
 
 template <class Sig>
 class KernelStub;
@@ -52,6 +61,9 @@ class KernelStub<R(A...)> {
   R operator()(DeviceType t, B&&... args) const {
     Fn f = slots_[int(t)];
     if (!f) kernel_not_implemented(name_, t);
+    // Note [Batched tensors]: a vmap wrapper has no memory; one that reaches a kernel (an op
+    // body that bypasses the call path) is an error, never a read of nothing.
+    if (__builtin_expect(dispatch::slow_path(), 0)) (check_kernel_arg(name_, args), ...);
     return f(std::forward<B>(args)...);
   }
   /// Runs the kernel of `d`'s type.

@@ -8,6 +8,7 @@
 #include "ember/factory.h"
 #include "ember/index_ops.h"
 #include "ember/indexing.h"
+#include "ember/linalg.h"
 #include "ember/nn_ops.h"
 #include "ember/ops.h"
 #include "ember/reduce.h"
@@ -577,6 +578,38 @@ Results index_put_rule(const BoxedCall& c, const TransformLevel& l, const V& val
   }
   return {self};
 }
+// index_put_(self, indices (None as undefined), values, accumulate): batch last, or a loop
+// when an index is batched.
+RULE(index_put_) {
+  check_dest(c, l);
+  const Tensor& self = arg_tensor(c, 0);
+  const std::vector<Tensor>& idx = arg_tensors(c, 1);
+  const Tensor& values = arg_tensor(c, 2);
+  const bool acc = arg_bool(c, 3);
+  bool idx_batched = false;
+  for (const Tensor& t : idx) idx_batched |= batched_at(t, l);
+  auto opts = [](const std::vector<Tensor>& ts) {
+    std::vector<std::optional<Tensor>> r;
+    for (const Tensor& t : ts) r.push_back(t.defined() ? std::optional<Tensor>(t) : std::nullopt);
+    return r;
+  };
+  if (!idx_batched) {
+    Front f = front(values, l);
+    Tensor v = f.batched ? f.v.movedim(0, -1) : values.unsqueeze(-1);
+    Tensor s = batch_last(self, l);
+    index_put_(s, opts(idx), v, acc);
+    return {self};
+  }
+  Tensor phys = front(self, l).v;
+  Front fv = front(values, l);
+  for (int64_t b = 0; b < l.batch_size; ++b) {
+    std::vector<Tensor> per;
+    for (const Tensor& t : idx) per.push_back(batched_at(t, l) ? front(t, l).v.select(0, b) : t);
+    Tensor dst = phys.select(0, b);
+    index_put_(dst, opts(per), fv.batched ? fv.v.select(0, b) : values, acc);
+  }
+  return {self};
+}
 RULE(index_put__1) { return index_put_rule(c, l, arg_tensor(c, 2)); }
 RULE(index_put__2) { return index_put_rule(c, l, arg_scalar(c, 2)); }
 
@@ -675,6 +708,147 @@ RULE(linear) {
   return {b.defined() ? r + b : r};
 }
 
+// --- linalg: the ops take (*, m, n) and batch over leading dims -------------------------------
+
+RULE(linalg_vector_norm) {
+  auto r = reduce_dims(c, l, 2, arg_bool(c, 3));
+  return one(linalg_vector_norm(r.x, arg_scalar(c, 1), r.dims, r.keepdim, arg_dtype(c, 4)), l);
+}
+RULE(linalg_inv) { return one(linalg::inv(fx(c, 0, l)), l); }
+RULE(linalg_det) { return one(linalg::det(fx(c, 0, l)), l); }
+RULE(logdet) { return one(logdet(fx(c, 0, l)), l); }
+RULE(linalg_slogdet) { return two(linalg::slogdet(fx(c, 0, l)), l); }
+RULE(linalg_cholesky) { return one(linalg::cholesky(fx(c, 0, l), arg_bool(c, 1)), l); }
+RULE(linalg_matrix_exp) { return one(linalg::matrix_exp(fx(c, 0, l)), l); }
+RULE(linalg_svdvals) { return one(linalg::svdvals(fx(c, 0, l)), l); }
+RULE(linalg_eigvalsh) { return one(linalg::eigvalsh(fx(c, 0, l), arg_str(c, 1)), l); }
+RULE(linalg_eigh) { return two(linalg::eigh(fx(c, 0, l), arg_str(c, 1)), l); }
+RULE(linalg_solve) {
+  return one(linalg::solve(fx(c, 0, l), fx(c, 1, l), arg_bool(c, 2)), l);
+}
+
+// --- in-place forms: the destination must be batched -----------------------------------------
+
+RULE(tril_) {
+  check_dest(c, l);
+  Tensor p = front(arg_tensor(c, 0), l).v;
+  tril_(p, arg_int(c, 1));
+  return {arg_tensor(c, 0)};
+}
+RULE(triu_) {
+  check_dest(c, l);
+  Tensor p = front(arg_tensor(c, 0), l).v;
+  triu_(p, arg_int(c, 1));
+  return {arg_tensor(c, 0)};
+}
+RULE(cumsum_) {
+  check_dest(c, l);
+  if (rank0(c) > 0) front(arg_tensor(c, 0), l).v.cumsum_(pd1(c, 1), arg_dtype(c, 2));
+  return {arg_tensor(c, 0)};
+}
+RULE(cumprod_) {
+  check_dest(c, l);
+  if (rank0(c) > 0) front(arg_tensor(c, 0), l).v.cumprod_(pd1(c, 1), arg_dtype(c, 2));
+  return {arg_tensor(c, 0)};
+}
+RULE(scatter_) {
+  check_dest(c, l);
+  front(arg_tensor(c, 0), l).v.scatter_(pd1(c, 1), fx(c, 2, l), fx(c, 3, l));
+  return {arg_tensor(c, 0)};
+}
+RULE(scatter_add_) {
+  check_dest(c, l);
+  front(arg_tensor(c, 0), l).v.scatter_add_(pd1(c, 1), fx(c, 2, l), fx(c, 3, l));
+  return {arg_tensor(c, 0)};
+}
+// index_add_ / index_copy_ / index_fill_ with a 1-D index: an unbatched index applies to every
+// batch element along the shifted dim; a batched one loops.
+template <class F>
+Results index_inplace(const BoxedCall& c, const TransformLevel& l, F f) {
+  check_dest(c, l);
+  const Tensor& self = arg_tensor(c, 0);
+  const Tensor& idx = arg_tensor(c, 2);
+  Tensor p = front(self, l).v;
+  if (!batched_at(idx, l)) {
+    f(p, rank0(c) == 0 ? 1 : pd1(c, 1), idx, -1);
+    return {self};
+  }
+  Tensor fi = front(idx, l).v;
+  for (int64_t b = 0; b < l.batch_size; ++b) {
+    Tensor dst = p.select(0, b);
+    f(dst, arg_int(c, 1), fi.select(0, b), b);
+  }
+  return {self};
+}
+Tensor slice_or_all(const Tensor& src, const TransformLevel& l, int64_t b) {
+  Front f = front(src, l);
+  if (!f.batched) return src;
+  return b < 0 ? f.v : f.v.select(0, b);
+}
+RULE(index_add_) {
+  const Tensor& src = arg_tensor(c, 3);
+  Scalar alpha = arg_scalar(c, 4);
+  return index_inplace(c, l, [&](Tensor& dst, int64_t d, const Tensor& i, int64_t b) {
+    dst.index_add_(d, i, b < 0 ? front_or_expand(src, l) : slice_or_all(src, l, b), alpha);
+  });
+}
+RULE(index_copy_) {
+  const Tensor& src = arg_tensor(c, 3);
+  return index_inplace(c, l, [&](Tensor& dst, int64_t d, const Tensor& i, int64_t b) {
+    dst.index_copy_(d, i, b < 0 ? front_or_expand(src, l) : slice_or_all(src, l, b));
+  });
+}
+RULE(index_fill_) {
+  Scalar v = arg_scalar(c, 3);
+  return index_inplace(c, l, [&](Tensor& dst, int64_t d, const Tensor& i, int64_t) {
+    dst.index_fill_(d, i, v);
+  });
+}
+
+// Out-of-place forms of the in-place ops above: a batched copy of self, then the in-place op
+// on it (so an unbatched self with batched arguments gives a batched result).
+Tensor batched_clone(const BoxedCall& c, const TransformLevel& l) {
+  return wrap0(front_or_expand(arg_tensor(c, 0), l).clone(), l);
+}
+RULE(scatter) {
+  Tensor s = batched_clone(c, l);
+  return {s.scatter_(arg_int(c, 1), arg_tensor(c, 2), arg_tensor(c, 3))};
+}
+RULE(scatter_1) {
+  Tensor s = batched_clone(c, l);
+  return {s.scatter_(arg_int(c, 1), arg_tensor(c, 2), arg_scalar(c, 3))};
+}
+RULE(scatter_add) {
+  Tensor s = batched_clone(c, l);
+  return {s.scatter_add_(arg_int(c, 1), arg_tensor(c, 2), arg_tensor(c, 3))};
+}
+RULE(index_add) {
+  Tensor s = batched_clone(c, l);
+  return {s.index_add_(arg_int(c, 1), arg_tensor(c, 2), arg_tensor(c, 3), arg_scalar(c, 4))};
+}
+RULE(index_copy) {
+  Tensor s = batched_clone(c, l);
+  return {s.index_copy_(arg_int(c, 1), arg_tensor(c, 2), arg_tensor(c, 3))};
+}
+RULE(index_fill) {
+  Tensor s = batched_clone(c, l);
+  return {s.index_fill_(arg_int(c, 1), arg_tensor(c, 2), arg_scalar(c, 3))};
+}
+RULE(masked_fill_1) {
+  Tensor s = batched_clone(c, l);
+  const Tensor& v = arg_tensor(c, 2);
+  if (v.defined()) return {s.masked_fill_(arg_tensor(c, 1), v)};
+  return {s.masked_fill_(arg_tensor(c, 1), arg_scalar(c, 2))};
+}
+RULE(index_put) {
+  Tensor s = batched_clone(c, l);
+  const std::vector<Tensor>& idx = arg_tensors(c, 1);
+  std::vector<std::optional<Tensor>> opt;
+  for (const Tensor& t : idx) opt.push_back(t.defined() ? std::optional<Tensor>(t) : std::nullopt);
+  index_put_(s, opt, arg_tensor(c, 2), arg_bool(c, 3));
+  return {s};
+}
+
 #undef RULE
 
 }  // namespace
@@ -702,10 +876,20 @@ void register_core_rules() {
   R(cat); R(index_select); R(gather); R(where_1); R(one_hot);
   R(matmul); R(mm); R(bmm); R(mv); R(dot); R(vdot); R(addmm); R(addmv); R(baddbmm); R(addbmm);
   R(linear);
+  R(linalg_vector_norm); R(linalg_inv); R(linalg_det); R(logdet); R(linalg_slogdet);
+  R(linalg_cholesky); R(linalg_matrix_exp); R(linalg_svdvals); R(linalg_eigvalsh); R(linalg_eigh);
+  R(linalg_solve);
+  R(tril_); R(triu_); R(cumsum_); R(cumprod_); R(scatter_); R(scatter_add_);
+  R(scatter); R(scatter_1); R(scatter_add); R(index_add); R(index_copy); R(index_fill);
+  R(masked_fill_1); R(index_put);
 #undef R
+  register_batch_rule(OpId::index_add_, rule_index_add_, /*loop=*/true);
+  register_batch_rule(OpId::index_copy_, rule_index_copy_, /*loop=*/true);
+  register_batch_rule(OpId::index_fill_, rule_index_fill_, /*loop=*/true);
   register_batch_rule(OpId::index_1, rule_index_1, /*loop=*/true);
   register_batch_rule(OpId::index_put__1, rule_index_put__1, /*loop=*/true);
   register_batch_rule(OpId::index_put__2, rule_index_put__2, /*loop=*/true);
+  register_batch_rule(OpId::index_put_, rule_index_put_, /*loop=*/true);
 }
 
 }  // namespace ember::func

@@ -230,10 +230,16 @@ RULE(native_batch_norm) {
   const double momentum = arg_double(c, 6), eps = arg_double(c, 7);
   const bool stats_batched = batched_at(rm, l) || batched_at(rv, l);
   if (!training && rm.defined() && !stats_batched && !batched_at(w, l) && !batched_at(b, l)) {
-    return fold(c, l, input.dim() - 2, {}, [&](const Tensor& x, const std::vector<Tensor>&) {
-      auto [o, m, r] = native_batch_norm(x, w, b, rm, rv, false, momentum, eps);
-      return Results{o, m, r};
-    });
+    // Eval saves no statistics (empty tensors): only the output is batched.
+    Tensor m, r;
+    Results out =
+        fold(c, l, input.dim() - 2, {}, [&](const Tensor& x, const std::vector<Tensor>&) {
+          auto [o, mm, rr] = native_batch_norm(x, w, b, rm, rv, false, momentum, eps);
+          m = mm;
+          r = rr;
+          return Results{o};
+        });
+    return {out[0], m, r};
   }
   EMBER_CHECK(!(training && rm.defined() && !stats_batched), "[batch_norm] vmap: ",
               "batch norm in training mode would update its unbatched running_mean / "

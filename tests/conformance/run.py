@@ -324,6 +324,62 @@ def run_grad_sample(backend, op, fn, sample, tol, forward):
     return None
 
 
+def _batched_copies(t, k):
+    """Batch element k of a batch made from sample tensor t: floating tensors are scaled a little
+    per element (values stay in the op's domain), other tensors repeat."""
+    if t.is_floating_point() or t.is_complex():
+        return t * (1.0 + 0.03 * k)
+    return t.clone()
+
+
+def run_vmap_sample(backend, op, fn, sample, tol, B=3):
+    """None when ember.func.vmap of the op, batching each tensor argument in turn (batch dim
+    first, then last), equals torch's loop over the batch; else the failure message. Samples
+    torch cannot loop over, or whose results are not tensors, are skipped (None)."""
+    E = backend.module
+    positional = [sample.input] + list(sample.args)
+    slots = [i for i, a in enumerate(positional) if isinstance(a, torch.Tensor) and a.dim() >= 0]
+    for slot in slots:
+        base = positional[slot]
+        elems = [_batched_copies(base, k) for k in range(B)]
+        try:
+            outs = []
+            for k in range(B):
+                args = list(positional)
+                args[slot] = elems[k]
+                outs.append(op(*args, **sample.kwargs))
+            flat = [_flat(o, lambda x: isinstance(x, torch.Tensor)) for o in outs]
+            if not flat[0] or any(len(f) != len(flat[0]) for f in flat):
+                return None
+            if any(not isinstance(o, (torch.Tensor, tuple, list)) for o in outs):
+                return None
+            expected = [torch.stack([f[j] for f in flat]) for j in range(len(flat[0]))]
+        except Exception:
+            return None
+        for bdim in (0, -1):
+            batched = torch.stack(elems, dim=bdim if bdim == 0 else base.dim())
+            try:
+                b_args = [backend.convert(a) for a in positional]
+                b_args[slot] = backend.convert(batched)
+                b_kwargs = backend.convert(sample.kwargs)
+                in_dims = tuple((bdim if i == slot else None) for i in range(len(b_args)))
+
+                def call(*a):
+                    return tuple(_flat(fn(*a, **b_kwargs), backend.is_tensor))
+
+                actual = E.func.vmap(call, in_dims=in_dims)(*b_args)
+            except Exception as e:
+                return f"vmap of argument {slot} (batch dim {bdim}): {describe(e)}"
+            if len(actual) != len(expected):
+                return f"vmap: {len(actual)} outputs, expected {len(expected)}"
+            for j, (a, e) in enumerate(zip(actual, expected)):
+                try:
+                    compare(backend, a, e, tol, False, f"vmap output {j}")
+                except Exception as ex:
+                    return f"argument {slot}, batch dim {bdim}: {describe(ex)}"
+    return None
+
+
 class Result:
     """One op at one dtype: status, samples passed/total, first failure message."""
 
@@ -331,7 +387,8 @@ class Result:
         self.status, self.passed, self.total, self.message = status, passed, total, message
 
 
-def run_op(backend, op, entry, dtype, only_cuda, inputs, max_samples, log=None, grads=None):
+def run_op(backend, op, entry, dtype, only_cuda, inputs, max_samples, log=None, grads=None,
+           vmaps=None):
     if dtype not in cpu_dtypes(op, only_cuda):
         return Result("unsupported")
     if entry.unmapped:
@@ -374,6 +431,12 @@ def run_op(backend, op, entry, dtype, only_cuda, inputs, max_samples, log=None, 
     ref64 = entry.reference == "float64" and dtype == torch.float32
     res = check_all(lambda s: run_sample(backend, op, fn, s, tol, entry.compare == "meta", ref64),
                     "")
+    # vmap against a loop over the batch (the vmap column), for ops whose forward passes and
+    # whose OpInfo checks batched gradients (functorch's flags).
+    if vmaps is not None and res.status == "pass" and entry.compare == "values" and (
+            getattr(op, "check_batched_forward_grad", False)
+            or getattr(op, "check_batched_grad", False)):
+        vmaps["vmap"] = check_all(lambda s: run_vmap_sample(backend, op, fn, s, tol), " vmap")
     # Gradients and tangents, for ops whose forward passes and whose OpInfo differentiates.
     if grads is not None and res.status == "pass" and entry.compare == "values":
         for kind, flag in (("grad", "supports_autograd"), ("fwd_ad", "supports_forward_ad")):
@@ -441,6 +504,8 @@ def main(argv=None):
                         help="torch stands in for ember to validate the harness itself")
     parser.add_argument("--no-grad", action="store_true",
                         help="skip the gradient and forward-AD comparisons (float64 only)")
+    parser.add_argument("--vmap", action="store_true",
+                        help="add the vmap column: ember.func.vmap against a loop (first dtype)")
     parser.add_argument("--verbose", action="store_true",
                         help="name each op as it starts, print every failing sample in full")
     args = parser.parse_args(argv)
@@ -478,9 +543,12 @@ def main(argv=None):
         results = {}
         for d in dtypes:
             grads = {} if (d == "float64" and not args.no_grad) else None
+            vmaps = {} if (args.vmap and d == dtypes[0]) else None
             results[d] = run_op(backend, op, entry, DTYPES[d], only_cuda, args.inputs,
-                                args.max_samples, log, grads)
+                                args.max_samples, log, grads, vmaps)
             for kind, g in (grads or {}).items():
+                results[f"{kind}:{d}"] = g
+            for kind, g in (vmaps or {}).items():
                 results[f"{kind}:{d}"] = g
         rows.append((key, results))
     elapsed = time.time() - start
@@ -539,7 +607,8 @@ def main(argv=None):
         m = sum(r.passed for r in rs)
         k = sum(r.total for r in rs)
         print(f"{d}: {n}/{len(rows)} ops, {m}/{k} samples pass")
-    for kind, label in (("grad", "gradients"), ("fwd_ad", "forward-AD tangents")):
+    for kind, label in (("grad", "gradients"), ("fwd_ad", "forward-AD tangents"),
+                        ("vmap", "vmap against a loop")):
         for d in dtypes:
             rs = [results[f"{kind}:{d}"] for _, results in rows if f"{kind}:{d}" in results]
             if not rs:

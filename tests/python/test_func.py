@@ -98,6 +98,21 @@ CASES_VMAP = [
     ("logsumexp_norm", lambda lib, x: lib.logsumexp(x, 1) + x.norm(dim=0), (0,), [(2, 3, 3)]),
     ("scalar_out", lambda lib, x: x.sum(), (0,), [(5, 3)]),
     ("gather", lambda lib, x, i: x.gather(0, i), (0, 0), [(3, 4, 5), None]),
+    ("vector_norm", lambda lib, x: lib.linalg.vector_norm(x, 3, dim=-1), (1,), [(3, 4, 5)]),
+    ("inv_det", lambda lib, a: lib.linalg.inv(a + 4 * lib.eye(3, dtype=a.dtype)).sum(0)
+     + lib.linalg.det(a), (0,), [(4, 3, 3)]),
+    ("solve_vec", lambda lib, a, b: lib.linalg.solve(a + 4 * lib.eye(3, dtype=a.dtype), b),
+     (0, None), [(4, 3, 3), (3,)]),
+    ("eigvalsh", lambda lib, a: lib.linalg.eigvalsh(a + a.mT), (2,), [(3, 3, 5)]),
+    ("setitem_index_put", lambda lib, x: x.clone().index_put_((lib.tensor([0, 2]),),
+                                                              lib.tensor(1.0, dtype=x.dtype)),
+     (0,), [(4, 3, 2)]),
+    ("index_add", lambda lib, x, s: x.index_add(0, lib.tensor([0, 2, 0]), s), (0, 0),
+     [(5, 3, 2), (5, 3, 2)]),
+    ("scatter_add", lambda lib, x: lib.zeros(4, dtype=x.dtype).scatter_add(
+        0, lib.tensor([0, 1, 1, 3, 0]), x), (0,), [(3, 5)]),
+    ("tril_inplace", lambda lib, x: x.clone().tril_(), (0,), [(2, 4, 4)]),
+    ("embedding", lambda lib, i, w: lib.nn.functional.embedding(i, w), (0, None), [None, (6, 3)]),
 ]
 
 
@@ -105,7 +120,9 @@ CASES_VMAP = [
 def test_vmap_matches_functorch(name, fn, in_dims, shapes):
     args = []
     for k, s in enumerate(shapes):
-        if s is None:  # gather's index
+        if s is None and name == "embedding":
+            args.append(torch.from_numpy(np.random.default_rng(k).integers(0, 6, (3, 4))))
+        elif s is None:  # gather's index
             args.append(torch.from_numpy(np.random.default_rng(k).integers(0, 4, (3, 2, 5))))
         else:
             args.append(_rand(*s, seed=k))
@@ -370,3 +387,38 @@ def test_batching_rule_coverage_is_listed():
     import pathlib
     listed = set((pathlib.Path(__file__).parent / "vmap_missing_rules.txt").read_text().split())
     assert set(missing) == listed, (sorted(set(missing) - listed), sorted(listed - set(missing)))
+
+
+def test_setitem_getitem_under_vmap():
+    x = _rand(4, 3, 5, seed=30)
+    idx = torch.tensor([2, 0])
+
+    def f(lib, a, i):
+        b = a.clone()
+        b[1, i] = 7.0
+        b[..., 0] = a[..., 1] * 2
+        return b[:, i] + a[i].sum()
+
+    for dims in [(0, None), (1, None), (0, 0)]:
+        ii = torch.stack([idx, idx.flip(0), idx, idx]) if dims[1] == 0 else idx
+        _close(ef.vmap(functools.partial(f, ember), in_dims=dims)(_to_ember(x), _to_ember(ii)),
+               functorch.vmap(functools.partial(f, torch), in_dims=dims)(x, ii))
+
+
+def test_batch_norm_rules():
+    x = _rand(3, 4, 2, 5, seed=31)  # vmap over 3, N=4, C=2
+    for training in (True, False):
+        tm = torch.nn.BatchNorm1d(2, track_running_stats=False).double()
+        em = ember.nn.BatchNorm1d(2, track_running_stats=False).double()
+        tm.train(training)
+        em.train(training)
+        if training:
+            _close(ef.vmap(em)(_to_ember(x)), functorch.vmap(tm)(x))
+    # Training with running statistics: the unbatched buffers cannot take batched updates.
+    em = ember.nn.BatchNorm1d(2).double()
+    with pytest.raises(RuntimeError, match="running"):
+        ef.vmap(em)(_to_ember(x))
+    # Eval with running statistics is a plain per-sample map.
+    tm = torch.nn.BatchNorm1d(2).double().eval()
+    em = ember.nn.BatchNorm1d(2).double().eval()
+    _close(ef.vmap(em)(_to_ember(x)), functorch.vmap(tm)(x))
