@@ -727,6 +727,41 @@ RULE(linalg_solve) {
   return one(linalg::solve(fx(c, 0, l), fx(c, 1, l), arg_bool(c, 2)), l);
 }
 
+RULE(linalg_matrix_norm) {
+  const int64_t r = rank0(c);
+  std::vector<int64_t> d = phys_dims(arg_ints(c, 2), r, nm(c));
+  return one(linalg::matrix_norm(fx(c, 0, l), arg_double(c, 1), d, arg_bool(c, 3),
+                                 arg_dtype(c, 4)),
+             l);
+}
+RULE(linalg_matrix_norm_1) {
+  const int64_t r = rank0(c);
+  std::vector<int64_t> d = phys_dims(arg_ints(c, 2), r, nm(c));
+  return one(linalg::matrix_norm(fx(c, 0, l), arg_str(c, 1), d, arg_bool(c, 3), arg_dtype(c, 4)),
+             l);
+}
+RULE(linalg_matrix_power) { return one(linalg::matrix_power(fx(c, 0, l), arg_int(c, 1)), l); }
+RULE(linalg_inv_ex) { return two(linalg::inv_ex(fx(c, 0, l), arg_bool(c, 1)), l); }
+RULE(linalg_cholesky_ex) {
+  return two(linalg::cholesky_ex(fx(c, 0, l), arg_bool(c, 1), arg_bool(c, 2)), l);
+}
+RULE(linalg_solve_ex) {
+  return two(linalg::solve_ex(fx(c, 0, l), fx(c, 1, l), arg_bool(c, 2), arg_bool(c, 3)), l);
+}
+RULE(linalg_solve_triangular) {
+  return one(linalg::solve_triangular(fx(c, 0, l), fx(c, 1, l), arg_bool(c, 2), arg_bool(c, 3),
+                                      arg_bool(c, 4)),
+             l);
+}
+RULE(linalg_qr) { return two(linalg::qr(fx(c, 0, l), arg_str(c, 1)), l); }
+RULE(linalg_svd) {
+  std::optional<std::string> drv;
+  if (!arg_none(c, 2)) drv = arg_str(c, 2);
+  auto [u, s, vh] = linalg::svd(fx(c, 0, l), arg_bool(c, 1),
+                                drv ? std::optional<std::string_view>(*drv) : std::nullopt);
+  return {wrap0(u, l), wrap0(s, l), wrap0(vh, l)};
+}
+
 // --- in-place forms: the destination must be batched -----------------------------------------
 
 RULE(tril_) {
@@ -878,7 +913,9 @@ void register_core_rules() {
   R(linear);
   R(linalg_vector_norm); R(linalg_inv); R(linalg_det); R(logdet); R(linalg_slogdet);
   R(linalg_cholesky); R(linalg_matrix_exp); R(linalg_svdvals); R(linalg_eigvalsh); R(linalg_eigh);
-  R(linalg_solve);
+  R(linalg_solve); R(linalg_matrix_norm); R(linalg_matrix_norm_1); R(linalg_matrix_power);
+  R(linalg_inv_ex); R(linalg_cholesky_ex); R(linalg_solve_ex); R(linalg_solve_triangular);
+  R(linalg_qr); R(linalg_svd);
   R(tril_); R(triu_); R(cumsum_); R(cumprod_); R(scatter_); R(scatter_add_);
   R(scatter); R(scatter_1); R(scatter_add); R(index_add); R(index_copy); R(index_fill);
   R(masked_fill_1); R(index_put);

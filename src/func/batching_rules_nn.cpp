@@ -273,6 +273,25 @@ RULE(embedding) {
   });
 }
 
+RULE(im2col) {
+  auto k = arg_ints(c, 1), d = arg_ints(c, 2), p = arg_ints(c, 3), s = arg_ints(c, 4);
+  return fold(c, l, 2, {}, [&](const Tensor& x, const std::vector<Tensor>&) {
+    return Results{im2col(x, k, d, p, s)};
+  });
+}
+// pad: constant padding works on any rank; the other modes take (N, C, *) or (C, *), so the
+// vmap batch folds into N.
+RULE(pad) {
+  std::vector<int64_t> pads = arg_ints(c, 1);
+  std::string mode = arg_str(c, 2);
+  std::optional<double> value;
+  if (!arg_none(c, 3)) value = arg_double(c, 3);
+  if (mode == "constant") return {wrap0(pad(front(arg_tensor(c, 0), l).v, pads, mode, value), l)};
+  return fold(c, l, int64_t(pads.size() / 2), {}, [&](const Tensor& x, const std::vector<Tensor>&) {
+    return Results{pad(x, pads, mode, value)};
+  });
+}
+
 template <bool Normal>
 Results random_like(const BoxedCall& c, const TransformLevel& l) {
   const Tensor& t = arg_tensor(c, 0);
@@ -298,7 +317,7 @@ void register_nn_rules() {
   R(avg_pool3d); R(adaptive_avg_pool1d); R(adaptive_avg_pool2d); R(adaptive_avg_pool3d);
   R(adaptive_max_pool1d); R(adaptive_max_pool2d); R(adaptive_max_pool3d);
   R(nll_loss); R(binary_cross_entropy); R(smooth_l1_loss); R(native_layer_norm);
-  R(group_norm); R(native_batch_norm); R(rand_like); R(randn_like);
+  R(group_norm); R(native_batch_norm); R(rand_like); R(randn_like); R(im2col); R(pad);
 #undef R
   register_batch_rule(OpId::embedding, rule_embedding, /*loop=*/true);
 }

@@ -8,6 +8,7 @@ an exception of the same kind. See README.md.
 """
 
 import argparse
+import pathlib
 import faulthandler
 import functools
 import os
@@ -37,6 +38,9 @@ summary lines:
          DTYPE; an op whose sample generation fails adds none
     M    the samples among K that pass
 """
+
+
+VMAP_PASSING = pathlib.Path(__file__).with_name("vmap_passing.txt")
 
 
 def load_op_db():
@@ -592,6 +596,17 @@ def main(argv=None):
                 r = results.get(f"{kind}:{d}")
                 if r is not None and r.status == "pass" and d not in getattr(entry, kind):
                     unmarked.append(f"{key} ({kind})")
+    # The vmap column: ops listed in vmap_passing.txt must keep passing.
+    if args.vmap:
+        listed = set(VMAP_PASSING.read_text().split()) if VMAP_PASSING.exists() else set()
+        d = dtypes[0]
+        for op, (key, results) in zip(op_db, rows):
+            r = results.get(f"vmap:{d}")
+            if key in listed and (r is None or r.status != "pass"):
+                why = r.message if r is not None else "not run (its forward fails)"
+                regressions.append(f"  {key} (vmap {d}): {shorten(why, 160)}")
+            elif r is not None and r.status == "pass" and key not in listed:
+                unmarked.append(f"{key} (vmap)")
     if unmarked:
         print(f"passing but not marked supported in ember_ops.py ({len(unmarked)}):")
         print(textwrap.fill(", ".join(unmarked), 100, initial_indent="  ",
