@@ -20,7 +20,7 @@ struct Mlp {
   Tensor x, y;
   explicit Mlp(int64_t width, int64_t batch = 64) {
     manual_seed(0);
-    params = {randn({64, width}) * 0.1, randn({64}) * 0.1, randn({64, 64}) * 0.1,
+    params = {randn({64, width}) * 0.1, randn({64}) * 0.1,     randn({64, 64}) * 0.1,
               randn({64}) * 0.1,        randn({10, 64}) * 0.1, randn({10}) * 0.1};
     x = randn({batch, width});
     y = randint(0, 10, {batch});
@@ -38,8 +38,8 @@ TensorList loss(const TensorList& a) {
 void BM_PerSampleGrads_VmapGrad(benchmark::State& st) {
   Mlp m(st.range(0));
   func::VmapOptions o;
-  o.in_dims = {std::nullopt, std::nullopt, std::nullopt, std::nullopt, std::nullopt,
-               std::nullopt, 0, 0};
+  o.in_dims = {
+      std::nullopt, std::nullopt, std::nullopt, std::nullopt, std::nullopt, std::nullopt, 0, 0};
   func::Fn g = func::grad(loss, {0, 1, 2, 3, 4, 5});
   TensorList args = m.params;
   args.push_back(m.x);

@@ -6,8 +6,8 @@ Workloads (float32, the threads given by --threads, 2 by default):
     vmap(grad(loss), in_dims=(None, 0, 0)) and the Python loop of grad calls;
   - the Hessian of a 32-dimensional tanh function, jacfwd(jacrev(f));
   - the forward of an ensemble of 8 MLPs, vmap over stacked parameters and a loop.
-Peak memory is each workload's high-water resident set in a fresh process, above the process's
-resident set just before the run (both libraries' allocators cache, so this is what the OS saw).
+Peak memory is each workload's high-water resident set in a fresh process (three calls), above
+the resident set just before them (both libraries' allocators cache, so this is what the OS saw).
 
     PYTHONPATH=build/release/python /usr/bin/python3 bench/per_sample_grads.py [--reps 7]
 
@@ -17,7 +17,6 @@ Ratios are ember / functorch (< 1: ember is faster).
 import argparse
 import json
 import os
-import resource
 import statistics
 import subprocess
 import sys
@@ -140,16 +139,22 @@ def child(lib, workload, threads):
         import ember
         ember.set_num_threads(threads)
     fn = workloads(lib)[workload]
-    before = _rss_now()
+    # The high-water mark is reset after the setup (Linux: "5" > clear_refs), so the peak is the
+    # workload's own.
+    with open("/proc/self/clear_refs", "w") as f:
+        f.write("5")
+    before = _status_mib("VmRSS")
     for _ in range(3):
         fn()
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
-    print(json.dumps({"peak_mib": max(0.0, peak - before)}))
+    print(json.dumps({"peak_mib": max(0.0, _status_mib("VmHWM") - before)}))
 
 
-def _rss_now():
-    with open("/proc/self/statm") as f:
-        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+def _status_mib(key):
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith(key + ":"):
+                return int(line.split()[1]) / 1024.0
+    return float("nan")
 
 
 def main():

@@ -40,7 +40,8 @@ void per_sample_gradients() {
   };
   func::VmapOptions o;
   o.in_dims = {std::nullopt, std::nullopt, std::nullopt, std::nullopt, 0, 0};
-  TensorList per = func::vmap_call(func::grad(loss, {0, 1, 2, 3}), {p[0], p[1], p[2], p[3], x, y}, o);
+  TensorList per =
+      func::vmap_call(func::grad(loss, {0, 1, 2, 3}), {p[0], p[1], p[2], p[3], x, y}, o);
   // Against autograd, one sample at a time.
   bool ok = per[0].sizes() == IntArrayRef({32, 16, 8});
   for (int64_t i = 0; i < 32 && ok; ++i) {
@@ -111,8 +112,8 @@ void hessian_vector_product() {
   Tensor W = randn({5, 5}, kDouble) * 0.5, x = randn({5}, kDouble), v = randn({5}, kDouble);
   func::UnaryFn f = [&](const Tensor& z) { return tanh(matmul(W, z)).sum(); };
   // HVP as jvp of grad (forward over reverse), against the full Hessian times v.
-  auto [g, hv] = func::jvp([&](const TensorList& a) { return TensorList{func::grad(f)(a[0])}; },
-                           {x}, {v});
+  auto [g, hv] =
+      func::jvp([&](const TensorList& a) { return TensorList{func::grad(f)(a[0])}; }, {x}, {v});
   Tensor H = func::hessian(f)(x);
   // By hand: H = W^T diag(-2 tanh(Wx) (1 - tanh(Wx)^2)) W.
   Tensor t = tanh(matmul(W, x));

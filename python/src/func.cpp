@@ -1,8 +1,8 @@
 // _C._func: the function transforms of include/ember/func.h over flat tensor lists. The
 // Python package (ember/func) flattens pytrees and calls these, so the transforms themselves
 // exist once, in C++.
-#include "core/op_table.h"
 #include "ember/func.h"
+#include "core/op_table.h"
 #include "func/batching.h"
 #include "func/levels.h"
 #include "pyember.h"
@@ -57,8 +57,10 @@ func::VmapRandomness randomness(const std::string& s) {
   if (s == "error") return func::VmapRandomness::Error;
   if (s == "different") return func::VmapRandomness::Different;
   if (s == "same") return func::VmapRandomness::Same;
-  EMBER_THROW(ValueError, "[vmap] Only allowed values for randomness are 'error', 'different', "
-              "or 'same'. Got ", s);
+  EMBER_THROW(ValueError,
+              "[vmap] Only allowed values for randomness are 'error', 'different', "
+              "or 'same'. Got ",
+              s);
 }
 
 }  // namespace
@@ -95,16 +97,15 @@ void init_func(py::module_& m) {
     return py::make_tuple(to_py(o), to_py(t));
   });
   f.def("jacrev", [](py::function fn, py::list args, std::vector<int64_t> argnums) {
-    return to_py(func::jacrev_call(as_fn(std::move(fn), "jacrev"), to_list(args, "jacrev"),
-                                   argnums));
+    return to_py(
+        func::jacrev_call(as_fn(std::move(fn), "jacrev"), to_list(args, "jacrev"), argnums));
   });
   f.def("jacfwd", [](py::function fn, py::list args, std::vector<int64_t> argnums) {
-    return to_py(func::jacfwd_call(as_fn(std::move(fn), "jacfwd"), to_list(args, "jacfwd"),
-                                   argnums));
+    return to_py(
+        func::jacfwd_call(as_fn(std::move(fn), "jacfwd"), to_list(args, "jacfwd"), argnums));
   });
-  f.def("is_batchedtensor", [](py::object t) {
-    return is_tensor(t.ptr()) && func::is_batchedtensor(unwrap(t.ptr()));
-  });
+  f.def("is_batchedtensor",
+        [](py::object t) { return is_tensor(t.ptr()) && func::is_batchedtensor(unwrap(t.ptr())); });
   f.def("transform_depth", [] { return func::transform_stack().size(); });
   // The ops of the op list that are primitives (not composite, not out=) with no batching
   // rule, and those whose rule loops over the batch (tests/python/test_func_vmap.py).

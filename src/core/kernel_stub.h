@@ -83,7 +83,8 @@ class KernelStub<R(A...)> {
 #define EMBER_DECLARE_KERNEL(stub, ...) extern ::ember::KernelStub<__VA_ARGS__> stub
 /// Defines a declared stub (its signature comes from the declaration), once: in the CPU kernel
 /// file of its family (CPU always exists).
-#define EMBER_DEFINE_KERNEL(stub) constinit decltype(stub) stub{#stub}
+#define EMBER_DEFINE_KERNEL(stub) \
+  constinit decltype(stub) stub { #stub }
 #define EMBER_KERNEL_CAT2(a, b) a##b
 #define EMBER_KERNEL_CAT(a, b) EMBER_KERNEL_CAT2(a, b)
 /// Registers `fn` as the kernel of `stub` on `device_type` (at static initialisation).

@@ -9,9 +9,9 @@
 
 #include "core/dispatch_state.h"
 #include "ember/error.h"
-#include "ops/call_path.h"
 #include "ember/storage.h"
 #include "ember/tensor_impl.h"
+#include "ops/call_path.h"
 
 namespace ember::func {
 

@@ -40,8 +40,8 @@ const Tensor& undefined_tensor() {
   return t;
 }
 [[noreturn]] void bad_arg(const BoxedCall& c, size_t k, const char* want) {
-  EMBER_INTERNAL_ASSERT(false, "[", op_info(c.op).id, "] batching rule: argument ", k,
-                        " is not ", want);
+  EMBER_INTERNAL_ASSERT(false, "[", op_info(c.op).id, "] batching rule: argument ", k, " is not ",
+                        want);
   std::abort();
 }
 }  // namespace
@@ -126,8 +126,8 @@ Tensor wrap0(const Tensor& physical, const TransformLevel& lvl) {
 int64_t phys_dim(int64_t d, int64_t rank, const char* op) {
   int64_t r = std::max<int64_t>(rank, 1);
   EMBER_CHECK_INDEX(d >= -r && d < r, "[", op,
-                    "] Dimension out of range (expected to be in range of [",
-                    -r, ", ", r - 1, "], but got ", d, ")");
+                    "] Dimension out of range (expected to be in range of [", -r, ", ", r - 1,
+                    "], but got ", d, ")");
   return (d < 0 ? d + r : d) + 1;
 }
 
@@ -268,9 +268,15 @@ bool elementwise_rule(OpId op, ArrayRef<Tensor> inputs, const OpParams& params, 
   const OutMode m = inplace ? OutMode::InPlace : OutMode::Functional;
   Tensor r;
   switch (inputs.size()) {
-    case 1: r = elementwise(op, {phys[0]}, params, m); break;
-    case 2: r = elementwise(op, {phys[0], phys[1]}, params, m); break;
-    default: r = elementwise(op, {phys[0], phys[1], phys[2]}, params, m); break;
+    case 1:
+      r = elementwise(op, {phys[0]}, params, m);
+      break;
+    case 2:
+      r = elementwise(op, {phys[0], phys[1]}, params, m);
+      break;
+    default:
+      r = elementwise(op, {phys[0], phys[1], phys[2]}, params, m);
+      break;
   }
   result = inplace ? inputs[0] : wrap0(r, *lvl);
   return true;

@@ -103,7 +103,9 @@ RULE(amin) {
 }
 template <bool Max>
 Results arg_extreme(const BoxedCall& c, const TransformLevel& l) {
-  auto f = [](const Tensor& x, int64_t d, bool k) { return Max ? argmax(x, d, k) : argmin(x, d, k); };
+  auto f = [](const Tensor& x, int64_t d, bool k) {
+    return Max ? argmax(x, d, k) : argmin(x, d, k);
+  };
   if (arg_none(c, 1) || rank0(c) == 0) {
     Tensor r = f(flat(c, l), 1, false);
     if (arg_bool(c, 2) && rank0(c) > 0) {
@@ -305,9 +307,10 @@ RULE(expand) {
   Tensor x = fx(c, 0, l);
   std::vector<int64_t> sizes = arg_ints(c, 1);
   const int64_t r = rank0(c);
-  EMBER_CHECK(int64_t(sizes.size()) >= r, "[expand] the number of sizes provided (",
-              sizes.size(), ") must be greater or equal to the number of dimensions in the "
-              "tensor (", r, ")");
+  EMBER_CHECK(int64_t(sizes.size()) >= r, "[expand] the number of sizes provided (", sizes.size(),
+              ") must be greater or equal to the number of dimensions in the "
+              "tensor (",
+              r, ")");
   for (int64_t k = r; k < int64_t(sizes.size()); ++k) x = x.unsqueeze(1);
   return one(x.expand(with_batch(x.size(0), sizes)), l);
 }
@@ -376,16 +379,19 @@ RULE(to) {
 }
 // Ops whose result is a host value: it would differ per batch element.
 RULE(item) {
-  EMBER_THROW(Error, "[item] vmap: It looks like you're calling .item() on a Tensor. We don't "
+  EMBER_THROW(Error,
+              "[item] vmap: It looks like you're calling .item() on a Tensor. We don't "
               "support vmap over calling .item() on a Tensor, please try to rewrite what you're "
               "doing with other operations.");
 }
 RULE(allclose) {
-  EMBER_THROW(Error, "[", nm(c), "] vmap: the result is a Python bool that would depend on the "
+  EMBER_THROW(Error, "[", nm(c),
+              "] vmap: the result is a Python bool that would depend on the "
               "batch element (data-dependent control flow is not supported under vmap)");
 }
 RULE(as_strided) {
-  EMBER_THROW(Error, "[as_strided] vmap: as_strided on a batched tensor is not supported; "
+  EMBER_THROW(Error,
+              "[as_strided] vmap: as_strided on a batched tensor is not supported; "
               "use view, reshape or indexing");
 }
 
@@ -422,8 +428,8 @@ RULE(fill__1) {
 }
 RULE(masked_fill_) {
   check_dest(c, l);
-  front(arg_tensor(c, 0), l).v.masked_fill_(padded(arg_tensor(c, 1), rank0(c), l),
-                                            arg_scalar(c, 2));
+  front(arg_tensor(c, 0), l)
+      .v.masked_fill_(padded(arg_tensor(c, 1), rank0(c), l), arg_scalar(c, 2));
   return {arg_tensor(c, 0)};
 }
 RULE(masked_fill__1) {
@@ -495,7 +501,8 @@ RULE(index_select) {
 }
 RULE(gather) {
   Tensor x = fx(c, 0, l), idx = front_or_expand(arg_tensor(c, 2), l);
-  if (rank0(c) == 0) return one(gather(x.unsqueeze(1), 1, idx.reshape({idx.size(0), 1})).squeeze(1), l);
+  if (rank0(c) == 0)
+    return one(gather(x.unsqueeze(1), 1, idx.reshape({idx.size(0), 1})).squeeze(1), l);
   return one(gather(x, pd1(c, 1), idx, arg_bool(c, 3)), l);
 }
 RULE(where_1) {
@@ -682,19 +689,20 @@ RULE(addmm) {
   return {scaled_sum(self, matmul(m1, m2), arg_scalar(c, 3), arg_scalar(c, 4))};
 }
 RULE(addmv) {
-  return {scaled_sum(arg_tensor(c, 0), matmul(arg_tensor(c, 1), arg_tensor(c, 2)),
-                     arg_scalar(c, 3), arg_scalar(c, 4))};
+  return {scaled_sum(arg_tensor(c, 0), matmul(arg_tensor(c, 1), arg_tensor(c, 2)), arg_scalar(c, 3),
+                     arg_scalar(c, 4))};
 }
 RULE(baddbmm) {
   check_rank(c, 1, 3);
   check_rank(c, 2, 3);
-  return {scaled_sum(arg_tensor(c, 0), matmul(arg_tensor(c, 1), arg_tensor(c, 2)),
-                     arg_scalar(c, 3), arg_scalar(c, 4))};
+  return {scaled_sum(arg_tensor(c, 0), matmul(arg_tensor(c, 1), arg_tensor(c, 2)), arg_scalar(c, 3),
+                     arg_scalar(c, 4))};
 }
 RULE(addbmm) {
   check_rank(c, 1, 3);
   check_rank(c, 2, 3);
-  return {scaled_sum(arg_tensor(c, 0), matmul(arg_tensor(c, 1), arg_tensor(c, 2)).sum(IntArrayRef{0}),
+  return {scaled_sum(arg_tensor(c, 0),
+                     matmul(arg_tensor(c, 1), arg_tensor(c, 2)).sum(IntArrayRef{0}),
                      arg_scalar(c, 3), arg_scalar(c, 4))};
 }
 RULE(linear) {
@@ -723,15 +731,12 @@ RULE(linalg_matrix_exp) { return one(linalg::matrix_exp(fx(c, 0, l)), l); }
 RULE(linalg_svdvals) { return one(linalg::svdvals(fx(c, 0, l)), l); }
 RULE(linalg_eigvalsh) { return one(linalg::eigvalsh(fx(c, 0, l), arg_str(c, 1)), l); }
 RULE(linalg_eigh) { return two(linalg::eigh(fx(c, 0, l), arg_str(c, 1)), l); }
-RULE(linalg_solve) {
-  return one(linalg::solve(fx(c, 0, l), fx(c, 1, l), arg_bool(c, 2)), l);
-}
+RULE(linalg_solve) { return one(linalg::solve(fx(c, 0, l), fx(c, 1, l), arg_bool(c, 2)), l); }
 
 RULE(linalg_matrix_norm) {
   const int64_t r = rank0(c);
   std::vector<int64_t> d = phys_dims(arg_ints(c, 2), r, nm(c));
-  return one(linalg::matrix_norm(fx(c, 0, l), arg_double(c, 1), d, arg_bool(c, 3),
-                                 arg_dtype(c, 4)),
+  return one(linalg::matrix_norm(fx(c, 0, l), arg_double(c, 1), d, arg_bool(c, 3), arg_dtype(c, 4)),
              l);
 }
 RULE(linalg_matrix_norm_1) {
@@ -835,9 +840,8 @@ RULE(index_copy_) {
 }
 RULE(index_fill_) {
   Scalar v = arg_scalar(c, 3);
-  return index_inplace(c, l, [&](Tensor& dst, int64_t d, const Tensor& i, int64_t) {
-    dst.index_fill_(d, i, v);
-  });
+  return index_inplace(
+      c, l, [&](Tensor& dst, int64_t d, const Tensor& i, int64_t) { dst.index_fill_(d, i, v); });
 }
 
 // Out-of-place forms of the in-place ops above: a batched copy of self, then the in-place op
@@ -890,35 +894,149 @@ RULE(index_put) {
 
 void register_core_rules() {
 #define R(name) register_batch_rule(OpId::name, rule_##name)
-  R(sum); R(sum_1); R(nansum); R(mean); R(mean_1); R(prod); R(prod_1); R(max); R(min);
-  R(max_1); R(min_1); R(amax); R(amin); R(argmax); R(argmin); R(all); R(any); R(all_1);
-  R(any_1); R(logsumexp); R(count_nonzero); R(var); R(std); R(var_1); R(std_1); R(var_2);
-  R(std_2); R(var_mean); R(std_mean); R(var_mean_1); R(std_mean_1); R(var_mean_2);
-  R(std_mean_2); R(norm); R(norm_1);
-  R(softmax); R(log_softmax); R(cumsum); R(cumprod); R(logcumsumexp); R(cummax); R(cummin);
-  R(sort); R(argsort); R(msort);
+  R(sum);
+  R(sum_1);
+  R(nansum);
+  R(mean);
+  R(mean_1);
+  R(prod);
+  R(prod_1);
+  R(max);
+  R(min);
+  R(max_1);
+  R(min_1);
+  R(amax);
+  R(amin);
+  R(argmax);
+  R(argmin);
+  R(all);
+  R(any);
+  R(all_1);
+  R(any_1);
+  R(logsumexp);
+  R(count_nonzero);
+  R(var);
+  R(std);
+  R(var_1);
+  R(std_1);
+  R(var_2);
+  R(std_2);
+  R(var_mean);
+  R(std_mean);
+  R(var_mean_1);
+  R(std_mean_1);
+  R(var_mean_2);
+  R(std_mean_2);
+  R(norm);
+  R(norm_1);
+  R(softmax);
+  R(log_softmax);
+  R(cumsum);
+  R(cumprod);
+  R(logcumsumexp);
+  R(cummax);
+  R(cummin);
+  R(sort);
+  R(argsort);
+  R(msort);
   register_batch_rule(OpId::sort_1, rule_sort);
   register_batch_rule(OpId::argsort_1, rule_argsort);
-  R(topk); R(flip); R(roll);
-  R(view); R(reshape); R(permute); R(transpose); R(t); R(movedim); R(expand); R(squeeze);
-  R(squeeze_1); R(unsqueeze); R(slice); R(select); R(unfold); R(diagonal); R(diag_embed);
-  R(diag); R(trace); R(tril); R(triu); R(repeat); R(constant_pad_nd); R(contiguous); R(clone);
-  R(conj); R(resolve_conj); R(conj_physical_1); R(real); R(imag); R(to); R(as_strided); R(item); R(allclose);
+  R(topk);
+  R(flip);
+  R(roll);
+  R(view);
+  R(reshape);
+  R(permute);
+  R(transpose);
+  R(t);
+  R(movedim);
+  R(expand);
+  R(squeeze);
+  R(squeeze_1);
+  R(unsqueeze);
+  R(slice);
+  R(select);
+  R(unfold);
+  R(diagonal);
+  R(diag_embed);
+  R(diag);
+  R(trace);
+  R(tril);
+  R(triu);
+  R(repeat);
+  R(constant_pad_nd);
+  R(contiguous);
+  R(clone);
+  R(conj);
+  R(resolve_conj);
+  R(conj_physical_1);
+  R(real);
+  R(imag);
+  R(to);
+  R(as_strided);
+  R(item);
+  R(allclose);
   register_batch_rule(OpId::equal, rule_allclose);
- 
-  R(copy_); R(fill_); R(fill__1); R(masked_fill_); R(masked_fill__1);
-  R(uniform_); R(normal_); R(bernoulli_); R(exponential_);
-  R(cat); R(index_select); R(gather); R(where_1); R(one_hot);
-  R(matmul); R(mm); R(bmm); R(mv); R(dot); R(vdot); R(addmm); R(addmv); R(baddbmm); R(addbmm);
+
+  R(copy_);
+  R(fill_);
+  R(fill__1);
+  R(masked_fill_);
+  R(masked_fill__1);
+  R(uniform_);
+  R(normal_);
+  R(bernoulli_);
+  R(exponential_);
+  R(cat);
+  R(index_select);
+  R(gather);
+  R(where_1);
+  R(one_hot);
+  R(matmul);
+  R(mm);
+  R(bmm);
+  R(mv);
+  R(dot);
+  R(vdot);
+  R(addmm);
+  R(addmv);
+  R(baddbmm);
+  R(addbmm);
   R(linear);
-  R(linalg_vector_norm); R(linalg_inv); R(linalg_det); R(logdet); R(linalg_slogdet);
-  R(linalg_cholesky); R(linalg_matrix_exp); R(linalg_svdvals); R(linalg_eigvalsh); R(linalg_eigh);
-  R(linalg_solve); R(linalg_matrix_norm); R(linalg_matrix_norm_1); R(linalg_matrix_power);
-  R(linalg_inv_ex); R(linalg_cholesky_ex); R(linalg_solve_ex); R(linalg_solve_triangular);
-  R(linalg_qr); R(linalg_svd);
-  R(tril_); R(triu_); R(cumsum_); R(cumprod_); R(scatter_); R(scatter_add_);
-  R(scatter); R(scatter_1); R(scatter_add); R(index_add); R(index_copy); R(index_fill);
-  R(masked_fill_1); R(index_put);
+  R(linalg_vector_norm);
+  R(linalg_inv);
+  R(linalg_det);
+  R(logdet);
+  R(linalg_slogdet);
+  R(linalg_cholesky);
+  R(linalg_matrix_exp);
+  R(linalg_svdvals);
+  R(linalg_eigvalsh);
+  R(linalg_eigh);
+  R(linalg_solve);
+  R(linalg_matrix_norm);
+  R(linalg_matrix_norm_1);
+  R(linalg_matrix_power);
+  R(linalg_inv_ex);
+  R(linalg_cholesky_ex);
+  R(linalg_solve_ex);
+  R(linalg_solve_triangular);
+  R(linalg_qr);
+  R(linalg_svd);
+  R(tril_);
+  R(triu_);
+  R(cumsum_);
+  R(cumprod_);
+  R(scatter_);
+  R(scatter_add_);
+  R(scatter);
+  R(scatter_1);
+  R(scatter_add);
+  R(index_add);
+  R(index_copy);
+  R(index_fill);
+  R(masked_fill_1);
+  R(index_put);
 #undef R
   register_batch_rule(OpId::index_add_, rule_index_add_, /*loop=*/true);
   register_batch_rule(OpId::index_copy_, rule_index_copy_, /*loop=*/true);

@@ -58,41 +58,41 @@ Results fold(const BoxedCall& c, const TransformLevel& l, int64_t spatial,
   return outs;
 }
 
-#define CONV_RULE(name, N)                                                                   \
-  RULE(name) {                                                                               \
-    auto st = arg_ints(c, 3), pa = arg_ints(c, 4), di = arg_ints(c, 5);                      \
-    int64_t g = arg_int(c, 6);                                                               \
-    return fold(c, l, N, {arg_tensor(c, 1), arg_tensor(c, 2)},                               \
-                [&](const Tensor& x, const std::vector<Tensor>& o) {                         \
-                  return Results{name(x, o[0], opt(o[1]), st, pa, di, g)};                   \
-                });                                                                          \
+#define CONV_RULE(name, N)                                                 \
+  RULE(name) {                                                             \
+    auto st = arg_ints(c, 3), pa = arg_ints(c, 4), di = arg_ints(c, 5);    \
+    int64_t g = arg_int(c, 6);                                             \
+    return fold(c, l, N, {arg_tensor(c, 1), arg_tensor(c, 2)},             \
+                [&](const Tensor& x, const std::vector<Tensor>& o) {       \
+                  return Results{name(x, o[0], opt(o[1]), st, pa, di, g)}; \
+                });                                                        \
   }
 CONV_RULE(conv1d, 1)
 CONV_RULE(conv2d, 2)
 CONV_RULE(conv3d, 3)
 #undef CONV_RULE
-#define CONV_MODE_RULE(name, fn, N)                                                          \
-  RULE(name) {                                                                               \
-    auto st = arg_ints(c, 3), di = arg_ints(c, 5);                                           \
-    std::string pa = arg_str(c, 4);                                                          \
-    int64_t g = arg_int(c, 6);                                                               \
-    return fold(c, l, N, {arg_tensor(c, 1), arg_tensor(c, 2)},                               \
-                [&](const Tensor& x, const std::vector<Tensor>& o) {                         \
-                  return Results{fn(x, o[0], opt(o[1]), st, std::string_view(pa), di, g)};                     \
-                });                                                                          \
+#define CONV_MODE_RULE(name, fn, N)                                                        \
+  RULE(name) {                                                                             \
+    auto st = arg_ints(c, 3), di = arg_ints(c, 5);                                         \
+    std::string pa = arg_str(c, 4);                                                        \
+    int64_t g = arg_int(c, 6);                                                             \
+    return fold(c, l, N, {arg_tensor(c, 1), arg_tensor(c, 2)},                             \
+                [&](const Tensor& x, const std::vector<Tensor>& o) {                       \
+                  return Results{fn(x, o[0], opt(o[1]), st, std::string_view(pa), di, g)}; \
+                });                                                                        \
   }
 CONV_MODE_RULE(conv1d_1, conv1d, 1)
 CONV_MODE_RULE(conv2d_1, conv2d, 2)
 CONV_MODE_RULE(conv3d_1, conv3d, 3)
 #undef CONV_MODE_RULE
 
-#define MAXPOOL_RULE(name, N)                                                          \
-  RULE(name) {                                                                               \
-    auto k = arg_ints(c, 1), s = arg_ints(c, 2), p = arg_ints(c, 3), d = arg_ints(c, 4);     \
-    bool ceil = arg_bool(c, 5);                                                              \
-    return fold(c, l, N, {}, [&](const Tensor& x, const std::vector<Tensor>&) {              \
-      return to_results(name(x, k, s, p, d, ceil));                                          \
-    });                                                                                      \
+#define MAXPOOL_RULE(name, N)                                                            \
+  RULE(name) {                                                                           \
+    auto k = arg_ints(c, 1), s = arg_ints(c, 2), p = arg_ints(c, 3), d = arg_ints(c, 4); \
+    bool ceil = arg_bool(c, 5);                                                          \
+    return fold(c, l, N, {}, [&](const Tensor& x, const std::vector<Tensor>&) {          \
+      return to_results(name(x, k, s, p, d, ceil));                                      \
+    });                                                                                  \
   }
 MAXPOOL_RULE(max_pool1d, 1)
 MAXPOOL_RULE(max_pool2d, 2)
@@ -102,14 +102,14 @@ MAXPOOL_RULE(max_pool2d_with_indices, 2)
 MAXPOOL_RULE(max_pool3d_with_indices, 3)
 #undef MAXPOOL_RULE
 
-#define AVGPOOL_RULE(name, N)                                                                \
-  RULE(name) {                                                                               \
-    auto k = arg_ints(c, 1), s = arg_ints(c, 2), p = arg_ints(c, 3);                         \
-    bool ceil = arg_bool(c, 4), cip = arg_bool(c, 5);                                        \
-    auto div = arg_opt_int(c, 6);                                                            \
-    return fold(c, l, N, {}, [&](const Tensor& x, const std::vector<Tensor>&) {              \
-      return Results{name(x, k, s, p, ceil, cip, div)};                                      \
-    });                                                                                      \
+#define AVGPOOL_RULE(name, N)                                                   \
+  RULE(name) {                                                                  \
+    auto k = arg_ints(c, 1), s = arg_ints(c, 2), p = arg_ints(c, 3);            \
+    bool ceil = arg_bool(c, 4), cip = arg_bool(c, 5);                           \
+    auto div = arg_opt_int(c, 6);                                               \
+    return fold(c, l, N, {}, [&](const Tensor& x, const std::vector<Tensor>&) { \
+      return Results{name(x, k, s, p, ceil, cip, div)};                         \
+    });                                                                         \
   }
 AVGPOOL_RULE(avg_pool2d, 2)
 AVGPOOL_RULE(avg_pool3d, 3)
@@ -121,12 +121,12 @@ RULE(avg_pool1d) {
     return Results{avg_pool1d(x, k, s, p, ceil, cip)};
   });
 }
-#define ADAPTIVE_RULE(name, N)                                                         \
-  RULE(name) {                                                                               \
-    auto o = arg_ints(c, 1);                                                                 \
-    return fold(c, l, N, {}, [&](const Tensor& x, const std::vector<Tensor>&) {              \
-      return to_results(name(x, o));                                                         \
-    });                                                                                      \
+#define ADAPTIVE_RULE(name, N)                                                  \
+  RULE(name) {                                                                  \
+    auto o = arg_ints(c, 1);                                                    \
+    return fold(c, l, N, {}, [&](const Tensor& x, const std::vector<Tensor>&) { \
+      return to_results(name(x, o));                                            \
+    });                                                                         \
   }
 ADAPTIVE_RULE(adaptive_avg_pool1d, 1)
 ADAPTIVE_RULE(adaptive_avg_pool2d, 2)
@@ -182,8 +182,8 @@ RULE(binary_cross_entropy) {
 }
 RULE(smooth_l1_loss) {
   Tensor x = front_or_expand(arg_tensor(c, 0), l), t = front_or_expand(arg_tensor(c, 1), l);
-  return {wrap0(
-      reduce_loss(smooth_l1_loss(x, t, Reduction::None, arg_double(c, 3)), arg_int(c, 2)), l)};
+  return {wrap0(reduce_loss(smooth_l1_loss(x, t, Reduction::None, arg_double(c, 3)), arg_int(c, 2)),
+                l)};
 }
 
 RULE(native_layer_norm) {
@@ -232,13 +232,12 @@ RULE(native_batch_norm) {
   if (!training && rm.defined() && !stats_batched && !batched_at(w, l) && !batched_at(b, l)) {
     // Eval saves no statistics (empty tensors): only the output is batched.
     Tensor m, r;
-    Results out =
-        fold(c, l, input.dim() - 2, {}, [&](const Tensor& x, const std::vector<Tensor>&) {
-          auto [o, mm, rr] = native_batch_norm(x, w, b, rm, rv, false, momentum, eps);
-          m = mm;
-          r = rr;
-          return Results{o};
-        });
+    Results out = fold(c, l, input.dim() - 2, {}, [&](const Tensor& x, const std::vector<Tensor>&) {
+      auto [o, mm, rr] = native_batch_norm(x, w, b, rm, rv, false, momentum, eps);
+      m = mm;
+      r = rr;
+      return Results{o};
+    });
     return {out[0], m, r};
   }
   EMBER_CHECK(!(training && rm.defined() && !stats_batched), "[batch_norm] vmap: ",
@@ -255,8 +254,8 @@ RULE(native_batch_norm) {
   };
   Tensor frm = rm.defined() ? front(rm, l).v.view({B * C}) : Tensor();
   Tensor frv = rv.defined() ? front(rv, l).v.view({B * C}) : Tensor();
-  auto [o, m, r] = native_batch_norm(xf, flat_param(w), flat_param(b), frm, frv, training,
-                                     momentum, eps);
+  auto [o, m, r] =
+      native_batch_norm(xf, flat_param(w), flat_param(b), frm, frv, training, momentum, eps);
   std::vector<int64_t> os{x.size(1), B, C};
   for (int64_t d = 3; d < x.dim(); ++d) os.push_back(x.size(d));
   Tensor out = o.reshape(os).transpose(0, 1);
@@ -311,13 +310,37 @@ RULE(randn_like) { return random_like<true>(c, l); }
 
 void register_nn_rules() {
 #define R(name) register_batch_rule(OpId::name, rule_##name)
-  R(conv1d); R(conv2d); R(conv3d); R(conv1d_1); R(conv2d_1); R(conv3d_1);
-  R(max_pool1d); R(max_pool2d); R(max_pool3d); R(max_pool1d_with_indices);
-  R(max_pool2d_with_indices); R(max_pool3d_with_indices); R(avg_pool1d); R(avg_pool2d);
-  R(avg_pool3d); R(adaptive_avg_pool1d); R(adaptive_avg_pool2d); R(adaptive_avg_pool3d);
-  R(adaptive_max_pool1d); R(adaptive_max_pool2d); R(adaptive_max_pool3d);
-  R(nll_loss); R(binary_cross_entropy); R(smooth_l1_loss); R(native_layer_norm);
-  R(group_norm); R(native_batch_norm); R(rand_like); R(randn_like); R(im2col); R(pad);
+  R(conv1d);
+  R(conv2d);
+  R(conv3d);
+  R(conv1d_1);
+  R(conv2d_1);
+  R(conv3d_1);
+  R(max_pool1d);
+  R(max_pool2d);
+  R(max_pool3d);
+  R(max_pool1d_with_indices);
+  R(max_pool2d_with_indices);
+  R(max_pool3d_with_indices);
+  R(avg_pool1d);
+  R(avg_pool2d);
+  R(avg_pool3d);
+  R(adaptive_avg_pool1d);
+  R(adaptive_avg_pool2d);
+  R(adaptive_avg_pool3d);
+  R(adaptive_max_pool1d);
+  R(adaptive_max_pool2d);
+  R(adaptive_max_pool3d);
+  R(nll_loss);
+  R(binary_cross_entropy);
+  R(smooth_l1_loss);
+  R(native_layer_norm);
+  R(group_norm);
+  R(native_batch_norm);
+  R(rand_like);
+  R(randn_like);
+  R(im2col);
+  R(pad);
 #undef R
   register_batch_rule(OpId::embedding, rule_embedding, /*loop=*/true);
 }

@@ -30,8 +30,8 @@ const TransformLevel& push_level(TransformKind kind, int64_t batch_size, Randomn
   // Reserve up front: references to entries stay valid while levels are pushed (wrappers and
   // rules hold pointers to their level).
   if (s.levels.capacity() < size_t(kMaxTransformLevels)) s.levels.reserve(kMaxTransformLevels);
-  TransformLevel l{kind, int64_t(s.levels.size()) + 1, s.next_generation++, batch_size,
-                   randomness, 0};
+  TransformLevel l{kind, int64_t(s.levels.size()) + 1, s.next_generation++, batch_size, randomness,
+                   0};
   s.levels.push_back(l);
   if (kind == TransformKind::Vmap && s.vmap_count++ == 0)
     dispatch::set_thread_layer(dispatch::kVmap, true);
@@ -83,8 +83,6 @@ InternalBackward::~InternalBackward() { internal_flag() = prev_; }
 LevelGuard::LevelGuard(TransformKind kind, int64_t batch_size, Randomness r)
     : level_(push_level(kind, batch_size, r).level) {}
 LevelGuard::~LevelGuard() { pop_level(level_); }
-const TransformLevel& LevelGuard::get() const {
-  return stack().levels[size_t(level_ - 1)];
-}
+const TransformLevel& LevelGuard::get() const { return stack().levels[size_t(level_ - 1)]; }
 
 }  // namespace ember::func

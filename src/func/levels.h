@@ -25,11 +25,11 @@ enum class Randomness : uint8_t { Error, Different, Same };
 
 struct TransformLevel {
   TransformKind kind;
-  int64_t level;        ///< depth in the stack, from 1
-  uint64_t generation;  ///< unique on this thread
-  int64_t batch_size = 0;                   ///< vmap levels
+  int64_t level;                              ///< depth in the stack, from 1
+  uint64_t generation;                        ///< unique on this thread
+  int64_t batch_size = 0;                     ///< vmap levels
   Randomness randomness = Randomness::Error;  ///< vmap levels
-  uint64_t dual_level = 0;                  ///< jvp levels: the forward-AD level
+  uint64_t dual_level = 0;                    ///< jvp levels: the forward-AD level
 };
 
 /// At most this many nested transforms.

@@ -47,9 +47,12 @@ namespace {
 
 Randomness to_internal(VmapRandomness r) {
   switch (r) {
-    case VmapRandomness::Different: return Randomness::Different;
-    case VmapRandomness::Same: return Randomness::Same;
-    default: return Randomness::Error;
+    case VmapRandomness::Different:
+      return Randomness::Different;
+    case VmapRandomness::Same:
+      return Randomness::Same;
+    default:
+      return Randomness::Error;
   }
 }
 
@@ -103,9 +106,9 @@ bool reaches_outside(const Tensor& root, const TensorList& inputs) {
 
 // The grad-level state shared by grad and vjp.
 struct Lifted {
-  Levels levels;     // vmap levels active when the transform was entered
-  TensorList phys;   // the differentiable aliases (physical)
-  TensorList args;   // the arguments f sees
+  Levels levels;    // vmap levels active when the transform was entered
+  TensorList phys;  // the differentiable aliases (physical)
+  TensorList args;  // the arguments f sees
   bool connected = false;
 };
 
@@ -184,17 +187,21 @@ TensorList vmap_call(const Fn& f, const TensorList& args, const VmapOptions& opt
   for (size_t k = 0; k < args.size(); ++k) {
     std::optional<int64_t> d = in_dim(k);
     if (!d) continue;
-    EMBER_CHECK_VALUE(args[k].defined(), "[vmap] argument ", k, " is undefined but in_dims says "
+    EMBER_CHECK_VALUE(args[k].defined(), "[vmap] argument ", k,
+                      " is undefined but in_dims says "
                       "it is batched");
-    EMBER_CHECK_VALUE(args[k].dim() > 0, "[vmap] Got in_dim=", *d, " for an input but the input "
+    EMBER_CHECK_VALUE(args[k].dim() > 0, "[vmap] Got in_dim=", *d,
+                      " for an input but the input "
                       "is a 0-dim tensor, which has no dim to map over");
     int64_t n = args[k].size(wrap_dim(*d, args[k].dim(), "in_dim"));
-    EMBER_CHECK_VALUE(batch < 0 || batch == n, "[vmap] Expected all tensors to have the same "
-                      "size in the mapped dimension, got sizes ", batch, " and ", n,
-                      " for the mapped dimension");
+    EMBER_CHECK_VALUE(batch < 0 || batch == n,
+                      "[vmap] Expected all tensors to have the same "
+                      "size in the mapped dimension, got sizes ",
+                      batch, " and ", n, " for the mapped dimension");
     batch = n;
   }
-  EMBER_CHECK_VALUE(batch >= 0, "[vmap] at least one input must be batched (every in_dim is "
+  EMBER_CHECK_VALUE(batch >= 0,
+                    "[vmap] at least one input must be batched (every in_dim is "
                     "None)");
   if (opts.chunk_size) {
     EMBER_CHECK_VALUE(*opts.chunk_size > 0, "[vmap] chunk_size must be positive, got ",
@@ -366,8 +373,10 @@ VjpResult vjp(const Fn& f, const TensorList& primals) {
 
 std::pair<TensorList, TensorList> jvp(const Fn& f, const TensorList& primals,
                                       const TensorList& tangents) {
-  EMBER_CHECK_VALUE(primals.size() == tangents.size(), "[jvp] Expected primals and tangents to "
-                    "have the same length, got ", primals.size(), " and ", tangents.size());
+  EMBER_CHECK_VALUE(primals.size() == tangents.size(),
+                    "[jvp] Expected primals and tangents to "
+                    "have the same length, got ",
+                    primals.size(), " and ", tangents.size());
   Levels levels = active_vmap_levels();
   LevelGuard guard(TransformKind::Jvp);
   autograd::forward_ad::dual_level dl;
@@ -425,8 +434,8 @@ TensorList jacrev_call(const Fn& f, const TensorList& args, const std::vector<in
   // vjp with respect to the argnums only: the other arguments are closed over.
   TensorList sel;
   for (int64_t a : argnums) {
-    EMBER_CHECK_VALUE(a >= 0 && a < int64_t(args.size()), "[jacrev] Got argnums=", a,
-                      " but only ", args.size(), " positional inputs");
+    EMBER_CHECK_VALUE(a >= 0 && a < int64_t(args.size()), "[jacrev] Got argnums=", a, " but only ",
+                      args.size(), " positional inputs");
     sel.push_back(args[size_t(a)]);
   }
   auto g = [&](const TensorList& s) {
@@ -445,8 +454,7 @@ TensorList jacrev_call(const Fn& f, const TensorList& args, const std::vector<in
     } else {
       Fn row = [&](const TensorList& b) {
         TensorList cots(v.outputs.size());
-        for (size_t k = 0; k < cots.size(); ++k)
-          cots[k] = k == o ? b[0] : zeros_like(v.outputs[k]);
+        for (size_t k = 0; k < cots.size(); ++k) cots[k] = k == o ? b[0] : zeros_like(v.outputs[k]);
         return v.vjp_fn(cots);
       };
       per = vmap_call(row, {basis_like(out)});
@@ -462,8 +470,8 @@ TensorList jacfwd_call(const Fn& f, const TensorList& args, const std::vector<in
   std::vector<TensorList> per_arg;  // [argnum][output]
   TensorList outs_shape;
   for (int64_t a : argnums) {
-    EMBER_CHECK_VALUE(a >= 0 && a < int64_t(args.size()), "[jacfwd] Got argnums=", a,
-                      " but only ", args.size(), " positional inputs");
+    EMBER_CHECK_VALUE(a >= 0 && a < int64_t(args.size()), "[jacfwd] Got argnums=", a, " but only ",
+                      args.size(), " positional inputs");
     const Tensor& x = args[size_t(a)];
     Fn col = [&](const TensorList& t) {
       TensorList tangents(args.size());

@@ -38,8 +38,14 @@ struct MetaState {
 };
 
 MetaState take(autograd::AutogradMeta& m) {
-  MetaState s{m.requires_grad, m.retains_grad, m.output_nr, m.attr_version, std::move(m.grad),
-              std::move(m.grad_fn), std::move(m.grad_accumulator), std::move(m.fw_grads)};
+  MetaState s{m.requires_grad,
+              m.retains_grad,
+              m.output_nr,
+              m.attr_version,
+              std::move(m.grad),
+              std::move(m.grad_fn),
+              std::move(m.grad_accumulator),
+              std::move(m.fw_grads)};
   return s;
 }
 void put(autograd::AutogradMeta& m, MetaState s) {
@@ -66,8 +72,8 @@ struct Swap {
 void mimic(Swap& s) {
   TensorImpl* t = s.target.unsafeGetTensorImpl();
   TensorImpl* a = s.alias.unsafeGetTensorImpl();
-  s.original_geometry = Tensor(make_intrusive<TensorImpl>(
-      t->storage(), t->dtype(), t->sizes(), t->strides(), t->storage_offset()));
+  s.original_geometry = Tensor(make_intrusive<TensorImpl>(t->storage(), t->dtype(), t->sizes(),
+                                                          t->strides(), t->storage_offset()));
   s.original_geometry.unsafeGetTensorImpl()->set_conj(t->is_conj());
   s.original_version = t->version_counter();
   s.original_base = t->view_base_ptr();
@@ -103,10 +109,11 @@ TensorList functional_call(nn::Module& module, const std::map<std::string, Tenso
   for (const auto& [name, sub] : tensors) {
     const Tensor* target = params.find(name);
     if (!target) target = buffers.find(name);
-    EMBER_CHECK_VALUE(target != nullptr, "[functional_call] the module has no parameter or "
-                      "buffer named '", name, "'");
-    EMBER_CHECK_VALUE(sub.defined(), "[functional_call] the tensor for '", name,
-                      "' is undefined");
+    EMBER_CHECK_VALUE(target != nullptr,
+                      "[functional_call] the module has no parameter or "
+                      "buffer named '",
+                      name, "'");
+    EMBER_CHECK_VALUE(sub.defined(), "[functional_call] the tensor for '", name, "' is undefined");
     Swap s;
     s.target = *target;
     s.alias = sub.view_as(sub);
@@ -142,8 +149,10 @@ std::pair<std::map<std::string, Tensor>, std::map<std::string, Tensor>> stack_mo
     for (nn::Module* m : models) {
       auto p = m->named_parameters();
       const Tensor* t = p.find(item.key());
-      EMBER_CHECK_VALUE(t != nullptr, "[stack_module_state] Expected all models to have the same "
-                        "parameters; one lacks '", item.key(), "'");
+      EMBER_CHECK_VALUE(t != nullptr,
+                        "[stack_module_state] Expected all models to have the same "
+                        "parameters; one lacks '",
+                        item.key(), "'");
       parts.push_back(t->detach());
     }
     params[item.key()] = stack(parts, 0).requires_grad_(true);
@@ -153,8 +162,10 @@ std::pair<std::map<std::string, Tensor>, std::map<std::string, Tensor>> stack_mo
     for (nn::Module* m : models) {
       auto b = m->named_buffers();
       const Tensor* t = b.find(item.key());
-      EMBER_CHECK_VALUE(t != nullptr, "[stack_module_state] Expected all models to have the same "
-                        "buffers; one lacks '", item.key(), "'");
+      EMBER_CHECK_VALUE(t != nullptr,
+                        "[stack_module_state] Expected all models to have the same "
+                        "buffers; one lacks '",
+                        item.key(), "'");
       parts.push_back(t->detach());
     }
     buffers[item.key()] = stack(parts, 0);

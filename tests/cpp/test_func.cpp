@@ -37,12 +37,20 @@ TEST(FuncVmap, ElementwiseReductionsViewsMatchLoop) {
       [](const Tensor& t) { return t.mean(IntArrayRef{-1}, true); },
       [](const Tensor& t) { return t.t().contiguous().view({-1}); },
       [](const Tensor& t) { return softmax(t, 0); },
-      [](const Tensor& t) { return t.unsqueeze(0).expand({2, 3, 5}).reshape({6, 5}); },
+      [](const Tensor& t) {
+        return t.unsqueeze(0).expand({2, 3, 5}).reshape({6, 5});
+      },
       [](const Tensor& t) { return std::get<0>(t.max(1)); },
-      [](const Tensor& t) { return t.permute({1, 0}).select(0, 2); },
-      [](const Tensor& t) { return cat({t, t * 2}, 1); },
+      [](const Tensor& t) {
+        return t.permute({1, 0}).select(0, 2);
+      },
+      [](const Tensor& t) {
+        return cat({t, t * 2}, 1);
+      },
       [](const Tensor& t) { return t.sum(); },
-      [](const Tensor& t) { return t.index_select(1, tensor({0, 2}, kLong)); },
+      [](const Tensor& t) {
+        return t.index_select(1, tensor({0, 2}, kLong));
+      },
   };
   for (size_t k = 0; k < fns.size(); ++k) {
     SCOPED_TRACE(k);
@@ -80,8 +88,8 @@ TEST(FuncVmap, NestedVmapAndChunks) {
   expect_close(r, (x * x).sum(IntArrayRef{2}));
   func::VmapOptions o;
   o.chunk_size = 2;
-  Tensor c = func::vmap_call([](const TensorList& a) { return TensorList{a[0].cumsum(0)}; }, {x},
-                             o)[0];
+  Tensor c =
+      func::vmap_call([](const TensorList& a) { return TensorList{a[0].cumsum(0)}; }, {x}, o)[0];
   expect_close(c, x.cumsum(1));
 }
 
@@ -95,8 +103,8 @@ TEST(FuncGrad, GradOfGradAndJvp) {
     return func::grad([](const Tensor& u) { return u.sin().sum(); })(t).sum();
   };
   expect_close(func::grad(g1)(x), -x.sin());
-  auto [out, tan] = func::jvp([&](const TensorList& a) { return TensorList{fp(a[0])}; }, {x},
-                              {ones_like(x)});
+  auto [out, tan] =
+      func::jvp([&](const TensorList& a) { return TensorList{fp(a[0])}; }, {x}, {ones_like(x)});
   expect_close(out[0], x.sin());
   expect_close(tan[0], x.cos());
 }
@@ -199,8 +207,8 @@ TEST(FuncFunctionalCall, SubstitutesMemberHandles) {
   Tensor w0 = lin->weight.clone(), b0 = lin->bias.clone();
   Tensor x = randn({3, 4});
   Tensor w = randn({2, 4}).requires_grad_(true);
-  TensorList out = func::functional_call(*lin, {{"weight", w}},
-                                         [&] { return TensorList{lin->forward(x)}; });
+  TensorList out =
+      func::functional_call(*lin, {{"weight", w}}, [&] { return TensorList{lin->forward(x)}; });
   expect_close(out[0].detach(), linear(x, w.detach(), b0));
   // Gradients reach the substitute; the module is unchanged.
   out[0].sum().backward();
