@@ -195,6 +195,36 @@ void check_randomness(OpId op) {
               "randomness operation out of vmap");
 }
 
+// A random factory (no tensor argument) under randomness="different" draws one sample per
+// batch element: its rule makes a batched result. The rule's own factory call runs plainly.
+thread_local bool t_in_factory_rule = false;
+}  // namespace
+
+PlainRandomFactories::PlainRandomFactories() : prev_(t_in_factory_rule) {
+  t_in_factory_rule = true;
+}
+PlainRandomFactories::~PlainRandomFactories() { t_in_factory_rule = prev_; }
+
+namespace {
+bool random_factory(const BoxedCall& call, uint32_t traits) {
+  using namespace op_trait;
+  if (!(traits & kRandom) || !(traits & kFactory) || t_in_factory_rule) return false;
+  const TransformLevel* v = innermost_vmap();
+  if (!v || v->randomness != Randomness::Different) return false;
+  for (const dispatch::IValue& a : call.args)
+    if (std::holds_alternative<Tensor>(a) || std::holds_alternative<std::vector<Tensor>>(a))
+      return false;
+  BatchRule r = batch_rule(call.op);
+  if (!r) return false;
+  std::vector<Tensor> out;
+  {
+    PlainRandomFactories plain;
+    out = r(call, *v);
+  }
+  dispatch::vmap_results() = std::move(out);
+  return true;
+}
+
 bool redirect(const BoxedCall& call) {
   const uint32_t traits = op_info(call.op).traits;
   using namespace op_trait;
@@ -214,7 +244,7 @@ bool redirect(const BoxedCall& call) {
       }
     if (l && (!lvl || l->level > lvl->level)) lvl = l;
   }
-  if (!lvl) return false;
+  if (!lvl) return random_factory(call, traits);
   const char* name = op_display(call.op);
   EMBER_CHECK(!(traits & kOut), "[", name,
               "] vmap: out= arguments are not supported inside vmap; use the functional form");

@@ -74,6 +74,19 @@ std::vector<Tensor> loop_over_batch(
     const std::vector<Tensor>& args, const TransformLevel& lvl,
     const std::function<std::vector<Tensor>(const std::vector<Tensor>&)>& f);
 
+/// While alive, random factories draw one plain (unbatched) sample even under
+/// randomness="different" (a rule that builds the batched sample itself uses it).
+class PlainRandomFactories {
+ public:
+  PlainRandomFactories();
+  ~PlainRandomFactories();
+  PlainRandomFactories(const PlainRandomFactories&) = delete;
+  PlainRandomFactories& operator=(const PlainRandomFactories&) = delete;
+
+ private:
+  bool prev_;
+};
+
 /// Registers the rules of one family file (called once, from batching.cpp).
 void register_batch_rule(OpId op, BatchRule rule, bool loop = false);
 void register_core_rules();

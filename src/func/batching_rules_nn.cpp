@@ -295,11 +295,36 @@ template <bool Normal>
 Results random_like(const BoxedCall& c, const TransformLevel& l) {
   const Tensor& t = arg_tensor(c, 0);
   TensorOptions o = TensorOptions().dtype(arg_dtype(c, 1).value_or(t.dtype()));
+  PlainRandomFactories plain;
   if (l.randomness == Randomness::Different) {
     Tensor p = front_or_expand(t, l);
     return {wrap0(Normal ? randn(p.sizes(), o) : rand(p.sizes(), o), l)};
   }
   return {Normal ? randn(t.sizes(), o) : rand(t.sizes(), o)};
+}
+// Random factories under randomness="different" (batching.cpp: random_factory): the batch
+// size in front of the sizes.
+std::vector<int64_t> batch_sizes(const BoxedCall& c, size_t k, const TransformLevel& l) {
+  std::vector<int64_t> s{l.batch_size};
+  for (int64_t d : arg_ints(c, k)) s.push_back(d);
+  return s;
+}
+TensorOptions factory_opts(const BoxedCall& c, size_t k) {
+  TensorOptions o;
+  if (auto dt = arg_dtype(c, k); dt && *dt != ScalarType::Undefined) o = o.dtype(*dt);
+  return o;
+}
+RULE(rand) { return {wrap0(rand(batch_sizes(c, 0, l), factory_opts(c, 2)), l)}; }
+RULE(rand_1) { return {wrap0(rand(batch_sizes(c, 0, l), factory_opts(c, 1)), l)}; }
+RULE(randn) { return {wrap0(randn(batch_sizes(c, 0, l), factory_opts(c, 2)), l)}; }
+RULE(randn_1) { return {wrap0(randn(batch_sizes(c, 0, l), factory_opts(c, 1)), l)}; }
+RULE(randint) {
+  return {
+      wrap0(randint(arg_int(c, 0), arg_int(c, 1), batch_sizes(c, 2, l), factory_opts(c, 4)), l)};
+}
+RULE(randint_1) {
+  return {
+      wrap0(randint(arg_int(c, 0), arg_int(c, 1), batch_sizes(c, 2, l), factory_opts(c, 3)), l)};
 }
 RULE(rand_like) { return random_like<false>(c, l); }
 RULE(randn_like) { return random_like<true>(c, l); }
@@ -339,6 +364,12 @@ void register_nn_rules() {
   R(native_batch_norm);
   R(rand_like);
   R(randn_like);
+  R(rand);
+  R(rand_1);
+  R(randn);
+  R(randn_1);
+  R(randint);
+  R(randint_1);
   R(im2col);
   R(pad);
 #undef R

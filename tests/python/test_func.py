@@ -344,6 +344,14 @@ def test_errors():
     assert not np.allclose(_np(d[0]), _np(d[1]))
     s = ef.vmap(lambda a: a + ember.rand_like(a), randomness="same")(ember.zeros(4, 3))
     np.testing.assert_array_equal(_np(s[0]), _np(s[1]))
+    # Factories with no tensor input follow the mode too (functorch's rules).
+    d = ef.vmap(lambda a: a + ember.randn(3), randomness="different")(ember.zeros(4, 3))
+    assert not np.allclose(_np(d[0]), _np(d[1]))
+    s = ef.vmap(lambda a: a + ember.randn(3), randomness="same")(ember.zeros(4, 3))
+    np.testing.assert_array_equal(_np(s[0]), _np(s[1]))
+    d = ef.vmap(lambda a: a + ember.randint(0, 1000, (3,)), randomness="different")(
+        ember.zeros(4, 3, dtype=ember.int64))
+    assert d.dtype == ember.int64 and not np.array_equal(_np(d[0]), _np(d[1]))
     # Depth limit and thread-local state.
     def nest(a, n):
         return a.sin().sum() if n == 0 else ef.grad(lambda b: nest(b, n - 1))(a).sum()
