@@ -153,7 +153,12 @@ Tensor SavedVariable::unpack(const std::shared_ptr<Node>& owner) const {
 // PyTorch's SavedVariable keeps fw_grad_.
 void SavedVariable::capture_fw_grads(const variable_list& outputs) {
   if (!is_output || output_nr >= outputs.size() || !outputs[output_nr].defined()) return;
-  if (AutogradMeta* m = meta(outputs[output_nr])) fw_grads = m->fw_grads;
+  // Detached (Note [Tangents and reference cycles]): the tangent's reverse history reaches
+  // this node.
+  if (AutogradMeta* m = meta(outputs[output_nr])) {
+    fw_grads.clear();
+    for (const auto& [key, t] : m->fw_grads) fw_grads.emplace_back(key, t.detach());
+  }
 }
 
 SavedVariable SavedVariable::save(const Tensor& t, const variable_list& outputs, const char* op) {
@@ -542,6 +547,28 @@ void OpRecorder::finish(const variable_list& outputs, VjpFn vjp, const variable_
   }
   if (forward_) {
     AutogradTLS& s = tls();
+    // Note [Tangents and reference cycles]
+    // Under reverse recording a tangent's own history is recorded too. Two references would
+    // then close cycles that are never freed (a leak per forward-over-reverse call):
+    // - a tangent computed from an output saves that output, which holds the tangent in its
+    //   fw_grads: the rules read aliases of the outputs instead (same values, the same node as
+    //   grad_fn, a TensorImpl of their own and no view base, which would lead back);
+    // - a node that saves its output keeps the output's tangents for forward-over-reverse
+    //   (Note [Saved outputs and forward AD]), and the tangent's history reaches that node:
+    //   the node keeps them detached (SavedVariable::capture_fw_grads).
+    variable_list fw_outputs = outputs, fw_saved = saved;
+    if (reverse_ && GradMode::is_enabled() && fnode) {
+      for (size_t k = 0; k < outputs.size(); ++k) {
+        if (!outputs[k].defined() || !outputs[k].requires_grad()) continue;
+        AutogradMeta* om = meta(outputs[k]);
+        if (!om || om->grad_fn != fnode) continue;
+        Tensor a = outputs[k].detach();
+        set_history(a, fnode, om->output_nr);
+        for (Tensor& t : fw_saved)
+          if (t.defined() && t.is_same(outputs[k])) t = a;
+        fw_outputs[k] = a;
+      }
+    }
     for (uint64_t level : active_levels()) {
       if (level < 64 && ((s.fw_suppressed >> level) & 1)) continue;
       JvpCtx c;
@@ -553,14 +580,14 @@ void OpRecorder::finish(const variable_list& outputs, VjpFn vjp, const variable_
       }
       if (!any) continue;
       c.inputs = inputs_;
-      c.outputs = outputs;
-      c.saved = saved;
+      c.outputs = fw_outputs;
+      c.saved = fw_saved;
       c.rule_args = &args_;
       uint64_t bit = level < 64 ? (uint64_t(1) << level) : 0;
       s.fw_suppressed |= bit;
       variable_list r;
       try {
-        r = jvp ? jvp(c) : jvp_from_vjp(vjp, args_, inputs_, outputs, saved, c.tangents);
+        r = jvp ? jvp(c) : jvp_from_vjp(vjp, args_, inputs_, fw_outputs, fw_saved, c.tangents);
       } catch (...) {
         s.fw_suppressed &= ~bit;
         throw;

@@ -226,3 +226,33 @@ TEST(FuncFunctionalCall, SubstitutesMemberHandles) {
   expect_close(ens[0], a->forward(x).detach());
   expect_close(ens[1], b->forward(x).detach());
 }
+
+// Note [Tangents and reference cycles]: forward-over-reverse through ops that save their
+// output (exp, tanh) frees everything it made (a cycle would leak every call).
+TEST(FuncMemory, ForwardOverReverseFreesItsGraph) {
+  Tensor x = randn({64}, kDouble), a = randn({64, 64}, kDouble) * 0.1;
+  auto once = [&] {
+    Tensor xr = x.clone().requires_grad_(true);
+    autograd::forward_ad::dual_level level;
+    Tensor d = autograd::forward_ad::make_dual(xr, x);
+    Tensor y = exp(d).tanh().sum();
+    Tensor g = autograd::grad({y}, {xr}, {}, std::nullopt, true)[0];
+    return autograd::forward_ad::unpack_dual(g).second.sum().item<double>();
+  };
+  // jvp of grad (a Hessian-vector product) through the transforms.
+  func::UnaryFn f = [&](const Tensor& v) { return tanh(matmul(a, v)).sum(); };
+  auto hvp = [&] {
+    return func::jvp([&](const TensorList& t) { return TensorList{func::grad(f)(t[0])}; }, {x}, {x})
+        .second[0]
+        .sum()
+        .item<double>();
+  };
+  once();
+  hvp();
+  const int64_t before = cpu::memory_stats().allocated;
+  for (int k = 0; k < 20; ++k) {
+    once();
+    hvp();
+  }
+  EXPECT_EQ(cpu::memory_stats().allocated, before);
+}
