@@ -11,6 +11,7 @@
 
 #include <cstring>
 
+#include "core/memory_check.h"
 #include "pyember.h"
 
 namespace ember::python {
@@ -114,7 +115,7 @@ namespace {
 
 py::object to_numpy(py::handle self, bool force) {
   Tensor t = unwrap(self.ptr());
-  check_readable(t, "numpy");
+  check_has_memory(t, "numpy");
   py::handle base = self;
   py::object holder;
   if (force) {

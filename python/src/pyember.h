@@ -79,14 +79,6 @@ class Params {
 extern PyTypeObject* tensor_type;
 /// True for ember.Tensor and its subclasses.
 inline bool is_tensor(PyObject* o) { return PyObject_TypeCheck(o, tensor_type); }
-/// RuntimeError unless `t`'s elements can be read on the host: a batched tensor inside vmap has
-/// no memory of its own (Note [Batched tensors]).
-inline void check_readable(const Tensor& t, const char* op) {
-  EMBER_CHECK(t.numel() == 0 || t.data_ptr() != nullptr, "[", op,
-              "] this tensor has no memory of its own: it is a batched tensor inside vmap, "
-              "whose values cannot be read (or printed) inside the transform. Return it from the "
-              "vmapped function instead.");
-}
 /// The C++ Tensor held by a Python Tensor (precondition: is_tensor(o)).
 Tensor& unwrap(PyObject* o);
 /// A new Python Tensor holding `t` (None for an undefined tensor).

@@ -2,6 +2,7 @@
 #include <cstring>
 
 #include "core/tensor_util.h"
+#include "core/memory_check.h"
 #include "pyember.h"
 
 namespace ember::python {
@@ -47,7 +48,7 @@ PyObject* tolist_rec(const T* data, IntArrayRef sizes, IntArrayRef strides, size
 PyObject* tolist(const Tensor& self) {
   Tensor t = self.resolve_conj();
   if (!t.is_cpu()) t = t.cpu();
-  check_readable(t, "tolist");
+  check_has_memory(t, "tolist");
   PyObject* out = nullptr;
   switch (t.dtype()) {
 #define EMBER_TOLIST_CASE(T, N)                                                       \

@@ -5,6 +5,7 @@
 #include <mutex>
 
 #include "core/kernel_stub.h"
+#include "core/memory_check.h"
 #include "ember/error.h"
 
 namespace ember {
@@ -84,13 +85,16 @@ std::string Device::str() const {
 std::ostream& operator<<(std::ostream& os, const Device& d) { return os << d.str(); }
 std::ostream& operator<<(std::ostream& os, DeviceType t) { return os << device_type_name(t); }
 
-void check_kernel_tensor(const char* name, const Tensor& t) {
+void check_has_memory(const Tensor& t, const char* op) {
   if (!t.defined() || t.numel() == 0) return;
   const TensorImpl* impl = t.unsafeGetTensorImpl();
-  EMBER_CHECK(impl->storage().defined() && impl->storage().data() != nullptr, "[", name,
-              "] a batched tensor of vmap reached a kernel: this op has no batching rule (and "
-              "its body does not go through the call path). Compute it outside vmap.");
+  EMBER_CHECK(impl->storage().defined() && impl->storage().data() != nullptr, "[", op,
+              "] this tensor has no memory of its own: it is a batched tensor inside vmap, whose "
+              "values cannot be read (or printed) inside the transform, and that no kernel may "
+              "see. Return it from the vmapped function, or compute this op outside vmap.");
 }
+
+void check_kernel_tensor(const char* name, const Tensor& t) { check_has_memory(t, name); }
 
 void kernel_not_implemented(const char* name, DeviceType t) {
   EMBER_CHECK_T(NotImplementedError, false, "[", name, "] not implemented for ",

@@ -17,6 +17,7 @@
 #include <sstream>
 #include <vector>
 
+#include "core/memory_check.h"
 #include "ember/tensor.h"
 
 namespace ember {
@@ -216,10 +217,7 @@ std::ostream& operator<<(std::ostream& os, const Tensor& t) {
   if (!t.defined()) return os << "[ Tensor (undefined) ]";
   Tensor src = t.is_complex() ? t.real() : t;
   Tensor d = src.to(Device(kCPU), kDouble).contiguous();
-  EMBER_CHECK(d.numel() == 0 || d.data_ptr() != nullptr,
-              "[print] this tensor has no memory of its own: it is a batched tensor inside vmap, "
-              "which cannot be printed. Return it from the vmapped function and print the "
-              "result.");
+  check_has_memory(d, "print");
   const double* p = static_cast<const double*>(d.data_ptr());
   int64_t nd = t.dim();
   if (nd == 0) {

@@ -206,7 +206,6 @@ RULE(group_norm) {
   const double eps = arg_double(c, 4);
   const bool affine_batched = batched_at(w, l) || batched_at(b, l);
   Tensor x = front(input, l).v;
-  const int64_t n = x.size(0);
   Tensor o = group_norm(x.flatten(0, 1), groups, affine_batched ? Tensor() : w,
                         affine_batched ? Tensor() : b, eps);
   o = wrap0(o.reshape(x.sizes()), l);
@@ -216,7 +215,6 @@ RULE(group_norm) {
     if (w.defined()) o = o * w.reshape(shape);
     if (b.defined()) o = o + b.reshape(shape);
   }
-  (void)n;
   return {o};
 }
 

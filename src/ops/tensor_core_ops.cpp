@@ -3,6 +3,7 @@
 #include <limits>
 
 #include "autograd/record.h"
+#include "core/memory_check.h"
 #include "core/tensor_util.h"
 #include "ember/error.h"
 #include "ember/factory.h"
@@ -312,9 +313,7 @@ T* Tensor::data_ptr() const {
   EMBER_CHECK(defined(), "[data_ptr] undefined tensor");
   EMBER_CHECK(dtype() == scalar_type_of<T>, "[data_ptr] expected scalar type ", scalar_type_of<T>,
               " but found ", dtype());
-  EMBER_CHECK(numel() == 0 || impl_->data() != nullptr,
-              "[data_ptr] this tensor has no memory of its own: it is a batched tensor inside "
-              "vmap, whose data cannot be accessed. Return it from the vmapped function instead.");
+  check_has_memory(*this, "data_ptr");
   return static_cast<T*>(impl_->data());
 }
 #define EMBER_INSTANTIATE_DATA_PTR(T, N) template T* Tensor::data_ptr<T>() const;

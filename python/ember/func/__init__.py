@@ -174,12 +174,11 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
                              "trying to vmap over a function with no inputs. The latter is "
                              "unsupported.")
         flat = _Flat(args)
-        prefix = in_dims if not isinstance(in_dims, tuple) or len(args) > 0 else in_dims
         if isinstance(in_dims, tuple) and len(in_dims) != len(args):
             raise ValueError(f"vmap(in_dims={in_dims!r}, ...)(<inputs>): in_dims is not "
                              f"compatible with the structure of `inputs`. in_dims has structure "
                              f"of {len(in_dims)} entries but inputs has {len(args)}.")
-        per_leaf = _broadcast_prefix(prefix, flat.spec, f"vmap(in_dims={in_dims!r})")
+        per_leaf = _broadcast_prefix(in_dims, flat.spec, f"vmap(in_dims={in_dims!r})")
         for i, x in enumerate(flat.leaves):
             if per_leaf[i] is not None and not _is_tensor(x):
                 raise ValueError(f"vmap(in_dims={in_dims!r}): Got in_dim={per_leaf[i]} for an "
