@@ -10,7 +10,7 @@
   _(asinh) _(acosh) _(atanh) _(sigmoid) _(erf) _(erfc) _(erfinv) \
   _(floor) _(ceil) _(trunc) _(frac) _(bitwise_not) _(logical_not) \
   _(relu) _(relu6) _(selu) _(silu) _(mish) _(softsign) _(hardsigmoid) _(hardswish) \
-  _(tanhshrink) _(logsigmoid)
+  _(tanhshrink) _(logsigmoid) _(lgamma) _(digamma)
 
 /// Unary predicates with a bool result: function, method, `f_out(out, x)`; no in-place form.
 #define EMBER_UNARY_PREDICATE_OPS(_) \

@@ -91,6 +91,10 @@ inline Tensor clamp_min(const Tensor& x, const Tensor& min) { return clamp(x, mi
 inline Tensor clamp_max(const Tensor& x, const Scalar& max) { return clamp(x, std::nullopt, max); }
 inline Tensor clamp_max(const Tensor& x, const Tensor& max) { return clamp(x, std::nullopt, max); }
 Tensor logit(const Tensor& x, std::optional<double> eps = std::nullopt);
+/// The n-th derivative of digamma (n >= 0; polygamma(0, x) is digamma), as torch.polygamma.
+Tensor polygamma(int64_t n, const Tensor& x);
+/// The multivariate log-gamma of dimension p >= 1 (every element must exceed (p - 1) / 2).
+Tensor mvlgamma(const Tensor& x, int64_t p);
 Tensor nan_to_num(const Tensor& x, std::optional<double> nan = std::nullopt,
                   std::optional<double> posinf = std::nullopt,
                   std::optional<double> neginf = std::nullopt);

@@ -52,4 +52,20 @@ Tensor normal(double mean, const Tensor& std, std::optional<Generator> gen = std
 Tensor normal(double mean, double std, IntArrayRef sizes,
               std::optional<Generator> gen = std::nullopt, const TensorOptions& opts = {});
 
+/// Samples of Gamma(alpha, 1), elementwise (alpha floating, positive), as torch._standard_gamma.
+/// Differentiable in alpha by implicit reparameterisation (d sample / d alpha).
+Tensor _standard_gamma(const Tensor& alpha, std::optional<Generator> gen = std::nullopt);
+/// d output / d self of Gamma(self, 1) samples `output` at fixed CDF (implicit
+/// reparameterisation), as torch._standard_gamma_grad(alpha, sample).
+Tensor _standard_gamma_grad(const Tensor& self, const Tensor& output);
+/// Dirichlet samples over the last dim of `alpha` (positive), as torch._sample_dirichlet.
+Tensor _sample_dirichlet(const Tensor& alpha, std::optional<Generator> gen = std::nullopt);
+/// d x / d alpha of Dirichlet samples at fixed marginal CDF, as torch._dirichlet_grad.
+Tensor _dirichlet_grad(const Tensor& x, const Tensor& alpha, const Tensor& total);
+/// Poisson samples with rates `rates` (non-negative), elementwise, in rates' dtype.
+Tensor poisson(const Tensor& rates, std::optional<Generator> gen = std::nullopt);
+/// Binomial samples of `count` trials with probability `prob`, elementwise (broadcast).
+Tensor binomial(const Tensor& count, const Tensor& prob,
+                std::optional<Generator> gen = std::nullopt);
+
 }  // namespace ember

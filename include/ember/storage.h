@@ -1,6 +1,8 @@
 #pragma once
 /// Storage: a reference-counted block of device memory shared by a tensor and its views.
 
+#include <utility>
+
 #include "ember/allocator.h"
 #include "ember/intrusive_ptr.h"
 
@@ -15,6 +17,13 @@ class StorageImpl : public intrusive_ptr_target {
   size_t nbytes() const { return nbytes_; }
   Device device() const { return data_.device(); }
   Allocator* allocator() const { return allocator_; }  ///< null for from_blob memory
+  /// Replaces the memory (same size) behind every tensor of this storage, e.g. to move it into
+  /// shared memory; returns the old block. The caller copies the bytes and keeps views valid.
+  DataPtr exchange_data(DataPtr data, Allocator* alloc) {
+    std::swap(data_, data);
+    allocator_ = alloc;
+    return data;
+  }
 
  private:
   DataPtr data_;

@@ -281,6 +281,10 @@ class Tensor {
   }
   Tensor logit(std::optional<double> eps = std::nullopt) const;
   Tensor& logit_(std::optional<double> eps = std::nullopt);
+  Tensor polygamma(int64_t n) const;
+  Tensor& polygamma_(int64_t n);
+  Tensor mvlgamma(int64_t p) const;
+  Tensor& mvlgamma_(int64_t p);
   Tensor nan_to_num(std::optional<double> nan = std::nullopt,
                     std::optional<double> posinf = std::nullopt,
                     std::optional<double> neginf = std::nullopt) const;

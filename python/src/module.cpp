@@ -43,6 +43,11 @@ PYBIND11_MODULE(_C, m) {
   init_data(m);
   init_serialize(m);
   init_profiler(m);
+  init_random_dist(m);
+  init_distributions(m);
+  init_shared_memory(m);
+  init_pickle(m);
+  init_vision(m);
   m.attr("__version__") = ember::kVersion;
   m.attr("_cpu_capability") = ember::cpu_capability();
   m.def("_cuda_is_available", [] { return ember::cuda_is_available(); });

@@ -212,6 +212,11 @@ void init_optim(py::module_& m);        // _C._optim: multi-tensor optimizer ste
 void init_data(py::module_& m);         // _C._data: IDX reader, image transforms
 void init_serialize(py::module_& m);    // _C._serialize: safetensors save/load
 void init_profiler(py::module_& m);     // _C._profiler: sessions, ranges, schedules, tables
+void init_random_dist(py::module_& m);  // gamma-family ops and the distribution samplers
+void init_distributions(py::module_& m);  // _C._distributions: C++ distribution kernels
+void init_shared_memory(py::module_& m);  // _C._shm: shared-memory storages, fd handles
+void init_pickle(py::module_& m);       // _C._pickle: PyTorch zip/pickle checkpoints
+void init_vision(py::module_& m);       // _C._vision: PNG/JPEG codecs
 void init_call_path(py::module_& m);    // _C._call_path: the op list, call-path test hooks
 void init_func(py::module_& m);         // _C._func: grad, vjp, jvp, vmap, jacobians
 void init_fast_properties();            // C getters for shape, dtype, ndim (after init_tensor)

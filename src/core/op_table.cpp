@@ -43,6 +43,7 @@ constexpr OpDef kOps[] = {
                                                                               R::IntToFloatNoBool)
                                                                         EMBER_ROW(logsigmoid, 1,
                                                                                   R::Keep)
+    EMBER_ROW(lgamma, 1, R::IntToFloat) EMBER_ROW(digamma, 1, R::IntToFloat)
     // predicates: EMBER_UNARY_PREDICATE_OPS
     EMBER_ROW(isnan, 1, R::Predicate) EMBER_ROW(isinf, 1, R::Predicate)
         EMBER_ROW(isfinite, 1, R::Predicate) EMBER_ROW(isposinf, 1, R::Predicate)
@@ -78,7 +79,8 @@ constexpr OpDef kOps[] = {
                                         EMBER_ROW(isclose, 2, R::Predicate)
                                             EMBER_ROW(conj_physical, 1, R::Keep)
                                                 EMBER_ROW(clamp_tensor, 3, R::Keep) EMBER_ROW(
-                                                    copy, 1, R::Keep) EMBER_ROW(fill, 0, R::Keep)};
+                                                    copy, 1, R::Keep) EMBER_ROW(fill, 0, R::Keep)
+    EMBER_ROW(polygamma, 1, R::IntToFloat) EMBER_ROW(mvlgamma, 1, R::IntToFloat)};
 #undef EMBER_ROW
 static_assert(sizeof(kOps) / sizeof(kOps[0]) == kNumElementwiseOps,
               "every OpId needs exactly one row in kOps (same order)");

@@ -22,7 +22,8 @@ namespace ember {
   _(add) _(sub) _(div_trunc) _(div_floor) _(round_decimals) _(clamp) _(logit)          \
   _(nan_to_num) _(leaky_relu) _(elu) _(celu) _(gelu) _(gelu_tanh) _(softplus)          \
   _(hardtanh) _(hardshrink) _(softshrink) _(threshold) _(lerp_scalar) _(lerp_tensor)   \
-  _(addcmul) _(addcdiv) _(where) _(isclose) _(conj_physical) _(clamp_tensor) _(copy) _(fill)
+  _(addcmul) _(addcdiv) _(where) _(isclose) _(conj_physical) _(clamp_tensor) _(copy) _(fill) \
+  _(polygamma) _(mvlgamma)
 
 #include "core/op_list.def"
 

@@ -96,6 +96,8 @@ GradKind elementwise_grad_kind(OpId op) {
     case OpId::hardswish:
     case OpId::tanhshrink:
     case OpId::logsigmoid:
+    case OpId::lgamma:
+    case OpId::digamma:
     // binary
     case OpId::mul:
     case OpId::true_divide:
@@ -116,6 +118,8 @@ GradKind elementwise_grad_kind(OpId op) {
     case OpId::sub:
     case OpId::clamp:
     case OpId::logit:
+    case OpId::polygamma:
+    case OpId::mvlgamma:
     case OpId::nan_to_num:
     case OpId::leaky_relu:
     case OpId::elu:
@@ -216,11 +220,15 @@ uint8_t elementwise_saves(OpId op) {
     case OpId::hardswish:
     case OpId::tanhshrink:
     case OpId::logsigmoid:
+    case OpId::lgamma:
+    case OpId::digamma:
     // binary
     case OpId::nextafter:
     // the other elementwise ops
     case OpId::clamp:
     case OpId::logit:
+    case OpId::polygamma:
+    case OpId::mvlgamma:
     case OpId::nan_to_num:
     case OpId::leaky_relu:
     case OpId::elu:
@@ -344,6 +352,10 @@ Tensor elementwise_partial(OpId op, int k, const Tensor* x, const Tensor& o, con
     }
     case OpId::logsigmoid:
       return sigmoid(-a);
+    case OpId::lgamma:
+      return digamma(a);
+    case OpId::digamma:
+      return polygamma(1, a);
     // ---- binary ----
     case OpId::mul:
       return k == 0 ? b : a;
@@ -410,6 +422,15 @@ Tensor elementwise_partial(OpId op, int k, const Tensor* x, const Tensor& o, con
       if (eps < 0)
         return where(logical_or(lt(a, cst(0)), gt(a, cst(1))), cst(NAN), d).to(a.dtype());
       return where(logical_or(lt(a, cst(eps)), gt(a, cst(1 - eps))), zeros_like(d), d);
+    }
+    case OpId::polygamma:
+      return polygamma(p.s[0].toLong() + 1, a);
+    case OpId::mvlgamma: {
+      // d/dx log Γ_p(x) = Σ_{i<p} ψ(x - i/2).
+      int64_t dim = p.s[0].toLong();
+      Tensor d = digamma(a);
+      for (int64_t i = 1; i < dim; ++i) d = d + digamma(a - cst(0.5 * double(i)));
+      return d;
     }
     case OpId::nan_to_num:
       return as(isfinite(a), a);

@@ -4,6 +4,7 @@
 // in the order activation_ops.cpp writes them. Formulas and NaN / signed-zero behaviour follow
 // PyTorch 1.13's CPU kernels; the vector forms keep the same selects so that both paths agree.
 #include "kernels/cpu/elementwise/loops.h"
+#include "kernels/cpu/elementwise/gamma_math.h"
 #include "kernels/cpu/elementwise/math_functors.h"
 
 namespace ember::cpu::EMBER_CPU_CAP {
@@ -221,6 +222,30 @@ struct LogitBf16 : Logit<C> {
   }
 };
 
+// The gamma family (gamma_math.h), evaluated in double. polygamma's param is n, mvlgamma's p.
+template <class C>
+struct Lgamma {
+  explicit Lgamma(const OpParams&) {}
+  C operator()(C x) const { return C(math::lgamma_d(double(x))); }
+};
+template <class C>
+struct Digamma {
+  explicit Digamma(const OpParams&) {}
+  C operator()(C x) const { return C(math::digamma_d(double(x))); }
+};
+template <class C>
+struct Polygamma {
+  int64_t n;
+  explicit Polygamma(const OpParams& p) : n(p.s[0].toLong()) {}
+  C operator()(C x) const { return C(math::polygamma_d(n, double(x))); }
+};
+template <class C>
+struct Mvlgamma {
+  int64_t dim;
+  explicit Mvlgamma(const OpParams& p) : dim(p.s[0].toLong()) {}
+  C operator()(C x) const { return C(math::mvlgamma_d(double(x), dim)); }
+};
+
 // nan_to_num (params: nan, posinf, neginf, already resolved to the dtype's limits by the op);
 // the identity on bool and integers.
 template <class C>
@@ -356,6 +381,10 @@ void register_activation_kernels(KernelTable& t) {
   reg<RoundDecimalsBf16, 1>(t, O::round_decimals, TypeList<BFloat16>{});
   reg<Logit, 1>(t, O::logit, FloatOnly{});
   reg<LogitBf16, 1>(t, O::logit, TypeList<BFloat16>{});
+  reg<Lgamma, 1>(t, O::lgamma, BF16Float{});
+  reg<Digamma, 1>(t, O::digamma, BF16Float{});
+  reg<Polygamma, 1>(t, O::polygamma, BF16Float{});
+  reg<Mvlgamma, 1>(t, O::mvlgamma, BF16Float{});
   reg<NanToNum, 1>(t, O::nan_to_num, BoolType{}, IntTypes{}, FloatTypes{});
   reg<LeakyRelu, 1>(t, O::leaky_relu, BF16Float{});
   reg<Elu, 1>(t, O::elu, BF16Float{});
