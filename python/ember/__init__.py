@@ -142,28 +142,43 @@ def _new_tensor(self, data, *, dtype=None, device=None, requires_grad=False):
 Tensor.new_full = _new_full
 Tensor.new_tensor = _new_tensor
 
-_LEGACY_NAMES = {
-    float32: "FloatTensor", float64: "DoubleTensor", float16: "HalfTensor",  # noqa: F405
-    bfloat16: "BFloat16Tensor", int64: "LongTensor", int32: "IntTensor",  # noqa: F405
-    int16: "ShortTensor", int8: "CharTensor", uint8: "ByteTensor",  # noqa: F405
-    bool: "BoolTensor", complex64: "ComplexFloatTensor",  # noqa: F405
-    complex128: "ComplexDoubleTensor",  # noqa: F405
-}
+from ember import _legacy  # noqa: E402
+from ember import cuda  # noqa: E402
+
+_LEGACY_NAMES = _legacy.install(globals(), cuda)
+_legacy.install_predicates(Tensor)
 
 
 def _type(self, dtype=None, non_blocking=False, **kwargs):
     """With no dtype, the legacy type name ('ember.FloatTensor'); else a converted tensor."""
     if dtype is None:
-        return "ember." + _LEGACY_NAMES[self.dtype]
-    if isinstance(dtype, str):
-        for dt, name in _LEGACY_NAMES.items():
-            if dtype.endswith(name):
-                return self.to(dt, non_blocking=non_blocking)
-        raise ValueError(f"invalid type: '{dtype}'")
+        prefix = "ember.cuda." if self.device.type == "cuda" else "ember."
+        return prefix + _LEGACY_NAMES[self.dtype]
+    legacy = _legacy.legacy_type_of(dtype)
+    if legacy is not None:
+        dt, device_type = legacy
+        if device_type != self.device.type:
+            return self.to(device=device_type, dtype=dt, non_blocking=non_blocking)
+        return self.to(dt, non_blocking=non_blocking)
     return self.to(dtype, non_blocking=non_blocking)
 
 
 Tensor.type = _type
+
+
+def set_default_tensor_type(t):
+    """Sets the default floating dtype from a legacy type (`ember.DoubleTensor`) or its name."""
+    legacy = _legacy.legacy_type_of(t)
+    if legacy is None:
+        raise TypeError(f"invalid type: {t!r} (expected a legacy tensor type such as "
+                        "ember.DoubleTensor or 'torch.DoubleTensor')")
+    dt, device_type = legacy
+    if not dt.is_floating_point:
+        raise TypeError("only floating-point types are supported as the default type")
+    if device_type != "cpu":
+        raise RuntimeError("set_default_tensor_type: ember's default device is the CPU; "
+                           f"{device_type} default tensors are not supported")
+    set_default_dtype(dt)  # noqa: F405
 
 
 def _array_wrap(self, array, context=None, return_scalar=False):
@@ -179,6 +194,7 @@ from ember.autograd.grad_mode import (  # noqa: E402,F401
     is_inference_mode_enabled)
 from ember.autograd.anomaly_mode import is_anomaly_enabled  # noqa: E402,F401
 from ember import cuda, linalg, nn, optim, profiler, special, utils, vision  # noqa: E402,F401
+from ember import backends, distributed, onnx  # noqa: E402,F401
 from ember import func  # noqa: E402,F401
 from ember.func import vmap  # noqa: E402,F401  (torch.vmap)
 from ember.serialization import load, save  # noqa: E402,F401
