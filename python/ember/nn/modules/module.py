@@ -355,6 +355,12 @@ class Module:
                     g.zero_()
 
     def share_memory(self):
+        """Moves every parameter and buffer to shared memory in place (see
+        Tensor.share_memory_); returns self."""
+        for p in self.parameters():
+            p.share_memory_()
+        for b in self.buffers():
+            b.share_memory_()
         return self
 
     # ---- conversion ----
