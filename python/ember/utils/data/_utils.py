@@ -53,6 +53,12 @@ def default_collate(batch):
     elem = batch[0]
     elem_type = type(elem)
     if isinstance(elem, ember.Tensor):
+        if _process_worker_info is not None and elem.device.type == "cpu" \
+                and all(b.dtype == elem.dtype and not b.requires_grad for b in batch):
+            # In a worker process the batch is built in shared memory, so sending it to the
+            # main process copies nothing more.
+            out = ember._C._shm.empty([len(batch)] + list(elem.shape), elem.dtype)
+            return ember.stack(batch, 0, out=out)
         return ember.stack(batch, 0)
     if type(elem).__module__ == "numpy" and elem_type.__name__ != "str_" \
             and elem_type.__name__ != "string_":
@@ -93,26 +99,45 @@ def default_collate(batch):
 
 
 class WorkerInfo:
-    """What a worker thread knows about itself (torch.utils.data.get_worker_info())."""
+    """What a DataLoader worker knows about itself (torch.utils.data.get_worker_info()):
+    id, num_workers, seed and its copy of the dataset. Read-only."""
 
-    def __init__(self, id, num_workers, seed, dataset):
-        self.id = id
-        self.num_workers = num_workers
-        self.seed = seed
-        self.dataset = dataset
+    __initialized = False
+
+    def __init__(self, **kwargs):
+        for k, v in kwargs.items():
+            setattr(self, k, v)
+        self.__keys = tuple(kwargs.keys())
+        self.__initialized = True
+
+    def __setattr__(self, key, val):
+        if self.__initialized:
+            raise RuntimeError(f"Cannot assign attributes to {self.__class__.__name__} objects")
+        return super().__setattr__(key, val)
 
     def __repr__(self):
-        return (f"WorkerInfo(id={self.id}, num_workers={self.num_workers}, "
-                f"seed={self.seed}, dataset={self.dataset!r})")
+        items = ", ".join(f"{k}={getattr(self, k)!r}" for k in self.__keys)
+        return f"{self.__class__.__name__}({items})"
 
 
 _worker_local = threading.local()
+_process_worker_info = None
 
 
 def get_worker_info():
-    """The WorkerInfo of the calling DataLoader worker thread; None on other threads."""
-    return getattr(_worker_local, "info", None)
+    """The WorkerInfo of the calling DataLoader worker (process or thread); None elsewhere."""
+    info = getattr(_worker_local, "info", None)
+    return info if info is not None else _process_worker_info
 
 
 def _set_worker_info(info):
     _worker_local.info = info
+
+
+def _set_process_worker_info(info):
+    global _process_worker_info
+    _process_worker_info = info
+
+
+def _in_worker_process():
+    return _process_worker_info is not None

@@ -1,11 +1,20 @@
-"""DataLoader with torch.utils.data.DataLoader's signature. Workers are threads (ember ops
-release the GIL on large tensors), prefetching up to num_workers * prefetch_factor batches and
-returning them in sampler order."""
+"""DataLoader with torch.utils.data.DataLoader's signature. With num_workers > 0 the batches
+are made by worker processes (multiprocessing_context: a start method name or a context; the
+default context when None), prefetching up to num_workers * prefetch_factor batches, returned
+in sampler order through shared memory. multiprocessing_context="thread" uses worker threads in
+this process instead (ember ops release the GIL on large tensors)."""
 
+import itertools
+import multiprocessing
+import multiprocessing.connection
+import signal
 import threading
+import time
+from multiprocessing.reduction import ForkingPickler
 
 import ember
 from ember.utils.data import _utils
+from ember.utils.data import _worker
 from ember.utils.data.dataset import IterableDataset
 from ember.utils.data.sampler import BatchSampler, RandomSampler, SequentialSampler
 
@@ -19,8 +28,8 @@ class _InfiniteConstantSampler:
 
 
 class DataLoader:
-    """Iterates a dataset in batches (see torch.utils.data.DataLoader). `pin_memory`,
-    `multiprocessing_context` and `pin_memory_device` are accepted and ignored."""
+    """Iterates a dataset in batches (see torch.utils.data.DataLoader). `pin_memory` and
+    `pin_memory_device` are accepted and have no effect on CPU tensors."""
 
     def __init__(self, dataset, batch_size=1, shuffle=None, sampler=None, batch_sampler=None,
                  num_workers=0, collate_fn=None, pin_memory=False, drop_last=False, timeout=0,
@@ -45,6 +54,7 @@ class DataLoader:
         self.worker_init_fn = worker_init_fn
         self.persistent_workers = persistent_workers
         self.generator = generator
+        self.multiprocessing_context = multiprocessing_context
         self._iterable = isinstance(dataset, IterableDataset)
         if self._iterable:
             if shuffle not in (None, False):
@@ -87,6 +97,34 @@ class DataLoader:
                           else _utils.default_convert)
         self.collate_fn = collate_fn
         self._persistent = None
+
+    @property
+    def multiprocessing_context(self):
+        return self._multiprocessing_context
+
+    @multiprocessing_context.setter
+    def multiprocessing_context(self, context):
+        if context is not None:
+            if self.num_workers == 0:
+                raise ValueError("multiprocessing_context can only be used with multi-process "
+                                 "loading (num_workers > 0), but got num_workers=0")
+            if isinstance(context, str):
+                valid = multiprocessing.get_all_start_methods() + ["thread"]
+                if context not in valid:
+                    raise ValueError("multiprocessing_context option should specify a valid "
+                                     f"start method in {valid!r}, but got "
+                                     f"multiprocessing_context={context!r}")
+                if context != "thread":
+                    context = multiprocessing.get_context(context)
+            elif not isinstance(context, multiprocessing.context.BaseContext):
+                raise TypeError("multiprocessing_context option should be a valid context object "
+                                "or a string specifying the start method, but got "
+                                f"multiprocessing_context={context}")
+        self._multiprocessing_context = context
+
+    @property
+    def _uses_threads(self):
+        return self._multiprocessing_context == "thread"
 
     @property
     def _auto_collation(self):
@@ -134,14 +172,22 @@ class DataLoader:
         base_seed = int(ember.randint(0, 2**62, (1,), generator=self.generator).item())
         if self.num_workers == 0:
             return self._single_iter()
+        if self._uses_threads:
+            if self.persistent_workers:
+                if self._persistent is None:
+                    self._persistent = _WorkerPool(self, base_seed)
+                self._persistent.start_epoch()
+                return self._persistent.iterate()
+            pool = _WorkerPool(self, base_seed)
+            pool.start_epoch()
+            return pool.iterate(close=True)
         if self.persistent_workers:
             if self._persistent is None:
-                self._persistent = _WorkerPool(self, base_seed)
-            self._persistent.start_epoch()
-            return self._persistent.iterate()
-        pool = _WorkerPool(self, base_seed)
-        pool.start_epoch()
-        return pool.iterate(close=True)
+                self._persistent = _ProcessIter(self, base_seed)
+            else:
+                self._persistent._reset(self)
+            return self._persistent
+        return _ProcessIter(self, base_seed)
 
     def _single_iter(self):
         if self._iterable:
@@ -154,6 +200,186 @@ class DataLoader:
     def __del__(self):
         if getattr(self, "_persistent", None) is not None:
             self._persistent.close()
+
+
+def _worker_failure(worker_id, process):
+    code = process.exitcode
+    if code is not None and code < 0:
+        try:
+            name = signal.Signals(-code).name
+        except ValueError:
+            name = f"signal {-code}"
+        return (f"DataLoader worker {worker_id} (pid {process.pid}) was killed by signal "
+                f"{name}")
+    return (f"DataLoader worker {worker_id} (pid {process.pid}) exited unexpectedly with exit "
+            f"code {code}")
+
+
+class _ProcessIter:
+    """Batches made by worker processes. Requests (number, index) go round-robin to the
+    workers' index queues, at most num_workers * prefetch_factor ahead; results come back on
+    one queue as pickled bytes and are returned in request order. A worker that dies, or a
+    timeout, raises here; close() stops the workers."""
+
+    def __init__(self, loader, base_seed):
+        ctx = loader.multiprocessing_context or multiprocessing
+        self._persistent = loader.persistent_workers
+        self._num_workers = loader.num_workers
+        self._index_sampler = loader._index_sampler
+        self._timeout = loader.timeout
+        self._capacity = loader.num_workers * loader.prefetch_factor
+        self._closed = False
+        self._workers, self._index_queues = [], []
+        self._data_queue = ctx.Queue()
+        self._done_event = ctx.Event()
+        try:
+            for wid in range(self._num_workers):
+                q = ctx.Queue()
+                q.cancel_join_thread()  # exiting never waits on a dead worker's pipe
+                w = ctx.Process(
+                    target=_worker.worker_loop,
+                    args=(loader._iterable, loader.dataset, q, self._data_queue, self._done_event,
+                          loader._auto_collation, loader.collate_fn, loader.drop_last, base_seed,
+                          loader.worker_init_fn, wid, self._num_workers),
+                    daemon=True)
+                self._index_queues.append(q)
+                w.start()
+                self._workers.append(w)
+            self._start_epoch(first=True)
+        except BaseException:
+            self.close()
+            raise
+
+    def __iter__(self):
+        return self
+
+    def __len__(self):
+        return len(self._index_sampler)
+
+    def _reset(self, loader):
+        self._index_sampler = loader._index_sampler
+        self._start_epoch(first=False)
+
+    def _start_epoch(self, first):
+        self._sampler_iter = iter(self._index_sampler)
+        self._send_number = 0  # number of the next request
+        self._rcvd_number = 0  # number of the next batch to return
+        self._task_worker = {}  # request number -> worker id, until returned
+        self._early = {}  # request number -> data that arrived before its turn
+        self._active = [True] * self._num_workers
+        self._next_worker = itertools.cycle(range(self._num_workers))
+        if not first:
+            # A worker answers ResumeIteration after whatever it still had from the last epoch;
+            # those stale results are dropped.
+            for q in self._index_queues:
+                q.put(_worker.ResumeIteration())
+            waiting = self._num_workers
+            while waiting:
+                _, data = self._get()
+                if isinstance(data, _worker.ResumeIteration):
+                    waiting -= 1
+        for _ in range(self._capacity):
+            self._put_index()
+
+    def _put_index(self):
+        for _ in range(self._num_workers):
+            wid = next(self._next_worker)
+            if self._active[wid]:
+                break
+        else:
+            return
+        try:
+            index = next(self._sampler_iter)
+        except StopIteration:
+            return
+        self._index_queues[wid].put((self._send_number, index))
+        self._task_worker[self._send_number] = wid
+        self._send_number += 1
+
+    def _get(self):
+        """The next (number, data) from any worker; raises when a worker died or on timeout."""
+        reader = self._data_queue._reader
+        deadline = time.monotonic() + self._timeout if self._timeout > 0 else None
+        while True:
+            remaining = None
+            if deadline is not None:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    raise RuntimeError(f"DataLoader timed out after {self._timeout} seconds")
+            sentinels = [w.sentinel for w in self._workers]
+            ready = multiprocessing.connection.wait([reader] + sentinels, remaining)
+            if reader in ready or reader.poll():
+                return ForkingPickler.loads(self._data_queue.get())
+            for wid, w in enumerate(self._workers):
+                if w.sentinel in ready:
+                    w.join(1.0)
+                    msg = _worker_failure(wid, w)
+                    self.close()
+                    raise RuntimeError(msg)
+
+    def __next__(self):
+        if self._closed:
+            raise StopIteration
+        while True:
+            # Skip the requests of workers whose iterable ended (their answer never comes).
+            while self._rcvd_number < self._send_number:
+                wid = self._task_worker[self._rcvd_number]
+                if self._rcvd_number in self._early or self._active[wid]:
+                    break
+                del self._task_worker[self._rcvd_number]
+                self._rcvd_number += 1
+            else:
+                if not self._persistent:
+                    self.close()
+                raise StopIteration
+            if self._rcvd_number in self._early:
+                return self._deliver(self._early.pop(self._rcvd_number))
+            number, data = self._get()
+            if isinstance(data, _worker.IterableStopped):
+                self._active[data.worker_id] = False
+                self._put_index()
+                continue
+            if isinstance(data, _worker.ResumeIteration):
+                continue
+            if number == self._rcvd_number:
+                return self._deliver(data)
+            self._early[number] = data
+
+    def _deliver(self, data):
+        del self._task_worker[self._rcvd_number]
+        self._rcvd_number += 1
+        self._put_index()
+        if isinstance(data, _worker.ExceptionWrapper):
+            if not self._persistent:
+                self.close()
+            data.reraise()
+        return data
+
+    def close(self):
+        """Stops the workers (one that does not exit in time is terminated)."""
+        if self._closed:
+            return
+        self._closed = True
+        try:
+            self._done_event.set()
+            for q, w in zip(self._index_queues, self._workers):
+                if w.is_alive():
+                    q.put(None)
+            for w in self._workers:
+                w.join(timeout=2 * _worker.STATUS_CHECK_INTERVAL)
+        finally:
+            for w in self._workers:
+                if w.is_alive():
+                    w.terminate()
+                    w.join()
+            for q in self._index_queues:
+                q.close()
+            self._data_queue.cancel_join_thread()
+            self._data_queue.close()
+
+    def __del__(self):
+        if not getattr(self, "_closed", True):
+            self.close()
 
 
 class _WorkerPool:
@@ -192,7 +418,8 @@ class _WorkerPool:
             self.cv.notify_all()
 
     def _run(self, wid, num_workers, seed):
-        _utils._set_worker_info(_utils.WorkerInfo(wid, num_workers, seed, self.loader.dataset))
+        _utils._set_worker_info(_utils.WorkerInfo(id=wid, num_workers=num_workers, seed=seed,
+                                                   dataset=self.loader.dataset))
         if self.loader.worker_init_fn is not None:
             self.loader.worker_init_fn(wid)
         iterable = self.loader._iterable
