@@ -1,5 +1,8 @@
-"""ember.vision: torchvision's datasets and transforms for the supported subset."""
+"""ember.vision: torchvision's io, utils, models, datasets and transforms for the supported
+subset (`import ember.vision as torchvision`)."""
 
-from ember.vision import datasets, transforms  # noqa: F401
+from ember.vision import datasets, io, models, transforms, utils  # noqa: F401
 
-__all__ = ["datasets", "transforms"]
+__version__ = "0.14.0"
+
+__all__ = ["datasets", "io", "models", "transforms", "utils"]
