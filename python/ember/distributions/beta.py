@@ -42,7 +42,7 @@ class Beta(ExponentialFamily):
 
     @property
     def mode(self):
-        return self._dirichlet.mode[..., 0]
+        return self._dirichlet.mode.select(-1, 0)
 
     @property
     def variance(self):
@@ -61,13 +61,21 @@ class Beta(ExponentialFamily):
     def entropy(self):
         return self._dirichlet.entropy()
 
+    # Note [Views of expanded parameters]
+    # After expand() the concentration is a stride-0 view; the gradient of a view that keeps
+    # stride-0 dims is overcounted by ember's view backward, so it is made contiguous first.
+
+    def _concentration(self):
+        c = self._dirichlet.concentration
+        return c if c.is_contiguous() else c.contiguous()
+
     @property
     def concentration1(self):
-        return self._dirichlet.concentration[..., 0]
+        return self._concentration().select(-1, 0)
 
     @property
     def concentration0(self):
-        return self._dirichlet.concentration[..., 1]
+        return self._concentration().select(-1, 1)
 
     @property
     def _natural_params(self):

@@ -32,6 +32,20 @@ class Constraint:
         return self.__class__.__name__[1:] + "()"
 
 
+def _all_rightmost(mask, n):
+    """``mask.all()`` over the ``n`` rightmost dims (zero-size batches included)."""
+    shape = tuple(mask.shape)
+    cut = len(shape) - n
+    numel = 1
+    for s in shape[cut:]:
+        numel *= s
+    return mask.reshape(shape[:cut] + (numel,)).all(-1)
+
+
+def _all_last2(mask):
+    return _all_rightmost(mask, 2)
+
+
 class _Dependent(Constraint):
     """Placeholder for a constraint that depends on other parameters of a distribution."""
 
@@ -115,7 +129,7 @@ class _IndependentConstraint(Constraint):
             raise ValueError(f"Expected value.dim() >= {expected} but got {value.dim()}")
         if n == 0:
             return result
-        return result.reshape(tuple(result.shape[:result.dim() - n]) + (-1,)).all(-1)
+        return _all_rightmost(result, n)
 
     def __repr__(self):
         return f"{self.__class__.__name__[1:]}({self.base_constraint!r}, " \
@@ -274,8 +288,6 @@ class _Multinomial(Constraint):
         return (x >= 0).all(-1) & (x.sum(-1) <= self.upper_bound)
 
 
-def _all_last2(mask):
-    return mask.reshape(tuple(mask.shape[:-2]) + (-1,)).all(-1)
 
 
 class _LowerTriangular(Constraint):

@@ -57,17 +57,18 @@ class LowRankMultivariateNormal(Distribution):
         if cov_diag.shape[-1:] != event_shape:
             raise ValueError(f"cov_diag must be a batch of vectors with shape {event_shape}")
 
-        loc_ = loc.unsqueeze(-1)
-        cov_diag_ = cov_diag.unsqueeze(-1)
         try:
-            loc_, self.cov_factor, cov_diag_ = ember.broadcast_tensors(loc_, cov_factor,
-                                                                       cov_diag_)
+            batch_shape = ember.Size(ember.broadcast_shapes(
+                tuple(loc.shape[:-1]), tuple(cov_factor.shape[:-2]),
+                tuple(cov_diag.shape[:-1])))
         except (RuntimeError, ValueError) as e:
             raise ValueError(f"Incompatible batch shapes: loc {loc.shape}, cov_factor "
                              f"{cov_factor.shape}, cov_diag {cov_diag.shape}") from e
-        self.loc = loc_[..., 0]
-        self.cov_diag = cov_diag_[..., 0]
-        batch_shape = self.loc.shape[:-1]
+        # Expanded straight from the parameters (no views of broadcast tensors: see
+        # Note [Views of expanded parameters] in beta.py).
+        self.loc = loc.expand(tuple(batch_shape + event_shape))
+        self.cov_diag = cov_diag.expand(tuple(batch_shape + event_shape))
+        self.cov_factor = cov_factor.expand(tuple(batch_shape + cov_factor.shape[-2:]))
 
         self._unbroadcasted_cov_factor = cov_factor
         self._unbroadcasted_cov_diag = cov_diag

@@ -43,8 +43,12 @@ def _sum_rightmost(value, dim):
     """Sums out the ``dim`` rightmost dimensions of ``value``."""
     if dim == 0:
         return value
-    required_shape = tuple(value.shape[:value.dim() - dim]) + (-1,)
-    return value.reshape(required_shape).sum(-1)
+    shape = tuple(value.shape)
+    cut = len(shape) - dim
+    numel = 1
+    for s in shape[cut:]:
+        numel *= s
+    return value.reshape(shape[:cut] + (numel,)).sum(-1)
 
 
 def logits_to_probs(logits, is_binary=False):
