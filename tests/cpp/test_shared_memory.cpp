@@ -33,7 +33,10 @@ int open_fd_count() {
 template <class F>
 int in_child(F child) {
   pid_t pid = fork();
-  if (pid == 0) _exit(child() ? 0 : 1);
+  if (pid == 0) {
+    alarm(30);  // a hang fails the test (SIGALRM) instead of blocking the suite
+    _exit(child() ? 0 : 1);
+  }
   int status = 0;
   waitpid(pid, &status, 0);
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);

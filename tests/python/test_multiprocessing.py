@@ -110,10 +110,10 @@ def test_sharing_strategy_api():
 
 # ---- across processes ----
 
-def _echo_child(inq, outq):
-    # Receives (t, t[2:], event); checks one storage; writes; sends a view back; then checks
-    # the parent's write.
-    t, tail, ready = inq.get(timeout=TIMEOUT)
+def _echo_child(inq, outq, ready):
+    # Receives (t, t[2:]); checks one storage; writes; sends a view back; then checks the
+    # parent's write.
+    t, tail = inq.get(timeout=TIMEOUT)
     ok = t.is_shared() and tail.data_ptr() == t.data_ptr() + 2 * t.element_size()
     t.add_(1)
     outq.put((ok, t[1:]))
@@ -126,10 +126,10 @@ def test_queue_transfer_sees_writes_both_ways(method):
     ctx = mp.get_context(method)
     inq, outq = ctx.Queue(), ctx.Queue()
     ready = ctx.Event()
-    p = ctx.Process(target=_echo_child, args=(inq, outq))
+    p = ctx.Process(target=_echo_child, args=(inq, outq, ready))
     p.start()
     t = ember.arange(6.0)
-    inq.put((t, t[2:], ready))
+    inq.put((t, t[2:]))
     ok, back = outq.get(timeout=TIMEOUT)
     assert ok
     assert t.is_shared() and t.tolist() == [1.0, 2.0, 3.0, 4.0, 5.0, 6.0]
