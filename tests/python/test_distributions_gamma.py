@@ -26,6 +26,8 @@ needs_lgamma = pytest.mark.skipif(not HAS_LGAMMA, reason="ember.lgamma/digamma n
 needs_samplers = pytest.mark.skipif(not (HAS_LGAMMA and HAS_SAMPLERS),
                                     reason="ember gamma/Dirichlet/Poisson/binomial samplers "
                                            "not built")
+# torch's own Wishart sampler warns about singular float32 draws; not ember's concern here.
+pytestmark = pytest.mark.filterwarnings("ignore:Singular sample detected")
 
 _rng = np.random.default_rng(99)
 CONC = _rng.uniform(0.3, 4.0, size=(3, 2))
@@ -33,6 +35,8 @@ RATE = _rng.uniform(0.5, 2.0, size=(2,))
 CONC_K = _rng.uniform(0.3, 4.0, size=(3, 4))
 PROBS = _rng.uniform(0.1, 0.9, size=(3,))
 LOGITS = _rng.normal(size=(3, 4))
+_B = _rng.normal(size=(2, 3, 3))
+COV3 = _B @ np.swapaxes(_B, -1, -2) + np.eye(3)
 
 # name -> (builder, has cdf, has icdf)
 SPECS = {
@@ -72,6 +76,14 @@ SPECS = {
         L.P(0.8), logits=L.P(LOGITS)), False, False),
     "RelaxedOneHotCategorical_probs": (lambda L: L.D.RelaxedOneHotCategorical(
         L.P(1.7), probs=L.P(np.exp(LOGITS))), False, False),
+    "Wishart_cov": (lambda L: L.D.Wishart(L.P([4.0, 5.5]), covariance_matrix=L.P(COV3)),
+                    False, False),
+    "Wishart_prec": (lambda L: L.D.Wishart(L.P(6.0), precision_matrix=L.P(COV3[0])),
+                     False, False),
+    "Wishart_tril_number": (lambda L: L.D.Wishart(5.0, scale_tril=L.P(
+        np.linalg.cholesky(COV3[1]))), False, False),
+    "LKJCholesky": (lambda L: L.D.LKJCholesky(3, L.P([0.5, 1.0, 2.0])), False, False),
+    "LKJCholesky_number": (lambda L: L.D.LKJCholesky(4, 1.5), False, False),
 }
 
 # Attributes torch 1.13 computes differently from the closed form ember uses.
@@ -177,7 +189,7 @@ def test_binomial_enumerate_support_and_entropy():
 
 # ---- sample statistics ----
 
-MOMENT_CASES = ["Gamma", "Gamma_small_conc", "Chi2", "Beta", "Dirichlet", "Poisson",
+MOMENT_CASES = ["Wishart_cov", "Gamma", "Gamma_small_conc", "Chi2", "Beta", "Dirichlet", "Poisson",
                 "Poisson_zero_rate", "Binomial", "Binomial_logits", "Multinomial",
                 "NegativeBinomial", "Kumaraswamy", "Weibull"]
 
@@ -187,6 +199,59 @@ MOMENT_CASES = ["Gamma", "Gamma_small_conc", "Chi2", "Beta", "Dirichlet", "Poiss
 def test_sample_moments(name):
     e = SPECS[name][0](Lib(ED, ember.float64))
     check_sample_mean(e, var=e.variance)
+
+
+@needs_samplers
+def test_lkj_sample_correlations():
+    # Off-diagonal correlations of LKJ(d, eta) are 2 Beta(a, a) - 1, a = eta - 1 + d/2:
+    # mean 0, variance 1 / (2 eta + d - 1).
+    d, eta = 4, np.array([0.5, 2.0])
+    dist = ED.LKJCholesky(d, ember.tensor(eta))
+    ember.manual_seed(0)
+    n = 20000
+    L = to_np(dist.sample((n,)))
+    assert L.shape == (n, 2, d, d)
+    C = L @ np.swapaxes(L, -1, -2)
+    np.testing.assert_allclose(np.diagonal(C, 0, -2, -1), 1.0, rtol=1e-5)
+    assert np.all(np.triu(L, 1) == 0)
+    r = C[..., 1, 0], C[..., 3, 2]
+    var = 1 / (2 * eta + d - 1)
+    for x in r:
+        assert np.all(np.abs(x.mean(0)) <= 6 * x.std(0) / math.sqrt(n))
+        dev2 = x ** 2
+        assert np.all(np.abs(dev2.mean(0) - var) <= 6 * dev2.std(0) / math.sqrt(n))
+
+
+@needs_lgamma
+def test_wishart_number_df_with_batch():
+    # torch 1.13 fails here (it views the 0-dim df as the batch); ember broadcasts it.
+    cov = ember.tensor(COV3)
+    d = ED.Wishart(5.0, covariance_matrix=cov)
+    np.testing.assert_allclose(to_np(d.mean), 5.0 * COV3, rtol=1e-6)
+    assert tuple(d.variance.shape) == (2, 3, 3)
+    t = TD.Wishart(torch.tensor([5.0, 5.0], dtype=torch.float64),
+                   covariance_matrix=torch.tensor(COV3))
+    assert_close(d.variance, t.variance, ember.float64)
+    assert_close(d.mode, t.mode, ember.float64)
+
+
+@needs_samplers
+def test_wishart_rsample_gradient_and_retry():
+    L = ember.tensor(np.linalg.cholesky(COV3[0]), requires_grad=True)
+    ember.manual_seed(0)
+    s = ED.Wishart(ember.tensor(4.0, dtype=ember.float64), scale_tril=L).rsample((3,))
+    assert tuple(s.shape) == (3, 3, 3)
+    assert bool(ED.constraints.positive_definite.check(s).all())
+    s.sum().backward()
+    assert np.all(np.isfinite(to_np(L.grad)))
+    with pytest.raises(ValueError):
+        ED.Wishart(ember.tensor(1.5), covariance_matrix=ember.eye(3))
+    with pytest.warns(UserWarning, match="Low df"):
+        ED.Wishart(ember.tensor(2.5), covariance_matrix=ember.eye(3))
+    with pytest.raises(ValueError):
+        ED.Wishart(4.0)
+    with pytest.raises(ValueError):
+        ED.LKJCholesky(1)
 
 
 @needs_samplers

@@ -250,3 +250,17 @@ def test_kl_gradients_match_torch(pname, qname):
     for ed, tdd in zip(ew, tw):
         for n in ed:
             assert_close(ed[n].grad, tdd[n].grad, ember.float64, n, rtol=1e-7, atol=1e-9)
+
+
+@pytest.mark.skipif(not (HAS_GAMMA_OPS and hasattr(ember, "mvlgamma")),
+                    reason="ember.mvlgamma not built")
+def test_wishart_kl_through_bregman_divergence():
+    rng = np.random.default_rng(3)
+    A = rng.normal(size=(2, 3, 3))
+    c1 = A @ np.swapaxes(A, -1, -2) + np.eye(3)
+    c2 = np.eye(3) * np.array([[[1.5]], [[0.7]]])
+    e = ED.kl_divergence(ED.Wishart(ember.tensor([4.0, 6.0]).double(), covariance_matrix=ember.tensor(c1)),
+                         ED.Wishart(ember.tensor([5.0, 3.5]).double(), covariance_matrix=ember.tensor(c2)))
+    t = TD.kl_divergence(TD.Wishart(torch.tensor([4.0, 6.0]).double(), covariance_matrix=torch.tensor(c1)),
+                         TD.Wishart(torch.tensor([5.0, 3.5]).double(), covariance_matrix=torch.tensor(c2)))
+    assert_close(e, t, ember.float64, rtol=1e-8)
