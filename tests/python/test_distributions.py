@@ -50,16 +50,24 @@ def assert_close(e, t, dtype, what="", rtol=None, atol=None):
 
 
 class Lib:
-    """Builds parameters for one library: ``P(array)`` makes a tensor of the chosen dtype."""
+    """Builds parameters for one library: ``P(array)`` makes a tensor of the chosen dtype
+    (a leaf requiring grad when ``grad``; the leaves are kept in ``leaves``).
+    """
 
-    def __init__(self, mod, dtype):
+    def __init__(self, mod, dtype, grad=False):
         self.D = mod
         self.dtype = dtype
         self.torch = mod is TD
         self.tensor_mod = torch if self.torch else ember
+        self.grad = grad
+        self.leaves = []
 
     def P(self, a, dtype=None):
-        return self.tensor_mod.tensor(np.asarray(a), dtype=dtype or self.dtype)
+        t = self.tensor_mod.tensor(np.asarray(a), dtype=dtype or self.dtype)
+        if self.grad:
+            t.requires_grad_()
+            self.leaves.append(t)
+        return t
 
     def L(self, a):
         return self.tensor_mod.tensor(np.asarray(a), dtype=self.tensor_mod.int64)
@@ -293,6 +301,41 @@ def test_expand(name):
     e, t = pair(build, ember.float64, torch.float64)
     expand_check(build, ember.float64, torch.float64, (5,) + tuple(t.batch_shape))
     expand_check(build, ember.float64, torch.float64, (2, 1) + tuple(t.batch_shape))
+
+
+def grad_check(build, new_batch=None):
+    """Gradients of log_prob (+ entropy where torch has it) w.r.t. every tensor parameter,
+    optionally after expand(), match torch's.
+    """
+    le, lt = Lib(ED, ember.float64, grad=True), Lib(TD, torch.float64, grad=True)
+    e, t = build(le), build(lt)
+    if new_batch is not None:
+        e, t = e.expand(new_batch), t.expand(new_batch)
+    x = torch_values(t, (2,))
+    el = e.log_prob(ember.tensor(x, dtype=e.sample().dtype)).sum()
+    tl = t.log_prob(torch.tensor(x, dtype=t.sample().dtype)).sum()
+    try:
+        tl = tl + t.entropy().sum()
+        el = el + e.entropy().sum()
+    except NotImplementedError:
+        pass
+    if not lt.leaves:
+        return
+    tg = torch.autograd.grad(tl, lt.leaves, allow_unused=True)
+    eg = ember.autograd.grad(el, le.leaves, allow_unused=True)
+    for i, (a, b) in enumerate(zip(eg, tg)):
+        if b is None:
+            assert a is None or np.all(to_np(a) == 0)
+            continue
+        assert_close(a, b, ember.float64, f"grad of parameter {i}", rtol=1e-7, atol=1e-9)
+
+
+@pytest.mark.parametrize("expand", [False, True])
+@pytest.mark.parametrize("name", sorted(SPECS))
+def test_log_prob_entropy_gradients(name, expand):
+    build = SPECS[name][0]
+    t = build(Lib(TD, torch.float64))
+    grad_check(build, (2,) + tuple(t.batch_shape) if expand else None)
 
 
 @pytest.mark.parametrize("name", sorted(SPECS))

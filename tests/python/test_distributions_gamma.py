@@ -16,8 +16,8 @@ import torch.distributions as TD
 import ember
 import ember.distributions as ED
 from test_distributions import (DTYPE_IDS, DTYPES, Lib, assert_close, check_against_torch,
-                                check_sample_mean, expand_check, pair, sample_shapes_check,
-                                to_np)
+                                check_sample_mean, expand_check, grad_check, pair,
+                                sample_shapes_check, to_np)
 
 HAS_LGAMMA = all(hasattr(ember, n) for n in ("lgamma", "digamma"))
 HAS_SAMPLERS = all(hasattr(ember, n) for n in ("_standard_gamma", "_sample_dirichlet",
@@ -122,6 +122,17 @@ def test_expand(name):
                                          "Weibull"):
         pytest.skip("sampling needs the ember samplers")
     expand_check(SPECS[name][0], ember.float64, torch.float64, (2,) + tuple(t.batch_shape))
+
+
+@needs_lgamma
+@pytest.mark.parametrize("expand", [False, True])
+@pytest.mark.parametrize("name", sorted(SPECS))
+def test_log_prob_entropy_gradients(name, expand):
+    build = SPECS[name][0]
+    if name.startswith("Wishart") and not hasattr(ember, "mvlgamma"):
+        pytest.skip("ember.mvlgamma not built")
+    t = build(Lib(TD, torch.float64))
+    grad_check(build, (2,) + tuple(t.batch_shape) if expand else None)
 
 
 @needs_lgamma
