@@ -489,9 +489,11 @@ RSAMPLE_GRAD_CASES = {
     "MVN_tril": (lambda loc, tril: ED.MultivariateNormal(loc, scale_tril=tril.tril()),
                  [MVN_LOC[0, 0], np.linalg.cholesky(COV[0])]),
     "MVN_cov": (lambda loc, a: ED.MultivariateNormal(
-        loc, covariance_matrix=a @ a.mT + ember.eye(3, dtype=ember.float64)), [MVN_LOC[0, 0], _A[0]]),
+        loc, covariance_matrix=a @ a.mT + ember.eye(3, dtype=ember.float64)),
+        [MVN_LOC[0, 0], _A[0]]),
     "MVN_prec": (lambda loc, a: ED.MultivariateNormal(
-        loc, precision_matrix=a @ a.mT + ember.eye(3, dtype=ember.float64)), [MVN_LOC[0, 0], _A[0]]),
+        loc, precision_matrix=a @ a.mT + ember.eye(3, dtype=ember.float64)),
+        [MVN_LOC[0, 0], _A[0]]),
     "LowRankMVN": (lambda loc, w, d: ED.LowRankMultivariateNormal(loc, w, d),
                    [MVN_LOC[0, 0], W[0], DIAG]),
     "RelaxedBernoulli": (lambda t, p: ED.RelaxedBernoulli(t, probs=p),
@@ -810,7 +812,8 @@ def test_independent_properties():
 
 def test_mvn_precision_and_cov_agree():
     cov = COV[0]
-    a = ED.MultivariateNormal(ember.zeros(3, dtype=ember.float64), covariance_matrix=ember.tensor(cov))
+    a = ED.MultivariateNormal(ember.zeros(3, dtype=ember.float64),
+                              covariance_matrix=ember.tensor(cov))
     b = ED.MultivariateNormal(ember.zeros(3, dtype=ember.float64),
                               precision_matrix=ember.tensor(np.linalg.inv(cov)))
     x = ember.tensor(_rng.normal(size=(4, 3)))

@@ -176,7 +176,8 @@ def test_log_prob_against_scipy():
     d = ED.Poisson(ember.tensor(b))
     np.testing.assert_allclose(to_np(d.log_prob(ember.tensor(k))), st.poisson.logpmf(k, b),
                                rtol=1e-12)
-    d = ED.Binomial(ember.tensor(np.array([7.0, 7.0, 7.0])), ember.tensor(np.array([0.2, 0.5, 0.9])))
+    d = ED.Binomial(ember.tensor(np.array([7.0, 7.0, 7.0])),
+                    ember.tensor(np.array([0.2, 0.5, 0.9])))
     np.testing.assert_allclose(to_np(d.log_prob(ember.tensor(k))),
                                st.binom.logpmf(k, 7, [0.2, 0.5, 0.9]), rtol=1e-11)
     d = ED.StudentT(ember.tensor(a), ember.tensor(b), ember.tensor(a))

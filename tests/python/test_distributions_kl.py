@@ -142,20 +142,20 @@ def test_mvn_kl_broadcasts_batches():
     lq = rng.normal(size=(3,))
     A = rng.normal(size=(3, 3))
     cq = A @ A.T + np.eye(3)
-    e = ED.kl_divergence(ED.MultivariateNormal(ember.tensor(lp), scale_tril=ember.tensor(Lp)),
-                         ED.MultivariateNormal(ember.tensor(lq), covariance_matrix=ember.tensor(cq)))
-    t = TD.kl_divergence(TD.MultivariateNormal(torch.tensor(lp), scale_tril=torch.tensor(Lp)),
-                         TD.MultivariateNormal(torch.tensor(lq), covariance_matrix=torch.tensor(cq)))
-    assert_close(e, t, ember.float64)
     W = rng.normal(size=(2, 3, 2))
     D = rng.uniform(0.5, 1.5, size=(3,))
-    e = ED.kl_divergence(ED.LowRankMultivariateNormal(ember.tensor(lp), ember.tensor(W),
-                                                      ember.tensor(D)),
-                         ED.MultivariateNormal(ember.tensor(lq), covariance_matrix=ember.tensor(cq)))
-    t = TD.kl_divergence(TD.LowRankMultivariateNormal(torch.tensor(lp), torch.tensor(W),
-                                                      torch.tensor(D)),
-                         TD.MultivariateNormal(torch.tensor(lq), covariance_matrix=torch.tensor(cq)))
-    assert_close(e, t, ember.float64)
+    for M, P in ((ED, ember.tensor), (TD, torch.tensor)):
+        q = M.MultivariateNormal(P(lq), covariance_matrix=P(cq))
+        kl1 = M.kl_divergence(M.MultivariateNormal(P(lp), scale_tril=P(Lp)), q)
+        kl2 = M.kl_divergence(M.LowRankMultivariateNormal(P(lp), P(W), P(D)), q)
+        kl3 = M.kl_divergence(q, M.LowRankMultivariateNormal(P(lp), P(W), P(D)))
+        if M is ED:
+            e = (kl1, kl2, kl3)
+        else:
+            t = (kl1, kl2, kl3)
+    for a, b in zip(e, t):
+        assert tuple(a.shape) == (4, 2)
+        assert_close(a, b, ember.float64)
 
 
 def test_unregistered_pair_raises_not_implemented():
@@ -259,8 +259,10 @@ def test_wishart_kl_through_bregman_divergence():
     A = rng.normal(size=(2, 3, 3))
     c1 = A @ np.swapaxes(A, -1, -2) + np.eye(3)
     c2 = np.eye(3) * np.array([[[1.5]], [[0.7]]])
-    e = ED.kl_divergence(ED.Wishart(ember.tensor([4.0, 6.0]).double(), covariance_matrix=ember.tensor(c1)),
-                         ED.Wishart(ember.tensor([5.0, 3.5]).double(), covariance_matrix=ember.tensor(c2)))
-    t = TD.kl_divergence(TD.Wishart(torch.tensor([4.0, 6.0]).double(), covariance_matrix=torch.tensor(c1)),
-                         TD.Wishart(torch.tensor([5.0, 3.5]).double(), covariance_matrix=torch.tensor(c2)))
+    e = ED.kl_divergence(
+        ED.Wishart(ember.tensor([4.0, 6.0]).double(), covariance_matrix=ember.tensor(c1)),
+        ED.Wishart(ember.tensor([5.0, 3.5]).double(), covariance_matrix=ember.tensor(c2)))
+    t = TD.kl_divergence(
+        TD.Wishart(torch.tensor([4.0, 6.0]).double(), covariance_matrix=torch.tensor(c1)),
+        TD.Wishart(torch.tensor([5.0, 3.5]).double(), covariance_matrix=torch.tensor(c2)))
     assert_close(e, t, ember.float64, rtol=1e-8)

@@ -1,6 +1,5 @@
 """The chi-squared distribution: ``Gamma(df / 2, 1 / 2)``."""
 
-import ember
 from ember.distributions import constraints
 from ember.distributions.gamma import Gamma
 

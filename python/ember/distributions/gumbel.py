@@ -28,7 +28,9 @@ class Gumbel(TransformedDistribution):
             base_dist = Uniform(ember.full_like(self.loc, finfo.tiny),
                                 ember.full_like(self.loc, 1 - finfo.eps),
                                 validate_args=validate_args)
-        transforms = [ExpTransform().inv, AffineTransform(loc=0, scale=-ember.ones_like(self.scale)),
+        # -log(-log(U)) scaled and shifted: x = loc - scale * log(-log(u)).
+        transforms = [ExpTransform().inv,
+                      AffineTransform(loc=0, scale=-ember.ones_like(self.scale)),
                       ExpTransform().inv, AffineTransform(loc=loc, scale=-self.scale)]
         super().__init__(base_dist, transforms, validate_args=validate_args)
 
