@@ -312,6 +312,8 @@ class CudaBackend final : public DeviceBackend {
       case OpId::round_decimals:
       case OpId::clamp:
       case OpId::logit:
+      case OpId::polygamma:
+      case OpId::mvlgamma:
       case OpId::nan_to_num:
       case OpId::leaky_relu:
       case OpId::elu:
