@@ -369,6 +369,11 @@ def test_zero_size_batch():
     c = ED.Categorical(logits=ember.zeros(0, 4))
     assert tuple(c.sample((2,)).shape) == (2, 0)
     assert tuple(c.entropy().shape) == (0,)
+    # an empty sample shape draws nothing (torch 1.13 raises from multinomial)
+    c = ED.Categorical(probs=ember.ones(2, 3))
+    s = c.sample((0,))
+    assert tuple(s.shape) == (0, 2) and s.dtype == ember.int64
+    assert tuple(ED.Normal(0.0, 1.0).sample((0, 2)).shape) == (0, 2)
 
 
 # ---- enumerate_support ----

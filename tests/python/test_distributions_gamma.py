@@ -432,6 +432,8 @@ def test_invalid_parameters_raise_value_error(make):
 def test_multinomial_requires_int_total_count():
     with pytest.raises(NotImplementedError):
         ED.Multinomial(ember.tensor(3), probs=ember.ones(3))
+    s = ED.Multinomial(0, probs=ember.ones(2, 3)).sample((4,))
+    assert tuple(s.shape) == (4, 2, 3) and not bool(s.any())
 
 
 @needs_lgamma

@@ -87,6 +87,9 @@ class Categorical(Distribution):
         n = 1
         for s in sample_shape:
             n *= s
+        if n == 0 or self.probs.numel() == 0:  # nothing to draw (torch 1.13 raises here)
+            return ember.zeros(tuple(self._extended_shape(sample_shape)), dtype=ember.long,
+                               device=self.probs.device)
         probs_2d = self.probs.reshape(-1, self._num_events)
         with ember.no_grad():
             samples_2d = ember.multinomial(probs_2d, n, True).T

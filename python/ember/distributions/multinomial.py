@@ -68,6 +68,9 @@ class Multinomial(Distribution):
 
     def sample(self, sample_shape=ember.Size()):
         sample_shape = ember.Size(sample_shape)
+        if self.total_count == 0:
+            return ember.zeros(tuple(self._extended_shape(sample_shape)),
+                               dtype=self.probs.dtype, device=self.probs.device)
         samples = self._categorical.sample(ember.Size((self.total_count,)) + sample_shape)
         # samples: (total_count,) + sample_shape + batch_shape; move the draws to the end and
         # count them per category.
