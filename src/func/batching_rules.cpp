@@ -11,6 +11,7 @@
 #include "ember/linalg.h"
 #include "ember/nn_ops.h"
 #include "ember/ops.h"
+#include "ember/random.h"
 #include "ember/reduce.h"
 #include "ember/shape_ops.h"
 #include "ember/sort.h"
@@ -471,6 +472,49 @@ RULE(bernoulli_) {
 RULE(exponential_) {
   double lambd = arg_double(c, 1);
   return random_inplace(c, l, [&](Tensor& t) { t.exponential_(lambd); });
+}
+
+// The samplers with tensor parameters (random.h): "different" draws per element of the batched
+// parameters; "same" with a batched parameter is not supported (as functorch).
+void check_sampler(const BoxedCall& c, const TransformLevel& l) {
+  EMBER_CHECK(l.randomness != Randomness::Same, "[", nm(c),
+              "] vmap: randomness='same' with a batched tensor input is not supported; use "
+              "randomness='different' or draw outside vmap");
+}
+int64_t max_rank(const BoxedCall& c, size_t n) {
+  int64_t r = 0;
+  for (size_t k = 0; k < n; ++k) r = std::max(r, arg_tensor(c, k).dim());
+  return r;
+}
+RULE(_standard_gamma) {
+  check_sampler(c, l);
+  return one(_standard_gamma(fx(c, 0, l)), l);
+}
+RULE(poisson) {
+  check_sampler(c, l);
+  return one(poisson(fx(c, 0, l)), l);
+}
+RULE(binomial) {
+  check_sampler(c, l);
+  const int64_t r = max_rank(c, 2);
+  return one(binomial(padded(arg_tensor(c, 0), r, l), padded(arg_tensor(c, 1), r, l)), l);
+}
+RULE(_sample_dirichlet) {
+  check_sampler(c, l);
+  // A 0-dim concentration is one category: keep the batch out of the normalised dim.
+  if (rank0(c) == 0) return one(_sample_dirichlet(fx(c, 0, l).unsqueeze(1)).squeeze(1), l);
+  return one(_sample_dirichlet(fx(c, 0, l)), l);
+}
+RULE(_standard_gamma_grad) {
+  const int64_t r = max_rank(c, 2);
+  return one(_standard_gamma_grad(padded(arg_tensor(c, 0), r, l), padded(arg_tensor(c, 1), r, l)),
+             l);
+}
+RULE(_dirichlet_grad) {
+  const int64_t r = max_rank(c, 3);
+  return one(_dirichlet_grad(padded(arg_tensor(c, 0), r, l), padded(arg_tensor(c, 1), r, l),
+                             padded(arg_tensor(c, 2), r, l)),
+             l);
 }
 
 // --- joins and indexing --------------------------------------------------------------------
@@ -987,6 +1031,12 @@ void register_core_rules() {
   R(normal_);
   R(bernoulli_);
   R(exponential_);
+  R(_standard_gamma);
+  R(poisson);
+  R(binomial);
+  R(_sample_dirichlet);
+  R(_standard_gamma_grad);
+  R(_dirichlet_grad);
   R(cat);
   R(index_select);
   R(gather);

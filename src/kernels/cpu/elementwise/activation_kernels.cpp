@@ -226,24 +226,24 @@ struct LogitBf16 : Logit<C> {
 template <class C>
 struct Lgamma {
   explicit Lgamma(const OpParams&) {}
-  C operator()(C x) const { return C(math::lgamma_d(double(x))); }
+  C operator()(C x) const { return C(gammafn::lgamma_d(double(x))); }
 };
 template <class C>
 struct Digamma {
   explicit Digamma(const OpParams&) {}
-  C operator()(C x) const { return C(math::digamma_d(double(x))); }
+  C operator()(C x) const { return C(gammafn::digamma_d(double(x))); }
 };
 template <class C>
 struct Polygamma {
   int64_t n;
   explicit Polygamma(const OpParams& p) : n(p.s[0].toLong()) {}
-  C operator()(C x) const { return C(math::polygamma_d(n, double(x))); }
+  C operator()(C x) const { return C(gammafn::polygamma_d(n, double(x))); }
 };
 template <class C>
 struct Mvlgamma {
   int64_t dim;
   explicit Mvlgamma(const OpParams& p) : dim(p.s[0].toLong()) {}
-  C operator()(C x) const { return C(math::mvlgamma_d(double(x), dim)); }
+  C operator()(C x) const { return C(gammafn::mvlgamma_d(double(x), dim)); }
 };
 
 // nan_to_num (params: nan, posinf, neginf, already resolved to the dtype's limits by the op);

@@ -7,7 +7,7 @@
 #include <cmath>
 #include <limits>
 
-namespace ember::cpu::math {
+namespace ember::cpu::gammafn {
 
 /// log|Γ(x)|, thread-safe (lgamma_r does not write the global signgam).
 inline double lgamma_d(double x) {
@@ -50,7 +50,14 @@ inline double zeta_d(double s, double q) {
   constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
   constexpr double kEps = 1.11e-16;
   if (s == 1) return kInf;
-  if (s < 1) return kNaN;
+  if (s < 1 || std::isnan(q) || q == -kInf) return kNaN;
+  if (q == kInf) return 0;
+  if (q > 1e15) {
+    // q^-s may underflow where ζ does not: the leading Euler-Maclaurin terms in log space
+    // (relative error below (s/q)^2).
+    const double lq = std::log(q);
+    return std::exp((1 - s) * lq) / (s - 1) + 0.5 * std::exp(-s * lq);
+  }
   if (q <= 0) {
     if (q == std::floor(q)) return kInf;
     if (s != std::floor(s)) return kNaN;  // (q + k)^-s is complex for negative q + k
@@ -111,4 +118,4 @@ inline double mvlgamma_d(double x, int64_t p) {
   return r;
 }
 
-}  // namespace ember::cpu::math
+}  // namespace ember::cpu::gammafn
