@@ -1,6 +1,16 @@
-"""ember.save / ember.load: torch.save-like persistence in the safetensors format.
+"""ember.save / ember.load: torch.save-like persistence, in the safetensors format or in
+PyTorch's own zip format.
 
-A file is an ordinary safetensors file (readable by the `safetensors` package): every tensor is
+`save` writes safetensors when the object is tensors in containers (below) and PyTorch's
+checkpoint format (readable by torch.load) for anything else: modules, optimizers, NumPy
+arrays, arbitrary picklable objects (ember/_pt_pickle.py). `format="torch"` (or any of torch's
+pickle_module / pickle_protocol / _use_new_zipfile_serialization arguments) asks for PyTorch's
+format. `load` tells the formats apart by their first bytes; PyTorch checkpoints load with
+Python's pickle (weights_only=False, which runs the file's code: trusted files only) or with
+ember's restricted unpickler (weights_only=True, which refuses everything but tensors,
+containers and numbers).
+
+A safetensors file is an ordinary safetensors file (readable by the `safetensors` package): every tensor is
 stored once under a dotted key ("fc.weight", "state.0.exp_avg", "0", ...). The Python structure
 around the tensors (dicts, lists, tuples, numbers, strings, None) goes to the "__metadata__"
 entry "ember.structure" as JSON, so `load` rebuilds the same object. Tensors that share storage
@@ -14,10 +24,13 @@ import io
 import json
 import math
 import os
+import pickle
 import tempfile
+import warnings
 
 import ember
 from ember import _C
+from ember import _pt_pickle
 
 __all__ = ["save", "load", "safetensors_metadata"]
 
@@ -139,9 +152,7 @@ def _is_path(f):
     return isinstance(f, (str, bytes, os.PathLike))
 
 
-def save(obj, f, metadata=None):
-    """Saves a tensor, a (nested) list/tuple/dict of tensors or a state dict to `f` (a path or a
-    writable binary file object). `metadata` adds string entries to the file's __metadata__."""
+def _save_safetensors(obj, f, metadata):
     enc = _Encoder()
     # A bare tensor is stored under "0" (as C++ ember::save(Tensor)).
     structure = enc.tensor(obj, "0") if isinstance(obj, ember.Tensor) else enc.value(obj, "")
@@ -157,6 +168,83 @@ def save(obj, f, metadata=None):
             f.write(src.read())
 
 
+def _save_torch(obj, f, protocol):
+    # Pickle everything first: an object that cannot be saved leaves no file behind.
+    buf = io.BytesIO()
+    try:
+        _pt_pickle.save_pt(obj, buf, protocol)
+    except (pickle.PicklingError, TypeError, AttributeError) as e:
+        msg = (f"ember.save: cannot save an object of type {type(obj).__name__}: {e}. "
+               "Objects made of tensors, containers, numbers, strings and importable classes "
+               "can be saved; for a model or an optimizer, consider saving its state_dict() "
+               "instead")
+        raise _retyped(e, msg) from e
+    data = buf.getbuffer()
+    if not _is_path(f):
+        f.write(data)
+        return
+    # Note [Atomic save] (src/serialize/safetensors.cpp): a temporary file, fsync, rename.
+    path = os.fsdecode(f)
+    tmp = f"{path}.tmp.{os.getpid()}"
+    try:
+        with open(tmp, "wb") as out:
+            out.write(data)
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def _retyped(e, msg):
+    try:
+        return type(e)(msg)
+    except Exception:
+        return TypeError(msg)
+
+
+_TORCH_FORMATS = ("torch", "pt", "pytorch")
+
+
+def save(obj, f, pickle_module=None, pickle_protocol=None, _use_new_zipfile_serialization=None,
+         *, metadata=None, format=None):
+    """Saves `obj` to `f` (a path or a writable binary file object), atomically for paths.
+
+    Tensors in (nested) lists, tuples and dicts, with numbers, strings, None, dtypes and Sizes
+    around them, go to a safetensors file (`metadata` adds string entries to its header).
+    Anything else is written in PyTorch's checkpoint format, as torch.save does; so is every
+    object when `format="torch"` or one of torch.save's pickle_module, pickle_protocol (default
+    2) or _use_new_zipfile_serialization arguments is given. `format="safetensors"` insists on
+    safetensors (TypeError when the object does not fit it)."""
+    torch_args = (pickle_module, pickle_protocol, _use_new_zipfile_serialization)
+    if format is None and metadata is None and any(a is not None for a in torch_args):
+        format = "torch"
+    if format is not None and format not in _TORCH_FORMATS and format != "safetensors":
+        raise ValueError(f"ember.save: unknown format {format!r} (expected 'safetensors' or "
+                         "'torch')")
+    if metadata is not None and format in _TORCH_FORMATS:
+        raise ValueError("ember.save: metadata is a safetensors feature; PyTorch's format has no "
+                         "place for it")
+    if pickle_module is not None and pickle_module is not pickle:
+        raise NotImplementedError("ember.save: only Python's own pickle module is supported")
+    if _use_new_zipfile_serialization is False:
+        warnings.warn("ember.save writes only PyTorch's zip format; "
+                      "_use_new_zipfile_serialization=False is ignored")
+    protocol = 2 if pickle_protocol is None else int(pickle_protocol)
+    if format in _TORCH_FORMATS:
+        _save_torch(obj, f, protocol)
+        return
+    if format is None and not isinstance(obj, ember.Tensor):
+        try:
+            _Encoder().value(obj, "")  # does it fit safetensors?
+        except TypeError:
+            _save_torch(obj, f, protocol)
+            return
+    _save_safetensors(obj, f, metadata)
+
+
 def _load_items(f):
     if _is_path(f):
         return _C._serialize.load(os.fsdecode(f))
@@ -168,11 +256,29 @@ def _load_items(f):
         return _C._serialize.load(p)
 
 
-def load(f, map_location=None, weights_only=None, **kwargs):
-    """Loads what `save` wrote (a path, a readable binary file object or bytes). A file with no
-    ember structure (any other safetensors file) loads as a dict {name: tensor}.
-    `map_location` moves tensors (a device, a string, or a dict / callable as torch's)."""
-    items, meta = _load_items(f)
+def _describe(head):
+    if head[:4] == b"PK\x03\x04":
+        return "a zip archive"
+    if len(head) >= 2 and head[0] == 0x80 and head[1] <= 5:
+        return "a pickle stream (the legacy, pre-1.6 torch.save format)"
+    if not head:
+        return "an empty file"
+    return "the bytes " + " ".join(f"{b:02x}" for b in head[:8])
+
+
+def _looks_like_safetensors(head):
+    return len(head) >= 9 and head[8:9] == b"{"
+
+
+def _load_safetensors(f, map_location, where, head):
+    try:
+        items, meta = _load_items(f)
+    except RuntimeError as e:
+        if _looks_like_safetensors(head):
+            raise
+        raise RuntimeError(f"ember.load: {where}: expected a safetensors file or a PyTorch "
+                           f"checkpoint (a zip archive starting with 'PK\\x03\\x04'), found "
+                           f"{_describe(head)} ({e})") from None
     tensors = dict(items)
     if map_location is not None:
         for k, t in tensors.items():
@@ -193,6 +299,47 @@ def load(f, map_location=None, weights_only=None, **kwargs):
     return _decode(root, tensors, {})
 
 
+def load(f, map_location=None, pickle_module=None, *, weights_only=False, **pickle_load_args):
+    """Loads what `save` or torch.save wrote, from a path, a readable binary file object or
+    bytes. The format is told by the first bytes: a zip archive is a PyTorch checkpoint, else
+    a safetensors file (one written by another tool loads as a dict {name: tensor}).
+
+    PyTorch checkpoints: `weights_only=True` uses ember's restricted unpickler, which rebuilds
+    tensors, containers and numbers and refuses any other global (pickle.UnpicklingError);
+    `weights_only=False` uses Python's pickle, which runs code named in the file: load only
+    trusted files that way. `map_location` moves tensors (a device, a string, or a dict /
+    callable as torch's)."""
+    if _is_path(f):
+        where = os.fsdecode(f)
+        try:
+            with open(where, "rb") as fh:
+                head = fh.read(16)
+        except OSError as e:
+            raise RuntimeError(f"[load] cannot open {where}: {e.strerror}") from None
+        source = where
+    else:
+        if hasattr(f, "read"):
+            data = f.read()
+            where = getattr(f, "name", None) or f"<{type(f).__name__}>"
+        else:
+            data = bytes(f)
+            where = "<bytes>"
+        source = bytes(data)
+        head = source[:16]
+        f = io.BytesIO(source)
+    if head[:4] == b"PK\x03\x04":
+        return _pt_pickle.load_pt(source, str(where), map_location, weights_only, pickle_module,
+                                  **pickle_load_args)
+    if len(head) >= 2 and head[0] == 0x80 and head[1] <= 5:
+        raise NotImplementedError(
+            f"ember.load: {where} is in the legacy (pre-1.6) torch.save format, which ember does "
+            "not read; re-save it with PyTorch >= 1.6 (torch.save(torch.load(path), path))")
+    return _load_safetensors(f, map_location, where, head)
+
+
 def safetensors_metadata(f):
     """The __metadata__ dict of a safetensors file (reads only the header)."""
     return _C._serialize.metadata(os.fsdecode(f))
+
+
+_pt_pickle.install()

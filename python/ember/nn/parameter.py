@@ -32,7 +32,8 @@ class Parameter(ember.Tensor):
         return result
 
     def __reduce_ex__(self, proto):
-        return (Parameter, (self.detach().clone(), self.requires_grad))
+        # The data pickles as a tensor (ember/_pt_pickle.py): storage shared with other views.
+        return (Parameter, (self.detach(), self.requires_grad))
 
 
 def is_parameter(obj):
