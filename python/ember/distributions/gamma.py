@@ -81,4 +81,8 @@ class Gamma(ExponentialFamily):
     def cdf(self, value):
         if self._validate_args:
             self._validate_sample(value)
-        return ember.special.gammainc(self.concentration, self.rate * value)
+        gammainc = getattr(ember.special, "gammainc", None)
+        if gammainc is None:
+            raise NotImplementedError("Gamma.cdf needs ember.special.gammainc (the regularized "
+                                      "lower incomplete gamma function)")
+        return gammainc(self.concentration, self.rate * value)
