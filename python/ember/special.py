@@ -12,7 +12,15 @@ log1p = _C.log1p
 logit = _C.logit
 xlogy = _C.xlogy
 round = _C.round
+gammaln = _C.lgamma
+digamma = _C.digamma
+psi = _C.digamma
+polygamma = _C.polygamma
 
+
+def multigammaln(input, p, *, out=None):
+    """torch.special.multigammaln: log of the multivariate gamma function of dimension p."""
+    return _C.mvlgamma(input, p, out=out)
 
 
 def softmax(input, dim, dtype=None):
