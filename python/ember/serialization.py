@@ -309,7 +309,8 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=False, **pick
     `weights_only=False` uses Python's pickle, which runs code named in the file: load only
     trusted files that way. `map_location` moves tensors (a device, a string, or a dict /
     callable as torch's)."""
-    if _is_path(f):
+    # Bytes name a file unless they hold a NUL (no path does): then they are the file's data.
+    if _is_path(f) and not (isinstance(f, bytes) and b"\0" in f):
         where = os.fsdecode(f)
         try:
             with open(where, "rb") as fh:

@@ -7,6 +7,7 @@ import io
 import json
 import os
 import struct
+import threading
 
 import numpy as np
 import pytest
@@ -196,10 +197,14 @@ def test_module_state_dict_round_trip(tmp_path):
 
 
 def test_errors(tmp_path):
+    # Objects safetensors cannot hold go to PyTorch's format (test_serialize_pt.py); one that
+    # cannot be pickled either is a TypeError, and no file is written.
     with pytest.raises(TypeError):
-        ember.save({"a": object()}, tmp_path / "x")
+        ember.save({"a": threading.Lock()}, tmp_path / "x")
     with pytest.raises(TypeError):
-        ember.save({(1, object()): ember.ones(1)}, tmp_path / "x")
+        ember.save({(1, threading.Lock()): ember.ones(1)}, tmp_path / "x")
+    with pytest.raises(TypeError):
+        ember.save({"a": object()}, tmp_path / "x", format="safetensors")
     assert not os.path.exists(tmp_path / "x")
     with pytest.raises(RuntimeError, match="cannot open"):
         ember.load(tmp_path / "missing")
