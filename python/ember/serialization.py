@@ -256,10 +256,16 @@ def _load_items(f):
         return _C._serialize.load(p)
 
 
+def _is_pickle(head):
+    # A pickle opens with PROTO; a safetensors header length may too, so that is ruled out first.
+    return not _looks_like_safetensors(head) and len(head) >= 2 and head[0] == 0x80 \
+        and head[1] <= 5
+
+
 def _describe(head):
     if head[:4] == b"PK\x03\x04":
         return "a zip archive"
-    if len(head) >= 2 and head[0] == 0x80 and head[1] <= 5:
+    if _is_pickle(head):
         return "a pickle stream (the legacy, pre-1.6 torch.save format)"
     if not head:
         return "an empty file"
@@ -331,7 +337,7 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=False, **pick
     if head[:4] == b"PK\x03\x04":
         return _pt_pickle.load_pt(source, str(where), map_location, weights_only, pickle_module,
                                   **pickle_load_args)
-    if len(head) >= 2 and head[0] == 0x80 and head[1] <= 5:
+    if _is_pickle(head):
         raise NotImplementedError(
             f"ember.load: {where} is in the legacy (pre-1.6) torch.save format, which ember does "
             "not read; re-save it with PyTorch >= 1.6 (torch.save(torch.load(path), path))")

@@ -38,8 +38,8 @@ PyArchive open_archive(py::object src, const std::string& where) {
 // A tensor of `dtype` over `storage` with the given geometry, checked to stay inside it.
 Tensor tensor_over(const Storage& storage, ScalarType dtype, int64_t offset, IntArrayRef sizes,
                    IntArrayRef strides) {
-  EMBER_CHECK(sizes.size() == strides.size(), "[load] a tensor has ", sizes.size(),
-              " sizes but ", strides.size(), " strides");
+  EMBER_CHECK(sizes.size() == strides.size(), "[load] a tensor has ", sizes.size(), " sizes but ",
+              strides.size(), " strides");
   EMBER_CHECK(offset >= 0, "[load] negative storage offset ", offset);
   const int64_t capacity = int64_t(storage.nbytes() / elementSize(dtype));
   int64_t last = offset;

@@ -97,14 +97,15 @@ void Archive::read_storage(const std::string& key, ScalarType dtype, int64_t num
   }
 }
 
+bool is_legacy_pickle(const uint8_t* data, size_t size) {
+  return size >= 2 && data[0] == 0x80 && data[1] <= 5 && !(size >= 9 && data[8] == '{');
+}
+
 std::string describe_magic(const uint8_t* data, size_t size) {
   if (zip::has_zip_magic(data, size)) return "a zip archive";
-  if (size >= 2 && data[0] == 0x80 && data[1] <= 5) return "a legacy (pre-1.6) torch.save file";
-  if (size >= 9) {
-    uint64_t n = 0;
-    for (int k = 7; k >= 0; --k) n = n << 8 | data[k];
-    if (n > 0 && n + 8 <= size && data[8] == '{') return "a safetensors file";
-  }
+  // A safetensors header length can start with 0x80 too: test for it before the pickle opcode.
+  if (size >= 9 && data[8] == '{') return "a safetensors file";
+  if (is_legacy_pickle(data, size)) return "a legacy (pre-1.6) torch.save file";
   if (size == 0) return "an empty file";
   std::string hex = "bytes ";
   const char* digits = "0123456789abcdef";

@@ -50,6 +50,9 @@ class Archive {
   bool big_endian_ = false;
 };
 
+/// True when the leading bytes are a pickle stream (PROTO), as pre-1.6 torch.save files are.
+bool is_legacy_pickle(const uint8_t* data, size_t size);
+
 /// What the leading bytes of a file are, for messages: "a zip archive", "a legacy (pre-1.6)
 /// torch.save file", "a safetensors file", or the bytes in hex.
 std::string describe_magic(const uint8_t* data, size_t size);

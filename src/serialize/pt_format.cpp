@@ -33,7 +33,7 @@ Tensor make_tensor(const pickle::TensorInfo& info, const Storage& storage,
 void throw_not_a_checkpoint(const uint8_t* head, size_t size, const std::string& where,
                             const char* op) {
   std::string what = describe_magic(head, size);
-  if (size >= 2 && head[0] == 0x80)
+  if (is_legacy_pickle(head, size))
     EMBER_THROW(NotImplementedError, "[", op, "] ", where, " is ", what,
                 ", which ember does not read; re-save it with PyTorch >= 1.6 "
                 "(torch.save(torch.load(path), path))");

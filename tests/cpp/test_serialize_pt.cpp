@@ -50,9 +50,9 @@ std::string error_of(F&& f) {
   return "";
 }
 
-const ScalarType kDtypes[] = {kHalf, kBFloat16, kComplexFloat, kComplexDouble, kBool, kChar,
-                              kByte,  kShort,    kInt,          kLong,          kFloat, kDouble};
-const char* kNames[] = {"float16", "bfloat16", "complex64", "complex128", "bool", "int8",
+const ScalarType kDtypes[] = {kHalf, kBFloat16, kComplexFloat, kComplexDouble, kBool,  kChar,
+                              kByte, kShort,    kInt,          kLong,          kFloat, kDouble};
+const char* kNames[] = {"float16", "bfloat16", "complex64", "complex128", "bool",    "int8",
                         "uint8",   "int16",    "int32",     "int64",      "float32", "float64"};
 
 // make_fixtures.py: arange(6) (bool: arange(6) % 2) in each dtype, shape (2, 3).
@@ -93,7 +93,9 @@ void check_dtype_state_dict(const OrderedDict<std::string, Tensor>& sd) {
 
 }  // namespace
 
-TEST(LoadPt, StateDictOfEveryDtypeWithViews) { check_dtype_state_dict(load_pt(fixture("state_dict.pt"))); }
+TEST(LoadPt, StateDictOfEveryDtypeWithViews) {
+  check_dtype_state_dict(load_pt(fixture("state_dict.pt")));
+}
 
 TEST(LoadPt, DeflatedRecords) { check_dtype_state_dict(load_pt(fixture("deflate.pt"))); }
 
@@ -125,7 +127,8 @@ TEST(LoadPt, NestedTreeAndFlatten) {
   for (const auto& it : flat) keys.push_back(it.key());
   EXPECT_EQ(keys, (std::vector<std::string>{"model.weight", "model.bias", "list.0", "list.1",
                                             "tuple.0", "5", "param"}));
-  EXPECT_TRUE(equal(flat["model.weight"], arange(6, TensorOptions().dtype(kFloat)).reshape({2, 3})));
+  EXPECT_TRUE(
+      equal(flat["model.weight"], arange(6, TensorOptions().dtype(kFloat)).reshape({2, 3})));
   EXPECT_EQ(flat["list.1"].dtype(), kLong);
   EXPECT_TRUE(equal(flat["tuple.0"], full({2}, 7.0)));
   EXPECT_EQ(flat["5"].item<int64_t>(), 5);
@@ -172,7 +175,11 @@ TEST(LoadPt, UnpicklerRefusesAndBounds) {
   EXPECT_THROW(unpickle(std::string("\x80\x02\x8d\xff\xff\xff\xff\xff\xff\xff\x7f", 11)), Error);
   EXPECT_THROW(unpickle(std::string("\x80\x02h\x05.", 5)), Error);
   EXPECT_THROW(unpickle(std::string("\x80\x02}(K\x01u.", 8)), Error);
-  std::string msg = error_of<Error>([&] { unpickle("\x80\x02" "cbuiltins\neval\n."); });
+  std::string msg = error_of<Error>([&] {
+    unpickle(
+        "\x80\x02"
+        "cbuiltins\neval\n.");
+  });
   EXPECT_NE(msg.find("refusing to load global 'builtins.eval'"), std::string::npos) << msg;
   // Big integers keep their bytes; small ones become int64.
   auto r = unpickle(std::string("\x80\x02\x8a\x09\x00\x00\x00\x00\x00\x00\x00\x00\x01.", 13));
