@@ -420,3 +420,30 @@ def test_pickle_and_copy_tensors():
     assert d["a"].data_ptr() != base.data_ptr()
     g = pickle.loads(pickle.dumps(ember.ones(2).requires_grad_()))
     assert g.requires_grad and g.is_leaf
+
+
+def test_torch_saved_whole_module_loads_as_ember_module(tmp_path):
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.ReLU(), torch.nn.Linear(4, 2))
+    p = save_torch(model, tmp_path / "whole.pt")
+    net = ember.load(p)  # torch.nn.* classes map to ember.nn.* ones
+    assert isinstance(net, ember.nn.Sequential) and isinstance(net[0], ember.nn.Linear)
+    x = torch.randn(5, 3)
+    np.testing.assert_allclose(net(ember.tensor(x.numpy())).detach().numpy(),
+                               model(x).detach().numpy(), rtol=1e-6, atol=1e-6)
+    with pytest.raises(pickle.UnpicklingError,
+                       match="refusing to load global 'torch.nn.modules.container.Sequential'"):
+        ember.load(p, weights_only=True)
+
+
+def test_pickle_protocols_and_tensor_kinds_to_torch(tmp_path):
+    obj = {"zero": ember.zeros(0, 3), "scalar": ember.tensor(3.5),
+           "conj": ember.tensor([1 + 2j, -1j]).conj(), "int": ember.arange(3)}
+    for proto in (2, 3, 4, 5):
+        p = tmp_path / f"p{proto}.pt"
+        ember.save(obj, p, pickle_protocol=proto)
+        back = torch.load(p)
+        assert back["zero"].shape == (0, 3) and back["scalar"].item() == 3.5
+        assert back["conj"].tolist() == [1 - 2j, 1j] and back["int"].tolist() == [0, 1, 2]
+        again = ember.load(p, weights_only=True)
+        assert again["conj"].tolist() == [1 - 2j, 1j] and again["scalar"].dim() == 0
