@@ -29,7 +29,7 @@ Tensor read_file(const std::string& path);
 void write_file(const std::string& path, const Tensor& data);
 
 /// Decodes PNG bytes to a uint8 C×H×W tensor. Palette images expand to RGB (RGBA with
-/// transparency), gray below 8 bits to 8 bits; RGB→gray uses libpng's sRGB weights. 16-bit
+/// transparency), gray below 8 bits to 8 bits; RGB→gray uses the ITU-R 601 weights. 16-bit
 /// images throw unless `allow_16_bits`, which returns int32 samples in [0, 65535].
 Tensor decode_png(const Tensor& data, ImageReadMode mode = ImageReadMode::UNCHANGED,
                   bool allow_16_bits = false);

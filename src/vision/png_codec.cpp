@@ -21,6 +21,11 @@
 namespace ember::vision::codec {
 namespace {
 
+// RGB to gray uses the ITU-R 601 luma weights (0.2989, 0.587, 0.114), as torchvision's decoder
+// and rgb_to_grayscale, not libpng's sRGB default (0.2126, 0.7152, 0.0722).
+constexpr double kLumaRed = 0.2989;
+constexpr double kLumaGreen = 0.587;
+
 constexpr uint8_t kPngSignature[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
 
 struct PngReader {
@@ -118,12 +123,12 @@ bool read_header(PngReader* r, int mode, bool allow_16_bits, PngLayout* out) {
       channels = (color ? 3 : 1) + (alpha ? 1 : 0);
       break;
     case int(Mode::Gray):
-      if (color) png_set_rgb_to_gray(r->png, 1, -1, -1);
+      if (color) png_set_rgb_to_gray(r->png, 1, kLumaRed, kLumaGreen);
       if (alpha) png_set_strip_alpha(r->png);
       channels = 1;
       break;
     case int(Mode::GrayAlpha):
-      if (color) png_set_rgb_to_gray(r->png, 1, -1, -1);
+      if (color) png_set_rgb_to_gray(r->png, 1, kLumaRed, kLumaGreen);
       if (!alpha) png_set_add_alpha(r->png, filler, PNG_FILLER_AFTER);
       channels = 2;
       break;

@@ -116,4 +116,7 @@ def save_image(tensor, fp, format=None, **kwargs):
     if isinstance(fp, (str, bytes, os.PathLike)):
         io.write_file(fp, data)
     else:
-        fp.write(bytes(data.tolist()))
+        try:
+            fp.write(data.numpy().tobytes())
+        except (ImportError, RuntimeError):  # no NumPy
+            fp.write(bytes(data.tolist()))

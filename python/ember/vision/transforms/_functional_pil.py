@@ -94,11 +94,26 @@ def adjust_hue(img, hue_factor):
     return Image.merge("HSV", (h, s, v)).convert(mode)
 
 
-def affine(img, matrix, interpolation, fill):
-    if fill is not None and not isinstance(fill, (int, float)):
-        fill = tuple(int(f) if img.mode != "F" else f for f in fill)
+def _fill(img, fill):
+    """PIL's fillcolor for `fill`: one value per band (ints unless the image is float)."""
+    bands = len(img.getbands())
+    if fill is None:
+        fill = 0
+    if isinstance(fill, (int, float)) and bands > 1:
+        fill = [fill] * bands
+    if isinstance(fill, (list, tuple)):
         if len(fill) == 1:
-            fill = fill[0]
+            fill = list(fill) * bands
+        if len(fill) != bands:
+            raise ValueError(f"The number of elements in 'fill' does not match the number of "
+                             f"bands of the image ({len(fill)} != {bands})")
+        fill = tuple(fill)
+        return tuple(int(f) for f in fill) if img.mode != "F" else fill
+    return fill
+
+
+def affine(img, matrix, interpolation, fill):
+    fill = _fill(img, fill)
     return img.transform(img.size, Image.AFFINE, matrix, interpolation, fillcolor=fill)
 
 

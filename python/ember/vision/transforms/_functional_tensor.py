@@ -53,9 +53,12 @@ def _max_value(dtype):
 def _to_4d(img, float_dtypes):
     """The image as a float N×C×H×W tensor and what to undo afterwards."""
     shape = img.shape
-    x = img.reshape(-1, shape[-3], shape[-2], shape[-1]) if img.dim() != 4 else img
     if img.dim() == 2:
         x = img.reshape(1, 1, shape[-2], shape[-1])
+    elif img.dim() != 4:
+        x = img.reshape(-1, shape[-3], shape[-2], shape[-1])
+    else:
+        x = img
     dtype = img.dtype
     if dtype not in float_dtypes:
         x = x.to(float_dtypes[0])
@@ -87,9 +90,12 @@ def crop(img, top, left, height, width):
     _, h, w = get_dimensions(img)
     right, bottom = left + width, top + height
     if left < 0 or top < 0 or right > w or bottom > h:
-        pad_ltrb = [max(-left, 0), max(-top, 0), max(right - w, 0), max(bottom - h, 0)]
-        inside = img[..., max(top, 0):bottom, max(left, 0):right]
-        return pad(inside, pad_ltrb, fill=0)
+        # The part inside the image, then zeros around it to the requested size.
+        x0, y0 = min(max(left, 0), w), min(max(top, 0), h)
+        x1, y1 = max(min(max(right, 0), w), x0), max(min(max(bottom, 0), h), y0)
+        pad_l, pad_t = min(x0 - left, width), min(y0 - top, height)
+        pad_r, pad_b = width - pad_l - (x1 - x0), height - pad_t - (y1 - y0)
+        return pad(img[..., y0:y1, x0:x1], [pad_l, pad_t, pad_r, pad_b], fill=0)
     return img[..., top:bottom, left:right]
 
 

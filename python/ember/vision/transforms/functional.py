@@ -118,8 +118,6 @@ def pil_to_tensor(pic):
     arr = np.array(pic, copy=True)
     if arr.ndim == 2:
         arr = arr[:, :, None]
-    if arr.dtype == np.bool_:
-        arr = arr.astype(np.uint8)
     return ember.from_numpy(np.ascontiguousarray(arr.transpose(2, 0, 1)))
 
 
