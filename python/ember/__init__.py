@@ -166,6 +166,40 @@ def _type(self, dtype=None, non_blocking=False, **kwargs):
 Tensor.type = _type
 
 
+def frombuffer(buffer, *, dtype, count=-1, offset=0, requires_grad=False):
+    """A 1-D tensor sharing memory with an object of the buffer protocol (torch.frombuffer)."""
+    import numpy as np
+    try:
+        view = memoryview(buffer)
+    except TypeError:
+        raise ValueError("object does not implement Python buffer protocol.") from None
+    nbytes = view.nbytes
+    elem = dtype.itemsize
+    if nbytes == 0 or count == 0:
+        raise ValueError(f"both buffer length ({nbytes}) and count ({count}) must not be 0")
+    if offset < 0 or offset >= nbytes:
+        raise ValueError(f"offset ({offset} bytes) must be non-negative and no greater than "
+                         f"buffer length ({nbytes} bytes) minus 1")
+    if count < 0:
+        if (nbytes - offset) % elem:
+            raise ValueError(f"buffer length ({nbytes - offset} bytes) after offset ({offset} "
+                             f"bytes) must be a multiple of element size ({elem})")
+        count = (nbytes - offset) // elem
+    elif count * elem > nbytes - offset:
+        raise ValueError(f"requested buffer length ({count} * {elem} bytes) after offset "
+                         f"({offset} bytes) must not be greater than actual buffer length "
+                         f"({nbytes} bytes)")
+    raw = np.frombuffer(buffer, dtype=np.uint8, count=count * elem, offset=offset)
+    if not raw.flags.writeable:
+        # ember tensors are writable: a read-only buffer (bytes) is copied, not shared.
+        raw = raw.copy()
+    t = from_numpy(raw)  # noqa: F405
+    out = t.view(dtype) if dtype != uint8 else t  # noqa: F405
+    if requires_grad:
+        out.requires_grad_(True)
+    return out
+
+
 def set_default_tensor_type(t):
     """Sets the default floating dtype from a legacy type (`ember.DoubleTensor`) or its name."""
     legacy = _legacy.legacy_type_of(t)
@@ -194,7 +228,7 @@ from ember.autograd.grad_mode import (  # noqa: E402,F401
     is_inference_mode_enabled)
 from ember.autograd.anomaly_mode import is_anomaly_enabled  # noqa: E402,F401
 from ember import cuda, linalg, nn, optim, profiler, special, utils, vision  # noqa: E402,F401
-from ember import backends, distributed, onnx  # noqa: E402,F401
+from ember import backends, distributed, distributions, multiprocessing, onnx  # noqa: E402,F401
 from ember import func  # noqa: E402,F401
 from ember.func import vmap  # noqa: E402,F401  (torch.vmap)
 from ember.serialization import load, save  # noqa: E402,F401

@@ -132,3 +132,33 @@ def test_distributed_data_parallel_is_a_clear_error():
     assert ember.distributed.is_initialized() is False
     with pytest.raises(RuntimeError, match="ember.distributed"):
         ember.nn.parallel.DistributedDataParallel(ember.nn.Linear(2, 2))
+
+
+@pytest.mark.parametrize("dtype", ["uint8", "int16", "int32", "float32", "float64", "bfloat16"])
+def test_frombuffer_matches_torch_and_shares_memory(dtype):
+    buf_t = bytearray(range(48))
+    buf_e = bytearray(range(48))
+    t = torch.frombuffer(buf_t, dtype=getattr(torch, dtype), offset=8)
+    e = ember.frombuffer(buf_e, dtype=getattr(ember, dtype), offset=8)
+    assert e.view(ember.uint8).tolist() == t.view(torch.uint8).tolist()
+    assert e.dtype == getattr(ember, dtype) and e.dim() == 1
+    e.view(ember.uint8)[0] = 200  # writes through to the buffer
+    assert buf_e[8] == 200
+    t2 = torch.frombuffer(buf_t, dtype=torch.uint8, count=3, offset=5)
+    e2 = ember.frombuffer(buf_e, dtype=ember.uint8, count=3, offset=5)
+    assert e2.tolist() == t2.tolist()
+
+
+@pytest.mark.parametrize("kwargs", [dict(dtype="int32"), dict(dtype="int16", count=5),
+                                    dict(dtype="int16", offset=7), dict(dtype="int16", count=0)])
+def test_frombuffer_errors_are_value_errors(kwargs):
+    kwargs = dict(kwargs)
+    name = kwargs.pop("dtype")
+    with pytest.raises(ValueError):
+        torch.frombuffer(bytearray(6), dtype=getattr(torch, name), **kwargs)
+    with pytest.raises(ValueError):
+        ember.frombuffer(bytearray(6), dtype=getattr(ember, name), **kwargs)
+    with pytest.raises(ValueError):
+        ember.frombuffer([1, 2], dtype=ember.uint8)
+    with pytest.raises(ValueError):
+        ember.frombuffer(bytearray(), dtype=ember.uint8)
