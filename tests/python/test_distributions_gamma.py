@@ -20,8 +20,8 @@ from test_distributions import (DTYPE_IDS, DTYPES, Lib, assert_close, check_agai
                                 sample_shapes_check, to_np)
 
 HAS_LGAMMA = all(hasattr(ember, n) for n in ("lgamma", "digamma"))
-HAS_SAMPLERS = all(hasattr(ember, n) for n in ("_standard_gamma", "_sample_dirichlet",
-                                                "poisson", "binomial"))
+HAS_SAMPLERS = all(hasattr(ember, n) or hasattr(ember._C, n)
+                   for n in ("_standard_gamma", "_sample_dirichlet", "poisson", "binomial"))
 needs_lgamma = pytest.mark.skipif(not HAS_LGAMMA, reason="ember.lgamma/digamma not built")
 needs_samplers = pytest.mark.skipif(not (HAS_LGAMMA and HAS_SAMPLERS),
                                     reason="ember gamma/Dirichlet/Poisson/binomial samplers "
@@ -357,7 +357,8 @@ def test_dirichlet_and_beta_rsample_gradient_against_torch():
     grad = torch._dirichlet_grad(xt, at, at.sum(-1, True).expand_as(at))
     wt = torch.tensor(w)
     expected = (grad * (wt - (xt * wt).sum(-1, True))).sum(0).numpy()
-    np.testing.assert_allclose(to_np(a.grad), expected, rtol=1e-6, atol=1e-9)
+    # the kernels approximate the Beta-cdf derivative independently: agree to ~1e-3
+    np.testing.assert_allclose(to_np(a.grad), expected, rtol=5e-3, atol=1e-5)
     # Beta(c1, c0) is the first coordinate of Dirichlet([c1, c0]); also after expand
     c1 = ember.tensor([0.7, 2.0], requires_grad=True)
     c0 = ember.tensor([1.5, 0.4], requires_grad=True)
@@ -372,6 +373,54 @@ def test_dirichlet_and_beta_rsample_gradient_against_torch():
     np.testing.assert_allclose(to_np(b), to_np(d.select(-1, 0)))
     np.testing.assert_allclose(to_np(c1.grad), to_np(c1d.grad), rtol=1e-12)
     np.testing.assert_allclose(to_np(c0.grad), to_np(c0d.grad), rtol=1e-12)
+
+
+def _per_sample_grad_mean(make, params, f, n, seed=0):
+    """Mean and standard error over n draws of d f(x) / d params, one parameter copy per
+    draw (so each draw's gradient is separate).
+    """
+    leaves = [ember.tensor(np.broadcast_to(p, (n,) + p.shape).copy(), requires_grad=True)
+              for p in params]
+    ember.manual_seed(seed)
+    x = make(*leaves).rsample()
+    grads = ember.autograd.grad(f(x).sum(), leaves)
+    out = []
+    for g in grads:
+        g = to_np(g)
+        out.append((g.mean(0), g.std(0) / math.sqrt(n)))
+    return out
+
+
+@needs_samplers
+def test_rsample_gradients_are_unbiased():
+    # d/dtheta E[f(X)] equals E[d f(X) / dtheta] for reparameterised samples: checked against
+    # the closed-form derivative of the mean, within 6 standard errors.
+    n = 20000
+    a, r = np.array([0.3, 1.0, 4.0]), np.array([2.0, 0.5, 1.0])
+    (ga, sa), (gr, sr) = _per_sample_grad_mean(lambda a, r: ED.Gamma(a, r), [a, r],
+                                               lambda x: x, n)
+    assert np.all(np.abs(ga - 1 / r) <= 6 * sa)
+    assert np.all(np.abs(gr + a / r ** 2) <= 6 * sr)
+    # E[X^2] = a (a + 1) / r^2
+    (ga, sa), _ = _per_sample_grad_mean(lambda a, r: ED.Gamma(a, r), [a, r],
+                                        lambda x: x ** 2, n, seed=1)
+    assert np.all(np.abs(ga - (2 * a + 1) / r ** 2) <= 6 * sa)
+    # Dirichlet: E[X_0] = alpha_0 / sum(alpha)
+    al = np.array([0.5, 1.5, 3.0])
+    ((g, s),) = _per_sample_grad_mean(lambda c: ED.Dirichlet(c), [al], lambda x: x[..., 0], n)
+    tot = al.sum()
+    expect = np.array([1 / tot - al[0] / tot ** 2, -al[0] / tot ** 2, -al[0] / tot ** 2])
+    assert np.all(np.abs(g - expect) <= 6 * s)
+    # Beta: E[X] = a / (a + b)
+    b1, b0 = np.array([0.7, 3.0]), np.array([2.0, 0.4])
+    (g1, s1), (g0, s0) = _per_sample_grad_mean(lambda p, q: ED.Beta(p, q), [b1, b0],
+                                               lambda x: x, n)
+    assert np.all(np.abs(g1 - b0 / (b1 + b0) ** 2) <= 6 * s1)
+    assert np.all(np.abs(g0 + b1 / (b1 + b0) ** 2) <= 6 * s0)
+    # Chi2: E[X] = df
+    ((g, s),) = _per_sample_grad_mean(lambda d: ED.Chi2(d), [np.array([1.0, 5.0])],
+                                      lambda x: x, n)
+    assert np.all(np.abs(g - 1) <= 6 * s)
 
 
 @needs_samplers
@@ -397,8 +446,11 @@ def test_log_prob_and_entropy_gradients_match_torch():
         ea = [ember.tensor(a, requires_grad=True) for a in args]
         ta = [torch.tensor(a, requires_grad=True) for a in args]
         ed, td = getattr(ED, cls)(*ea), getattr(TD, cls)(*ta)
-        (ed.log_prob(ember.tensor(x)).sum() + ed.entropy().sum()).backward()
-        (td.log_prob(torch.tensor(x)).sum() + td.entropy().sum()).backward()
+        el, tl = ed.log_prob(ember.tensor(x)).sum(), td.log_prob(torch.tensor(x)).sum()
+        if cls != "Poisson":  # no entropy in torch 1.13
+            el, tl = el + ed.entropy().sum(), tl + td.entropy().sum()
+        el.backward()
+        tl.backward()
         for e, t in zip(ea, ta):
             assert_close(e.grad, t.grad, ember.float64, cls, rtol=1e-8, atol=1e-10)
 

@@ -4,6 +4,7 @@ import ember
 import ember.nn.functional as F
 from ember.distributions import constraints
 from ember.distributions.exp_family import ExponentialFamily
+from ember.distributions.utils import _private_op
 
 __all__ = ["Dirichlet"]
 
@@ -33,7 +34,7 @@ class Dirichlet(ExponentialFamily):
     def rsample(self, sample_shape=()):
         shape = tuple(self._extended_shape(sample_shape))
         concentration = self.concentration.expand(shape)
-        return ember._sample_dirichlet(concentration)
+        return _private_op("_sample_dirichlet")(concentration)
 
     def log_prob(self, value):
         if self._validate_args:

@@ -5,13 +5,14 @@ from numbers import Number
 import ember
 from ember.distributions import constraints
 from ember.distributions.exp_family import ExponentialFamily
-from ember.distributions.utils import broadcast_all
+from ember.distributions.utils import _private_op, broadcast_all
 
 __all__ = ["Gamma"]
 
 
 def _standard_gamma(concentration):
-    return ember._standard_gamma(concentration)
+    # Differentiable in the concentration (implicit reparameterisation, in the op's vjp).
+    return _private_op("_standard_gamma")(concentration)
 
 
 class Gamma(ExponentialFamily):

@@ -35,6 +35,14 @@ def broadcast_all(*values):
     return ember.broadcast_tensors(*values)
 
 
+def _private_op(name):
+    """``ember.<name>`` for an op whose name starts with an underscore; ``from ember._C
+    import *`` skips such names, so fall back to the extension module.
+    """
+    fn = getattr(ember, name, None)
+    return fn if fn is not None else getattr(ember._C, name)
+
+
 def _standard_normal(shape, dtype, device):
     return ember.randn(tuple(shape), dtype=dtype, device=device)
 
