@@ -1,7 +1,10 @@
-// The binding of the nn helpers (ember._C._nn): Parameter construction.
+// The binding of the nn helpers (ember._C._nn): Parameter construction, and the functional
+// forms of activations and layers (ember._C._nn.functional, nn_functional.cpp).
 #include "pyember.h"
 
 namespace ember::python {
+
+void init_nn_functional(py::module_& nn);  // nn_functional.cpp
 
 void init_nn(py::module_& m) {
   py::module_ nn = m.def_submodule("_nn", "kernels behind ember.nn");
@@ -11,6 +14,7 @@ void init_nn(py::module_& m) {
                      "[Parameter] _set_tensor expects an ember.Tensor instance");
     py::cast<Tensor&>(self) = data;
   });
+  init_nn_functional(nn);
 }
 
 }  // namespace ember::python

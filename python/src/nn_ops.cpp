@@ -1,235 +1,272 @@
-// The binding of losses, normalization, dropout and embedding (ember._C._nn). Thin wrappers of
-// include/ember/nn_ops.h; ember/nn/_functional_nn.py adds torch.nn.functional's argument
-// handling (legacy size_average/reduce, string reductions, shape checks).
-#include "ember/nn_ops.h"
-#include "pyember.h"
+// The binding of ember::nn::functional's losses (ember._C._nn.functional): torch.nn.functional's
+// signatures, with the deprecated size_average / reduce pair and the reduction names turned into
+// Options. The C++ functional forms hold the argument checks.
+#include "nn_functional.h"
 
-namespace ember::python {
+namespace ember::python::nnf {
+
 namespace {
+// The reduction argument of the losses that have the legacy pair.
+#define LEGACY_ARGS arg("size_average") = py::none(), arg("reduce") = py::none()
 
-using py::arg;
-
-/// An optional tensor argument: None gives an undefined tensor.
-Tensor opt(py::handle o, const char* fn, const char* name) {
-  if (o.is_none()) return Tensor();
-  return to_tensor(o.ptr(), fn, name);
+template <class Options>
+Options with_reduction(Options o, py::handle size_average, py::handle reduce,
+                       const std::string& reduction) {
+  o.reduction(resolve_reduction(size_average, reduce, reduction));
+  return o;
 }
-
-py::object tup(std::initializer_list<Tensor> ts) {
-  py::tuple t(ts.size());
-  size_t i = 0;
-  for (const Tensor& x : ts) t[i++] = wrap_obj(x);
-  return std::move(t);
-}
-
 }  // namespace
 
-void init_nn_ops(py::module_& root) {
-  py::module_ m = root.def_submodule("_nn", "nn kernels behind ember.nn.functional");
-
-  // ---- linear ----
-  m.def(
-      "linear",
-      [](const Tensor& x, const Tensor& w, py::object b) {
-        return wrap_obj(ember::linear(x, w, opt(b, "linear", "bias")));
+void init_loss(py::module_& f) {
+  // Losses of (input, target) whose only option is the reduction.
+  using PairFn = Tensor (*)(const Tensor&, const Tensor&, const nn::L1LossOptions&);
+  static const std::pair<const char*, PairFn> pairs[] = {
+      {"l1_loss", &F::l1_loss},
+      {"mse_loss",
+       [](const Tensor& x, const Tensor& t, const nn::L1LossOptions& o) {
+         return F::mse_loss(x, t, nn::MSELossOptions(o.reduction()));
+       }},
+      {"multilabel_margin_loss",
+       [](const Tensor& x, const Tensor& t, const nn::L1LossOptions& o) {
+         return F::multilabel_margin_loss(x, t, nn::MultiLabelMarginLossOptions(o.reduction()));
+       }},
+      {"soft_margin_loss", [](const Tensor& x, const Tensor& t, const nn::L1LossOptions& o) {
+         return F::soft_margin_loss(x, t, nn::SoftMarginLossOptions(o.reduction()));
+       }}};
+  for (const auto& [name, fn] : pairs) {
+    f.def(
+        name,
+        [fn = fn](const Tensor& input, const Tensor& target, py::handle size_average,
+                  py::handle reduce, const std::string& reduction) {
+          return fn(input, target,
+                    nn::L1LossOptions(resolve_reduction(size_average, reduce, reduction)));
+        },
+        arg("input"), arg("target"), LEGACY_ARGS, arg("reduction") = "mean");
+  }
+  f.def(
+      "smooth_l1_loss",
+      [](const Tensor& input, const Tensor& target, py::handle size_average, py::handle reduce,
+         const std::string& reduction, double beta) {
+        return F::smooth_l1_loss(
+            input, target,
+            nn::SmoothL1LossOptions(resolve_reduction(size_average, reduce, reduction)).beta(beta));
       },
-      arg("input"), arg("weight"), arg("bias") = py::none());
-  m.def(
-      "bilinear",
-      [](const Tensor& x1, const Tensor& x2, const Tensor& w, py::object b) {
-        return wrap_obj(ember::bilinear(x1, x2, w, opt(b, "bilinear", "bias")));
+      arg("input"), arg("target"), LEGACY_ARGS, arg("reduction") = "mean", arg("beta") = 1.0);
+  f.def(
+      "huber_loss",
+      [](const Tensor& input, const Tensor& target, const std::string& reduction, double delta) {
+        return F::huber_loss(input, target,
+                             nn::HuberLossOptions(reduction_enum(reduction)).delta(delta));
       },
-      arg("input1"), arg("input2"), arg("weight"), arg("bias") = py::none());
-
-  // ---- dropout ----
-  m.def("dropout", [](const Tensor& x, double p, bool train) {
-    return wrap_obj(ember::dropout(x, p, train));
-  });
-  m.def("dropout_", [](Tensor& x, double p, bool train) {
-    ember::dropout_(x, p, train);
-    return wrap_obj(x);
-  });
-  m.def("feature_dropout", [](const Tensor& x, double p, bool train) {
-    return wrap_obj(ember::feature_dropout(x, p, train));
-  });
-  m.def("feature_dropout_", [](Tensor& x, double p, bool train) {
-    ember::feature_dropout_(x, p, train);
-    return wrap_obj(x);
-  });
-  m.def("alpha_dropout", [](const Tensor& x, double p, bool train) {
-    return wrap_obj(ember::alpha_dropout(x, p, train));
-  });
-  m.def("alpha_dropout_", [](Tensor& x, double p, bool train) {
-    ember::alpha_dropout_(x, p, train);
-    return wrap_obj(x);
-  });
-  m.def("feature_alpha_dropout", [](const Tensor& x, double p, bool train) {
-    return wrap_obj(ember::feature_alpha_dropout(x, p, train));
-  });
-  m.def("feature_alpha_dropout_", [](Tensor& x, double p, bool train) {
-    ember::feature_alpha_dropout_(x, p, train);
-    return wrap_obj(x);
-  });
-
-  // ---- normalization ----
-  m.def("batch_norm", [](const Tensor& x, py::object w, py::object b, py::object rm, py::object rv,
-                         bool training, double momentum, double eps) {
-    const char* fn = "batch_norm";
-    return wrap_obj(ember::batch_norm(x, opt(w, fn, "weight"), opt(b, fn, "bias"),
-                                      opt(rm, fn, "running_mean"), opt(rv, fn, "running_var"),
-                                      training, momentum, eps));
-  });
-  m.def("native_batch_norm", [](const Tensor& x, py::object w, py::object b, py::object rm,
-                                py::object rv, bool training, double momentum, double eps) {
-    const char* fn = "native_batch_norm";
-    auto [y, m, s] = ember::native_batch_norm(x, opt(w, fn, "weight"), opt(b, fn, "bias"),
-                                              opt(rm, fn, "running_mean"),
-                                              opt(rv, fn, "running_var"), training, momentum, eps);
-    return tup({y, m, s});
-  });
-  m.def("layer_norm",
-        [](const Tensor& x, std::vector<int64_t> shape, py::object w, py::object b, double eps) {
-          return wrap_obj(ember::layer_norm(x, shape, opt(w, "layer_norm", "weight"),
-                                            opt(b, "layer_norm", "bias"), eps));
-        });
-  m.def("native_layer_norm",
-        [](const Tensor& x, std::vector<int64_t> shape, py::object w, py::object b, double eps) {
-          auto [y, mu, rs] = ember::native_layer_norm(x, shape, opt(w, "layer_norm", "weight"),
-                                                      opt(b, "layer_norm", "bias"), eps);
-          return tup({y, mu, rs});
-        });
-  m.def("group_norm", [](const Tensor& x, int64_t g, py::object w, py::object b, double eps) {
-    return wrap_obj(
-        ember::group_norm(x, g, opt(w, "group_norm", "weight"), opt(b, "group_norm", "bias"), eps));
-  });
-  m.def("instance_norm", [](const Tensor& x, py::object w, py::object b, py::object rm,
-                            py::object rv, bool use_input_stats, double momentum, double eps) {
-    const char* fn = "instance_norm";
-    return wrap_obj(ember::instance_norm(x, opt(w, fn, "weight"), opt(b, fn, "bias"),
-                                         opt(rm, fn, "running_mean"), opt(rv, fn, "running_var"),
-                                         use_input_stats, momentum, eps));
-  });
-  m.def("local_response_norm", [](const Tensor& x, int64_t size, double a, double b, double k) {
-    return wrap_obj(ember::local_response_norm(x, size, a, b, k));
-  });
-
-  // ---- embeddings ----
-  m.def("embedding",
-        [](const Tensor& w, const Tensor& idx, int64_t padding_idx, bool scale, bool sparse) {
-          return wrap_obj(ember::embedding(w, idx, padding_idx, scale, sparse));
-        });
-  m.def("embedding_renorm_", [](Tensor& w, const Tensor& idx, double max_norm, double p) {
-    ember::embedding_renorm_(w, idx, max_norm, p);
-    return wrap_obj(w);
-  });
-  m.def("embedding_bag", [](const Tensor& w, const Tensor& idx, py::object offsets, bool scale,
-                            int64_t mode, bool sparse, py::object psw, bool include_last_offset,
-                            std::optional<int64_t> padding_idx) {
-    const char* fn = "embedding_bag";
-    auto [o, a, b, c] =
-        ember::embedding_bag(w, idx, opt(offsets, fn, "offsets"), scale, mode, sparse,
-                             opt(psw, fn, "per_sample_weights"), include_last_offset, padding_idx);
-    return tup({o, a, b, c});
-  });
-
-  // ---- losses (reduction: 0 none, 1 mean, 2 sum) ----
-  m.def("cross_entropy", [](const Tensor& x, const Tensor& t, py::object w, int64_t red,
-                            int64_t ignore_index, double ls) {
-    return wrap_obj(
-        ember::cross_entropy(x, t, opt(w, "cross_entropy", "weight"), red, ignore_index, ls));
-  });
-  m.def("nll_loss",
-        [](const Tensor& x, const Tensor& t, py::object w, int64_t red, int64_t ignore_index) {
-          return wrap_obj(ember::nll_loss(x, t, opt(w, "nll_loss", "weight"), red, ignore_index));
-        });
-  m.def("nll_loss2d", [](const Tensor& x, const Tensor& t, py::object w, int64_t red,
-                         int64_t ignore_index) {
-    return wrap_obj(ember::nll_loss2d(x, t, opt(w, "nll_loss2d", "weight"), red, ignore_index));
-  });
-  m.def("binary_cross_entropy", [](const Tensor& x, const Tensor& t, py::object w, int64_t red) {
-    return wrap_obj(
-        ember::binary_cross_entropy(x, t, opt(w, "binary_cross_entropy", "weight"), red));
-  });
-  m.def("binary_cross_entropy_with_logits",
-        [](const Tensor& x, const Tensor& t, py::object w, py::object pw, int64_t red) {
-          const char* fn = "binary_cross_entropy_with_logits";
-          return wrap_obj(ember::binary_cross_entropy_with_logits(x, t, opt(w, fn, "weight"),
-                                                                  opt(pw, fn, "pos_weight"), red));
-        });
-  m.def("kl_div", [](const Tensor& x, const Tensor& t, int64_t red, bool log_target) {
-    return wrap_obj(ember::kl_div(x, t, red, log_target));
-  });
-  m.def("mse_loss", [](const Tensor& x, const Tensor& t, int64_t red) {
-    return wrap_obj(ember::mse_loss(x, t, red));
-  });
-  m.def("l1_loss", [](const Tensor& x, const Tensor& t, int64_t red) {
-    return wrap_obj(ember::l1_loss(x, t, red));
-  });
-  m.def("smooth_l1_loss", [](const Tensor& x, const Tensor& t, int64_t red, double beta) {
-    return wrap_obj(ember::smooth_l1_loss(x, t, red, beta));
-  });
-  m.def("huber_loss", [](const Tensor& x, const Tensor& t, int64_t red, double delta) {
-    return wrap_obj(ember::huber_loss(x, t, red, delta));
-  });
-  m.def("poisson_nll_loss",
-        [](const Tensor& x, const Tensor& t, bool log_input, bool full, double eps, int64_t red) {
-          return wrap_obj(ember::poisson_nll_loss(x, t, log_input, full, eps, red));
-        });
-  m.def("gaussian_nll_loss",
-        [](const Tensor& x, const Tensor& t, const Tensor& var, bool full, double eps,
-           int64_t red) { return wrap_obj(ember::gaussian_nll_loss(x, t, var, full, eps, red)); });
-  m.def("multi_margin_loss", [](const Tensor& x, const Tensor& t, const Scalar& p,
-                                const Scalar& margin, py::object w, int64_t red) {
-    return wrap_obj(
-        ember::multi_margin_loss(x, t, p, margin, opt(w, "multi_margin_loss", "weight"), red));
-  });
-  m.def("multilabel_margin_loss", [](const Tensor& x, const Tensor& t, int64_t red) {
-    return wrap_obj(ember::multilabel_margin_loss(x, t, red));
-  });
-  m.def("multilabel_soft_margin_loss",
-        [](const Tensor& x, const Tensor& t, py::object w, int64_t red) {
-          return wrap_obj(ember::multilabel_soft_margin_loss(
-              x, t, opt(w, "multilabel_soft_margin_loss", "weight"), red));
-        });
-  m.def("soft_margin_loss", [](const Tensor& x, const Tensor& t, int64_t red) {
-    return wrap_obj(ember::soft_margin_loss(x, t, red));
-  });
-  m.def("ctc_loss", [](const Tensor& lp, const Tensor& t, py::object il, py::object tl,
-                       int64_t blank, int64_t red, bool zero_infinity) {
-    if (is_tensor(il.ptr()) && is_tensor(tl.ptr()))
-      return wrap_obj(
-          ember::ctc_loss(lp, t, unwrap(il.ptr()), unwrap(tl.ptr()), blank, red, zero_infinity));
-    DimVector a = to_int_list(il.ptr(), "ctc_loss", "input_lengths");
-    DimVector b = to_int_list(tl.ptr(), "ctc_loss", "target_lengths");
-    return wrap_obj(ember::ctc_loss(lp, t, a, b, blank, red, zero_infinity));
-  });
-  m.def("cosine_embedding_loss",
-        [](const Tensor& a, const Tensor& b, const Tensor& t, double margin, int64_t red) {
-          return wrap_obj(ember::cosine_embedding_loss(a, b, t, margin, red));
-        });
-  m.def("margin_ranking_loss",
-        [](const Tensor& a, const Tensor& b, const Tensor& t, double margin, int64_t red) {
-          return wrap_obj(ember::margin_ranking_loss(a, b, t, margin, red));
-        });
-  m.def("hinge_embedding_loss", [](const Tensor& x, const Tensor& t, double margin, int64_t red) {
-    return wrap_obj(ember::hinge_embedding_loss(x, t, margin, red));
-  });
-  m.def("triplet_margin_loss", [](const Tensor& a, const Tensor& p, const Tensor& n, double margin,
-                                  double pn, double eps, bool swap, int64_t red) {
-    return wrap_obj(ember::triplet_margin_loss(a, p, n, margin, pn, eps, swap, red));
-  });
-
-  // ---- distances ----
-  m.def("cosine_similarity", [](const Tensor& a, const Tensor& b, int64_t dim, double eps) {
-    return wrap_obj(ember::cosine_similarity(a, b, dim, eps));
-  });
-  m.def("pairwise_distance",
-        [](const Tensor& a, const Tensor& b, double p, double eps, bool keepdim) {
-          return wrap_obj(ember::pairwise_distance(a, b, p, eps, keepdim));
-        });
-  m.def("normalize", [](const Tensor& x, double p, int64_t dim, double eps) {
-    return wrap_obj(ember::normalize(x, p, dim, eps));
-  });
+      arg("input"), arg("target"), arg("reduction") = "mean", arg("delta") = 1.0);
+  f.def(
+      "cross_entropy",
+      [](const Tensor& input, const Tensor& target, py::handle weight, py::handle size_average,
+         int64_t ignore_index, py::handle reduce, const std::string& reduction,
+         double label_smoothing) {
+        return F::cross_entropy(
+            input, target,
+            with_reduction(F::CrossEntropyFuncOptions()
+                               .weight(opt_tensor(weight, "cross_entropy", "weight"))
+                               .ignore_index(ignore_index)
+                               .label_smoothing(label_smoothing),
+                           size_average, reduce, reduction));
+      },
+      arg("input"), arg("target"), arg("weight") = py::none(), arg("size_average") = py::none(),
+      arg("ignore_index") = -100, arg("reduce") = py::none(), arg("reduction") = "mean",
+      arg("label_smoothing") = 0.0);
+  f.def(
+      "nll_loss",
+      [](const Tensor& input, const Tensor& target, py::handle weight, py::handle size_average,
+         int64_t ignore_index, py::handle reduce, const std::string& reduction) {
+        return F::nll_loss(input, target,
+                           with_reduction(F::NLLLossFuncOptions()
+                                              .weight(opt_tensor(weight, "nll_loss", "weight"))
+                                              .ignore_index(ignore_index),
+                                          size_average, reduce, reduction));
+      },
+      arg("input"), arg("target"), arg("weight") = py::none(), arg("size_average") = py::none(),
+      arg("ignore_index") = -100, arg("reduce") = py::none(), arg("reduction") = "mean");
+  f.def(
+      "poisson_nll_loss",
+      [](const Tensor& input, const Tensor& target, bool log_input, bool full,
+         py::handle size_average, double eps, py::handle reduce, const std::string& reduction) {
+        return F::poisson_nll_loss(
+            input, target,
+            with_reduction(F::PoissonNLLLossFuncOptions().log_input(log_input).full(full).eps(eps),
+                           size_average, reduce, reduction));
+      },
+      arg("input"), arg("target"), arg("log_input") = true, arg("full") = false,
+      arg("size_average") = py::none(), arg("eps") = 1e-8, arg("reduce") = py::none(),
+      arg("reduction") = "mean");
+  f.def(
+      "gaussian_nll_loss",
+      [](const Tensor& input, const Tensor& target, const Tensor& var, bool full, double eps,
+         const std::string& reduction) {
+        return F::gaussian_nll_loss(input, target, var,
+                                    F::GaussianNLLLossFuncOptions().full(full).eps(eps).reduction(
+                                        reduction_enum(reduction)));
+      },
+      arg("input"), arg("target"), arg("var"), arg("full") = false, arg("eps") = 1e-6,
+      arg("reduction") = "mean");
+  f.def(
+      "kl_div",
+      [](const Tensor& input, const Tensor& target, py::handle size_average, py::handle reduce,
+         const std::string& reduction, bool log_target) {
+        F::KLDivFuncOptions o;
+        if (reduction == "batchmean" && size_average.is_none() && reduce.is_none()) {
+          o.reduction(enumtype::kBatchMean{});
+        } else {
+          auto r = resolve_reduction(size_average, reduce, reduction);
+          std::visit([&](auto e) { o.reduction(e); }, r);
+        }
+        return F::kl_div(input, target, o.log_target(log_target));
+      },
+      arg("input"), arg("target"), LEGACY_ARGS, arg("reduction") = "mean",
+      arg("log_target") = false);
+  f.def(
+      "binary_cross_entropy",
+      [](const Tensor& input, const Tensor& target, py::handle weight, py::handle size_average,
+         py::handle reduce, const std::string& reduction) {
+        return F::binary_cross_entropy(
+            input, target,
+            with_reduction(F::BinaryCrossEntropyFuncOptions().weight(
+                               opt_tensor(weight, "binary_cross_entropy", "weight")),
+                           size_average, reduce, reduction));
+      },
+      arg("input"), arg("target"), arg("weight") = py::none(), LEGACY_ARGS,
+      arg("reduction") = "mean");
+  f.def(
+      "binary_cross_entropy_with_logits",
+      [](const Tensor& input, const Tensor& target, py::handle weight, py::handle size_average,
+         py::handle reduce, const std::string& reduction, py::handle pos_weight) {
+        const char* fn = "binary_cross_entropy_with_logits";
+        return F::binary_cross_entropy_with_logits(
+            input, target,
+            with_reduction(F::BinaryCrossEntropyWithLogitsFuncOptions()
+                               .weight(opt_tensor(weight, fn, "weight"))
+                               .pos_weight(opt_tensor(pos_weight, fn, "pos_weight")),
+                           size_average, reduce, reduction));
+      },
+      arg("input"), arg("target"), arg("weight") = py::none(), LEGACY_ARGS,
+      arg("reduction") = "mean", arg("pos_weight") = py::none());
+  f.def(
+      "cosine_embedding_loss",
+      [](const Tensor& input1, const Tensor& input2, const Tensor& target, double margin,
+         py::handle size_average, py::handle reduce, const std::string& reduction) {
+        return F::cosine_embedding_loss(
+            input1, input2, target,
+            with_reduction(F::CosineEmbeddingLossFuncOptions().margin(margin), size_average, reduce,
+                           reduction));
+      },
+      arg("input1"), arg("input2"), arg("target"), arg("margin") = 0.0, LEGACY_ARGS,
+      arg("reduction") = "mean");
+  f.def(
+      "margin_ranking_loss",
+      [](const Tensor& input1, const Tensor& input2, const Tensor& target, double margin,
+         py::handle size_average, py::handle reduce, const std::string& reduction) {
+        return F::margin_ranking_loss(
+            input1, input2, target,
+            with_reduction(F::MarginRankingLossFuncOptions().margin(margin), size_average, reduce,
+                           reduction));
+      },
+      arg("input1"), arg("input2"), arg("target"), arg("margin") = 0.0, LEGACY_ARGS,
+      arg("reduction") = "mean");
+  f.def(
+      "hinge_embedding_loss",
+      [](const Tensor& input, const Tensor& target, double margin, py::handle size_average,
+         py::handle reduce, const std::string& reduction) {
+        return F::hinge_embedding_loss(
+            input, target,
+            with_reduction(F::HingeEmbeddingLossFuncOptions().margin(margin), size_average, reduce,
+                           reduction));
+      },
+      arg("input"), arg("target"), arg("margin") = 1.0, LEGACY_ARGS, arg("reduction") = "mean");
+  f.def(
+      "multilabel_soft_margin_loss",
+      [](const Tensor& input, const Tensor& target, py::handle weight, py::handle size_average,
+         py::handle reduce, const std::string& reduction) {
+        return F::multilabel_soft_margin_loss(
+            input, target,
+            with_reduction(F::MultiLabelSoftMarginLossFuncOptions().weight(
+                               opt_tensor(weight, "multilabel_soft_margin_loss", "weight")),
+                           size_average, reduce, reduction));
+      },
+      arg("input"), arg("target"), arg("weight") = py::none(), LEGACY_ARGS,
+      arg("reduction") = "mean");
+  f.def(
+      "multi_margin_loss",
+      [](const Tensor& input, const Tensor& target, double p, double margin, py::handle weight,
+         py::handle size_average, py::handle reduce, const std::string& reduction) {
+        // A fractional p is passed as 0, which the functional rejects like any p but 1 and 2.
+        int64_t ip = p == double(int64_t(p)) ? int64_t(p) : 0;
+        return F::multi_margin_loss(
+            input, target,
+            with_reduction(F::MultiMarginLossFuncOptions().p(ip).margin(margin).weight(
+                               opt_tensor(weight, "multi_margin_loss", "weight")),
+                           size_average, reduce, reduction));
+      },
+      arg("input"), arg("target"), arg("p") = 1, arg("margin") = 1.0, arg("weight") = py::none(),
+      LEGACY_ARGS, arg("reduction") = "mean");
+  f.def(
+      "triplet_margin_loss",
+      [](const Tensor& anchor, const Tensor& positive, const Tensor& negative, double margin,
+         double p, double eps, bool swap, py::handle size_average, py::handle reduce,
+         const std::string& reduction) {
+        return F::triplet_margin_loss(
+            anchor, positive, negative,
+            with_reduction(
+                F::TripletMarginLossFuncOptions().margin(margin).p(p).eps(eps).swap(swap),
+                size_average, reduce, reduction));
+      },
+      arg("anchor"), arg("positive"), arg("negative"), arg("margin") = 1.0, arg("p") = 2.0,
+      arg("eps") = 1e-6, arg("swap") = false, LEGACY_ARGS, arg("reduction") = "mean");
+  f.def(
+      "triplet_margin_with_distance_loss",
+      [](const Tensor& anchor, const Tensor& positive, const Tensor& negative,
+         py::object distance_function, double margin, bool swap, const std::string& reduction) {
+        auto o = F::TripletMarginWithDistanceLossFuncOptions().margin(margin).swap(swap).reduction(
+            reduction_enum(reduction));
+        if (!distance_function.is_none()) {
+          o.distance_function([distance_function](const Tensor& a, const Tensor& b) {
+            py::object r = distance_function(wrap_obj(a), wrap_obj(b));
+            return to_tensor(r.ptr(), "triplet_margin_with_distance_loss", "distance_function");
+          });
+        }
+        return F::triplet_margin_with_distance_loss(anchor, positive, negative, o);
+      },
+      arg("anchor"), arg("positive"), arg("negative"), py::kw_only(),
+      arg("distance_function") = py::none(), arg("margin") = 1.0, arg("swap") = false,
+      arg("reduction") = "mean");
+  f.def(
+      "ctc_loss",
+      [](const Tensor& log_probs, const Tensor& targets, py::handle input_lengths,
+         py::handle target_lengths, int64_t blank, const std::string& reduction,
+         bool zero_infinity) {
+        const char* fn = "ctc_loss";
+        auto lengths = [&](py::handle h, const char* name) {
+          if (is_tensor(h.ptr())) return unwrap(h.ptr());
+          DimVector v = to_int_list(h.ptr(), fn, name);
+          return ember::tensor(std::vector<int64_t>(v.begin(), v.end()));
+        };
+        return F::ctc_loss(log_probs, targets, lengths(input_lengths, "input_lengths"),
+                           lengths(target_lengths, "target_lengths"),
+                           F::CTCLossFuncOptions()
+                               .blank(blank)
+                               .reduction(reduction_enum(reduction))
+                               .zero_infinity(zero_infinity));
+      },
+      arg("log_probs"), arg("targets"), arg("input_lengths"), arg("target_lengths"),
+      arg("blank") = 0, arg("reduction") = "mean", arg("zero_infinity") = false);
 }
 
+#undef LEGACY_ARGS
+
+}  // namespace ember::python::nnf
+
+namespace ember::python {
+void init_nn_ops(py::module_& m) {
+  py::module_ f = m.def_submodule("_nn", "kernels behind ember.nn").def_submodule("functional");
+  nnf::init_loss(f);
+}
 }  // namespace ember::python

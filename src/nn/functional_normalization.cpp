@@ -38,10 +38,27 @@ Tensor layer_norm(const Tensor& input, const LayerNormFuncOptions& o) {
 }
 
 Tensor group_norm(const Tensor& input, const GroupNormFuncOptions& o) {
+  EMBER_CHECK(input.dim() >= 2,
+              "[group_norm] Expected at least 2 dimensions for input tensor but received ",
+              input.dim());
+  // One value per group in training is an error, as batch_norm's one value per channel
+  // (a zero group count is left to the op, whose message names it).
+  if (o.num_groups() != 0) {
+    int64_t values = input.size(0) * input.size(1) / o.num_groups();
+    for (int64_t d = 2; d < input.dim(); ++d) values *= input.size(d);
+    EMBER_CHECK_VALUE(values != 1,
+                      "[group_norm] Expected more than 1 value per channel when training, got "
+                      "input size ",
+                      input.sizes());
+  }
   return ember::group_norm(input, o.num_groups(), o.weight(), o.bias(), o.eps());
 }
 
 Tensor local_response_norm(const Tensor& input, const LocalResponseNormFuncOptions& o) {
+  EMBER_CHECK_VALUE(input.dim() >= 3,
+                    "[local_response_norm] Expected 3D or higher dimensionality input (got ",
+                    input.dim(), " dimensions)");
+  if (input.numel() == 0) return input;
   return ember::local_response_norm(input, o.size(), o.alpha(), o.beta(), o.k());
 }
 

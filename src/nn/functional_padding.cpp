@@ -7,8 +7,8 @@ namespace ember::nn::functional {
 
 Tensor pad(const Tensor& input, const PadFuncOptions& o) {
   bool constant = std::holds_alternative<enumtype::kConstant>(o.mode());
-  EMBER_CHECK_VALUE(constant || o.value() == 0, "[pad] Padding mode \"", enum_name(o.mode()),
-                    "\" doesn't take in value argument.");
+  EMBER_CHECK(constant || o.value() == 0, "[pad] Padding mode \"", enum_name(o.mode()),
+              "\" doesn't take in value argument.");
   return ember::pad(input, o.pad(), enum_name(o.mode()),
                     constant ? std::optional<double>(o.value()) : std::nullopt);
 }

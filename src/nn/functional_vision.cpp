@@ -95,11 +95,38 @@ Tensor pixel_unshuffle(const Tensor& input, const PixelUnshuffleFuncOptions& o) 
   return ember::pixel_unshuffle(input, o.downscale_factor());
 }
 
+// A view as (N, g, C / g, *), swap the two channel dims, and flatten them back.
+Tensor channel_shuffle(const Tensor& input, const ChannelShuffleFuncOptions& o) {
+  int64_t g = o.groups();
+  EMBER_CHECK(g > 0,
+              "[channel_shuffle] Number of groups to divide channels in must be positive. Value "
+              "of groups:",
+              g);
+  EMBER_CHECK(input.dim() > 2,
+              "[channel_shuffle] channel_shuffle expects input to have at least 3 dimensions, "
+              "but got input with sizes ",
+              input.sizes());
+  int64_t c = input.size(1);
+  EMBER_CHECK(c % g == 0, "[channel_shuffle] Number of channels must be divisible by groups. Got ",
+              c, " channels and ", g, " groups.");
+  std::vector<int64_t> grouped = input.sizes().vec();
+  grouped[1] = c / g;
+  grouped.insert(grouped.begin() + 1, g);
+  return input.reshape(grouped).transpose(1, 2).reshape(input.sizes());
+}
+
 Tensor fold(const Tensor& input, const FoldFuncOptions& o) {
+  EMBER_CHECK_T(NotImplementedError, input.dim() == 2 || input.dim() == 3,
+                "[fold] Input Error: Only unbatched (2D) or batched (3D) input Tensors are "
+                "supported (got ",
+                input.dim(), "D)");
   return col2im(input, o.output_size(), o.kernel_size(), o.dilation(), o.padding(), o.stride());
 }
 
 Tensor unfold(const Tensor& input, const UnfoldFuncOptions& o) {
+  EMBER_CHECK_T(NotImplementedError, input.dim() == 3 || input.dim() == 4,
+                "[unfold] Input Error: Only 3D or 4D input Tensors are supported (got ",
+                input.dim(), "D)");
   return im2col(input, o.kernel_size(), o.dilation(), o.padding(), o.stride());
 }
 

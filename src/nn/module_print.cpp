@@ -466,6 +466,11 @@ bool print_layer(const Module& m, Printer& pr) {
         os << "downscale_factor=" << x.options.downscale_factor() << ")";
       }))
     return true;
+  if (try_print<ChannelShuffleImpl>(m, [&](const ChannelShuffleImpl& x) {
+        pr.open("ChannelShuffle");
+        os << "groups=" << x.options.groups() << ")";
+      }))
+    return true;
   if (try_print<UpsampleImpl>(m, [&](const UpsampleImpl& x) {
         const auto& o = x.options;
         pr.open("Upsample");

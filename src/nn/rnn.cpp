@@ -7,6 +7,7 @@
 
 #include "ember/factory.h"
 #include "ember/nn/init.h"
+#include "ember/ops.h"
 #include "ember/rnn.h"
 
 namespace ember::nn {
@@ -90,43 +91,177 @@ std::string RNNImplBase<Derived>::extra_repr() const {
   return s;
 }
 
-template <typename Derived>
-std::tuple<Tensor, bool> RNNImplBase<Derived>::prepare_input(const Tensor& input,
-                                                             const char* name) const {
-  const auto& o = options_base_;
-  EMBER_CHECK_VALUE(input.dim() == 2 || input.dim() == 3, "[", name, "] ", name,
-                    ": Expected input to be 2-D or 3-D but received ", input.dim(), "-D tensor");
-  bool unbatched = input.dim() == 2;
-  Tensor x = unbatched ? input.unsqueeze(o.batch_first ? 0 : 1) : input;
-  EMBER_CHECK(x.size(2) == o.input_size, "[", name,
-              "] input.size(-1) must be equal to "
-              "input_size. Expected ",
-              o.input_size, ", got ", x.size(2));
-  return {x, unbatched};
+// ---- the shared forward ----
+
+namespace detail {
+namespace {
+const char* mode_name(RNNMode mode) {
+  switch (mode) {
+    case RNNMode::RNN_TANH:
+    case RNNMode::RNN_RELU:
+      return "RNN";
+    case RNNMode::LSTM:
+      return "LSTM";
+    case RNNMode::GRU:
+      return "GRU";
+  }
+  return "RNN";
 }
 
-template <typename Derived>
-Tensor RNNImplBase<Derived>::prepare_hidden(const Tensor& input, const Tensor& hx, bool unbatched,
-                                            int64_t size, const char* name,
-                                            const char* what) const {
-  const auto& o = options_base_;
-  int64_t batch = input.size(o.batch_first ? 0 : 1);
-  int64_t layers = o.num_layers * (o.bidirectional ? 2 : 1);
-  std::vector<int64_t> expected = {layers, batch, size};
-  if (!hx.defined()) return ember::zeros(expected, input.options());
-  Tensor h = hx;
-  if (unbatched) {
-    EMBER_CHECK(hx.dim() == 2, "[", name, "] For unbatched 2-D input, ", what,
-                " should also be 2-D but got ", hx.dim(), "-D tensor");
-    h = hx.unsqueeze(1);
-  } else {
-    EMBER_CHECK(hx.dim() == 3, "[", name, "] For batched 3-D input, ", what,
-                " should also be 3-D but got ", hx.dim(), "-D tensor");
+// The whole-sequence op on a time-major batch x (T, B, I) with batched states.
+std::tuple<Tensor, std::vector<Tensor>> run_op(RNNMode mode, const RNNOptionsBase& o,
+                                               ArrayRef<Tensor> w, bool training, const Tensor& x,
+                                               const std::vector<Tensor>& h) {
+  switch (mode) {
+    case RNNMode::LSTM: {
+      auto [out, hn, cn] = ember::lstm(x, {h[0], h[1]}, w, o.bias, o.num_layers, o.dropout,
+                                       training, o.bidirectional, false);
+      return {out, {hn, cn}};
+    }
+    case RNNMode::GRU: {
+      auto [out, hn] =
+          ember::gru(x, h[0], w, o.bias, o.num_layers, o.dropout, training, o.bidirectional, false);
+      return {out, {hn}};
+    }
+    case RNNMode::RNN_TANH:
+    case RNNMode::RNN_RELU: {
+      auto run = mode == RNNMode::RNN_RELU ? &ember::rnn_relu : &ember::rnn_tanh;
+      auto [out, hn] =
+          run(x, h[0], w, o.bias, o.num_layers, o.dropout, training, o.bidirectional, false);
+      return {out, {hn}};
+    }
   }
-  EMBER_CHECK(h.sizes().vec() == expected, "[", name, "] Expected hidden size ",
-              sizes_str(expected), ", got ", sizes_str(h.sizes()));
-  return h;
+  EMBER_INTERNAL_ASSERT(false, "unknown RNN mode");
+  return {};
 }
+
+// A packed batch (sorted by decreasing length) runs each group of equal-length sequences on its
+// own, so padding never enters a recurrence and the reverse direction starts at each
+// sequence's own end.
+std::tuple<Tensor, std::vector<Tensor>> run_packed(RNNMode mode, const RNNOptionsBase& o,
+                                                   ArrayRef<Tensor> w, bool training,
+                                                   const Tensor& data,
+                                                   const std::vector<int64_t>& sizes,
+                                                   const std::vector<Tensor>& h) {
+  int64_t batch = sizes[0];
+  std::vector<int64_t> lengths(size_t(batch), 0);
+  for (int64_t bs : sizes)
+    for (int64_t b = 0; b < bs; ++b) ++lengths[size_t(b)];
+  std::vector<Tensor> steps;
+  int64_t offset = 0;
+  for (int64_t bs : sizes) {
+    steps.push_back(data.narrow(0, offset, bs));
+    offset += bs;
+  }
+  struct Group {
+    int64_t length;
+    Tensor out;
+  };
+  std::vector<Group> groups;
+  std::vector<std::vector<Tensor>> hidden_parts(h.size());
+  for (int64_t b = 0; b < batch;) {
+    int64_t e = b;
+    while (e < batch && lengths[size_t(e)] == lengths[size_t(b)]) ++e;
+    int64_t n = lengths[size_t(b)];
+    std::vector<Tensor> seq;
+    for (int64_t t = 0; t < n; ++t) seq.push_back(steps[size_t(t)].narrow(0, b, e - b));
+    std::vector<Tensor> hg;
+    for (const Tensor& s : h) hg.push_back(s.narrow(1, b, e - b));
+    auto [out, hn] = run_op(mode, o, w, training, stack(seq), hg);
+    groups.push_back({n, out});
+    for (size_t i = 0; i < hn.size(); ++i) hidden_parts[i].push_back(hn[i]);
+    b = e;
+  }
+  std::vector<Tensor> rows;
+  for (size_t t = 0; t < sizes.size(); ++t) {
+    std::vector<Tensor> parts;
+    for (const Group& g : groups)
+      if (g.length > int64_t(t)) parts.push_back(g.out.select(0, int64_t(t)));
+    rows.push_back(cat(parts, 0));
+  }
+  std::vector<Tensor> hidden;
+  for (const auto& parts : hidden_parts) hidden.push_back(cat(parts, 1));
+  return {cat(rows, 0), hidden};
+}
+}  // namespace
+
+std::tuple<Tensor, std::vector<Tensor>> rnn_forward(RNNMode mode, const RNNOptionsBase& o,
+                                                    ArrayRef<Tensor> flat_weights, bool training,
+                                                    const Tensor& input, const Tensor& batch_sizes,
+                                                    const Tensor& sorted_indices,
+                                                    const Tensor& unsorted_indices,
+                                                    const std::vector<Tensor>& hx) {
+  const char* name = mode_name(mode);
+  const bool packed = batch_sizes.defined();
+  const bool lstm = mode == RNNMode::LSTM;
+  Tensor x = input;
+  bool unbatched = false;
+  std::vector<int64_t> sizes;
+  int64_t batch = 0;
+  if (packed) {
+    EMBER_CHECK(input.dim() == 2, "[", name, "] input must have 2 dimensions, got ", input.dim());
+    EMBER_CHECK(batch_sizes.dim() == 1 && batch_sizes.numel() > 0, "[", name,
+                "] a packed input needs a non-empty 1-D batch_sizes, got ", batch_sizes.sizes());
+    Tensor bs = batch_sizes.to(kLong).contiguous();
+    sizes.assign(bs.data_ptr<int64_t>(), bs.data_ptr<int64_t>() + bs.numel());
+    batch = sizes[0];
+  } else {
+    // PyTorch 1.13 (both front ends) unsqueezes any non-3-D input, then finds the wrong rank.
+    EMBER_CHECK(input.dim() == 2 || input.dim() == 3, "[", name,
+                "] input must have 3 dimensions, got ", input.dim() + 1);
+    unbatched = input.dim() == 2;
+    if (unbatched) x = x.unsqueeze(o.batch_first ? 0 : 1);
+    if (o.batch_first) x = x.transpose(0, 1);
+    batch = x.size(1);
+  }
+  EMBER_CHECK(x.size(-1) == o.input_size, "[", name,
+              "] input.size(-1) must be equal to input_size. Expected ", o.input_size, ", got ",
+              x.size(-1));
+
+  const size_t nstates = lstm ? 2 : 1;
+  EMBER_CHECK(hx.empty() || hx.size() == nstates, "[", name, "] expected ", nstates,
+              " hidden state tensors, got ", hx.size());
+  const int64_t layers = o.num_layers * (o.bidirectional ? 2 : 1);
+  const int64_t real_hidden = o.proj_size > 0 ? o.proj_size : o.hidden_size;
+  const char* what = lstm ? "hx and cx" : "hx";
+  std::vector<Tensor> h;
+  for (size_t i = 0; i < nstates; ++i) {
+    std::vector<int64_t> expected = {layers, batch, i == 0 ? real_hidden : o.hidden_size};
+    if (hx.empty()) {
+      h.push_back(ember::zeros(expected, x.options()));
+      continue;
+    }
+    Tensor s = hx[i];
+    if (!packed && unbatched) {
+      EMBER_CHECK(s.dim() == 2, "[", name, "] For unbatched 2-D input, ", what,
+                  " should also be 2-D but got ", s.dim(), "-D tensor");
+      s = s.unsqueeze(1);
+    } else if (!packed) {
+      EMBER_CHECK(s.dim() == 3, "[", name, "] For batched 3-D input, ", what,
+                  " should also be 3-D but got ", s.dim(), "-D tensor");
+    }
+    if (packed && sorted_indices.defined() && s.dim() == 3) s = s.index_select(1, sorted_indices);
+    EMBER_CHECK(s.sizes().vec() == expected, "[", name, "] Expected hidden",
+                lstm ? (i == 0 ? "[0]" : "[1]") : "", " size ", sizes_str(expected), ", got ",
+                sizes_str(s.sizes()));
+    h.push_back(s);
+  }
+
+  if (packed) {
+    auto [out, hn] = run_packed(mode, o, flat_weights, training, x, sizes, h);
+    if (unsorted_indices.defined())
+      for (Tensor& s : hn) s = s.index_select(1, unsorted_indices);
+    return {out, hn};
+  }
+  auto [out, hn] = run_op(mode, o, flat_weights, training, x, h);
+  if (o.batch_first) out = out.transpose(0, 1);
+  if (unbatched) {
+    out = out.squeeze(o.batch_first ? 0 : 1);
+    for (Tensor& s : hn) s = s.squeeze(1);
+  }
+  return {out, hn};
+}
+}  // namespace detail
 
 // ---- RNN / LSTM / GRU ----
 
@@ -146,20 +281,41 @@ detail::RNNOptionsBase base_of(const GRUOptions& o) {
           o.bias(), o.batch_first(), o.dropout(),     o.bidirectional(),
           0};
 }
+
+std::vector<Tensor> states(const Tensor& hx) {
+  return hx.defined() ? std::vector<Tensor>{hx} : std::vector<Tensor>{};
+}
+std::vector<Tensor> states(const std::optional<std::tuple<Tensor, Tensor>>& hx) {
+  if (!hx) return {};
+  return {std::get<0>(*hx), std::get<1>(*hx)};
+}
+using utils::rnn::PackedSequence;
+PackedSequence repack(const Tensor& data, const PackedSequence& like) {
+  return PackedSequence(data, like.batch_sizes(), like.sorted_indices(), like.unsorted_indices());
+}
 }  // namespace
 
 RNNImpl::RNNImpl(const RNNOptions& options_) : RNNImplBase(base_of(options_)), options(options_) {}
 
+namespace {
+detail::RNNMode rnn_mode(const RNNOptions& o) {
+  return std::holds_alternative<enumtype::kReLU>(o.nonlinearity()) ? detail::RNNMode::RNN_RELU
+                                                                   : detail::RNNMode::RNN_TANH;
+}
+}  // namespace
+
 std::tuple<Tensor, Tensor> RNNImpl::forward(const Tensor& input, Tensor hx) {
-  const auto& o = options_base_;
-  auto [x, unbatched] = prepare_input(input, "RNN");
-  Tensor h = prepare_hidden(x, hx, unbatched, o.hidden_size, "RNN", "hx");
-  bool relu = std::holds_alternative<enumtype::kReLU>(options.nonlinearity());
-  auto run = relu ? &ember::rnn_relu : &ember::rnn_tanh;
-  auto [out, hn] = run(x, h, flat_weights_, o.bias, o.num_layers, o.dropout, is_training(),
-                       o.bidirectional, o.batch_first);
-  if (unbatched) return {out.squeeze(o.batch_first ? 0 : 1), hn.squeeze(1)};
-  return {out, hn};
+  auto [out, h] = detail::rnn_forward(rnn_mode(options), options_base_, flat_weights_,
+                                      is_training(), input, {}, {}, {}, states(hx));
+  return {out, h[0]};
+}
+
+std::tuple<PackedSequence, Tensor> RNNImpl::forward_with_packed_input(const PackedSequence& p,
+                                                                      Tensor hx) {
+  auto [out, h] =
+      detail::rnn_forward(rnn_mode(options), options_base_, flat_weights_, is_training(), p.data(),
+                          p.batch_sizes(), p.sorted_indices(), p.unsorted_indices(), states(hx));
+  return {repack(out, p), h[0]};
 }
 
 LSTMImpl::LSTMImpl(const LSTMOptions& options_)
@@ -167,29 +323,33 @@ LSTMImpl::LSTMImpl(const LSTMOptions& options_)
 
 std::tuple<Tensor, std::tuple<Tensor, Tensor>> LSTMImpl::forward(
     const Tensor& input, std::optional<std::tuple<Tensor, Tensor>> hx_opt) {
-  const auto& o = options_base_;
-  auto [x, unbatched] = prepare_input(input, "LSTM");
-  int64_t real_hidden = o.proj_size > 0 ? o.proj_size : o.hidden_size;
-  Tensor h0 = hx_opt ? std::get<0>(*hx_opt) : Tensor();
-  Tensor c0 = hx_opt ? std::get<1>(*hx_opt) : Tensor();
-  Tensor h = prepare_hidden(x, h0, unbatched, real_hidden, "LSTM", "hx and cx");
-  Tensor c = prepare_hidden(x, c0, unbatched, o.hidden_size, "LSTM", "hx and cx");
-  auto [out, hn, cn] = ember::lstm(x, {h, c}, flat_weights_, o.bias, o.num_layers, o.dropout,
-                                   is_training(), o.bidirectional, o.batch_first);
-  if (unbatched) return {out.squeeze(o.batch_first ? 0 : 1), {hn.squeeze(1), cn.squeeze(1)}};
-  return {out, {hn, cn}};
+  auto [out, h] = detail::rnn_forward(detail::RNNMode::LSTM, options_base_, flat_weights_,
+                                      is_training(), input, {}, {}, {}, states(hx_opt));
+  return {out, {h[0], h[1]}};
+}
+
+std::tuple<PackedSequence, std::tuple<Tensor, Tensor>> LSTMImpl::forward_with_packed_input(
+    const PackedSequence& p, std::optional<std::tuple<Tensor, Tensor>> hx_opt) {
+  auto [out, h] = detail::rnn_forward(detail::RNNMode::LSTM, options_base_, flat_weights_,
+                                      is_training(), p.data(), p.batch_sizes(), p.sorted_indices(),
+                                      p.unsorted_indices(), states(hx_opt));
+  return {repack(out, p), {h[0], h[1]}};
 }
 
 GRUImpl::GRUImpl(const GRUOptions& options_) : RNNImplBase(base_of(options_)), options(options_) {}
 
 std::tuple<Tensor, Tensor> GRUImpl::forward(const Tensor& input, Tensor hx) {
-  const auto& o = options_base_;
-  auto [x, unbatched] = prepare_input(input, "GRU");
-  Tensor h = prepare_hidden(x, hx, unbatched, o.hidden_size, "GRU", "hx");
-  auto [out, hn] = ember::gru(x, h, flat_weights_, o.bias, o.num_layers, o.dropout, is_training(),
-                              o.bidirectional, o.batch_first);
-  if (unbatched) return {out.squeeze(o.batch_first ? 0 : 1), hn.squeeze(1)};
-  return {out, hn};
+  auto [out, h] = detail::rnn_forward(detail::RNNMode::GRU, options_base_, flat_weights_,
+                                      is_training(), input, {}, {}, {}, states(hx));
+  return {out, h[0]};
+}
+
+std::tuple<PackedSequence, Tensor> GRUImpl::forward_with_packed_input(const PackedSequence& p,
+                                                                      Tensor hx) {
+  auto [out, h] = detail::rnn_forward(detail::RNNMode::GRU, options_base_, flat_weights_,
+                                      is_training(), p.data(), p.batch_sizes(), p.sorted_indices(),
+                                      p.unsorted_indices(), states(hx));
+  return {repack(out, p), h[0]};
 }
 
 template class RNNImplBase<RNNImpl>;

@@ -73,3 +73,14 @@ std::string UnfoldImpl::extra_repr() const {
 Tensor UnfoldImpl::forward(const Tensor& input) { return F::unfold(input, options); }
 
 }  // namespace ember::nn
+
+namespace ember::nn {
+
+std::string ChannelShuffleImpl::extra_repr() const {
+  return "groups=" + std::to_string(options.groups());
+}
+Tensor ChannelShuffleImpl::forward(const Tensor& input) {
+  return F::channel_shuffle(input, options);
+}
+
+}  // namespace ember::nn

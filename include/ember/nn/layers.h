@@ -7,6 +7,7 @@
 #include "ember/nn/functional/distance.h"
 #include "ember/nn/functional/dropout.h"
 #include "ember/nn/functional/embedding.h"
+#include "ember/nn/functional/linear.h"
 #include "ember/nn/functional/loss.h"
 #include "ember/nn/functional/normalization.h"
 #include "ember/nn/functional/padding.h"
@@ -24,3 +25,4 @@
 #include "ember/nn/modules/pooling.h"
 #include "ember/nn/modules/rnn.h"
 #include "ember/nn/modules/upsampling.h"
+#include "ember/nn/diagnostics.h"

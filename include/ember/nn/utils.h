@@ -1,8 +1,9 @@
 #pragma once
-/// ember::nn::utils: gradient clipping and parameter/vector conversion.
+/// ember::nn::utils: gradient clipping, parameter/vector conversion and packed sequences.
 
 #include <vector>
 
+#include "ember/nn/utils/rnn.h"
 #include "ember/tensor.h"
 
 namespace ember::nn::utils {

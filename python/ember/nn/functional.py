@@ -1,185 +1,45 @@
-"""ember.nn.functional: activations with torch.nn.functional's signatures."""
+"""ember.nn.functional: torch.nn.functional's functions.
+
+Every function here is the binding of its C++ functional form (ember._C._nn.functional, over
+ember::nn::functional), which holds the argument handling, defaults and errors. Nothing is
+written twice: tests/python/test_nn_parity.py fails when a Python functional has no C++ form.
+"""
 
 from ember import _C
 
-_nn = _C._nn
+_F = _C._nn.functional
 
+__all__ = [
+    # activations
+    "relu", "relu_", "relu6", "selu", "selu_", "silu", "mish", "hardsigmoid", "hardswish",
+    "softsign", "tanhshrink", "logsigmoid", "sigmoid", "tanh", "leaky_relu", "leaky_relu_",
+    "elu", "elu_", "celu", "celu_", "gelu", "softplus", "hardtanh", "hardtanh_", "hardshrink",
+    "softshrink", "threshold", "threshold_", "softmax", "softmin", "log_softmax", "prelu", "glu",
+    "rrelu", "rrelu_", "multi_head_attention_forward",
+    # linear, dropout, normalization, embeddings, distances, padding
+    "linear", "bilinear", "dropout", "dropout1d", "dropout2d", "dropout3d", "alpha_dropout",
+    "feature_alpha_dropout", "batch_norm", "instance_norm", "layer_norm", "group_norm",
+    "local_response_norm", "normalize", "embedding", "embedding_bag", "one_hot",
+    "cosine_similarity", "pairwise_distance", "pad",
+    # losses
+    "l1_loss", "mse_loss", "smooth_l1_loss", "huber_loss", "cross_entropy", "nll_loss",
+    "poisson_nll_loss", "gaussian_nll_loss", "kl_div", "binary_cross_entropy",
+    "binary_cross_entropy_with_logits", "cosine_embedding_loss", "margin_ranking_loss",
+    "hinge_embedding_loss", "multilabel_margin_loss", "soft_margin_loss",
+    "multilabel_soft_margin_loss", "multi_margin_loss", "triplet_margin_loss",
+    "triplet_margin_with_distance_loss", "ctc_loss",
+    # convolution, pooling
+    "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d",
+    "max_pool1d", "max_pool2d", "max_pool3d", "max_pool1d_with_indices",
+    "max_pool2d_with_indices", "max_pool3d_with_indices", "avg_pool1d", "avg_pool2d",
+    "avg_pool3d", "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_avg_pool3d",
+    "adaptive_max_pool1d", "adaptive_max_pool2d", "adaptive_max_pool3d",
+    "adaptive_max_pool1d_with_indices", "adaptive_max_pool2d_with_indices",
+    "adaptive_max_pool3d_with_indices", "max_unpool1d", "max_unpool2d", "max_unpool3d",
+    "lp_pool1d", "lp_pool2d", "lp_pool3d",
+    # sliding blocks, resampling
+    "fold", "unfold", "interpolate", "upsample", "upsample_nearest", "upsample_bilinear",
+    "pixel_shuffle", "pixel_unshuffle", "channel_shuffle",
+]
 
-def _unary(name):
-    fn = getattr(_C, name)
-    method = getattr(_C.Tensor, name + "_", None)
-
-    def activation(input, inplace=False):
-        if inplace:
-            return method(input)
-        return fn(input)
-
-    activation.__name__ = activation.__qualname__ = name
-    return activation
-
-
-relu = _unary("relu")
-relu6 = _unary("relu6")
-selu = _unary("selu")
-silu = _unary("silu")
-mish = _unary("mish")
-hardsigmoid = _unary("hardsigmoid")
-hardswish = _unary("hardswish")
-
-
-def softsign(input):
-    return _C.softsign(input)
-
-
-def tanhshrink(input):
-    return _C.tanhshrink(input)
-
-
-def logsigmoid(input):
-    return _C.logsigmoid(input)
-
-
-def sigmoid(input):
-    return _C.sigmoid(input)
-
-
-def tanh(input):
-    return _C.tanh(input)
-
-
-def leaky_relu(input, negative_slope=0.01, inplace=False):
-    if inplace:
-        _nn.leaky_relu_(input, negative_slope)
-        return input
-    return _nn.leaky_relu(input, negative_slope)
-
-
-def elu(input, alpha=1.0, inplace=False):
-    if inplace:
-        _nn.elu_(input, alpha, 1.0, 1.0)
-        return input
-    return _nn.elu(input, alpha, 1.0, 1.0)
-
-
-def celu(input, alpha=1.0, inplace=False):
-    if inplace:
-        _nn.celu_(input, alpha)
-        return input
-    return _nn.celu(input, alpha)
-
-
-def gelu(input, approximate="none"):
-    return _nn.gelu(input, approximate)
-
-
-def softplus(input, beta=1, threshold=20):
-    return _nn.softplus(input, beta, threshold)
-
-
-def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
-    if inplace:
-        _nn.hardtanh_(input, min_val, max_val)
-        return input
-    return _nn.hardtanh(input, min_val, max_val)
-
-
-def hardshrink(input, lambd=0.5):
-    return _nn.hardshrink(input, lambd)
-
-
-def softshrink(input, lambd=0.5):
-    return _nn.softshrink(input, lambd)
-
-
-def threshold(input, threshold, value, inplace=False):
-    if inplace:
-        _nn.threshold_(input, threshold, value)
-        return input
-    return _nn.threshold(input, threshold, value)
-
-
-# ---- softmax family (python/src/sort.cpp) ----
-def _softmax_dim(name, ndim, stacklevel):
-    import warnings
-    warnings.warn(f"Implicit dimension choice for {name} has been deprecated. Change the call "
-                  "to include dim=X as an argument.", stacklevel=stacklevel)
-    return 0 if ndim in (0, 1, 3) else 1
-
-
-def softmax(input, dim=None, _stacklevel=3, dtype=None):
-    if dim is None:
-        dim = _softmax_dim("softmax", input.dim(), _stacklevel)
-    return _C.softmax(input, dim, dtype)
-
-
-def softmin(input, dim=None, _stacklevel=3, dtype=None):
-    if dim is None:
-        dim = _softmax_dim("softmin", input.dim(), _stacklevel)
-    return _C.softmax(-input, dim, dtype)
-
-
-def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
-    if dim is None:
-        dim = _softmax_dim("log_softmax", input.dim(), _stacklevel)
-    return _C.log_softmax(input, dim, dtype)
-
-# end softmax family
-
-# ---- pad, one_hot (python/src/shape.cpp) ----
-def pad(input, pad, mode="constant", value=None):
-    return _nn.pad(input, pad, mode, value)
-
-
-def one_hot(tensor, num_classes=-1):
-    return _nn.one_hot(tensor, num_classes)
-# end pad, one_hot
-
-
-# ---- composites without their own kernel ----
-def prelu(input, weight):
-    if weight.numel() != 1:
-        if input.dim() < 2 or input.shape[1] != weight.numel():
-            raise RuntimeError(
-                "Mismatch of parameter numbers and input channel size. Found parameter numbers "
-                f"= {weight.numel()} and channel size = {input.shape[1] if input.dim() > 1 else 1}.")
-        w = weight.reshape([1, -1] + [1] * (input.dim() - 2))
-    else:
-        w = weight.reshape([])
-    return _C.where(input >= 0, input, w * input)
-
-
-def glu(input, dim=-1):
-    if input.dim() == 0:
-        raise RuntimeError("glu does not support scalars because halving size must be even")
-    if input.shape[dim] % 2 != 0:
-        raise RuntimeError(f"Halving dimension must be even, but dimension {dim} is size "
-                           f"{input.shape[dim]}")
-    a, b = input.chunk(2, dim)
-    return a * _C.sigmoid(b)
-
-
-def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
-    import ember
-    if training:
-        slope = ember.empty_like(input).uniform_(lower, upper)
-    else:
-        slope = (lower + upper) / 2
-    out = ember.where(input >= 0, input, input * slope)
-    if inplace:
-        return input.copy_(out)
-    return out
-
-
-def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False):
-    return rrelu(input, lower, upper, training, True)
-
-
-# ---- convolution, pooling, resampling; losses, normalization, dropout, embedding ----
-from ember.nn._functional_conv import *  # noqa: E402,F401,F403
-from ember.nn._functional_nn import *  # noqa: E402,F401,F403
-
-# A str or dict where a Tensor belongs raises TypeError, not AttributeError.
-from ember._arg_types import check_public_functions as _check_public_functions  # noqa: E402
-
-_check_public_functions(globals(), "ember.nn")
-del _check_public_functions
+globals().update({_name: getattr(_F, _name) for _name in __all__})

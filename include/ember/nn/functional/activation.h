@@ -1,8 +1,9 @@
 #pragma once
 /// ember::nn::functional activations that are not plain ember ops: prelu, glu, rrelu, softmin,
-/// and Options-taking forms (libtorch's torch::nn::functional).
+/// multi-head attention, and Options-taking forms (libtorch's torch::nn::functional).
 
 #include <optional>
+#include <tuple>
 
 #include "ember/generator.h"
 #include "ember/nn/options/activation.h"
@@ -43,5 +44,14 @@ Tensor softmax(const Tensor& input, const SoftmaxFuncOptions& options);
 Tensor log_softmax(const Tensor& input, const LogSoftmaxFuncOptions& options);
 Tensor softmin(const Tensor& input, const SoftminFuncOptions& options);
 Tensor rrelu(const Tensor& input, const RReLUFuncOptions& options);
+
+/// Multi-head scaled dot-product attention with input and output projections (PyTorch 1.13's
+/// F.multi_head_attention_forward). query (L, N, E) ((N, L, E) with batch_first) or unbatched
+/// (L, E); key / value (S, N, kdim / vdim). attn_mask (L, S) or (N * heads, L, S), bool (true
+/// masks) or float (added); key_padding_mask (N, S). Returns (output, attention weights,
+/// averaged over the heads when average_attn_weights; undefined without need_weights).
+std::tuple<Tensor, Tensor> multi_head_attention_forward(
+    const Tensor& query, const Tensor& key, const Tensor& value,
+    const MultiheadAttentionForwardFuncOptions& options);
 
 }  // namespace ember::nn::functional

@@ -17,5 +17,7 @@ Tensor embedding_bag(const Tensor& input, const Tensor& weight,
 /// The padding_idx PyTorch stores: checked against num_embeddings, negative counted from the end.
 std::optional<int64_t> normalize_padding_idx(const std::optional<int64_t>& padding_idx,
                                              int64_t num_embeddings);
+/// One-hot encoding of int64 class indices: (*, num_classes); num_classes = -1 takes max + 1.
+Tensor one_hot(const Tensor& tensor, int64_t num_classes = -1);
 
 }  // namespace ember::nn::functional

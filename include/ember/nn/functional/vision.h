@@ -1,6 +1,6 @@
 #pragma once
 /// ember::nn::functional resampling and block functions (libtorch's F::interpolate,
-/// F::pixel_shuffle, F::pixel_unshuffle, F::fold, F::unfold).
+/// F::pixel_shuffle, F::pixel_unshuffle, F::channel_shuffle, F::fold, F::unfold).
 
 #include "ember/nn/options/vision.h"
 #include "ember/tensor.h"
@@ -12,6 +12,8 @@ namespace ember::nn::functional {
 Tensor interpolate(const Tensor& input, const InterpolateFuncOptions& options = {});
 Tensor pixel_shuffle(const Tensor& input, const PixelShuffleFuncOptions& options);
 Tensor pixel_unshuffle(const Tensor& input, const PixelUnshuffleFuncOptions& options);
+/// (N, g * k, *) -> (N, k * g, *): channel c of group i moves to position c * g + i.
+Tensor channel_shuffle(const Tensor& input, const ChannelShuffleFuncOptions& options);
 /// Sums columns (N, C * kh * kw, L) back into (N, C, output_size).
 Tensor fold(const Tensor& input, const FoldFuncOptions& options);
 /// Extracts sliding blocks of (N, C, H, W) as columns (N, C * kh * kw, L).

@@ -3,6 +3,7 @@
 
 #include "ember/nn/cloneable.h"
 #include "ember/nn/functional/activation.h"
+#include "ember/nn/modules/linear.h"
 #include "ember/nn/pimpl.h"
 
 namespace ember::nn {
@@ -102,6 +103,36 @@ class PReLUImpl : public Cloneable<PReLUImpl> {
   Tensor weight;
 };
 EMBER_MODULE(PReLU);
+
+/// Multi-head attention (PyTorch's parameter names: in_proj_weight, or q/k/v_proj_weight when
+/// kdim / vdim differ from embed_dim; in_proj_bias, bias_k, bias_v, out_proj).
+class MultiheadAttentionImpl : public Cloneable<MultiheadAttentionImpl> {
+ public:
+  MultiheadAttentionImpl(int64_t embed_dim, int64_t num_heads)
+      : MultiheadAttentionImpl(MultiheadAttentionOptions(embed_dim, num_heads)) {}
+  explicit MultiheadAttentionImpl(const MultiheadAttentionOptions& options);
+  void reset() override;
+  /// Xavier-uniform projections, zero biases, Xavier-normal bias_k / bias_v.
+  void _reset_parameters();
+  /// (attention output, attention weights or undefined when !need_weights).
+  std::tuple<Tensor, Tensor> forward(const Tensor& query, const Tensor& key, const Tensor& value,
+                                     const Tensor& key_padding_mask = {},
+                                     bool need_weights = true, const Tensor& attn_mask = {},
+                                     bool average_attn_weights = true);
+
+  MultiheadAttentionOptions options;
+  bool _qkv_same_embed_dim = true;
+  Tensor in_proj_weight;
+  Tensor in_proj_bias;
+  Tensor bias_k;
+  Tensor bias_v;
+  Linear out_proj = nullptr;
+  Tensor q_proj_weight;
+  Tensor k_proj_weight;
+  Tensor v_proj_weight;
+  int64_t head_dim = 0;
+};
+EMBER_MODULE(MultiheadAttention);
 
 #undef EMBER_ACTIVATION_MODULE
 #undef EMBER_PLAIN_ACTIVATION_MODULE

@@ -1,5 +1,5 @@
 #pragma once
-/// PixelShuffle and PixelUnshuffle layers.
+/// PixelShuffle, PixelUnshuffle and ChannelShuffle layers.
 
 #include "ember/nn/cloneable.h"
 #include "ember/nn/functional/vision.h"
@@ -34,5 +34,18 @@ class PixelUnshuffleImpl : public Cloneable<PixelUnshuffleImpl> {
   PixelUnshuffleOptions options;
 };
 EMBER_MODULE(PixelUnshuffle);
+
+/// (N, C, *) with C = g * k -> channels of the g groups interleaved.
+class ChannelShuffleImpl : public Cloneable<ChannelShuffleImpl> {
+ public:
+  ChannelShuffleImpl(int64_t groups) : ChannelShuffleImpl(ChannelShuffleOptions(groups)) {}
+  explicit ChannelShuffleImpl(const ChannelShuffleOptions& options) : options(options) {}
+  void reset() override {}
+  std::string extra_repr() const override;
+  Tensor forward(const Tensor& input);
+
+  ChannelShuffleOptions options;
+};
+EMBER_MODULE(ChannelShuffle);
 
 }  // namespace ember::nn

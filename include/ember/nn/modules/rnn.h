@@ -10,6 +10,7 @@
 #include "ember/nn/cloneable.h"
 #include "ember/nn/options/rnn.h"
 #include "ember/nn/pimpl.h"
+#include "ember/nn/utils/rnn.h"
 
 namespace ember::nn {
 
@@ -26,6 +27,21 @@ struct RNNOptionsBase {
   bool bidirectional = false;
   int64_t proj_size = 0;
 };
+
+/// Which recurrence a layer runs.
+enum class RNNMode { RNN_TANH, RNN_RELU, LSTM, GRU };
+
+/// The forward pass of RNN, LSTM and GRU, shared by both front ends. `input` is padded
+/// ((T, B, I), (B, T, I) with batch_first, or unbatched (T, I)) when batch_sizes is undefined,
+/// else the data of a PackedSequence (sum of lengths, I) with its batch_sizes and
+/// sorted/unsorted indices. `hx` holds nothing (zeros), h_0, or h_0 and c_0 (LSTM), in the
+/// caller's batch order. Returns (output, {h_n[, c_n]}); a packed input gives packed data.
+std::tuple<Tensor, std::vector<Tensor>> rnn_forward(RNNMode mode, const RNNOptionsBase& options,
+                                                    ArrayRef<Tensor> flat_weights, bool training,
+                                                    const Tensor& input, const Tensor& batch_sizes,
+                                                    const Tensor& sorted_indices,
+                                                    const Tensor& unsorted_indices,
+                                                    const std::vector<Tensor>& hx);
 }  // namespace detail
 
 /// The shared part of RNN, LSTM and GRU: parameter registration, initialisation, repr and the
@@ -44,12 +60,6 @@ class RNNImplBase : public Cloneable<Derived> {
   void flatten_parameters() {}
 
  protected:
-  /// The input made batched (the returned flag says it was not) and checked.
-  std::tuple<Tensor, bool> prepare_input(const Tensor& input, const char* name) const;
-  /// A checked hidden state (batched), or zeros of the given last dim when undefined.
-  Tensor prepare_hidden(const Tensor& input, const Tensor& hx, bool unbatched, int64_t size,
-                        const char* name, const char* what) const;
-
   detail::RNNOptionsBase options_base_;
   std::vector<Tensor> flat_weights_;
 };
@@ -62,6 +72,9 @@ class RNNImpl : public RNNImplBase<RNNImpl> {
   /// (output, h_n); input (T, B, I) ((B, T, I) when batch_first) or unbatched (T, I); hx
   /// (L * D, B, H), zeros when undefined.
   std::tuple<Tensor, Tensor> forward(const Tensor& input, Tensor hx = {});
+  /// (packed output, h_n) of a PackedSequence; h_n in the input's original batch order.
+  std::tuple<utils::rnn::PackedSequence, Tensor> forward_with_packed_input(
+      const utils::rnn::PackedSequence& packed_input, Tensor hx = {});
 
   RNNOptions options;
 };
@@ -76,6 +89,10 @@ class LSTMImpl : public RNNImplBase<LSTMImpl> {
   /// (output, (h_n, c_n)); hx_opt = (h_0 (L * D, B, proj_size or H), c_0 (L * D, B, H)).
   std::tuple<Tensor, std::tuple<Tensor, Tensor>> forward(
       const Tensor& input, std::optional<std::tuple<Tensor, Tensor>> hx_opt = std::nullopt);
+  /// (packed output, (h_n, c_n)) of a PackedSequence.
+  std::tuple<utils::rnn::PackedSequence, std::tuple<Tensor, Tensor>> forward_with_packed_input(
+      const utils::rnn::PackedSequence& packed_input,
+      std::optional<std::tuple<Tensor, Tensor>> hx_opt = std::nullopt);
 
   LSTMOptions options;
 };
@@ -87,6 +104,8 @@ class GRUImpl : public RNNImplBase<GRUImpl> {
   GRUImpl(int64_t input_size, int64_t hidden_size) : GRUImpl(GRUOptions(input_size, hidden_size)) {}
   explicit GRUImpl(const GRUOptions& options);
   std::tuple<Tensor, Tensor> forward(const Tensor& input, Tensor hx = {});
+  std::tuple<utils::rnn::PackedSequence, Tensor> forward_with_packed_input(
+      const utils::rnn::PackedSequence& packed_input, Tensor hx = {});
 
   GRUOptions options;
 };

@@ -6,6 +6,7 @@
 
 #include "ember/dtype.h"
 #include "ember/nn/options.h"
+#include "ember/tensor.h"
 
 namespace ember::nn {
 
@@ -82,6 +83,22 @@ struct SoftmaxOptions {
 using LogSoftmaxOptions = SoftmaxOptions;
 using SoftminOptions = SoftmaxOptions;
 
+/// `MultiheadAttentionOptions(embed_dim, num_heads).dropout(0.1)`; kdim / vdim default to
+/// embed_dim. batch_first (PyTorch's, beyond libtorch's options) takes (N, L, E) inputs.
+struct MultiheadAttentionOptions {
+  MultiheadAttentionOptions(int64_t embed_dim, int64_t num_heads)
+      : embed_dim_(embed_dim), num_heads_(num_heads), kdim_(embed_dim), vdim_(embed_dim) {}
+  EMBER_ARG(int64_t, embed_dim);
+  EMBER_ARG(int64_t, num_heads);
+  EMBER_ARG(double, dropout) = 0.0;
+  EMBER_ARG(bool, bias) = true;
+  EMBER_ARG(bool, add_bias_kv) = false;
+  EMBER_ARG(bool, add_zero_attn) = false;
+  EMBER_ARG(int64_t, kdim);
+  EMBER_ARG(int64_t, vdim);
+  EMBER_ARG(bool, batch_first) = false;
+};
+
 namespace functional {
 /// libtorch's option names for the functional activations (`F::elu(x, F::ELUFuncOptions())`).
 using CELUFuncOptions = CELUOptions;
@@ -113,6 +130,48 @@ struct RReLUFuncOptions {
   EMBER_ARG(double, upper) = 1.0 / 3.0;
   EMBER_ARG(bool, training) = false;
   EMBER_ARG(bool, inplace) = false;
+};
+
+/// F::multi_head_attention_forward's weights and flags (libtorch's names; batch_first is
+/// PyTorch's module option, applied here so both front ends share it). Undefined tensors are
+/// absent: in_proj_weight when use_separate_proj_weight, the biases without bias.
+struct MultiheadAttentionForwardFuncOptions {
+  MultiheadAttentionForwardFuncOptions(int64_t embed_dim_to_check, int64_t num_heads,
+                                       Tensor in_proj_weight, Tensor in_proj_bias, Tensor bias_k,
+                                       Tensor bias_v, bool add_zero_attn, double dropout_p,
+                                       Tensor out_proj_weight, Tensor out_proj_bias)
+      : embed_dim_to_check_(embed_dim_to_check),
+        num_heads_(num_heads),
+        in_proj_weight_(std::move(in_proj_weight)),
+        in_proj_bias_(std::move(in_proj_bias)),
+        bias_k_(std::move(bias_k)),
+        bias_v_(std::move(bias_v)),
+        add_zero_attn_(add_zero_attn),
+        dropout_p_(dropout_p),
+        out_proj_weight_(std::move(out_proj_weight)),
+        out_proj_bias_(std::move(out_proj_bias)) {}
+  EMBER_ARG(int64_t, embed_dim_to_check);
+  EMBER_ARG(int64_t, num_heads);
+  EMBER_ARG(Tensor, in_proj_weight);
+  EMBER_ARG(Tensor, in_proj_bias);
+  EMBER_ARG(Tensor, bias_k);
+  EMBER_ARG(Tensor, bias_v);
+  EMBER_ARG(bool, add_zero_attn);
+  EMBER_ARG(double, dropout_p);
+  EMBER_ARG(Tensor, out_proj_weight);
+  EMBER_ARG(Tensor, out_proj_bias);
+  EMBER_ARG(bool, training) = false;
+  EMBER_ARG(Tensor, key_padding_mask) = {};
+  EMBER_ARG(bool, need_weights) = true;
+  EMBER_ARG(Tensor, attn_mask) = {};
+  EMBER_ARG(bool, use_separate_proj_weight) = false;
+  EMBER_ARG(Tensor, q_proj_weight) = {};
+  EMBER_ARG(Tensor, k_proj_weight) = {};
+  EMBER_ARG(Tensor, v_proj_weight) = {};
+  EMBER_ARG(Tensor, static_k) = {};
+  EMBER_ARG(Tensor, static_v) = {};
+  EMBER_ARG(bool, average_attn_weights) = true;
+  EMBER_ARG(bool, batch_first) = false;
 };
 }  // namespace functional
 

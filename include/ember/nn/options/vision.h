@@ -34,6 +34,12 @@ struct PixelUnshuffleOptions {
   EMBER_ARG(int64_t, downscale_factor);
 };
 
+/// `ChannelShuffleOptions(g)`: the channels split into g groups, then interleaved.
+struct ChannelShuffleOptions {
+  ChannelShuffleOptions(int64_t groups) : groups_(groups) {}
+  EMBER_ARG(int64_t, groups);
+};
+
 /// `FoldOptions(output_size, kernel_size).stride(2)`.
 struct FoldOptions {
   FoldOptions(ExpandingArray<2> output_size, ExpandingArray<2> kernel_size)
@@ -70,6 +76,7 @@ struct InterpolateFuncOptions {
 };
 using PixelShuffleFuncOptions = PixelShuffleOptions;
 using PixelUnshuffleFuncOptions = PixelUnshuffleOptions;
+using ChannelShuffleFuncOptions = ChannelShuffleOptions;
 using FoldFuncOptions = FoldOptions;
 using UnfoldFuncOptions = UnfoldOptions;
 }  // namespace functional

@@ -18,7 +18,7 @@ from ember.nn.modules.container import (Container, ModuleDict, ModuleList, Param
                                         ParameterList, Sequential)
 from ember.nn.modules.pooling import (
     AdaptiveAvgPool1d, AdaptiveAvgPool2d, AdaptiveAvgPool3d, AdaptiveMaxPool1d,
-    AdaptiveMaxPool2d, AdaptiveMaxPool3d, AvgPool1d, AvgPool2d, AvgPool3d, LPPool1d, LPPool2d,
+    AdaptiveMaxPool2d, AdaptiveMaxPool3d, AvgPool1d, AvgPool2d, AvgPool3d, LPPool1d, LPPool2d, LPPool3d,
     MaxPool1d, MaxPool2d, MaxPool3d, MaxUnpool1d, MaxUnpool2d, MaxUnpool3d)
 from ember.nn.modules.flatten import Flatten, Unflatten
 from ember.nn.modules.distance import CosineSimilarity, PairwiseDistance
@@ -52,7 +52,7 @@ __all__ = [
     "TripletMarginLoss", "TripletMarginWithDistanceLoss", "CTCLoss", "Container", "Sequential",
     "ModuleList", "ModuleDict", "ParameterList", "ParameterDict", "MaxPool1d", "MaxPool2d",
     "MaxPool3d", "MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d", "AvgPool1d", "AvgPool2d",
-    "AvgPool3d", "LPPool1d", "LPPool2d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d",
+    "AvgPool3d", "LPPool1d", "LPPool2d", "LPPool3d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d",
     "AdaptiveMaxPool3d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveAvgPool3d",
     "Flatten", "Unflatten", "PairwiseDistance", "CosineSimilarity", "PixelShuffle",
     "PixelUnshuffle", "ChannelShuffle", "Fold", "Unfold", "BatchNorm1d", "BatchNorm2d",

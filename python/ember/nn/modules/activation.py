@@ -1,6 +1,5 @@
 """Activation layers (torch.nn.modules.activation): thin modules over ember.nn.functional."""
 
-import math
 import warnings
 
 import ember
@@ -393,145 +392,6 @@ class NonDynamicallyQuantizableLinear(Linear):
     """MultiheadAttention's output projection (a Linear; the name is torch's, for its repr)."""
 
 
-def _mha_shape_check(query, key, value, key_padding_mask, attn_mask, num_heads):
-    if query.dim() == 3:
-        assert key.dim() == 3 and value.dim() == 3, (
-            "For batched (3-D) `query`, expected `key` and `value` to be 3-D but found "
-            f"{key.dim()}-D and {value.dim()}-D tensors respectively")
-        if key_padding_mask is not None:
-            assert key_padding_mask.dim() == 2, (
-                "For batched (3-D) `query`, expected `key_padding_mask` to be `None` or 2-D but "
-                f"found {key_padding_mask.dim()}-D tensor instead")
-        if attn_mask is not None:
-            assert attn_mask.dim() in (2, 3), (
-                "For batched (3-D) `query`, expected `attn_mask` to be `None`, 2-D or 3-D but "
-                f"found {attn_mask.dim()}-D tensor instead")
-        return True
-    if query.dim() == 2:
-        assert key.dim() == 2 and value.dim() == 2, (
-            "For unbatched (2-D) `query`, expected `key` and `value` to be 2-D but found "
-            f"{key.dim()}-D and {value.dim()}-D tensors respectively")
-        if key_padding_mask is not None:
-            assert key_padding_mask.dim() == 1, (
-                "For unbatched (2-D) `query`, expected `key_padding_mask` to be `None` or 1-D "
-                f"but found {key_padding_mask.dim()}-D tensor instead")
-        if attn_mask is not None:
-            assert attn_mask.dim() in (2, 3), (
-                "For unbatched (2-D) `query`, expected `attn_mask` to be `None`, 2-D or 3-D but "
-                f"found {attn_mask.dim()}-D tensor instead")
-            if attn_mask.dim() == 3:
-                expected_shape = (num_heads, query.shape[0], key.shape[0])
-                assert tuple(attn_mask.shape) == expected_shape, (
-                    f"Expected `attn_mask` shape to be {expected_shape} but got "
-                    f"{tuple(attn_mask.shape)}")
-        return False
-    raise AssertionError(
-        f"query should be unbatched 2D or batched 3D tensor but received {query.dim()}-D query "
-        "tensor")
-
-
-def _mha_forward(m, query, key, value, key_padding_mask, need_weights, attn_mask,
-                 average_attn_weights):
-    """torch.nn.functional.multi_head_attention_forward for module `m`, time-major inputs."""
-    num_heads = m.num_heads
-    is_batched = _mha_shape_check(query, key, value, key_padding_mask, attn_mask, num_heads)
-    if not is_batched:
-        query, key, value = query.unsqueeze(1), key.unsqueeze(1), value.unsqueeze(1)
-        if key_padding_mask is not None:
-            key_padding_mask = key_padding_mask.unsqueeze(0)
-    tgt_len, bsz, embed_dim = query.shape
-    src_len = key.shape[0]
-    assert embed_dim == m.embed_dim, \
-        f"was expecting embedding dimension of {m.embed_dim}, but got {embed_dim}"
-    head_dim = embed_dim // num_heads
-    b = m.in_proj_bias
-    if m._qkv_same_embed_dim:
-        assert tuple(key.shape) == tuple(value.shape), \
-            f"key shape {tuple(key.shape)} does not match value shape {tuple(value.shape)}"
-        w_q, w_k, w_v = m.in_proj_weight.chunk(3)
-    else:
-        assert tuple(key.shape[:2]) == tuple(value.shape[:2]), (
-            f"key's sequence and batch dims {tuple(key.shape[:2])} do not match value's "
-            f"{tuple(value.shape[:2])}")
-        w_q, w_k, w_v = m.q_proj_weight, m.k_proj_weight, m.v_proj_weight
-    b_q, b_k, b_v = b.chunk(3) if b is not None else (None, None, None)
-    q = F.linear(query, w_q, b_q)
-    k = F.linear(key, w_k, b_k)
-    v = F.linear(value, w_v, b_v)
-    if attn_mask is not None:
-        if attn_mask.dtype == ember.uint8:
-            warnings.warn("Byte tensor for attn_mask in nn.MultiheadAttention is deprecated. Use "
-                          "bool tensor instead.")
-            attn_mask = attn_mask.to(ember.bool)
-        else:
-            assert attn_mask.is_floating_point() or attn_mask.dtype == ember.bool, \
-                f"Only float, byte, and bool types are supported for attn_mask, not " \
-                f"{attn_mask.dtype}"
-        if attn_mask.dim() == 2:
-            if tuple(attn_mask.shape) != (tgt_len, src_len):
-                raise RuntimeError(f"The shape of the 2D attn_mask is {attn_mask.shape}, but "
-                                   f"should be {(tgt_len, src_len)}.")
-            attn_mask = attn_mask.unsqueeze(0)
-        elif tuple(attn_mask.shape) != (bsz * num_heads, tgt_len, src_len):
-            raise RuntimeError(f"The shape of the 3D attn_mask is {attn_mask.shape}, but should "
-                               f"be {(bsz * num_heads, tgt_len, src_len)}.")
-    if m.bias_k is not None and m.bias_v is not None:
-        k = ember.cat([k, m.bias_k.repeat(1, bsz, 1)])
-        v = ember.cat([v, m.bias_v.repeat(1, bsz, 1)])
-        if attn_mask is not None:
-            attn_mask = F.pad(attn_mask, (0, 1))
-        if key_padding_mask is not None:
-            key_padding_mask = F.pad(key_padding_mask, (0, 1))
-    q = q.contiguous().view(tgt_len, bsz * num_heads, head_dim).transpose(0, 1)
-    k = k.contiguous().view(k.shape[0], bsz * num_heads, head_dim).transpose(0, 1)
-    v = v.contiguous().view(v.shape[0], bsz * num_heads, head_dim).transpose(0, 1)
-    if m.add_zero_attn:
-        zeros = ember.zeros((bsz * num_heads, 1, head_dim), dtype=k.dtype)
-        k = ember.cat([k, zeros], dim=1)
-        v = ember.cat([v, zeros], dim=1)
-        if attn_mask is not None:
-            attn_mask = F.pad(attn_mask, (0, 1))
-        if key_padding_mask is not None:
-            key_padding_mask = F.pad(key_padding_mask, (0, 1))
-    src_len = k.size(1)
-    if key_padding_mask is not None:
-        assert tuple(key_padding_mask.shape) == (bsz, src_len), (
-            f"expecting key_padding_mask shape of {(bsz, src_len)}, but got "
-            f"{tuple(key_padding_mask.shape)}")
-        key_padding_mask = key_padding_mask.view(bsz, 1, 1, src_len).expand(
-            -1, num_heads, -1, -1).reshape(bsz * num_heads, 1, src_len)
-        if attn_mask is None:
-            attn_mask = key_padding_mask
-        elif attn_mask.dtype == ember.bool:
-            attn_mask = attn_mask.logical_or(key_padding_mask)
-        else:
-            attn_mask = ember.where(key_padding_mask, float("-inf"), attn_mask)
-    if attn_mask is not None and attn_mask.dtype == ember.bool:
-        attn_mask = ember.zeros_like(attn_mask, dtype=q.dtype).masked_fill(attn_mask,
-                                                                          float("-inf"))
-    dropout_p = m.dropout if m.training else 0.0
-    q_scaled = q / math.sqrt(q.shape[-1])
-    if attn_mask is not None:
-        weights = ember.baddbmm(attn_mask, q_scaled, k.transpose(-2, -1))
-    else:
-        weights = ember.bmm(q_scaled, k.transpose(-2, -1))
-    weights = F.softmax(weights, dim=-1)
-    if dropout_p > 0.0:
-        weights = F.dropout(weights, p=dropout_p)
-    out = ember.bmm(weights, v)
-    out = out.transpose(0, 1).contiguous().view(tgt_len * bsz, embed_dim)
-    out = F.linear(out, m.out_proj.weight, m.out_proj.bias)
-    out = out.view(tgt_len, bsz, out.size(1))
-    if not need_weights:
-        return (out if is_batched else out.squeeze(1)), None
-    weights = weights.view(bsz, num_heads, tgt_len, src_len)
-    if average_attn_weights:
-        weights = weights.sum(dim=1) / num_heads
-    if not is_batched:
-        out, weights = out.squeeze(1), weights.squeeze(0)
-    return out, weights
-
-
 class MultiheadAttention(Module):
     """Scaled dot-product attention over `num_heads` heads with input and output projections."""
 
@@ -598,15 +458,12 @@ class MultiheadAttention(Module):
 
     def forward(self, query, key, value, key_padding_mask=None, need_weights=True,
                 attn_mask=None, average_attn_weights=True):
-        is_batched = query.dim() == 3
-        if key_padding_mask is not None:
-            if key_padding_mask.dtype != ember.bool and not key_padding_mask.is_floating_point():
-                raise AssertionError("only bool and floating types of key_padding_mask are "
-                                     "supported")
-        if self.batch_first and is_batched:
-            query, key, value = (x.transpose(1, 0) for x in (query, key, value))
-        out, weights = _mha_forward(self, query, key, value, key_padding_mask, need_weights,
-                                    attn_mask, average_attn_weights)
-        if self.batch_first and is_batched:
-            return out.transpose(1, 0), weights
-        return out, weights
+        return F.multi_head_attention_forward(
+            query, key, value, self.embed_dim, self.num_heads, self.in_proj_weight,
+            self.in_proj_bias, self.bias_k, self.bias_v, self.add_zero_attn, self.dropout,
+            self.out_proj.weight, self.out_proj.bias, training=self.training,
+            key_padding_mask=key_padding_mask, need_weights=need_weights, attn_mask=attn_mask,
+            use_separate_proj_weight=not self._qkv_same_embed_dim,
+            q_proj_weight=self.q_proj_weight, k_proj_weight=self.k_proj_weight,
+            v_proj_weight=self.v_proj_weight, average_attn_weights=average_attn_weights,
+            batch_first=self.batch_first)

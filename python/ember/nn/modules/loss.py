@@ -2,7 +2,6 @@
 
 import warnings
 
-import ember
 from ember.nn import functional as F
 from ember.nn.modules.distance import PairwiseDistance
 from ember.nn.modules.module import Module
@@ -269,30 +268,6 @@ class TripletMarginLoss(_Loss):
                                      eps=self.eps, swap=self.swap, reduction=self.reduction)
 
 
-def _triplet_margin_with_distance_loss(anchor, positive, negative, distance_function, margin,
-                                       swap, reduction):
-    if margin <= 0:
-        raise ValueError(f"TripletMarginWithDistanceLoss: expected margin to be greater than 0, "
-                         f"got {margin} instead")
-    a_dim, p_dim, n_dim = anchor.ndim, positive.ndim, negative.ndim
-    if not (a_dim == p_dim and p_dim == n_dim):
-        raise RuntimeError(
-            f"The anchor, positive, and negative tensors are expected to have the same number "
-            f"of dimensions, but got: anchor {a_dim}D, positive {p_dim}D, and negative "
-            f"{n_dim}D inputs")
-    dist = distance_function if distance_function is not None else F.pairwise_distance
-    dist_pos = dist(anchor, positive)
-    dist_neg = dist(anchor, negative)
-    if swap:
-        dist_neg = ember.minimum(dist_neg, dist(positive, negative))
-    loss = ember.clamp_min(margin + dist_pos - dist_neg, 0)
-    if reduction == "mean":
-        return loss.mean()
-    if reduction == "sum":
-        return loss.sum()
-    return loss
-
-
 class TripletMarginWithDistanceLoss(_Loss):
     """Triplet loss with a user-supplied distance (PairwiseDistance by default)."""
 
@@ -304,13 +279,10 @@ class TripletMarginWithDistanceLoss(_Loss):
         self.swap = swap
 
     def forward(self, anchor, positive, negative):
-        fn = getattr(F, "triplet_margin_with_distance_loss", None)
-        if fn is None:
-            fn = _triplet_margin_with_distance_loss
-            return fn(anchor, positive, negative, self.distance_function, self.margin,
-                      self.swap, self.reduction)
-        return fn(anchor, positive, negative, distance_function=self.distance_function,
-                  margin=self.margin, swap=self.swap, reduction=self.reduction)
+        return F.triplet_margin_with_distance_loss(anchor, positive, negative,
+                                                   distance_function=self.distance_function,
+                                                   margin=self.margin, swap=self.swap,
+                                                   reduction=self.reduction)
 
 
 class CTCLoss(_Loss):

@@ -5,7 +5,7 @@ from ember.nn.modules.module import Module
 from ember.nn.modules.utils import _pair, _single, _triple
 
 __all__ = ["MaxPool1d", "MaxPool2d", "MaxPool3d", "MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d",
-           "AvgPool1d", "AvgPool2d", "AvgPool3d", "LPPool1d", "LPPool2d", "AdaptiveMaxPool1d",
+           "AvgPool1d", "AvgPool2d", "AvgPool3d", "LPPool1d", "LPPool2d", "LPPool3d", "AdaptiveMaxPool1d",
            "AdaptiveMaxPool2d", "AdaptiveMaxPool3d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d",
            "AdaptiveAvgPool3d"]
 
@@ -180,6 +180,12 @@ class LPPool2d(_LPPoolNd):
     """2-D power-average pooling."""
 
     _fn = staticmethod(lambda *a: F.lp_pool2d(*a))
+
+
+class LPPool3d(_LPPoolNd):
+    """3-D power-average pooling."""
+
+    _fn = staticmethod(lambda *a: F.lp_pool3d(*a))
 
 
 class _AdaptiveMaxPoolNd(Module):

@@ -1,8 +1,7 @@
 """RNN, LSTM, GRU and their cells (torch.nn.modules.rnn) over ember._C._nn's recurrent ops.
 
-Parameter names, their order in `_flat_weights` and their initialisation are torch's. A
-PackedSequence input runs each group of equal-length sequences through the op separately, so
-padding never enters a recurrence (the reverse direction starts at each sequence's own end).
+Parameter names, their order in `_flat_weights` and their initialisation are torch's. The
+forward pass of the layers (padded, unbatched or PackedSequence input) is the C++ one.
 """
 
 import math
@@ -168,119 +167,22 @@ class RNNBase(Module):
     def all_weights(self):
         return [[getattr(self, weight) for weight in weights] for weights in self._all_weights]
 
-    # ---- running the op ----
-    def _op(self, input, hx):
-        """The whole-sequence op on a time-major padded input: (output, hidden)."""
-        args = (list(self._flat_weights), self.bias, self.num_layers, self.dropout,
-                self.training, self.bidirectional)
-        if self.mode == "LSTM":
-            out = _nn.lstm(input, list(hx), *args, False)
-            return out[0], (out[1], out[2])
-        fn = {"GRU": _nn.gru, "RNN_TANH": _nn.rnn_tanh, "RNN_RELU": _nn.rnn_relu}[self.mode]
-        return fn(input, hx, *args, False)
-
-    def _run_packed(self, data, batch_sizes, hx):
-        """Runs each group of equal-length sequences of a packed batch (sorted by decreasing
-        length) on its own; returns (packed output data, hidden in sorted batch order)."""
-        sizes = [int(b) for b in batch_sizes.tolist()]
-        batch = sizes[0]
-        lengths = [sum(1 for bs in sizes if bs > b) for b in range(batch)]
-        # Time-major padded view of the packed rows, as a list of per-step [bs_t, I] blocks.
-        steps, offset = [], 0
-        for bs in sizes:
-            steps.append(data.narrow(0, offset, bs))
-            offset += bs
-        outs = [None] * batch
-        hiddens = []
-        b = 0
-        while b < batch:
-            e = b
-            while e < batch and lengths[e] == lengths[b]:
-                e += 1
-            n = lengths[b]
-            seq = ember.stack([steps[t].narrow(0, b, e - b) for t in range(n)], 0)
-            if self.mode == "LSTM":
-                h = (hx[0].narrow(1, b, e - b), hx[1].narrow(1, b, e - b))
-            else:
-                h = hx.narrow(1, b, e - b)
-            out, hn = self._op(seq, h)
-            for j in range(b, e):
-                outs[j] = out.narrow(1, j - b, 1)
-            hiddens.append(hn)
-            b = e
-        rows = []
-        for t, bs in enumerate(sizes):
-            rows.append(ember.cat([outs[j][t] for j in range(bs)], 0))
-        packed = ember.cat(rows, 0)
-        if self.mode == "LSTM":
-            hidden = (ember.cat([h[0] for h in hiddens], 1), ember.cat([h[1] for h in hiddens], 1))
-        else:
-            hidden = ember.cat(hiddens, 1)
-        return packed, hidden
-
     def _forward_common(self, input, hx, is_lstm):
-        orig_input = input
-        if isinstance(orig_input, PackedSequence):
-            input, batch_sizes, sorted_indices, unsorted_indices = input
-            max_batch_size = int(batch_sizes[0])
-            is_batched = True
+        # Checks, default states, unbatched inputs and packed batches live in C++
+        # (ember::nn::detail::rnn_forward, shared with the C++ modules).
+        packed = isinstance(input, PackedSequence)
+        if packed:
+            data, batch_sizes, sorted_indices, unsorted_indices = input
         else:
-            batch_sizes = None
-            is_batched = input.dim() == 3
-            batch_dim = 0 if self.batch_first else 1
-            if not is_batched:
-                input = input.unsqueeze(batch_dim)
-            max_batch_size = input.size(0) if self.batch_first else input.size(1)
-            sorted_indices = None
-            unsorted_indices = None
-        num_directions = 2 if self.bidirectional else 1
-        if hx is None:
-            real_hidden = self.proj_size if self.proj_size > 0 else self.hidden_size
-            h_zeros = ember.zeros(self.num_layers * num_directions, max_batch_size, real_hidden,
-                                  dtype=input.dtype)
-            if is_lstm:
-                c_zeros = ember.zeros(self.num_layers * num_directions, max_batch_size,
-                                      self.hidden_size, dtype=input.dtype)
-                hx = (h_zeros, c_zeros)
-            else:
-                hx = h_zeros
-        else:
-            if batch_sizes is None:
-                if is_lstm:
-                    want = 3 if is_batched else 2
-                    if hx[0].dim() != want or hx[1].dim() != want:
-                        kind = "batched 3-D" if is_batched else "unbatched 2-D"
-                        raise RuntimeError(
-                            f"For {kind} input, hx and cx should also be {want}-D but got "
-                            f"({hx[0].dim()}-D, {hx[1].dim()}-D) tensors")
-                    if not is_batched:
-                        hx = (hx[0].unsqueeze(1), hx[1].unsqueeze(1))
-                elif is_batched:
-                    if hx.dim() != 3:
-                        raise RuntimeError("For batched 3-D input, hx should also be 3-D but "
-                                           f"got {hx.dim()}-D tensor")
-                else:
-                    if hx.dim() != 2:
-                        raise RuntimeError("For unbatched 2-D input, hx should also be 2-D but "
-                                           f"got {hx.dim()}-D tensor")
-                    hx = hx.unsqueeze(1)
-            hx = self.permute_hidden(hx, sorted_indices)
-        self.check_forward_args(input, hx, batch_sizes)
-        if batch_sizes is None:
-            x = input.transpose(0, 1) if self.batch_first else input
-            output, hidden = self._op(x, hx)
-            if self.batch_first:
-                output = output.transpose(0, 1)
-        else:
-            output, hidden = self._run_packed(input, batch_sizes, hx)
-        if isinstance(orig_input, PackedSequence):
-            output_packed = PackedSequence(output, batch_sizes, sorted_indices, unsorted_indices)
-            return output_packed, self.permute_hidden(hidden, unsorted_indices)
-        if not is_batched:
-            output = output.squeeze(batch_dim)
-            hidden = (hidden[0].squeeze(1), hidden[1].squeeze(1)) if is_lstm \
-                else hidden.squeeze(1)
-        return output, self.permute_hidden(hidden, unsorted_indices)
+            data, batch_sizes, sorted_indices, unsorted_indices = input, None, None, None
+        output, hidden = _nn.rnn_forward(
+            self.mode, self.input_size, self.hidden_size, self.num_layers, self.bias,
+            self.batch_first, self.dropout, self.bidirectional, self.proj_size,
+            list(self._flat_weights), self.training, data, batch_sizes, sorted_indices,
+            unsorted_indices, hx)
+        if packed:
+            output = PackedSequence(output, batch_sizes, sorted_indices, unsorted_indices)
+        return output, hidden
 
 
 class RNN(RNNBase):
