@@ -525,3 +525,19 @@ def test_relaxed_one_hot_categorical_on_simplex():
     s = to_np(d.rsample((100,)))
     np.testing.assert_allclose(s.sum(-1), 1.0, rtol=1e-5)
     assert np.all(s > 0)
+
+
+@needs_lgamma
+def test_beta_parameters_after_expand_carry_exact_gradients():
+    # concentration1/0 are slices of a stride-0 (expanded) parameter
+    c = np.array([0.7, 2.0])
+    grads = []
+    for lib, D in ((ember, ED), (torch, TD)):
+        c1 = lib.tensor(c, requires_grad=True)
+        c0 = lib.tensor(c[::-1].copy(), requires_grad=True)
+        d = D.Beta(c1, c0).expand((3, 2))
+        q = D.Beta(lib.tensor(c0.detach().numpy()), lib.tensor(c1.detach().numpy()))
+        (d.mean.sum() + d.variance.sum() + D.kl_divergence(d, q).sum()).backward()
+        grads.append((to_np(c1.grad), to_np(c0.grad)))
+    np.testing.assert_allclose(grads[0][0], grads[1][0], rtol=1e-8)
+    np.testing.assert_allclose(grads[0][1], grads[1][1], rtol=1e-8)

@@ -62,20 +62,17 @@ class Beta(ExponentialFamily):
         return self._dirichlet.entropy()
 
     # Note [Views of expanded parameters]
-    # After expand() the concentration is a stride-0 view; the gradient of a view that keeps
-    # stride-0 dims is overcounted by ember's view backward, so it is made contiguous first.
-
-    def _concentration(self):
-        c = self._dirichlet.concentration
-        return c if c.is_contiguous() else c.contiguous()
+    # After expand() the concentration is a stride-0 view. Basic indexing of such a view
+    # (t[..., 0]) overcounts its gradient in ember, while select() and narrow() are exact, so
+    # parameters are sliced with select().
 
     @property
     def concentration1(self):
-        return self._concentration().select(-1, 0)
+        return self._dirichlet.concentration.select(-1, 0)
 
     @property
     def concentration0(self):
-        return self._concentration().select(-1, 1)
+        return self._dirichlet.concentration.select(-1, 1)
 
     @property
     def _natural_params(self):
