@@ -153,17 +153,33 @@ class _Pickler(pickle._Pickler):
         return NotImplemented
 
 
-def save_pt(obj, out, protocol=2, archive="archive"):
-    """Writes `obj` to the binary file object `out` in torch.save's zip format."""
+class Pickled:
+    """An object pickled for torch.save's format, with the storages it references."""
+
+    def __init__(self, data, storages):
+        self.data, self.storages = data, storages
+
+    def write(self, out, archive="archive"):
+        """Writes the zip archive to the binary file object `out`, one storage at a time."""
+        with zipfile.ZipFile(out, "w", zipfile.ZIP_STORED, allowZip64=True) as z:
+            # data.pkl first: readers take the archive's folder from the first record.
+            z.writestr(f"{archive}/data.pkl", self.data)
+            for ref in self.storages:
+                z.writestr(f"{archive}/data/{ref.key}", _P.storage_bytes(ref.view))
+            z.writestr(f"{archive}/version", "3\n")
+
+
+def pickle_pt(obj, protocol=2):
+    """Pickles `obj` for torch.save's format (nothing is written yet)."""
     buf = io.BytesIO()
     p = _Pickler(buf, protocol)
     p.dump(obj)
-    with zipfile.ZipFile(out, "w", zipfile.ZIP_STORED, allowZip64=True) as z:
-        # data.pkl first: readers take the archive's folder from the first record.
-        z.writestr(f"{archive}/data.pkl", buf.getvalue())
-        for ref in p.storages.values():
-            z.writestr(f"{archive}/data/{ref.key}", _P.storage_bytes(ref.view))
-        z.writestr(f"{archive}/version", "3\n")
+    return Pickled(buf.getvalue(), list(p.storages.values()))
+
+
+def save_pt(obj, out, protocol=2):
+    """Writes `obj` to the binary file object `out` in torch.save's zip format."""
+    pickle_pt(obj, protocol).write(out)
 
 
 # ---- reading ----

@@ -169,26 +169,24 @@ def _save_safetensors(obj, f, metadata):
 
 
 def _save_torch(obj, f, protocol):
-    # Pickle everything first: an object that cannot be saved leaves no file behind.
-    buf = io.BytesIO()
+    # The object is pickled before anything is written: one that cannot be saved leaves no file.
     try:
-        _pt_pickle.save_pt(obj, buf, protocol)
+        pickled = _pt_pickle.pickle_pt(obj, protocol)
     except (pickle.PicklingError, TypeError, AttributeError) as e:
         msg = (f"ember.save: cannot save an object of type {type(obj).__name__}: {e}. "
                "Objects made of tensors, containers, numbers, strings and importable classes "
                "can be saved; for a model or an optimizer, consider saving its state_dict() "
                "instead")
         raise _retyped(e, msg) from e
-    data = buf.getbuffer()
     if not _is_path(f):
-        f.write(data)
+        pickled.write(f)
         return
     # Note [Atomic save] (src/serialize/safetensors.cpp): a temporary file, fsync, rename.
     path = os.fsdecode(f)
     tmp = f"{path}.tmp.{os.getpid()}"
     try:
         with open(tmp, "wb") as out:
-            out.write(data)
+            pickled.write(out)
             out.flush()
             os.fsync(out.fileno())
         os.replace(tmp, path)
