@@ -121,9 +121,9 @@ def _pickled(number, data, where):
     # pickled becomes an error for the main process instead of a result that never arrives.
     # The tensors are moved to shared memory now; only their handles are in the bytes.
     try:
-        return ForkingPickler.dumps((number, data))
+        return bytes(ForkingPickler.dumps((number, data)))
     except Exception:
-        return ForkingPickler.dumps((number, ExceptionWrapper(where=where)))
+        return bytes(ForkingPickler.dumps((number, ExceptionWrapper(where=where))))
 
 
 def worker_loop(iterable, dataset, index_queue, data_queue, done_event, auto_collation,
@@ -161,7 +161,7 @@ def worker_loop(iterable, dataset, index_queue, data_queue, done_event, auto_col
                                                drop_last)
                     except Exception:
                         init_error = ExceptionWrapper(where=where)
-                data_queue.put(ForkingPickler.dumps((request, None)))
+                data_queue.put(bytes(ForkingPickler.dumps((request, None))))
                 continue
             if request is None:
                 break
