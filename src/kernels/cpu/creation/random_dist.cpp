@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <type_traits>
 #include <vector>
 
 #include "core/parallel_internal.h"
@@ -390,7 +391,10 @@ void sample_dirichlet_cpu(Tensor& out, const Tensor& alpha, int64_t k, Generator
   });
   EMBER_DISPATCH_FLOATING_TYPES(out.dtype(), "_sample_dirichlet", [&] {
     auto* o = static_cast<scalar_t*>(out.data_ptr());
+    // Clamped to [smallest normal, largest value below 1] of the dtype, as PyTorch.
     const double tiny = tiny_of<scalar_t>();
+    const double below_one = std::is_same_v<scalar_t, double> ? std::nextafter(1.0, 0.0)
+                                                              : double(std::nextafter(1.0f, 0.0f));
     const int64_t rows = k > 0 ? n / k : 0;
     parallel_for(0, rows, std::max<int64_t>(1, kGrain / std::max<int64_t>(k, 1)),
                  [&](int64_t r0, int64_t r1) {
@@ -399,7 +403,7 @@ void sample_dirichlet_cpu(Tensor& out, const Tensor& alpha, int64_t k, Generator
                      double s = 0;
                      for (int64_t j = 0; j < k; ++j) s += gr[j];
                      for (int64_t j = 0; j < k; ++j) {
-                       const double v = gr[j] / s;
+                       const double v = std::min(gr[j] / s, below_one);
                        o[r * k + j] = scalar_t(v > tiny ? v : tiny);
                      }
                    }
