@@ -7,6 +7,8 @@ from ember import _C
 from ember._C import *  # noqa: F401,F403  (functions, Tensor, dtypes, device, Size, Generator)
 from ember._C import Tensor, Size, dtype, device, Generator, finfo, iinfo  # noqa: F401
 from ember._C import _unique2  # noqa: F401  (torch._unique2; `import *` skips it)
+from ember._C import _standard_gamma, _standard_gamma_grad  # noqa: F401
+from ember._C import _sample_dirichlet, _dirichlet_grad  # noqa: F401  (`import *` skips them)
 
 __version__ = _C.__version__
 

@@ -407,3 +407,35 @@ def test_index_grad_of_undifferentiated_input_is_none():
         out = lib.index_select(x, 0, lib.tensor([1, 2]))
         assert out.grad_fn is not None
         assert "IndexSelectBackward" in out.grad_fn.name()
+
+
+# Basic indexing of a tensor whose elements alias (expand) records an as_strided view; its
+# gradient must count each aliased location once, as torch.
+@pytest.mark.parametrize("case", [
+    lambda e: e[..., 0],
+    lambda e: e[..., :1],
+    lambda e: e[:, 1],
+    lambda e: e[1:, ::2],
+    lambda e: e[None, :, 0],
+])
+def test_indexing_an_expanded_tensor_backward(case):
+    w = [1.0, -2.0, 3.0]
+    grads = []
+    for lib in (torch, ember):
+        x = lib.tensor(w, requires_grad=True)
+        e = x.unsqueeze(-1).expand(3, 4)
+        out = case(e)
+        (out * lib.arange(out.numel(), dtype=lib.float32).reshape(out.shape)).sum().backward()
+        grads.append(x.grad.tolist())
+    assert grads[0] == grads[1]
+
+
+def test_as_strided_of_an_overlapping_view_backward():
+    grads = []
+    for lib in (torch, ember):
+        x = lib.arange(4.0, requires_grad=True)
+        v = x.as_strided((3, 2), (1, 1))  # overlapping windows
+        w = v[:, 0]  # indexing the overlapping view
+        (w * lib.tensor([1.0, 10.0, 100.0])).sum().backward()
+        grads.append(x.grad.tolist())
+    assert grads[0] == grads[1]

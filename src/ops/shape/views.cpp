@@ -555,6 +555,25 @@ Tensor Tensor::select(int64_t d, int64_t index) const {
       sizes(), d, index);
 }
 
+namespace {
+// Whether two elements of a view with these sizes and strides share a storage location: the
+// dims sorted by stride must each step past everything the smaller-stride dims reach.
+bool has_internal_overlap(const std::vector<int64_t>& sz, const std::vector<int64_t>& st) {
+  std::vector<size_t> dims;
+  for (size_t i = 0; i < sz.size(); ++i) {
+    if (sz[i] == 0) return false;
+    if (sz[i] > 1) dims.push_back(i);
+  }
+  std::sort(dims.begin(), dims.end(), [&](size_t a, size_t b) { return st[a] < st[b]; });
+  int64_t reach = 0;
+  for (size_t d : dims) {
+    if (st[d] <= reach) return true;
+    reach += (sz[d] - 1) * st[d];
+  }
+  return false;
+}
+}  // namespace
+
 Tensor Tensor::as_strided(IntArrayRef sizes_in, IntArrayRef strides_in,
                           std::optional<int64_t> storage_offset_in) const {
   EMBER_OP(as_strided, *this, sizes_in, strides_in, storage_offset_in);
@@ -606,14 +625,27 @@ Tensor Tensor::as_strided(IntArrayRef sizes_in, IntArrayRef strides_in,
           span += std::max<int64_t>(in_sz[i] - 1, 0) * in_st[i];
         for (size_t i = 0; i < sz.size(); ++i)
           span = std::max(span, off - in_off + 1 + std::max<int64_t>(sz[i] - 1, 0) * st[i]);
-        Tensor idx = full({}, off - in_off, TensorOptions().dtype(kLong));
-        for (size_t i = 0; i < sz.size(); ++i) {
-          std::vector<int64_t> shape(sz.size(), 1);
-          shape[i] = sz[i];
-          idx = idx + arange(sz[i], TensorOptions().dtype(kLong)).reshape(shape) * st[i];
-        }
+        // The storage offset of every element of a view with sizes `z` and strides `t`.
+        auto offsets = [](const std::vector<int64_t>& z, const std::vector<int64_t>& t,
+                          int64_t base) {
+          Tensor idx = full({}, base, TensorOptions().dtype(kLong));
+          for (size_t i = 0; i < z.size(); ++i) {
+            std::vector<int64_t> shape(z.size(), 1);
+            shape[i] = z[i];
+            idx = idx + arange(z[i], TensorOptions().dtype(kLong)).reshape(shape) * t[i];
+          }
+          return idx.expand(z).reshape({-1});
+        };
         Tensor flat = zeros({span}, gr.options())
-                          .index_add(0, idx.expand(sz).reshape({-1}), gr.reshape({-1}));
+                          .index_add(0, offsets(sz, st, off - in_off), gr.reshape({-1}));
+        // An input whose elements alias (an expanded tensor) shares each location's gradient
+        // among its aliases, so that the input's own backward (expand's sum) counts it once.
+        if (has_internal_overlap(in_sz, in_st)) {
+          Tensor in_idx = offsets(in_sz, in_st, 0);
+          Tensor count = zeros({span}, gr.options())
+                             .index_add(0, in_idx, ones({in_idx.numel()}, gr.options()));
+          flat = flat / count.clamp_min(1);
+        }
         return variable_list{flat.as_strided(in_sz, in_st, 0).clone()};
       },
       [](JvpCtx& c) {
