@@ -16,6 +16,7 @@ gammaln = _C.lgamma
 digamma = _C.digamma
 psi = _C.digamma
 polygamma = _C.polygamma
+logsumexp = _C.logsumexp
 
 
 def multigammaln(input, p, *, out=None):

@@ -159,6 +159,9 @@ def test_special_aliases():
     assert_same(ember.special.gammaln(e), torch.special.gammaln(t))
     assert_same(ember.special.digamma(e), torch.special.digamma(t))
     assert_same(ember.special.psi(e), torch.special.psi(t))
+    assert_same(ember.special.logsumexp(e, 1), torch.special.logsumexp(t, 1))
+    assert_same(ember.special.logsumexp(e, (0, 1), keepdim=True),
+                torch.special.logsumexp(t, (0, 1), keepdim=True))
 
 
 def _gradcheck_inputs(lo=0.3, hi=4.0, shape=(5,), seed=0):

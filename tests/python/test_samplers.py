@@ -413,3 +413,73 @@ def test_vmap_samplers_and_grads():
     tot = a.sum(1, keepdim=True).expand(3, 2)
     np.testing.assert_allclose(vmap(ember._dirichlet_grad)(xs, a, tot).numpy(),
                                ember._dirichlet_grad(xs, a, tot).numpy(), rtol=1e-14)
+
+
+# ---- the C++ distributions (_C._distributions) against torch.distributions ----
+
+def _pairs(*arrays):
+    return [(ember.tensor(a, dtype=ember.float64), torch.tensor(a, dtype=torch.float64))
+            for a in arrays]
+
+
+def _close(e, t, rtol=1e-10):
+    np.testing.assert_allclose(e.detach().numpy(), t.detach().numpy(), rtol=rtol, atol=1e-12)
+
+
+def test_cpp_distributions_match_torch():
+    D, TD = ember._C._distributions, torch.distributions
+    (loc, tloc), (scale, tscale), (v, tv) = _pairs([0.5, -1.0], [2.0, 0.3], [1.0, -0.7])
+    cases = [(D.Normal(loc, scale), TD.Normal(tloc, tscale), v, tv)]
+    (lo, tlo), (hi, thi), (u, tu) = _pairs([-1.0, 0.0], [2.0, 5.0], [0.5, 4.9])
+    cases.append((D.Uniform(lo, hi), TD.Uniform(tlo, thi), u, tu))
+    (p, tp), (b, tb) = _pairs([0.2, 0.9], [1.0, 0.0])
+    cases.append((D.Bernoulli(p), TD.Bernoulli(tp), b, tb))
+    cases.append((D.Bernoulli(logits=p), TD.Bernoulli(logits=tp), b, tb))
+    (r, tr), (k, tk) = _pairs([3.0, 0.4], [2.0, 0.0])
+    cases.append((D.Poisson(r), TD.Poisson(tr), k, tk))
+    (c, tc), (x, tx) = _pairs([0.5, 3.0], [0.7, 2.5])
+    cases.append((D.Gamma(c, r), TD.Gamma(tc, tr), x, tx))
+    (al, tal), (s, ts) = _pairs([[0.5, 2.0, 3.0], [1.0, 1.0, 1.0]], [0.1, 0.3, 0.6])
+    cases.append((D.Dirichlet(al), TD.Dirichlet(tal), s, ts))
+    (pr, tpr) = _pairs([[0.1, 0.2, 0.7], [3.0, 1.0, 0.0]])[0]
+    idx, tidx = ember.tensor([2, 1]), torch.tensor([2, 1])
+    cases.append((D.Categorical(pr), TD.Categorical(tpr), idx, tidx))
+    cases.append((D.Categorical(logits=pr), TD.Categorical(logits=tpr), idx, tidx))
+    (mu, tmu), (cov, tcov), (y, ty) = _pairs([1.0, -1.0], [[2.0, 0.5], [0.5, 1.0]], [0.3, 0.2])
+    cases.append((D.MultivariateNormal(mu, cov), TD.MultivariateNormal(tmu, tcov), y, ty))
+    cases.append((D.MultivariateNormal(mu, precision_matrix=cov),
+                  TD.MultivariateNormal(tmu, precision_matrix=tcov), y, ty))
+    cases.append((D.MultivariateNormal(mu, scale_tril=ember.linalg.cholesky(cov)),
+                  TD.MultivariateNormal(tmu, scale_tril=torch.linalg.cholesky(tcov)), y, ty))
+    for e, t, ev, tv_ in cases:
+        what = type(t).__name__
+        assert tuple(e.batch_shape) == tuple(t.batch_shape), what
+        assert tuple(e.event_shape) == tuple(t.event_shape), what
+        _close(e.log_prob(ev), t.log_prob(tv_))
+        if not isinstance(t, (TD.Poisson, TD.Categorical)):
+            _close(e.mean, t.mean)
+            _close(e.variance, t.variance)
+            _close(e.stddev, t.stddev)
+        if not isinstance(t, TD.Poisson):
+            _close(e.entropy(), t.entropy())
+        assert e.has_rsample == t.has_rsample, what
+        smp = e.sample((4,), generator=gen(0))
+        assert tuple(smp.shape) == (4,) + tuple(t.batch_shape) + tuple(t.event_shape), what
+
+
+def test_cpp_distributions_validation_and_rsample():
+    D = ember._C._distributions
+    with pytest.raises(ValueError):
+        D.Normal(ember.zeros(2), ember.tensor([1.0, -1.0]))
+    with pytest.raises(ValueError):
+        D.Categorical()
+    with pytest.raises(ValueError):
+        D.MultivariateNormal(ember.zeros(2))
+    with pytest.raises(ValueError):
+        D.Normal(ember.zeros(2), ember.ones(2)).log_prob(ember.zeros(3))
+    with pytest.raises(NotImplementedError):
+        D.Poisson(ember.ones(2)).rsample()
+    loc = ember.zeros(3, dtype=ember.float64, requires_grad=True)
+    d = D.Normal(loc, ember.ones(3, dtype=ember.float64))
+    d.rsample((10,), generator=gen(1)).sum().backward()
+    assert loc.grad.tolist() == [10.0] * 3
