@@ -35,14 +35,12 @@ def pad(img, padding, fill=0, padding_mode="constant"):
     """(left, top, right, bottom) padding; negative amounts crop."""
     left, top, right, bottom = padding
     if padding_mode == "constant":
-        if img.mode == "P":
-            palette = img.getpalette()
-            out = ImageOps.expand(img, border=(max(left, 0), max(top, 0), max(right, 0),
-                                               max(bottom, 0)), fill=fill)
-            out.putpalette(palette)
+        border = (max(left, 0), max(top, 0), max(right, 0), max(bottom, 0))
+        if img.mode == "P":  # the fill is a palette index
+            out = ImageOps.expand(img, border=border, fill=fill)
+            out.putpalette(img.getpalette())
         else:
-            out = ImageOps.expand(img, border=(max(left, 0), max(top, 0), max(right, 0),
-                                               max(bottom, 0)), fill=fill)
+            out = ImageOps.expand(img, border=border, fill=_fill(img, fill))
         if min(left, top, right, bottom) < 0:
             w, h = out.size
             out = out.crop((max(-left, 0), max(-top, 0), w - max(-right, 0),
