@@ -26,7 +26,11 @@ class _BatchUnpickler(pickle.Unpickler):
         import numpy as np
         if module in ("numpy.core.multiarray", "numpy._core.multiarray") and \
                 name == "_reconstruct":
-            return np.core.multiarray._reconstruct
+            try:  # NumPy 2 moved the module; 1.x has only numpy.core
+                from numpy._core.multiarray import _reconstruct
+            except ImportError:
+                from numpy.core.multiarray import _reconstruct
+            return _reconstruct
         if module == "numpy" and name == "ndarray":
             return np.ndarray
         if module == "numpy" and name == "dtype":

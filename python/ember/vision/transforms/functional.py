@@ -1,7 +1,6 @@
 """torchvision.transforms.functional (0.14): each function takes a tensor image (..., C, H, W)
 — one image or a batch — or, where torchvision does, a PIL image."""
 
-import math
 import numbers
 import warnings
 from enum import Enum
