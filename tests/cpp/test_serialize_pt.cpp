@@ -18,8 +18,22 @@ namespace fs = std::filesystem;
 
 namespace {
 
+// tests/data/pt, found from this file's path (relative to the build directory when the
+// compiler was given a relative path: try the working directory, then the executable's).
 std::string fixture(const std::string& name) {
-  return (fs::path(__FILE__).parent_path().parent_path() / "data" / "pt" / name).string();
+  fs::path rel = fs::path(__FILE__).parent_path().parent_path() / "data" / "pt" / name;
+  if (rel.is_absolute() || fs::exists(rel)) return rel.string();
+  std::error_code ec;
+  fs::path exe = fs::canonical("/proc/self/exe", ec).parent_path();
+  for (fs::path dir = exe; !dir.empty() && dir != dir.root_path(); dir = dir.parent_path())
+    if (fs::exists(dir / rel)) return (dir / rel).string();
+  return rel.string();
+}
+
+// A byte string from a literal, embedded NULs included.
+template <size_t N>
+std::string raw(const char (&s)[N]) {
+  return std::string(s, N - 1);
 }
 
 std::string read_bytes(const std::string& p) {
@@ -72,8 +86,8 @@ void check_dtype_state_dict(const OrderedDict<std::string, Tensor>& sd) {
     EXPECT_TRUE(equal(t, expected_dtype_tensor(kDtypes[i])));
     EXPECT_FALSE(t.requires_grad());
   }
-  const Tensor &base = sd["shared.base"], &tr = sd["shared.t"], &row = sd["shared.row"],
-               &col = sd["shared.col"];
+  Tensor base = sd["shared.base"], tr = sd["shared.t"], row = sd["shared.row"],
+         col = sd["shared.col"];
   EXPECT_TRUE(equal(base, arange(12, TensorOptions().dtype(kFloat)).reshape({4, 3})));
   EXPECT_EQ(tr.sizes(), IntArrayRef({3, 4}));
   EXPECT_EQ(tr.strides(), IntArrayRef({1, 3}));
@@ -172,9 +186,9 @@ TEST(LoadPt, HostileLegacyAndBrokenFiles) {
 TEST(LoadPt, UnpicklerRefusesAndBounds) {
   auto unpickle = [](const std::string& s) { return pickle::unpickle(s, "test"); };
   // A huge declared string length, a memo key never stored, an odd SETITEMS.
-  EXPECT_THROW(unpickle(std::string("\x80\x02\x8d\xff\xff\xff\xff\xff\xff\xff\x7f", 11)), Error);
-  EXPECT_THROW(unpickle(std::string("\x80\x02h\x05.", 5)), Error);
-  EXPECT_THROW(unpickle(std::string("\x80\x02}(K\x01u.", 8)), Error);
+  EXPECT_THROW(unpickle(raw("\x80\x02\x8d\xff\xff\xff\xff\xff\xff\xff\x7f")), Error);
+  EXPECT_THROW(unpickle(raw("\x80\x02h\x05.")), Error);
+  EXPECT_THROW(unpickle(raw("\x80\x02}(K\x01u.")), Error);
   std::string msg = error_of<Error>([&] {
     unpickle(
         "\x80\x02"
@@ -182,14 +196,16 @@ TEST(LoadPt, UnpicklerRefusesAndBounds) {
   });
   EXPECT_NE(msg.find("refusing to load global 'builtins.eval'"), std::string::npos) << msg;
   // Big integers keep their bytes; small ones become int64.
-  auto r = unpickle(std::string("\x80\x02\x8a\x09\x00\x00\x00\x00\x00\x00\x00\x00\x01.", 13));
+  auto r = unpickle(raw("\x80\x02\x8a\x09\x00\x00\x00\x00\x00\x00\x00\x00\x01."));
   EXPECT_EQ(r.root.kind, pickle::Kind::BigInt);
-  r = unpickle(std::string("\x80\x02\x8a\x08\x00\x00\x00\x00\x00\x00\x00\x80.", 12));
+  r = unpickle(raw("\x80\x02\x8a\x08\x00\x00\x00\x00\x00\x00\x00\x80."));
   EXPECT_EQ(r.root.kind, pickle::Kind::Int);
   EXPECT_EQ(r.root.i, INT64_MIN);
-  r = unpickle(std::string("\x80\x02\x8a\x01\xff.", 5));
+  r = unpickle(raw("\x80\x02\x8a\x01\xff."));
   EXPECT_EQ(r.root.i, -1);
   // A list that contains itself parses (the arena owns it) but is no tree.
-  std::string cyclic("\x80\x02]q\x00h\x00a.", 8);
+  std::string cyclic =
+      raw("\x80\x02]q\x00h\x00"
+          "a.");
   EXPECT_EQ(unpickle(cyclic).root.obj->items.size(), 1u);
 }
