@@ -10,8 +10,8 @@ Python's pickle (weights_only=False, which runs the file's code: trusted files o
 ember's restricted unpickler (weights_only=True, which refuses everything but tensors,
 containers and numbers).
 
-A safetensors file is an ordinary safetensors file (readable by the `safetensors` package): every tensor is
-stored once under a dotted key ("fc.weight", "state.0.exp_avg", "0", ...). The Python structure
+A safetensors file is an ordinary safetensors file (readable by the `safetensors` package):
+every tensor is stored once under a dotted key ("fc.weight", "state.0.exp_avg", "0", ...). The Python structure
 around the tensors (dicts, lists, tuples, numbers, strings, None) goes to the "__metadata__"
 entry "ember.structure" as JSON, so `load` rebuilds the same object. Tensors that share storage
 with the same layout (tied weights, the same tensor under two keys) are stored once and load as
