@@ -390,3 +390,23 @@ def test_packed_rnn_matches_torch_and_padded(name):
     pad_t, len_t = trnn.pad_packed_sequence(ot, batch_first=True, total_length=6)
     _close(pad_e, pad_t, 1e-10, 1e-12)
     assert len_e.tolist() == len_t.tolist() == lengths
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_clip_grad_norm_from_a_generator(dtype):
+    torch.manual_seed(0)
+    tm = tnn.Linear(4, 3).to(dtype)
+    em = enn.Linear(4, 3).to(to_ember(torch.zeros(0, dtype=dtype)).dtype)
+    em.load_state_dict({k: to_ember(v) for k, v in tm.state_dict().items()})
+    x = torch.randn(5, 4, dtype=dtype)
+    tm(x).pow(2).sum().backward()
+    em(to_ember(x)).pow(2).sum().backward()
+    tn = tnn.utils.clip_grad_norm_(tm.parameters(), 0.1)
+    en = enn.utils.clip_grad_norm_(em.parameters(), 0.1)
+    assert en.dtype == to_ember(tn).dtype and en.dim() == 0
+    tol = 1e-12 if dtype == torch.float64 else 1e-5
+    _close(en, tn, tol, tol)
+    for pt, pe in zip(tm.parameters(), em.parameters()):
+        _close(pe.grad, pt.grad, tol, tol)
+    with pytest.raises(TypeError):
+        enn.utils.clip_grad_norm_(["not a tensor"], 1.0)
