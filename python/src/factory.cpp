@@ -596,7 +596,11 @@ FAST(py_randint) {
   if (nargs == 3) {
     low = a[0], high = a[1], size = a[2];
   } else if (nargs == 2) {
-    high = a[0], size = a[1];
+    // randint(low, high, size=...) or randint(high, size).
+    if (size)
+      low = a[0], high = a[1];
+    else
+      high = a[0], size = a[1];
   } else if (nargs == 1) {
     if (high)
       low = a[0];

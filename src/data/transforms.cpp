@@ -221,10 +221,11 @@ TensorLambda<> ConvertImageDtype(ScalarType dtype) {
     if (isFloatingType(dtype)) return x.to(dtype).div(Scalar(double(int_max(from))));
     int64_t in_max = int_max(from), out_max = int_max(dtype);
     if (in_max > out_max) {
-      int64_t factor = (in_max + 1) / (out_max + 1);
+      // In unsigned arithmetic: int64's max + 1 overflows int64_t.
+      int64_t factor = int64_t((uint64_t(in_max) + 1) / (uint64_t(out_max) + 1));
       return x.div(Scalar(factor), std::string_view("floor")).to(dtype);
     }
-    int64_t factor = (out_max + 1) / (in_max + 1);
+    int64_t factor = int64_t((uint64_t(out_max) + 1) / (uint64_t(in_max) + 1));
     return x.to(dtype).mul(Scalar(factor));
   });
 }

@@ -428,6 +428,11 @@ def test_random_ranges_and_values():
     assert r.dtype == ember.int64 and min(v) == -3 and max(v) == 3
     r = ember.randint(5, (2000,), dtype=ember.uint8, generator=g)
     assert r.dtype == ember.uint8 and set(r.tolist()) == set(range(5))
+    # Keyword size after positional low/high, and keyword high after positional low.
+    for r in (ember.randint(2, 5, size=(500,)), ember.randint(2, high=5, size=(500,)),
+              ember.randint(low=2, high=5, size=(500,))):
+        assert set(r.tolist()) == {2, 3, 4}
+    assert set(ember.randint(3, size=(500,)).tolist()) == {0, 1, 2}
     p = ember.randperm(50, generator=g)
     assert sorted(p.tolist()) == list(range(50)) and p.dtype == ember.int64
     assert ember.randperm(0).shape == (0,)
