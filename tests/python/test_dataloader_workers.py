@@ -10,12 +10,16 @@ import signal
 import time
 
 import pytest
-import torch.utils.data as tud
 
 import ember
 import ember.utils.data as eud
 
 START_METHODS = ["fork", "spawn", "forkserver"]
+WAIT = 60  # seconds: a loader that stops delivering fails the test instead of hanging it
+
+
+def loader(*args, **kwargs):
+    return eud.DataLoader(*args, timeout=WAIT, **kwargs)
 
 
 class Squares(eud.Dataset):
@@ -103,8 +107,8 @@ def _flatten(batches):
 @pytest.mark.parametrize("method", START_METHODS)
 def test_batches_in_order_under_every_start_method(method):
     ds = Squares(23)
-    expect = _flatten(eud.DataLoader(ds, batch_size=4))
-    dl = eud.DataLoader(ds, batch_size=4, num_workers=3, multiprocessing_context=method)
+    expect = _flatten(loader(ds, batch_size=4))
+    dl = loader(ds, batch_size=4, num_workers=3, multiprocessing_context=method)
     got = list(dl)
     assert _flatten(got) == expect and len(got) == 6
     assert all(x.is_shared() for x, _ in got)  # collated into shared memory by the workers
@@ -113,7 +117,7 @@ def test_batches_in_order_under_every_start_method(method):
 
 def test_worker_init_fn_and_worker_info():
     flags = ember.zeros(3, dtype=ember.int64).share_memory_()
-    dl = eud.DataLoader(WhoAmI(), batch_size=None, num_workers=3,
+    dl = loader(WhoAmI(), batch_size=None, num_workers=3,
                         worker_init_fn=functools.partial(_mark_init, flags))
     rows = list(dl)
     assert flags.tolist() == [1, 2, 3]  # each worker ran it once, with its id
@@ -132,7 +136,7 @@ def test_worker_init_fn_and_worker_info():
 def test_seeds_differ_between_workers_and_follow_the_generator():
     def draws(seed):
         g = ember.Generator().manual_seed(seed)
-        return [r[5] for r in eud.DataLoader(WhoAmI(), batch_size=None, num_workers=2,
+        return [r[5] for r in loader(WhoAmI(), batch_size=None, num_workers=2,
                                              generator=g)]
 
     a = draws(0)
@@ -142,7 +146,7 @@ def test_seeds_differ_between_workers_and_follow_the_generator():
 
 def test_persistent_workers_keep_their_processes():
     ds = WhoAmI()
-    dl = eud.DataLoader(ds, batch_size=2, num_workers=2, persistent_workers=True)
+    dl = loader(ds, batch_size=2, num_workers=2, persistent_workers=True)
     pids = []
     for epoch in range(3):
         it = iter(dl)
@@ -153,7 +157,7 @@ def test_persistent_workers_keep_their_processes():
         assert [b[0].tolist() for b in batches] == [[0, 1], [2, 3], [4, 5], [6, 7]]
         pids.append({p for b in batches for p in b[6].tolist()})
     assert pids[0] == pids[1] and len(pids[0]) == 2
-    fresh = eud.DataLoader(ds, batch_size=2, num_workers=2)
+    fresh = loader(ds, batch_size=2, num_workers=2)
     assert {p for b in fresh for p in b[6].tolist()}.isdisjoint(pids[0])
     del dl, it
     assert _no_children()
@@ -175,15 +179,15 @@ def test_crashing_worker_is_named(mode, pattern):
 
 def test_worker_exception_keeps_type_and_traceback():
     with pytest.raises(ValueError, match="sample 4 is broken") as e:
-        list(eud.DataLoader(Failing("raise", at=4), batch_size=2, num_workers=2))
+        list(loader(Failing("raise", at=4), batch_size=2, num_workers=2))
     msg = str(e.value)
     assert "Caught ValueError in DataLoader worker process 0" in msg
     assert "Original Traceback" in msg and "__getitem__" in msg
     with pytest.raises(KeyError) as e:
-        list(eud.DataLoader(Failing("key", at=3), batch_size=None, num_workers=2))
+        list(loader(Failing("key", at=3), batch_size=None, num_workers=2))
     assert "DataLoader worker process 1" in str(e.value) and "\n" in str(e.value)
     with pytest.raises(RuntimeError, match="Caught OddError"):
-        list(eud.DataLoader(Failing("odd", at=0), batch_size=None, num_workers=2))
+        list(loader(Failing("odd", at=0), batch_size=None, num_workers=2))
     assert _no_children()
 
 
@@ -201,14 +205,14 @@ def test_timeout_raises_and_cleans_up():
 ])
 def test_iterable_dataset_sharded_by_worker_info(workers, batch, expect):
     # Worker k yields its shard; batches alternate between the workers while they last.
-    dl = eud.DataLoader(Shards(10), batch_size=batch, num_workers=workers)
-    got = [b.tolist() if batch else b.item() for b in dl]
+    dl = loader(Shards(10), batch_size=batch, num_workers=workers)
+    got = [b.tolist() if batch else b for b in dl]
     assert got == expect
     assert sorted(sum(got, []) if batch else got) == list(range(10))
 
 
 def test_iterable_drop_last_and_persistent():
-    dl = eud.DataLoader(Shards(10), batch_size=2, num_workers=2, drop_last=True,
+    dl = loader(Shards(10), batch_size=2, num_workers=2, drop_last=True,
                         persistent_workers=True)
     for _ in range(2):
         assert [b.tolist() for b in dl] == [[0, 1], [5, 6], [2, 3], [7, 8]]
@@ -237,6 +241,7 @@ def test_thread_workers_opt_in():
 
 
 def test_argument_errors_match_torch():
+    import torch.utils.data as tud  # here: spawned workers import this module, not torch
     e, t = Squares(4), list(range(4))
     bad = [(ValueError, dict(num_workers=0, multiprocessing_context="spawn")),
            (ValueError, dict(num_workers=1, multiprocessing_context="bogus")),

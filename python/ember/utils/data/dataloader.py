@@ -275,8 +275,8 @@ class _ProcessIter:
                 q.put(_worker.ResumeIteration())
             waiting = self._num_workers
             while waiting:
-                _, data = self._get()
-                if isinstance(data, _worker.ResumeIteration):
+                number, _ = self._get()
+                if isinstance(number, _worker.ResumeIteration):
                     waiting -= 1
         for _ in range(self._capacity):
             self._put_index()
@@ -338,8 +338,6 @@ class _ProcessIter:
             if isinstance(data, _worker.IterableStopped):
                 self._active[data.worker_id] = False
                 self._put_index()
-                continue
-            if isinstance(data, _worker.ResumeIteration):
                 continue
             if number == self._rcvd_number:
                 return self._deliver(data)
