@@ -231,7 +231,7 @@ double tanh_sinh(double L, const F& f) {
     for (double tau = h; tau <= kTauMax; tau += 2 * h) sum += node(tau);
     prev = est;
     est = h * sum;
-    if (level >= 2 && std::fabs(est - prev) <= 1e-7 * std::fabs(est)) break;
+    if (level >= 1 && std::fabs(est - prev) <= 1e-7 * std::fabs(est)) break;
   }
   return est;
 }
@@ -266,7 +266,7 @@ double exp_sinh(double c, const F& f) {
     sweep(h, 2 * h, sum);
     prev = est;
     est = h * sum;
-    if (level >= 2 && std::fabs(est - prev) <= 1e-7 * std::fabs(est)) break;
+    if (level >= 1 && std::fabs(est - prev) <= 1e-7 * std::fabs(est)) break;
   }
   return est;
 }
