@@ -93,6 +93,16 @@ def test_reducer_errors_and_parameter_round_trip():
     t = ember.arange(10).reshape(2, 5)[:, 1::2]  # strided view at an offset
     u = ForkingPickler.loads(ForkingPickler.dumps(t))
     assert u.shape == t.shape and u.stride() == t.stride() and u.data_ptr() == t.data_ptr()
+    # Handles that do not fit.
+    shm = ember._C._shm
+    with pytest.raises(RuntimeError, match="not an open file descriptor"):
+        shm.rebuild(-1, 8, ember.float32, [2], [1], 0)
+    fd, nbytes, _, _ = shm.handle(t)
+    assert nbytes == 10 * 8
+    with pytest.raises(ValueError, match="reach byte 88"):
+        shm.rebuild(fd, nbytes, ember.int64, [2], [1], 9)
+    with pytest.raises(RuntimeError, match="not in shared memory"):
+        shm.handle(ember.zeros(2))
 
 
 def test_sharing_strategy_api():
