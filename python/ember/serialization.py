@@ -1,9 +1,9 @@
 """ember.save / ember.load: torch.save-like persistence, in the safetensors format or in
 PyTorch's own zip format.
 
-`save` writes safetensors when the object is tensors in containers (below) and PyTorch's
-checkpoint format (readable by torch.load) for anything else: modules, optimizers, NumPy
-arrays, arbitrary picklable objects (ember/_pt_pickle.py). `format="torch"` (or any of torch's
+`save` writes safetensors for a tensor or a flat dict of tensors (a state_dict) and PyTorch's
+checkpoint format (readable by torch.load) for anything else: checkpoints with structure,
+modules, optimizers, NumPy arrays, arbitrary picklable objects (ember/_pt_pickle.py). `format="torch"` (or any of torch's
 pickle_module / pickle_protocol / _use_new_zipfile_serialization arguments) asks for PyTorch's
 format. `load` tells the formats apart by their first bytes; PyTorch checkpoints load with
 Python's pickle (weights_only=False, which runs the file's code: trusted files only) or with
@@ -210,9 +210,11 @@ def save(obj, f, pickle_module=None, pickle_protocol=None, _use_new_zipfile_seri
          *, metadata=None, format=None):
     """Saves `obj` to `f` (a path or a writable binary file object), atomically for paths.
 
-    Tensors in (nested) lists, tuples and dicts, with numbers, strings, None, dtypes and Sizes
-    around them, go to a safetensors file (`metadata` adds string entries to its header).
-    Anything else is written in PyTorch's checkpoint format, as torch.save does; so is every
+    A tensor, a flat dict of tensors (a state_dict) or a flat list of tensors goes to a
+    safetensors file, as does any
+    container of tensors, numbers and strings when `metadata` (string entries for its header) or
+    `format="safetensors"` is given. Anything else is written in PyTorch's checkpoint format,
+    as torch.save does, so that torch.load reads it; so is every
     object when `format="torch"` or one of torch.save's pickle_module, pickle_protocol (default
     2) or _use_new_zipfile_serialization arguments is given. `format="safetensors"` insists on
     safetensors (TypeError when the object does not fit it)."""
@@ -234,13 +236,23 @@ def save(obj, f, pickle_module=None, pickle_protocol=None, _use_new_zipfile_seri
     if format in _TORCH_FORMATS:
         _save_torch(obj, f, protocol)
         return
-    if format is None and not isinstance(obj, ember.Tensor):
-        try:
-            _Encoder().value(obj, "")  # does it fit safetensors?
-        except TypeError:
-            _save_torch(obj, f, protocol)
-            return
+    if format is None and metadata is None and not _is_pure_tensor_dict(obj):
+        # Checkpoints with structure around their tensors (optimizer states, epochs, nested
+        # dicts) go to PyTorch's format, so that torch.load reads what ember.save writes.
+        _save_torch(obj, f, protocol)
+        return
     _save_safetensors(obj, f, metadata)
+
+
+def _is_pure_tensor_dict(obj):
+    """A tensor, a flat dict of name -> tensor (a state_dict) or a flat list of tensors: what
+    safetensors holds as is (and C++ ember::load reads)."""
+    if isinstance(obj, ember.Tensor):
+        return True
+    if isinstance(obj, (list, tuple)):
+        return len(obj) > 0 and all(isinstance(v, ember.Tensor) for v in obj)
+    return (isinstance(obj, dict) and len(obj) > 0
+            and all(isinstance(k, str) and isinstance(v, ember.Tensor) for k, v in obj.items()))
 
 
 def _load_items(f):

@@ -138,16 +138,27 @@ def test_nested_structures_and_sharing(tmp_path):
            "optim": opt_state, "epoch": 7, "tag": "run-1", "big": 2**70,
            "pair": (ember.arange(3), [1.5, "x", None, True]), "dt": ember.float16,
            "shape": ember.Size([2, 3]), "z": 1 + 2j}
+    # A checkpoint with structure goes to PyTorch's format by default, which torch.load reads.
+    ember.save(obj, tmp_path / "ckpt.pt")
+    t = torch.load(tmp_path / "ckpt.pt")
+    assert t["epoch"] == 7 and t["optim"]["param_groups"][0]["betas"] == (0.9, 0.999)
+    assert t["model"]["tied"].data_ptr() == t["model"]["fc.weight"].data_ptr()
+    np.testing.assert_array_equal(t["model"]["fc.weight"].numpy(), w.numpy())
+    # The same structure fits safetensors when asked for.
     p = tmp_path / "ckpt"
-    ember.save(obj, p)
-    back = ember.load(p)
+    ember.save(obj, p, format="safetensors")
+    for back in (ember.load(p), ember.load(tmp_path / "ckpt.pt")):
+        check_nested_checkpoint(back, w)
+    assert set(ref_read(p)[0]) == {"model.fc.weight", "model.fc.bias", "optim.state.0.step",
+                                   "optim.state.0.exp_avg", "optim.state.1.step",
+                                   "optim.state.1.exp_avg", "pair.0"}
+
+
+def check_nested_checkpoint(back, w):
     assert isinstance(back["model"], collections.OrderedDict)
     assert list(back["model"]) == ["fc.weight", "fc.bias", "tied"]
     assert back["model"]["tied"] is back["model"]["fc.weight"]  # stored once, loaded once
     np.testing.assert_array_equal(back["model"]["fc.weight"].numpy(), w.numpy())
-    assert set(ref_read(p)[0]) == {"model.fc.weight", "model.fc.bias", "optim.state.0.step",
-                                   "optim.state.0.exp_avg", "optim.state.1.step",
-                                   "optim.state.1.exp_avg", "pair.0"}
     pg = back["optim"]["param_groups"][0]
     assert list(back["optim"]["state"]) == [0, 1]
     assert pg["betas"] == (0.9, 0.999) and pg["params"] == [0, 1] and pg["name"] is None
