@@ -50,7 +50,8 @@ bench: deps-bench build
 	PYTHONPATH=build/release/python $(PY) bench/profiler_overhead.py
 	$(PY) bench/cnn_epoch.py --build build/release
 
-# The libFuzzer targets (safetensors loader, IDX reader), FUZZ_SECONDS each.
+# The libFuzzer targets (safetensors loader, IDX reader, PyTorch-checkpoint unpickler, PNG and
+# JPEG decoders), FUZZ_SECONDS each.
 FUZZ_SECONDS ?= 60
 fuzz:
 	@scripts/install-deps fuzz
