@@ -1,5 +1,5 @@
 """ember.utils.data: datasets, samplers and DataLoader (torch.utils.data's API; workers are
-threads)."""
+processes, or threads with multiprocessing_context="thread")."""
 
 from ember.utils.data._utils import default_collate, default_convert, get_worker_info
 from ember.utils.data.dataloader import DataLoader
