@@ -3,6 +3,7 @@ get_worker_info, per-worker seeds, persistent workers, IterableDataset sharding,
 shared memory, a crashing or raising worker named in the main process's error, timeouts, clean
 shutdown, and the argument errors torch 1.13 raises (checked against it)."""
 
+import faulthandler
 import functools
 import multiprocessing as std_mp
 import os
@@ -58,6 +59,7 @@ class Failing(eud.Dataset):
             if self.mode == "exit":
                 os._exit(7)
             if self.mode == "segv":
+                faulthandler.disable()  # no traceback dump: the crash is the point
                 os.kill(os.getpid(), signal.SIGSEGV)
             if self.mode == "raise":
                 raise ValueError(f"sample {i} is broken")

@@ -4,6 +4,7 @@ forkserver start methods (writes seen both ways, one storage per block), spawn()
 failing rank, the sharing-strategy API, forking after the OpenMP pool ran, and hogwild training
 whose result the parent sees. Expected values are derived by hand or with NumPy."""
 
+import faulthandler
 import multiprocessing as std_mp
 import os
 import signal
@@ -192,6 +193,7 @@ def _exit_rank(rank, code):
 
 def _segv_rank(rank):
     if rank == 0:
+        faulthandler.disable()  # no traceback dump: the crash is the point
         os.kill(os.getpid(), signal.SIGSEGV)
 
 
