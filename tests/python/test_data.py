@@ -233,7 +233,9 @@ class _Slow(eud.Dataset):
 def test_dataloader_workers_info_errors_timeout():
     ds = _Slow(12)
     ids = []
-    dl = eud.DataLoader(ds, batch_size=2, num_workers=3, worker_init_fn=ids.append)
+    # Thread workers: worker_init_fn and the dataset's records run in this process.
+    dl = eud.DataLoader(ds, batch_size=2, num_workers=3, worker_init_fn=ids.append,
+                        multiprocessing_context="thread")
     assert [b.tolist() for b in dl] == [[i, i + 1] for i in range(0, 12, 2)]
     assert sorted(ids) == [0, 1, 2]
     assert {i.id for i in ds.infos} <= {0, 1, 2} and all(i.num_workers == 3 for i in ds.infos)

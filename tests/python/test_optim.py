@@ -370,3 +370,12 @@ def test_lbfgs_errors():
 
     with pytest.raises(RuntimeError, match="only 'strong_wolfe' is supported"):
         o.step(closure)
+
+
+def test_adagrad_share_memory_shares_its_accumulators():
+    for lib in (torch, ember):
+        m = lib.nn.Linear(2, 2)
+        opt = lib.optim.Adagrad(m.parameters())
+        assert not any(opt.state[p]["sum"].is_shared() for p in m.parameters())
+        opt.share_memory()
+        assert all(opt.state[p]["sum"].is_shared() for p in m.parameters())

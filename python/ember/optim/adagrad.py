@@ -42,7 +42,10 @@ class Adagrad(Optimizer):
             group.setdefault("maximize", False)
 
     def share_memory(self):
-        pass
+        """Moves the accumulators into shared memory (hogwild training shares the optimizer)."""
+        for group in self.param_groups:
+            for p in group["params"]:
+                self.state[p]["sum"].share_memory_()
 
     def step(self, closure=None):
         """Performs a single optimization step (``closure`` re-evaluates the loss)."""
