@@ -2,6 +2,7 @@
 channel rounding and its conv-norm-activation block."""
 
 import os
+import pickle
 
 import ember
 from ember import nn
@@ -28,11 +29,12 @@ def load_weights(model, weights, pretrained, name):
             raise RuntimeError(f"{name}(weights={path!r}): no such file; ember.vision downloads "
                                "nothing, so weights must be a local state dict file")
         try:
-            state = ember.load(path)
-        except RuntimeError as e:
+            # Weights only: a .pth from torch.save loads without running code from the file.
+            state = ember.load(path, weights_only=True)
+        except (RuntimeError, pickle.UnpicklingError) as e:
             raise RuntimeError(f"{name}(weights={path!r}): cannot read the state dict ({e}); "
-                               "save it with ember.save(model.state_dict(), path) or as "
-                               "safetensors") from None
+                               "save it with ember.save(model.state_dict(), path), torch.save "
+                               "or as safetensors") from None
         if isinstance(state, dict) and "state_dict" in state and isinstance(
                 state["state_dict"], dict):
             state = state["state_dict"]
