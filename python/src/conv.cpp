@@ -24,47 +24,48 @@ void def_conv(py::module_& f, const char* name,
               const char* tname,
               Tensor (*convt)(const Tensor&, const Tensor&,
                               const F::ConvTransposeFuncOptions<D>&)) {
-  f.def(
-      name,
-      [name, conv](const Tensor& input, const Tensor& weight, py::handle bias, py::handle stride,
-                   py::handle padding, py::handle dilation, int64_t groups) {
-        F::ConvFuncOptions<D> o;
-        o.bias(opt_tensor(bias, name, "bias"))
-            .stride(expanding<D>(stride, name, "stride"))
-            .dilation(expanding<D>(dilation, name, "dilation"))
-            .groups(groups);
-        if (PyUnicode_Check(padding.ptr())) {
-          std::string mode = padding.cast<std::string>();
-          if (mode == "same")
-            o.padding(enumtype::kSame{});
-          else if (mode == "valid")
-            o.padding(enumtype::kValid{});
-          else
-            EMBER_THROW(Error, "[", name, "] Invalid padding string '", mode,
-                        "', should be one of {'valid', 'same'}");
-        } else {
-          o.padding(expanding<D>(padding, name, "padding"));
-        }
-        return nogil(input, [&] { return conv(input, weight, o); });
-      },
-      arg("input"), arg("weight"), arg("bias") = py::none(), arg("stride") = 1, arg("padding") = 0,
-      arg("dilation") = 1, arg("groups") = 1);
-  f.def(
-      tname,
-      [tname, convt](const Tensor& input, const Tensor& weight, py::handle bias, py::handle stride,
-                     py::handle padding, py::handle output_padding, int64_t groups,
-                     py::handle dilation) {
-        F::ConvTransposeFuncOptions<D> o;
-        o.bias(opt_tensor(bias, tname, "bias"))
-            .stride(expanding<D>(stride, tname, "stride"))
-            .padding(expanding<D>(padding, tname, "padding"))
-            .output_padding(expanding<D>(output_padding, tname, "output_padding"))
-            .groups(groups)
-            .dilation(expanding<D>(dilation, tname, "dilation"));
-        return nogil(input, [&] { return convt(input, weight, o); });
-      },
-      arg("input"), arg("weight"), arg("bias") = py::none(), arg("stride") = 1, arg("padding") = 0,
-      arg("output_padding") = 0, arg("groups") = 1, arg("dilation") = 1);
+  f.def(name,
+        keep_self(name,
+                  [name, conv](const Tensor& input, const Tensor& weight, py::handle bias,
+                               py::handle stride, py::handle padding, py::handle dilation,
+                               int64_t groups) {
+                    F::ConvFuncOptions<D> o;
+                    o.bias(opt_tensor(bias, name, "bias"))
+                        .stride(expanding<D>(stride, name, "stride"))
+                        .dilation(expanding<D>(dilation, name, "dilation"))
+                        .groups(groups);
+                    if (PyUnicode_Check(padding.ptr())) {
+                      std::string mode = padding.cast<std::string>();
+                      if (mode == "same")
+                        o.padding(enumtype::kSame{});
+                      else if (mode == "valid")
+                        o.padding(enumtype::kValid{});
+                      else
+                        EMBER_THROW(Error, "[", name, "] Invalid padding string '", mode,
+                                    "', should be one of {'valid', 'same'}");
+                    } else {
+                      o.padding(expanding<D>(padding, name, "padding"));
+                    }
+                    return nogil(input, [&] { return conv(input, weight, o); });
+                  }),
+        arg("input"), arg("weight"), arg("bias") = py::none(), arg("stride") = 1,
+        arg("padding") = 0, arg("dilation") = 1, arg("groups") = 1);
+  f.def(tname,
+        keep_self(tname,
+                  [tname, convt](const Tensor& input, const Tensor& weight, py::handle bias,
+                                 py::handle stride, py::handle padding, py::handle output_padding,
+                                 int64_t groups, py::handle dilation) {
+                    F::ConvTransposeFuncOptions<D> o;
+                    o.bias(opt_tensor(bias, tname, "bias"))
+                        .stride(expanding<D>(stride, tname, "stride"))
+                        .padding(expanding<D>(padding, tname, "padding"))
+                        .output_padding(expanding<D>(output_padding, tname, "output_padding"))
+                        .groups(groups)
+                        .dilation(expanding<D>(dilation, tname, "dilation"));
+                    return nogil(input, [&] { return convt(input, weight, o); });
+                  }),
+        arg("input"), arg("weight"), arg("bias") = py::none(), arg("stride") = 1,
+        arg("padding") = 0, arg("output_padding") = 0, arg("groups") = 1, arg("dilation") = 1);
 }
 
 // Pooling's stride: None (or an empty list) means the kernel size.
@@ -132,34 +133,35 @@ void def_pool(py::module_& f, const char* max_name, const char* with_name, const
   };
   if constexpr (D == 1) {
     // torch's avg_pool1d has no divisor_override.
-    f.def(
-        avg_name,
-        [avg](const Tensor& input, py::handle kernel_size, py::handle stride, py::handle padding,
-              bool ceil_mode, bool count_include_pad) {
-          return avg(input, kernel_size, stride, padding, ceil_mode, count_include_pad,
-                     std::nullopt);
-        },
-        arg("input"), arg("kernel_size"), arg("stride") = py::none(), arg("padding") = 0,
-        arg("ceil_mode") = false, arg("count_include_pad") = true);
+    f.def(avg_name,
+          keep_self(avg_name,
+                    [avg](const Tensor& input, py::handle kernel_size, py::handle stride,
+                          py::handle padding, bool ceil_mode, bool count_include_pad) {
+                      return avg(input, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                                 std::nullopt);
+                    }),
+          arg("input"), arg("kernel_size"), arg("stride") = py::none(), arg("padding") = 0,
+          arg("ceil_mode") = false, arg("count_include_pad") = true);
   } else {
     f.def(avg_name, avg, arg("input"), arg("kernel_size"), arg("stride") = py::none(),
           arg("padding") = 0, arg("ceil_mode") = false, arg("count_include_pad") = true,
           arg("divisor_override") = py::none());
   }
 
-  f.def(
-      lp_name,
-      [lp_name](const Tensor& input, double norm_type, py::handle kernel_size, py::handle stride,
-                bool ceil_mode) {
-        nn::LPPoolOptions<D> o(norm_type, expanding<D>(kernel_size, lp_name, "kernel_size"));
-        set_stride<D>(o, stride, lp_name);
-        o.ceil_mode(ceil_mode);
-        if constexpr (D == 1) return F::lp_pool1d(input, o);
-        if constexpr (D == 2) return F::lp_pool2d(input, o);
-        if constexpr (D == 3) return F::lp_pool3d(input, o);
-      },
-      arg("input"), arg("norm_type"), arg("kernel_size"), arg("stride") = py::none(),
-      arg("ceil_mode") = false);
+  f.def(lp_name,
+        keep_self(lp_name,
+                  [lp_name](const Tensor& input, double norm_type, py::handle kernel_size,
+                            py::handle stride, bool ceil_mode) {
+                    nn::LPPoolOptions<D> o(norm_type,
+                                           expanding<D>(kernel_size, lp_name, "kernel_size"));
+                    set_stride<D>(o, stride, lp_name);
+                    o.ceil_mode(ceil_mode);
+                    if constexpr (D == 1) return F::lp_pool1d(input, o);
+                    if constexpr (D == 2) return F::lp_pool2d(input, o);
+                    if constexpr (D == 3) return F::lp_pool3d(input, o);
+                  }),
+        arg("input"), arg("norm_type"), arg("kernel_size"), arg("stride") = py::none(),
+        arg("ceil_mode") = false);
 }
 
 // Adaptive output sizes: an int, or one entry per dim where None keeps the input's size.
@@ -187,17 +189,17 @@ void def_adaptive(py::module_& f, const char* avg_name, const char* max_name,
     else
       return adaptive_size<D>(o, fn);
   };
-  f.def(
-      avg_name,
-      [=](const Tensor& input, py::handle output_size) {
-        nn::AdaptiveAvgPoolOptions<Size> o(size(output_size, avg_name));
-        return nogil(input, [&] {
-          if constexpr (D == 1) return F::adaptive_avg_pool1d(input, o);
-          if constexpr (D == 2) return F::adaptive_avg_pool2d(input, o);
-          if constexpr (D == 3) return F::adaptive_avg_pool3d(input, o);
-        });
-      },
-      arg("input"), arg("output_size"));
+  f.def(avg_name,
+        keep_self(avg_name,
+                  [=](const Tensor& input, py::handle output_size) {
+                    nn::AdaptiveAvgPoolOptions<Size> o(size(output_size, avg_name));
+                    return nogil(input, [&] {
+                      if constexpr (D == 1) return F::adaptive_avg_pool1d(input, o);
+                      if constexpr (D == 2) return F::adaptive_avg_pool2d(input, o);
+                      if constexpr (D == 3) return F::adaptive_avg_pool3d(input, o);
+                    });
+                  }),
+        arg("input"), arg("output_size"));
   for (bool always_indices : {false, true}) {
     const char* name = always_indices ? with_name : max_name;
     f.def(
@@ -218,20 +220,22 @@ void def_adaptive(py::module_& f, const char* avg_name, const char* max_name,
 
 template <size_t D>
 void def_unpool(py::module_& f, const char* name) {
-  f.def(
-      name,
-      [name](const Tensor& input, const Tensor& indices, py::handle kernel_size, py::handle stride,
-             py::handle padding, py::handle output_size) {
-        F::MaxUnpoolFuncOptions<D> o(expanding<D>(kernel_size, name, "kernel_size"));
-        set_stride<D>(o, stride, name);
-        o.padding(expanding<D>(padding, name, "padding"));
-        if (!output_size.is_none()) o.output_size(int_vector(output_size, name, "output_size"));
-        if constexpr (D == 1) return F::max_unpool1d(input, indices, o);
-        if constexpr (D == 2) return F::max_unpool2d(input, indices, o);
-        if constexpr (D == 3) return F::max_unpool3d(input, indices, o);
-      },
-      arg("input"), arg("indices"), arg("kernel_size"), arg("stride") = py::none(),
-      arg("padding") = 0, arg("output_size") = py::none());
+  f.def(name,
+        keep_self(name,
+                  [name](const Tensor& input, py::handle indices_obj, py::handle kernel_size,
+                         py::handle stride, py::handle padding, py::handle output_size) {
+                    const Tensor& indices = tensor_arg(indices_obj, name, "indices");
+                    F::MaxUnpoolFuncOptions<D> o(expanding<D>(kernel_size, name, "kernel_size"));
+                    set_stride<D>(o, stride, name);
+                    o.padding(expanding<D>(padding, name, "padding"));
+                    if (!output_size.is_none())
+                      o.output_size(int_vector(output_size, name, "output_size"));
+                    if constexpr (D == 1) return F::max_unpool1d(input, indices, o);
+                    if constexpr (D == 2) return F::max_unpool2d(input, indices, o);
+                    if constexpr (D == 3) return F::max_unpool3d(input, indices, o);
+                  }),
+        arg("input"), arg("indices"), arg("kernel_size"), arg("stride") = py::none(),
+        arg("padding") = 0, arg("output_size") = py::none());
 }
 
 F::InterpolateFuncOptions::mode_t interp_mode(const std::string& mode, const Tensor& input) {
@@ -304,34 +308,37 @@ void init_conv_pool(py::module_& f) {
   def_unpool<3>(f, "max_unpool3d");
 
   // ---- sliding blocks ----
-  f.def(
-      "unfold",
-      [](const Tensor& input, py::handle kernel_size, py::handle dilation, py::handle padding,
-         py::handle stride) {
-        const char* fn = "unfold";
-        return nogil(input, [&] {
-          return F::unfold(input, F::UnfoldFuncOptions(expanding<2>(kernel_size, fn, "kernel_size"))
-                                      .dilation(expanding<2>(dilation, fn, "dilation"))
-                                      .padding(expanding<2>(padding, fn, "padding"))
-                                      .stride(expanding<2>(stride, fn, "stride")));
-        });
-      },
-      arg("input"), arg("kernel_size"), arg("dilation") = 1, arg("padding") = 0, arg("stride") = 1);
-  f.def(
-      "fold",
-      [](const Tensor& input, py::handle output_size, py::handle kernel_size, py::handle dilation,
-         py::handle padding, py::handle stride) {
-        const char* fn = "fold";
-        return nogil(input, [&] {
-          return F::fold(input, F::FoldFuncOptions(expanding<2>(output_size, fn, "output_size"),
-                                                   expanding<2>(kernel_size, fn, "kernel_size"))
-                                    .dilation(expanding<2>(dilation, fn, "dilation"))
-                                    .padding(expanding<2>(padding, fn, "padding"))
-                                    .stride(expanding<2>(stride, fn, "stride")));
-        });
-      },
-      arg("input"), arg("output_size"), arg("kernel_size"), arg("dilation") = 1, arg("padding") = 0,
-      arg("stride") = 1);
+  f.def("unfold",
+        keep_self("unfold",
+                  [](const Tensor& input, py::handle kernel_size, py::handle dilation,
+                     py::handle padding, py::handle stride) {
+                    const char* fn = "unfold";
+                    return nogil(input, [&] {
+                      return F::unfold(
+                          input, F::UnfoldFuncOptions(expanding<2>(kernel_size, fn, "kernel_size"))
+                                     .dilation(expanding<2>(dilation, fn, "dilation"))
+                                     .padding(expanding<2>(padding, fn, "padding"))
+                                     .stride(expanding<2>(stride, fn, "stride")));
+                    });
+                  }),
+        arg("input"), arg("kernel_size"), arg("dilation") = 1, arg("padding") = 0,
+        arg("stride") = 1);
+  f.def("fold",
+        keep_self("fold",
+                  [](const Tensor& input, py::handle output_size, py::handle kernel_size,
+                     py::handle dilation, py::handle padding, py::handle stride) {
+                    const char* fn = "fold";
+                    return nogil(input, [&] {
+                      return F::fold(
+                          input, F::FoldFuncOptions(expanding<2>(output_size, fn, "output_size"),
+                                                    expanding<2>(kernel_size, fn, "kernel_size"))
+                                     .dilation(expanding<2>(dilation, fn, "dilation"))
+                                     .padding(expanding<2>(padding, fn, "padding"))
+                                     .stride(expanding<2>(stride, fn, "stride")));
+                    });
+                  }),
+        arg("input"), arg("output_size"), arg("kernel_size"), arg("dilation") = 1,
+        arg("padding") = 0, arg("stride") = 1);
 
   // ---- resampling ----
   f.def("interpolate", &interpolate, arg("input"), arg("size") = py::none(),
@@ -339,51 +346,58 @@ void init_conv_pool(py::module_& f) {
         arg("align_corners") = py::none(), arg("recompute_scale_factor") = py::none(),
         arg("antialias") = false);
   // The deprecated names, with torch's warnings.
-  f.def(
-      "upsample",
-      [](const Tensor& input, py::handle size, py::handle scale_factor, const std::string& mode,
-         std::optional<bool> align_corners) {
-        nn::warn("nn.functional.upsample is deprecated. Use nn.functional.interpolate instead.");
-        return interpolate(input, size, scale_factor, mode, align_corners, std::nullopt, false);
-      },
-      arg("input"), arg("size") = py::none(), arg("scale_factor") = py::none(),
-      arg("mode") = "nearest", arg("align_corners") = py::none());
+  f.def("upsample",
+        keep_self(
+            "upsample",
+            [](const Tensor& input, py::handle size, py::handle scale_factor,
+               const std::string& mode, std::optional<bool> align_corners) {
+              nn::warn(
+                  "nn.functional.upsample is deprecated. Use nn.functional.interpolate instead.");
+              return interpolate(input, size, scale_factor, mode, align_corners, std::nullopt,
+                                 false);
+            }),
+        arg("input"), arg("size") = py::none(), arg("scale_factor") = py::none(),
+        arg("mode") = "nearest", arg("align_corners") = py::none());
   f.def(
       "upsample_nearest",
-      [](const Tensor& input, py::handle size, py::handle scale_factor) {
-        nn::warn(
-            "nn.functional.upsample_nearest is deprecated. Use nn.functional.interpolate "
-            "instead.");
-        return interpolate(input, size, scale_factor, "nearest", std::nullopt, std::nullopt, false);
-      },
+      keep_self("upsample_nearest",
+                [](const Tensor& input, py::handle size, py::handle scale_factor) {
+                  nn::warn(
+                      "nn.functional.upsample_nearest is deprecated. Use nn.functional.interpolate "
+                      "instead.");
+                  return interpolate(input, size, scale_factor, "nearest", std::nullopt,
+                                     std::nullopt, false);
+                }),
       arg("input"), arg("size") = py::none(), arg("scale_factor") = py::none());
-  f.def(
-      "upsample_bilinear",
-      [](const Tensor& input, py::handle size, py::handle scale_factor) {
-        nn::warn(
-            "nn.functional.upsample_bilinear is deprecated. Use nn.functional.interpolate "
-            "instead.");
-        return interpolate(input, size, scale_factor, "bilinear", true, std::nullopt, false);
-      },
-      arg("input"), arg("size") = py::none(), arg("scale_factor") = py::none());
-  f.def(
-      "pixel_shuffle",
-      [](const Tensor& input, int64_t upscale_factor) {
-        return F::pixel_shuffle(input, F::PixelShuffleFuncOptions(upscale_factor));
-      },
-      arg("input"), arg("upscale_factor"));
-  f.def(
-      "pixel_unshuffle",
-      [](const Tensor& input, int64_t downscale_factor) {
-        return F::pixel_unshuffle(input, F::PixelUnshuffleFuncOptions(downscale_factor));
-      },
-      arg("input"), arg("downscale_factor"));
-  f.def(
-      "channel_shuffle",
-      [](const Tensor& input, int64_t groups) {
-        return F::channel_shuffle(input, F::ChannelShuffleFuncOptions(groups));
-      },
-      arg("input"), arg("groups"));
+  f.def("upsample_bilinear",
+        keep_self(
+            "upsample_bilinear",
+            [](const Tensor& input, py::handle size, py::handle scale_factor) {
+              nn::warn(
+                  "nn.functional.upsample_bilinear is deprecated. Use nn.functional.interpolate "
+                  "instead.");
+              return interpolate(input, size, scale_factor, "bilinear", true, std::nullopt, false);
+            }),
+        arg("input"), arg("size") = py::none(), arg("scale_factor") = py::none());
+  f.def("pixel_shuffle",
+        keep_self("pixel_shuffle",
+                  [](const Tensor& input, int64_t upscale_factor) {
+                    return F::pixel_shuffle(input, F::PixelShuffleFuncOptions(upscale_factor));
+                  }),
+        arg("input"), arg("upscale_factor"));
+  f.def("pixel_unshuffle",
+        keep_self("pixel_unshuffle",
+                  [](const Tensor& input, int64_t downscale_factor) {
+                    return F::pixel_unshuffle(input,
+                                              F::PixelUnshuffleFuncOptions(downscale_factor));
+                  }),
+        arg("input"), arg("downscale_factor"));
+  f.def("channel_shuffle",
+        keep_self("channel_shuffle",
+                  [](const Tensor& input, int64_t groups) {
+                    return F::channel_shuffle(input, F::ChannelShuffleFuncOptions(groups));
+                  }),
+        arg("input"), arg("groups"));
 }
 
 }  // namespace ember::python::nnf

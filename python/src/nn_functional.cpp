@@ -86,16 +86,17 @@ void init_activation(py::module_& f) {
   for (const Plain& p : plain) {
     f.def(
         p.name,
-        [p](const Tensor& input, bool inplace) {
-          return inplace ? p.fn_(mut(input)) : p.fn(input);
-        },
+        keep_self(p.name, [p](const Tensor& input,
+                              bool inplace) { return inplace ? p.fn_(mut(input)) : p.fn(input); }),
         arg("input"), arg("inplace") = false);
   }
   f.def(
-      "relu_", [](const Tensor& input) { return F::relu(input, nn::ReLUOptions(true)); },
+      "relu_",
+      keep_self("relu_", [](const Tensor& input) { return F::relu(input, nn::ReLUOptions(true)); }),
       arg("input"));
   f.def(
-      "selu_", [](const Tensor& input) { return F::selu(input, nn::SELUOptions(true)); },
+      "selu_",
+      keep_self("selu_", [](const Tensor& input) { return F::selu(input, nn::SELUOptions(true)); }),
       arg("input"));
   static const std::pair<const char*, Tensor (*)(const Tensor&)> unary[] = {
       {"softsign", &F::softsign},
@@ -106,188 +107,201 @@ void init_activation(py::module_& f) {
   };
   for (const auto& [name, fn] : unary) f.def(name, fn, arg("input"));
 
-  f.def(
-      "leaky_relu",
-      [](const Tensor& input, double negative_slope, bool inplace) {
-        return F::leaky_relu(
-            input, nn::LeakyReLUOptions().negative_slope(negative_slope).inplace(inplace));
-      },
-      arg("input"), arg("negative_slope") = 0.01, arg("inplace") = false);
-  f.def(
-      "leaky_relu_",
-      [](const Tensor& input, double negative_slope) {
-        return F::leaky_relu(input,
-                             nn::LeakyReLUOptions().negative_slope(negative_slope).inplace(true));
-      },
-      arg("input"), arg("negative_slope") = 0.01);
-  f.def(
-      "elu",
-      [](const Tensor& input, double alpha, bool inplace) {
-        return F::elu(input, nn::ELUOptions().alpha(alpha).inplace(inplace));
-      },
-      arg("input"), arg("alpha") = 1.0, arg("inplace") = false);
-  f.def(
-      "elu_",
-      [](const Tensor& input, double alpha) {
-        return F::elu(input, nn::ELUOptions().alpha(alpha).inplace(true));
-      },
-      arg("input"), arg("alpha") = 1.0);
-  f.def(
-      "celu",
-      [](const Tensor& input, double alpha, bool inplace) {
-        return F::celu(input, nn::CELUOptions().alpha(alpha).inplace(inplace));
-      },
-      arg("input"), arg("alpha") = 1.0, arg("inplace") = false);
-  f.def(
-      "celu_",
-      [](const Tensor& input, double alpha) {
-        return F::celu(input, nn::CELUOptions().alpha(alpha).inplace(true));
-      },
-      arg("input"), arg("alpha") = 1.0);
-  f.def(
-      "gelu",
-      [](const Tensor& input, const std::string& approximate) {
-        return F::gelu(input, nn::GELUOptions().approximate(approximate));
-      },
-      arg("input"), arg("approximate") = "none");
-  f.def(
-      "softplus",
-      [](const Tensor& input, double beta, double threshold) {
-        return F::softplus(input, nn::SoftplusOptions().beta(beta).threshold(threshold));
-      },
-      arg("input"), arg("beta") = 1.0, arg("threshold") = 20.0);
-  f.def(
-      "hardtanh",
-      [](const Tensor& input, double min_val, double max_val, bool inplace) {
-        return F::hardtanh(
-            input, nn::HardtanhOptions().min_val(min_val).max_val(max_val).inplace(inplace));
-      },
-      arg("input"), arg("min_val") = -1.0, arg("max_val") = 1.0, arg("inplace") = false);
-  f.def(
-      "hardtanh_",
-      [](const Tensor& input, double min_val, double max_val) {
-        return F::hardtanh(input,
-                           nn::HardtanhOptions().min_val(min_val).max_val(max_val).inplace(true));
-      },
-      arg("input"), arg("min_val") = -1.0, arg("max_val") = 1.0);
-  f.def(
-      "hardshrink",
-      [](const Tensor& input, double lambd) {
-        return F::hardshrink(input, nn::HardshrinkOptions(lambd));
-      },
-      arg("input"), arg("lambd") = 0.5);
-  f.def(
-      "softshrink",
-      [](const Tensor& input, double lambd) {
-        return F::softshrink(input, nn::SoftshrinkOptions(lambd));
-      },
-      arg("input"), arg("lambd") = 0.5);
-  f.def(
-      "threshold",
-      [](const Tensor& input, double threshold, double value, bool inplace) {
-        return F::threshold(input, nn::ThresholdOptions(threshold, value).inplace(inplace));
-      },
-      arg("input"), arg("threshold"), arg("value"), arg("inplace") = false);
-  f.def(
-      "threshold_",
-      [](const Tensor& input, double threshold, double value) {
-        return F::threshold(input, nn::ThresholdOptions(threshold, value).inplace(true));
-      },
-      arg("input"), arg("threshold"), arg("value"));
+  f.def("leaky_relu",
+        keep_self("leaky_relu",
+                  [](const Tensor& input, double negative_slope, bool inplace) {
+                    return F::leaky_relu(
+                        input,
+                        nn::LeakyReLUOptions().negative_slope(negative_slope).inplace(inplace));
+                  }),
+        arg("input"), arg("negative_slope") = 0.01, arg("inplace") = false);
+  f.def("leaky_relu_",
+        keep_self("leaky_relu_",
+                  [](const Tensor& input, double negative_slope) {
+                    return F::leaky_relu(
+                        input, nn::LeakyReLUOptions().negative_slope(negative_slope).inplace(true));
+                  }),
+        arg("input"), arg("negative_slope") = 0.01);
+  f.def("elu",
+        keep_self("elu",
+                  [](const Tensor& input, double alpha, bool inplace) {
+                    return F::elu(input, nn::ELUOptions().alpha(alpha).inplace(inplace));
+                  }),
+        arg("input"), arg("alpha") = 1.0, arg("inplace") = false);
+  f.def("elu_",
+        keep_self("elu_",
+                  [](const Tensor& input, double alpha) {
+                    return F::elu(input, nn::ELUOptions().alpha(alpha).inplace(true));
+                  }),
+        arg("input"), arg("alpha") = 1.0);
+  f.def("celu",
+        keep_self("celu",
+                  [](const Tensor& input, double alpha, bool inplace) {
+                    return F::celu(input, nn::CELUOptions().alpha(alpha).inplace(inplace));
+                  }),
+        arg("input"), arg("alpha") = 1.0, arg("inplace") = false);
+  f.def("celu_",
+        keep_self("celu_",
+                  [](const Tensor& input, double alpha) {
+                    return F::celu(input, nn::CELUOptions().alpha(alpha).inplace(true));
+                  }),
+        arg("input"), arg("alpha") = 1.0);
+  f.def("gelu",
+        keep_self("gelu",
+                  [](const Tensor& input, const std::string& approximate) {
+                    return F::gelu(input, nn::GELUOptions().approximate(approximate));
+                  }),
+        arg("input"), arg("approximate") = "none");
+  f.def("softplus",
+        keep_self("softplus",
+                  [](const Tensor& input, double beta, double threshold) {
+                    return F::softplus(input,
+                                       nn::SoftplusOptions().beta(beta).threshold(threshold));
+                  }),
+        arg("input"), arg("beta") = 1.0, arg("threshold") = 20.0);
+  f.def("hardtanh",
+        keep_self("hardtanh",
+                  [](const Tensor& input, double min_val, double max_val, bool inplace) {
+                    return F::hardtanh(
+                        input,
+                        nn::HardtanhOptions().min_val(min_val).max_val(max_val).inplace(inplace));
+                  }),
+        arg("input"), arg("min_val") = -1.0, arg("max_val") = 1.0, arg("inplace") = false);
+  f.def("hardtanh_",
+        keep_self("hardtanh_",
+                  [](const Tensor& input, double min_val, double max_val) {
+                    return F::hardtanh(
+                        input,
+                        nn::HardtanhOptions().min_val(min_val).max_val(max_val).inplace(true));
+                  }),
+        arg("input"), arg("min_val") = -1.0, arg("max_val") = 1.0);
+  f.def("hardshrink",
+        keep_self("hardshrink",
+                  [](const Tensor& input, double lambd) {
+                    return F::hardshrink(input, nn::HardshrinkOptions(lambd));
+                  }),
+        arg("input"), arg("lambd") = 0.5);
+  f.def("softshrink",
+        keep_self("softshrink",
+                  [](const Tensor& input, double lambd) {
+                    return F::softshrink(input, nn::SoftshrinkOptions(lambd));
+                  }),
+        arg("input"), arg("lambd") = 0.5);
+  f.def("threshold",
+        keep_self("threshold",
+                  [](const Tensor& input, double threshold, double value, bool inplace) {
+                    return F::threshold(input,
+                                        nn::ThresholdOptions(threshold, value).inplace(inplace));
+                  }),
+        arg("input"), arg("threshold"), arg("value"), arg("inplace") = false);
+  f.def("threshold_",
+        keep_self("threshold_",
+                  [](const Tensor& input, double threshold, double value) {
+                    return F::threshold(input,
+                                        nn::ThresholdOptions(threshold, value).inplace(true));
+                  }),
+        arg("input"), arg("threshold"), arg("value"));
 
   // ---- softmax family: dim None picks torch's deprecated implicit dim ----
   using SoftmaxFn = Tensor (*)(const Tensor&, const F::SoftmaxFuncOptions&);
   static const std::pair<const char*, SoftmaxFn> softmaxes[] = {
       {"softmax", &F::softmax}, {"softmin", &F::softmin}, {"log_softmax", &F::log_softmax}};
   for (const auto& [name, fn] : softmaxes) {
-    f.def(
-        name,
-        [name = name, fn = fn](const Tensor& input, py::handle dim, py::handle /*_stacklevel*/,
-                               std::optional<ScalarType> dtype) {
-          return fn(input, F::SoftmaxFuncOptions(softmax_dim(dim, input, name)).dtype(dtype));
-        },
-        arg("input"), arg("dim") = py::none(), arg("_stacklevel") = 3, arg("dtype") = py::none());
+    f.def(name,
+          keep_self(
+              name,
+              [name = name, fn = fn](const Tensor& input, py::handle dim,
+                                     py::handle /*_stacklevel*/, std::optional<ScalarType> dtype) {
+                return fn(input, F::SoftmaxFuncOptions(softmax_dim(dim, input, name)).dtype(dtype));
+              }),
+          arg("input"), arg("dim") = py::none(), arg("_stacklevel") = 3, arg("dtype") = py::none());
   }
 
   // ---- composites ----
   f.def("prelu", &F::prelu, arg("input"), arg("weight"));
-  f.def(
-      "glu", [](const Tensor& input, int64_t dim) { return F::glu(input, dim); }, arg("input"),
-      arg("dim") = -1);
-  f.def(
-      "rrelu",
-      [](const Tensor& input, double lower, double upper, bool training, bool inplace) {
-        return F::rrelu(
-            input,
-            F::RReLUFuncOptions().lower(lower).upper(upper).training(training).inplace(inplace));
-      },
-      arg("input"), arg("lower") = 1.0 / 8, arg("upper") = 1.0 / 3, arg("training") = false,
-      arg("inplace") = false);
-  f.def(
-      "rrelu_",
-      [](const Tensor& input, double lower, double upper, bool training) {
-        return F::rrelu(
-            input,
-            F::RReLUFuncOptions().lower(lower).upper(upper).training(training).inplace(true));
-      },
-      arg("input"), arg("lower") = 1.0 / 8, arg("upper") = 1.0 / 3, arg("training") = false);
+  f.def("glu",
+        keep_self("glu", [](const Tensor& input, int64_t dim) { return F::glu(input, dim); }),
+        arg("input"), arg("dim") = -1);
+  f.def("rrelu",
+        keep_self("rrelu",
+                  [](const Tensor& input, double lower, double upper, bool training, bool inplace) {
+                    return F::rrelu(
+                        input,
+                        F::RReLUFuncOptions().lower(lower).upper(upper).training(training).inplace(
+                            inplace));
+                  }),
+        arg("input"), arg("lower") = 1.0 / 8, arg("upper") = 1.0 / 3, arg("training") = false,
+        arg("inplace") = false);
+  f.def("rrelu_",
+        keep_self(
+            "rrelu_",
+            [](const Tensor& input, double lower, double upper, bool training) {
+              return F::rrelu(
+                  input,
+                  F::RReLUFuncOptions().lower(lower).upper(upper).training(training).inplace(true));
+            }),
+        arg("input"), arg("lower") = 1.0 / 8, arg("upper") = 1.0 / 3, arg("training") = false);
 }
 
 void init_attention(py::module_& f) {
-  f.def(
-      "multi_head_attention_forward",
-      [](const Tensor& query, const Tensor& key, const Tensor& value, int64_t embed_dim_to_check,
-         int64_t num_heads, py::handle in_proj_weight, py::handle in_proj_bias, py::handle bias_k,
-         py::handle bias_v, bool add_zero_attn, double dropout_p, const Tensor& out_proj_weight,
-         py::handle out_proj_bias, bool training, py::handle key_padding_mask, bool need_weights,
-         py::handle attn_mask, bool use_separate_proj_weight, py::handle q_proj_weight,
-         py::handle k_proj_weight, py::handle v_proj_weight, py::handle static_k,
-         py::handle static_v, bool average_attn_weights, bool batch_first) {
-        const char* fn = "multi_head_attention_forward";
-        auto t = [fn](py::handle h, const char* name) { return opt_tensor(h, fn, name); };
-        F::MultiheadAttentionForwardFuncOptions o(
-            embed_dim_to_check, num_heads, t(in_proj_weight, "in_proj_weight"),
-            t(in_proj_bias, "in_proj_bias"), t(bias_k, "bias_k"), t(bias_v, "bias_v"),
-            add_zero_attn, dropout_p, out_proj_weight, t(out_proj_bias, "out_proj_bias"));
-        o.training(training)
-            .key_padding_mask(t(key_padding_mask, "key_padding_mask"))
-            .need_weights(need_weights)
-            .attn_mask(t(attn_mask, "attn_mask"))
-            .use_separate_proj_weight(use_separate_proj_weight)
-            .q_proj_weight(t(q_proj_weight, "q_proj_weight"))
-            .k_proj_weight(t(k_proj_weight, "k_proj_weight"))
-            .v_proj_weight(t(v_proj_weight, "v_proj_weight"))
-            .static_k(t(static_k, "static_k"))
-            .static_v(t(static_v, "static_v"))
-            .average_attn_weights(average_attn_weights)
-            .batch_first(batch_first);
-        auto [out, weights] = F::multi_head_attention_forward(query, key, value, o);
-        return py::make_tuple(wrap_obj(out), wrap_obj(weights));
-      },
-      arg("query"), arg("key"), arg("value"), arg("embed_dim_to_check"), arg("num_heads"),
-      arg("in_proj_weight"), arg("in_proj_bias"), arg("bias_k"), arg("bias_v"),
-      arg("add_zero_attn"), arg("dropout_p"), arg("out_proj_weight"), arg("out_proj_bias"),
-      arg("training") = true, arg("key_padding_mask") = py::none(), arg("need_weights") = true,
-      arg("attn_mask") = py::none(), arg("use_separate_proj_weight") = false,
-      arg("q_proj_weight") = py::none(), arg("k_proj_weight") = py::none(),
-      arg("v_proj_weight") = py::none(), arg("static_k") = py::none(), arg("static_v") = py::none(),
-      arg("average_attn_weights") = true, py::kw_only(), arg("batch_first") = false);
+  f.def("multi_head_attention_forward",
+        keep_self(
+            "multi_head_attention_forward",
+            [](const Tensor& query, const Tensor& key, const Tensor& value,
+               int64_t embed_dim_to_check, int64_t num_heads, py::handle in_proj_weight,
+               py::handle in_proj_bias, py::handle bias_k, py::handle bias_v, bool add_zero_attn,
+               double dropout_p, const Tensor& out_proj_weight, py::handle out_proj_bias,
+               bool training, py::handle key_padding_mask, bool need_weights, py::handle attn_mask,
+               bool use_separate_proj_weight, py::handle q_proj_weight, py::handle k_proj_weight,
+               py::handle v_proj_weight, py::handle static_k, py::handle static_v,
+               bool average_attn_weights, bool batch_first) {
+              const char* fn = "multi_head_attention_forward";
+              auto t = [fn](py::handle h, const char* name) { return opt_tensor(h, fn, name); };
+              F::MultiheadAttentionForwardFuncOptions o(
+                  embed_dim_to_check, num_heads, t(in_proj_weight, "in_proj_weight"),
+                  t(in_proj_bias, "in_proj_bias"), t(bias_k, "bias_k"), t(bias_v, "bias_v"),
+                  add_zero_attn, dropout_p, out_proj_weight, t(out_proj_bias, "out_proj_bias"));
+              o.training(training)
+                  .key_padding_mask(t(key_padding_mask, "key_padding_mask"))
+                  .need_weights(need_weights)
+                  .attn_mask(t(attn_mask, "attn_mask"))
+                  .use_separate_proj_weight(use_separate_proj_weight)
+                  .q_proj_weight(t(q_proj_weight, "q_proj_weight"))
+                  .k_proj_weight(t(k_proj_weight, "k_proj_weight"))
+                  .v_proj_weight(t(v_proj_weight, "v_proj_weight"))
+                  .static_k(t(static_k, "static_k"))
+                  .static_v(t(static_v, "static_v"))
+                  .average_attn_weights(average_attn_weights)
+                  .batch_first(batch_first);
+              auto [out, weights] = F::multi_head_attention_forward(query, key, value, o);
+              return py::make_tuple(wrap_obj(out), wrap_obj(weights));
+            }),
+        arg("query"), arg("key"), arg("value"), arg("embed_dim_to_check"), arg("num_heads"),
+        arg("in_proj_weight"), arg("in_proj_bias"), arg("bias_k"), arg("bias_v"),
+        arg("add_zero_attn"), arg("dropout_p"), arg("out_proj_weight"), arg("out_proj_bias"),
+        arg("training") = true, arg("key_padding_mask") = py::none(), arg("need_weights") = true,
+        arg("attn_mask") = py::none(), arg("use_separate_proj_weight") = false,
+        arg("q_proj_weight") = py::none(), arg("k_proj_weight") = py::none(),
+        arg("v_proj_weight") = py::none(), arg("static_k") = py::none(),
+        arg("static_v") = py::none(), arg("average_attn_weights") = true, py::kw_only(),
+        arg("batch_first") = false);
 }
 
 void init_layers(py::module_& f) {
   // ---- linear ----
-  f.def(
-      "linear",
-      [](const Tensor& input, const Tensor& weight, py::handle bias) {
-        return F::linear(input, weight, opt_tensor(bias, "linear", "bias"));
-      },
-      arg("input"), arg("weight"), arg("bias") = py::none());
-  f.def(
-      "bilinear",
-      [](const Tensor& input1, const Tensor& input2, const Tensor& weight, py::handle bias) {
-        return F::bilinear(input1, input2, weight, opt_tensor(bias, "bilinear", "bias"));
-      },
-      arg("input1"), arg("input2"), arg("weight"), arg("bias") = py::none());
+  f.def("linear",
+        keep_self("linear",
+                  [](const Tensor& input, const Tensor& weight, py::handle bias) {
+                    return F::linear(input, weight, opt_tensor(bias, "linear", "bias"));
+                  }),
+        arg("input"), arg("weight"), arg("bias") = py::none());
+  f.def("bilinear",
+        keep_self(
+            "bilinear",
+            [](const Tensor& input1, const Tensor& input2, const Tensor& weight, py::handle bias) {
+              return F::bilinear(input1, input2, weight, opt_tensor(bias, "bilinear", "bias"));
+            }),
+        arg("input1"), arg("input2"), arg("weight"), arg("bias") = py::none());
 
   // ---- dropout ----
   using DropoutFn = Tensor (*)(const Tensor&, const F::DropoutFuncOptions&);
@@ -296,91 +310,98 @@ void init_layers(py::module_& f) {
                                                                {"dropout2d", &F::dropout2d},
                                                                {"dropout3d", &F::dropout3d}};
   for (const auto& [name, fn] : dropouts) {
-    f.def(
-        name,
-        [fn = fn](const Tensor& input, double p, bool training, bool inplace) {
-          return fn(input, F::DropoutFuncOptions().p(p).training(training).inplace(inplace));
-        },
-        arg("input"), arg("p") = 0.5, arg("training") = true, arg("inplace") = false);
+    f.def(name,
+          keep_self(name,
+                    [fn = fn](const Tensor& input, double p, bool training, bool inplace) {
+                      return fn(input,
+                                F::DropoutFuncOptions().p(p).training(training).inplace(inplace));
+                    }),
+          arg("input"), arg("p") = 0.5, arg("training") = true, arg("inplace") = false);
   }
   using AlphaFn = Tensor (*)(const Tensor&, const F::AlphaDropoutFuncOptions&);
   static const std::pair<const char*, AlphaFn> alphas[] = {
       {"alpha_dropout", &F::alpha_dropout}, {"feature_alpha_dropout", &F::feature_alpha_dropout}};
   for (const auto& [name, fn] : alphas) {
-    f.def(
-        name,
-        [fn = fn](const Tensor& input, double p, bool training, bool inplace) {
-          return fn(input, F::AlphaDropoutFuncOptions().p(p).training(training).inplace(inplace));
-        },
-        arg("input"), arg("p") = 0.5, arg("training") = false, arg("inplace") = false);
+    f.def(name,
+          keep_self(name,
+                    [fn = fn](const Tensor& input, double p, bool training, bool inplace) {
+                      return fn(input, F::AlphaDropoutFuncOptions().p(p).training(training).inplace(
+                                           inplace));
+                    }),
+          arg("input"), arg("p") = 0.5, arg("training") = false, arg("inplace") = false);
   }
 
   // ---- normalization ----
-  f.def(
-      "batch_norm",
-      [](const Tensor& input, py::handle running_mean, py::handle running_var, py::handle weight,
-         py::handle bias, bool training, std::optional<double> momentum, double eps) {
-        const char* fn = "batch_norm";
-        return F::batch_norm(input, opt_tensor(running_mean, fn, "running_mean"),
-                             opt_tensor(running_var, fn, "running_var"),
-                             F::BatchNormFuncOptions()
-                                 .weight(opt_tensor(weight, fn, "weight"))
-                                 .bias(opt_tensor(bias, fn, "bias"))
-                                 .training(training)
-                                 .momentum(momentum)
-                                 .eps(eps));
-      },
-      arg("input"), arg("running_mean"), arg("running_var"), arg("weight") = py::none(),
-      arg("bias") = py::none(), arg("training") = false, arg("momentum") = 0.1, arg("eps") = 1e-5);
-  f.def(
-      "instance_norm",
-      [](const Tensor& input, py::handle running_mean, py::handle running_var, py::handle weight,
-         py::handle bias, bool use_input_stats, double momentum, double eps) {
-        const char* fn = "instance_norm";
-        return F::instance_norm(input,
-                                F::InstanceNormFuncOptions()
-                                    .running_mean(opt_tensor(running_mean, fn, "running_mean"))
-                                    .running_var(opt_tensor(running_var, fn, "running_var"))
-                                    .weight(opt_tensor(weight, fn, "weight"))
-                                    .bias(opt_tensor(bias, fn, "bias"))
-                                    .use_input_stats(use_input_stats)
-                                    .momentum(momentum)
-                                    .eps(eps));
-      },
-      arg("input"), arg("running_mean") = py::none(), arg("running_var") = py::none(),
-      arg("weight") = py::none(), arg("bias") = py::none(), arg("use_input_stats") = true,
-      arg("momentum") = 0.1, arg("eps") = 1e-5);
-  f.def(
-      "layer_norm",
-      [](const Tensor& input, py::handle normalized_shape, py::handle weight, py::handle bias,
-         double eps) {
-        const char* fn = "layer_norm";
-        return F::layer_norm(
-            input, F::LayerNormFuncOptions(int_vector(normalized_shape, fn, "normalized_shape"))
-                       .weight(opt_tensor(weight, fn, "weight"))
-                       .bias(opt_tensor(bias, fn, "bias"))
-                       .eps(eps));
-      },
-      arg("input"), arg("normalized_shape"), arg("weight") = py::none(), arg("bias") = py::none(),
-      arg("eps") = 1e-5);
-  f.def(
-      "group_norm",
-      [](const Tensor& input, int64_t num_groups, py::handle weight, py::handle bias, double eps) {
-        const char* fn = "group_norm";
-        return F::group_norm(input, F::GroupNormFuncOptions(num_groups)
-                                        .weight(opt_tensor(weight, fn, "weight"))
-                                        .bias(opt_tensor(bias, fn, "bias"))
-                                        .eps(eps));
-      },
-      arg("input"), arg("num_groups"), arg("weight") = py::none(), arg("bias") = py::none(),
-      arg("eps") = 1e-5);
-  f.def(
-      "local_response_norm",
-      [](const Tensor& input, int64_t size, double alpha, double beta, double k) {
-        return F::local_response_norm(
-            input, F::LocalResponseNormFuncOptions(size).alpha(alpha).beta(beta).k(k));
-      },
-      arg("input"), arg("size"), arg("alpha") = 1e-4, arg("beta") = 0.75, arg("k") = 1.0);
+  f.def("batch_norm",
+        keep_self("batch_norm",
+                  [](const Tensor& input, py::handle running_mean, py::handle running_var,
+                     py::handle weight, py::handle bias, bool training,
+                     std::optional<double> momentum, double eps) {
+                    const char* fn = "batch_norm";
+                    return F::batch_norm(input, opt_tensor(running_mean, fn, "running_mean"),
+                                         opt_tensor(running_var, fn, "running_var"),
+                                         F::BatchNormFuncOptions()
+                                             .weight(opt_tensor(weight, fn, "weight"))
+                                             .bias(opt_tensor(bias, fn, "bias"))
+                                             .training(training)
+                                             .momentum(momentum)
+                                             .eps(eps));
+                  }),
+        arg("input"), arg("running_mean"), arg("running_var"), arg("weight") = py::none(),
+        arg("bias") = py::none(), arg("training") = false, arg("momentum") = 0.1,
+        arg("eps") = 1e-5);
+  f.def("instance_norm",
+        keep_self("instance_norm",
+                  [](const Tensor& input, py::handle running_mean, py::handle running_var,
+                     py::handle weight, py::handle bias, bool use_input_stats, double momentum,
+                     double eps) {
+                    const char* fn = "instance_norm";
+                    return F::instance_norm(
+                        input, F::InstanceNormFuncOptions()
+                                   .running_mean(opt_tensor(running_mean, fn, "running_mean"))
+                                   .running_var(opt_tensor(running_var, fn, "running_var"))
+                                   .weight(opt_tensor(weight, fn, "weight"))
+                                   .bias(opt_tensor(bias, fn, "bias"))
+                                   .use_input_stats(use_input_stats)
+                                   .momentum(momentum)
+                                   .eps(eps));
+                  }),
+        arg("input"), arg("running_mean") = py::none(), arg("running_var") = py::none(),
+        arg("weight") = py::none(), arg("bias") = py::none(), arg("use_input_stats") = true,
+        arg("momentum") = 0.1, arg("eps") = 1e-5);
+  f.def("layer_norm",
+        keep_self("layer_norm",
+                  [](const Tensor& input, py::handle normalized_shape, py::handle weight,
+                     py::handle bias, double eps) {
+                    const char* fn = "layer_norm";
+                    return F::layer_norm(input,
+                                         F::LayerNormFuncOptions(
+                                             int_vector(normalized_shape, fn, "normalized_shape"))
+                                             .weight(opt_tensor(weight, fn, "weight"))
+                                             .bias(opt_tensor(bias, fn, "bias"))
+                                             .eps(eps));
+                  }),
+        arg("input"), arg("normalized_shape"), arg("weight") = py::none(), arg("bias") = py::none(),
+        arg("eps") = 1e-5);
+  f.def("group_norm",
+        keep_self("group_norm",
+                  [](const Tensor& input, int64_t num_groups, py::handle weight, py::handle bias,
+                     double eps) {
+                    const char* fn = "group_norm";
+                    return F::group_norm(input, F::GroupNormFuncOptions(num_groups)
+                                                    .weight(opt_tensor(weight, fn, "weight"))
+                                                    .bias(opt_tensor(bias, fn, "bias"))
+                                                    .eps(eps));
+                  }),
+        arg("input"), arg("num_groups"), arg("weight") = py::none(), arg("bias") = py::none(),
+        arg("eps") = 1e-5);
+  f.def("local_response_norm",
+        keep_self("local_response_norm",
+                  [](const Tensor& input, int64_t size, double alpha, double beta, double k) {
+                    return F::local_response_norm(
+                        input, F::LocalResponseNormFuncOptions(size).alpha(alpha).beta(beta).k(k));
+                  }),
+        arg("input"), arg("size"), arg("alpha") = 1e-4, arg("beta") = 0.75, arg("k") = 1.0);
   f.def(
       "normalize",
       [](const Tensor& input, double p, int64_t dim, double eps, py::handle out) -> py::object {
@@ -392,20 +413,21 @@ void init_layers(py::module_& f) {
       arg("input"), arg("p") = 2.0, arg("dim") = 1, arg("eps") = 1e-12, arg("out") = py::none());
 
   // ---- embeddings ----
-  f.def(
-      "embedding",
-      [](const Tensor& input, const Tensor& weight, std::optional<int64_t> padding_idx,
-         std::optional<double> max_norm, double norm_type, bool scale_grad_by_freq, bool sparse) {
-        return F::embedding(input, weight,
-                            F::EmbeddingFuncOptions()
-                                .padding_idx(padding_idx)
-                                .max_norm(max_norm)
-                                .norm_type(norm_type)
-                                .scale_grad_by_freq(scale_grad_by_freq)
-                                .sparse(sparse));
-      },
-      arg("input"), arg("weight"), arg("padding_idx") = py::none(), arg("max_norm") = py::none(),
-      arg("norm_type") = 2.0, arg("scale_grad_by_freq") = false, arg("sparse") = false);
+  f.def("embedding",
+        keep_self("embedding",
+                  [](const Tensor& input, const Tensor& weight, std::optional<int64_t> padding_idx,
+                     std::optional<double> max_norm, double norm_type, bool scale_grad_by_freq,
+                     bool sparse) {
+                    return F::embedding(input, weight,
+                                        F::EmbeddingFuncOptions()
+                                            .padding_idx(padding_idx)
+                                            .max_norm(max_norm)
+                                            .norm_type(norm_type)
+                                            .scale_grad_by_freq(scale_grad_by_freq)
+                                            .sparse(sparse));
+                  }),
+        arg("input"), arg("weight"), arg("padding_idx") = py::none(), arg("max_norm") = py::none(),
+        arg("norm_type") = 2.0, arg("scale_grad_by_freq") = false, arg("sparse") = false);
   f.def(
       "embedding_bag",
       [](Tensor input, Tensor weight, py::handle offsets, std::optional<double> max_norm,
@@ -441,28 +463,29 @@ void init_layers(py::module_& f) {
   f.def("one_hot", &F::one_hot, arg("tensor"), arg("num_classes") = -1);
 
   // ---- distances, padding ----
-  f.def(
-      "cosine_similarity",
-      [](const Tensor& x1, const Tensor& x2, int64_t dim, double eps) {
-        return F::cosine_similarity(x1, x2, F::CosineSimilarityFuncOptions().dim(dim).eps(eps));
-      },
-      arg("x1"), arg("x2"), arg("dim") = 1, arg("eps") = 1e-8);
-  f.def(
-      "pairwise_distance",
-      [](const Tensor& x1, const Tensor& x2, double p, double eps, bool keepdim) {
-        return F::pairwise_distance(
-            x1, x2, F::PairwiseDistanceFuncOptions().p(p).eps(eps).keepdim(keepdim));
-      },
-      arg("x1"), arg("x2"), arg("p") = 2.0, arg("eps") = 1e-6, arg("keepdim") = false);
-  f.def(
-      "pad",
-      [](const Tensor& input, py::handle pad, const std::string& mode,
-         std::optional<double> value) {
-        auto o = F::PadFuncOptions(int_vector(pad, "pad", "pad")).mode(pad_mode(mode));
-        if (value) o.value(*value);
-        return F::pad(input, o);
-      },
-      arg("input"), arg("pad"), arg("mode") = "constant", arg("value") = py::none());
+  f.def("cosine_similarity",
+        keep_self("cosine_similarity",
+                  [](const Tensor& x1, const Tensor& x2, int64_t dim, double eps) {
+                    return F::cosine_similarity(x1, x2,
+                                                F::CosineSimilarityFuncOptions().dim(dim).eps(eps));
+                  }),
+        arg("x1"), arg("x2"), arg("dim") = 1, arg("eps") = 1e-8);
+  f.def("pairwise_distance",
+        keep_self("pairwise_distance",
+                  [](const Tensor& x1, const Tensor& x2, double p, double eps, bool keepdim) {
+                    return F::pairwise_distance(
+                        x1, x2, F::PairwiseDistanceFuncOptions().p(p).eps(eps).keepdim(keepdim));
+                  }),
+        arg("x1"), arg("x2"), arg("p") = 2.0, arg("eps") = 1e-6, arg("keepdim") = false);
+  f.def("pad",
+        keep_self("pad",
+                  [](const Tensor& input, py::handle pad, const std::string& mode,
+                     std::optional<double> value) {
+                    auto o = F::PadFuncOptions(int_vector(pad, "pad", "pad")).mode(pad_mode(mode));
+                    if (value) o.value(*value);
+                    return F::pad(input, o);
+                  }),
+        arg("input"), arg("pad"), arg("mode") = "constant", arg("value") = py::none());
 }
 
 }  // namespace nnf

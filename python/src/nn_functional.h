@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <type_traits>
 
 #include "pyember.h"
 
@@ -36,6 +37,39 @@ inline std::vector<int64_t> int_vector(py::handle o, const char* fn, const char*
   if (PyLong_Check(o.ptr())) return {to_int(o.ptr(), fn, name)};
   DimVector v = to_int_list(o.ptr(), fn, name);
   return std::vector<int64_t>(v.begin(), v.end());
+}
+
+/// A tensor argument; TypeError naming the function and argument otherwise.
+inline const Tensor& tensor_arg(py::handle o, const char* fn, const char* name) {
+  if (!is_tensor(o.ptr()))
+    type_error(std::string(fn) + "(): expected a Tensor as argument '" + name + "', but got " +
+               Py_TYPE(o.ptr())->tp_name);
+  return unwrap(o.ptr());
+}
+
+namespace detail {
+template <class Fn, class R, class... Args>
+auto keep_self(const char* name, Fn fn, R (Fn::*)(const Tensor&, Args...) const) {
+  return [name, fn](py::handle input, Args... args) -> py::object {
+    const Tensor& x = tensor_arg(input, name, "input");
+    if constexpr (std::is_same_v<R, Tensor>) {
+      Tensor r = fn(x, std::forward<Args>(args)...);
+      if (r.is_same(x)) return py::reinterpret_borrow<py::object>(input);
+      return wrap_obj(std::move(r));
+    } else {
+      return py::object(fn(x, std::forward<Args>(args)...));
+    }
+  };
+}
+}  // namespace detail
+
+/// `fn` (a lambda whose first parameter is the input tensor) taking the input as the Python
+/// object: a result that is the input tensor itself (an in-place call, or an identity such as
+/// dropout in eval) returns that same object, as PyTorch does; a non-tensor input is a
+/// TypeError naming the function.
+template <class Fn>
+auto keep_self(const char* name, Fn fn) {
+  return detail::keep_self(name, fn, &Fn::operator());
 }
 
 /// torch's mapping of the deprecated size_average / reduce pair to a reduction name (with
