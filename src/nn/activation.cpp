@@ -71,7 +71,11 @@ std::string HardtanhImpl::extra_repr() const {
   return "min_val=" + repr_double(options.min_val()) +
          ", max_val=" + repr_double(options.max_val()) + inplace_repr(options.inplace(), true);
 }
-Tensor HardtanhImpl::forward(const Tensor& input) { return F::hardtanh(input, options); }
+Tensor HardtanhImpl::forward(const Tensor& input) {
+  EMBER_CHECK_VALUE(options.max_val() > options.min_val(), "[Hardtanh] max_val (",
+                    options.max_val(), ") must be greater than min_val (", options.min_val(), ")");
+  return F::hardtanh(input, options);
+}
 
 std::string SoftshrinkImpl::extra_repr() const { return repr_double(options.lambda()); }
 Tensor SoftshrinkImpl::forward(const Tensor& input) { return F::softshrink(input, options); }

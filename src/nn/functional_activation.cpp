@@ -91,9 +91,9 @@ Tensor mish(const Tensor& input) { return ember::mish(input); }
 Tensor softplus(const Tensor& input, const SoftplusOptions& o) {
   return ember::softplus(input, o.beta(), o.threshold());
 }
+// As torch.nn.functional.hardtanh, no check of min_val < max_val here (the result is then
+// max_val); the Hardtanh module checks it.
 Tensor hardtanh(const Tensor& input, const HardtanhOptions& o) {
-  EMBER_CHECK_VALUE(o.max_val() > o.min_val(), "[hardtanh] max_val (", o.max_val(),
-                    ") must be greater than min_val (", o.min_val(), ")");
   return o.inplace() ? hardtanh_(mut(input), o.min_val(), o.max_val())
                      : ember::hardtanh(input, o.min_val(), o.max_val());
 }

@@ -604,7 +604,7 @@ BF16_SLACK_CAP = 1e-2
 UNARY_OPS = ("neg abs sign sgn reciprocal sqrt rsqrt square exp exp2 expm1 log log2 log10 log1p "
              "sin cos tan asin acos atan sinh cosh tanh asinh acosh atanh sigmoid erf erfc erfinv "
              "floor ceil trunc frac bitwise_not logical_not relu relu6 selu silu mish softsign "
-             "hardsigmoid hardswish tanhshrink logsigmoid").split()
+             "hardsigmoid hardswish tanhshrink logsigmoid lgamma digamma").split()
 
 for _name in UNARY_OPS:
     if _name in F_ONLY:

@@ -1252,3 +1252,14 @@ def test_gradcheck_layers(build, shape):
 
     assert ember.autograd.gradcheck(f, (x,))
     assert ember.autograd.gradgradcheck(f, (x,))
+
+
+def test_functional_hardtanh_with_min_above_max_follows_torch():
+    # F.hardtanh does not check its limits (the result is max_val); the module asserts.
+    x = [0.0, 1.0, -1.0]
+    got = ember.nn.functional.hardtanh(ember.tensor(x), 0.5, -0.5)
+    assert got.tolist() == torch.nn.functional.hardtanh(torch.tensor(x), 0.5, -0.5).tolist()
+    with pytest.raises(AssertionError):
+        torch.nn.Hardtanh(0.5, -0.5)
+    with pytest.raises(AssertionError):
+        ember.nn.Hardtanh(0.5, -0.5)

@@ -229,6 +229,9 @@ OpParams polygamma_params(int64_t n) {
 OpParams mvlgamma_params(int64_t p, const char* op) {
   // PyTorch 1.13 checks only p; elements at or below (p - 1) / 2 give lgamma's values there.
   EMBER_CHECK(p >= 1, "[", op, "] p has to be greater than or equal to 1, got ", p);
+  // The sum has p terms per element (PyTorch materialises all p of them): bound the work.
+  EMBER_CHECK(p <= (int64_t(1) << 20), "[", op, "] p = ", p,
+              " is too large: the multivariate log-gamma sums p terms per element (at most 2^20)");
   return pack(p);
 }
 }  // namespace

@@ -25,9 +25,10 @@ inline double digamma_d(double x) {
   double result = 0;
   if (x < 0) {
     if (x == std::trunc(x)) return std::numeric_limits<double>::quiet_NaN();
-    // ψ(x) = ψ(1 - x) - π / tan(πx); the fractional part keeps tan's argument small.
-    double frac = x - std::floor(x);
-    result = -kPi / std::tan(kPi * frac);
+    // ψ(x) = ψ(1 - x) - π / tan(πx). tan has period π, so x minus its nearest integer (exact,
+    // in [-1/2, 1/2]) keeps the argument small without losing a tiny x to rounding.
+    double reduced = x - std::nearbyint(x);
+    result = -kPi / std::tan(kPi * reduced);
     x = 1 - x;
   }
   while (x < 10) {
