@@ -48,8 +48,15 @@ F::PadFuncOptions::mode_t pad_mode(const std::string& mode) {
 std::string legacy_reduction(py::handle size_average, py::handle reduce,
                              const std::string& reduction) {
   if (size_average.is_none() && reduce.is_none()) return reduction;
-  bool avg = size_average.is_none() || py::cast<bool>(size_average);
-  bool red = reduce.is_none() || py::cast<bool>(reduce);
+  // Python truthiness, as torch's `if size_average and reduce` (a tensor of several elements
+  // raises its own "ambiguous" error).
+  auto truthy = [](py::handle h) {
+    int r = PyObject_IsTrue(h.ptr());
+    if (r < 0) throw py::error_already_set();
+    return r == 1;
+  };
+  bool avg = size_average.is_none() || truthy(size_average);
+  bool red = reduce.is_none() || truthy(reduce);
   std::string ret = avg && red ? "mean" : red ? "sum" : "none";
   nn::warn("size_average and reduce args will be deprecated, please use reduction='" + ret +
            "' instead.");
