@@ -175,7 +175,9 @@ def test_crashing_worker_is_named(mode, pattern):
     with pytest.raises(RuntimeError, match=pattern):
         for x in dl:
             got.append(x)
-    assert got == [0]
+    # Worker 0's batch arrives first unless the crash is seen while waiting for it (a loaded
+    # machine): both orders are correct, and nothing after the crash may be delivered.
+    assert got in ([], [0])
     assert _no_children()
 
 
