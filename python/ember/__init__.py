@@ -230,7 +230,18 @@ from ember.autograd.grad_mode import (  # noqa: E402,F401
     is_inference_mode_enabled)
 from ember.autograd.anomaly_mode import is_anomaly_enabled  # noqa: E402,F401
 from ember import cuda, linalg, nn, optim, profiler, special, utils, vision  # noqa: E402,F401
-from ember import backends, distributed, distributions, multiprocessing, onnx  # noqa: E402,F401
+from ember import backends, distributed, multiprocessing, onnx  # noqa: E402,F401
+
+# Loaded on first use (`ember.distributions.Normal`, `import ember.distributions`): its 46
+# modules would add about 90 ms to every `import ember`.
+_LAZY_MODULES = ("distributions",)
+
+
+def __getattr__(name):
+    if name in _LAZY_MODULES:
+        import importlib
+        return importlib.import_module("ember." + name)
+    raise AttributeError(f"module 'ember' has no attribute '{name}'")
 from ember import func  # noqa: E402,F401
 from ember.func import vmap  # noqa: E402,F401  (torch.vmap)
 from ember.serialization import load, save  # noqa: E402,F401
