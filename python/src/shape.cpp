@@ -226,19 +226,9 @@ void init_shape(py::module_& m) {
       "combinations", [](const Tensor& x, int64_t r, bool wr) { return combinations(x, r, wr); },
       arg("input"), arg("r") = 2, arg("with_replacement") = false);
 
-  // ---- padding and one_hot: ember._C._nn (nn.functional wraps them) ----
-  py::module_ nn = m.def_submodule("_nn", "kernels behind ember.nn.functional");
-  nn.def(
-      "pad",
-      [](const Tensor& x, py::handle padding, const std::string& mode,
-         std::optional<double> value) {
-        DimVector p = to_int_list(padding.ptr(), "pad", "pad");
-        return maybe_without_gil(x.numel(), [&] { return pad(x, p, mode, value); });
-      },
-      arg("input"), arg("pad"), arg("mode") = "constant", arg("value") = py::none());
-  nn.def(
-      "one_hot", [](const Tensor& x, int64_t n) { return one_hot(x, n); }, arg("tensor"),
-      arg("num_classes") = -1);
+  // ember._C._nn: the nn bindings add to it (nn.functional's pad and one_hot are in
+  // nn_functional.cpp).
+  m.def_submodule("_nn", "kernels behind ember.nn.functional");
 
   // ---- searching and counting ----
   m.def(
