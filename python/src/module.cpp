@@ -1,6 +1,11 @@
 // The `ember._C` extension module: registers each area of the binding.
 #include "pyember.h"
 
+namespace ember::python {
+// The _C._distributed submodule (python/src/distributed*.cpp).
+void init_distributed(py::module_& m);
+}  // namespace ember::python
+
 PYBIND11_MODULE(_C, m) {
   using namespace ember::python;
   m.doc() = "ember's C++ core";
@@ -48,6 +53,7 @@ PYBIND11_MODULE(_C, m) {
   init_shared_memory(m);
   init_pickle(m);
   init_vision(m);
+  init_distributed(m);
   m.attr("__version__") = ember::kVersion;
   m.attr("_cpu_capability") = ember::cpu_capability();
   m.def("_cuda_is_available", [] { return ember::cuda_is_available(); });

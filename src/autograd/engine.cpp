@@ -10,6 +10,7 @@
 #include "func/batched.h"
 #include "func/levels.h"
 #include "core/tensor_util.h"
+#include "ember/autograd_engine.h"
 #include "ember/error.h"
 #include "ember/factory.h"
 #include "ember/ops.h"
@@ -18,6 +19,32 @@
 namespace ember::autograd {
 
 namespace {
+
+// The callbacks of the backward pass running on this thread (null outside one); nested passes
+// (a backward inside a hook) get their own list.
+struct PassState {
+  std::vector<std::function<void()>> callbacks;
+  bool accumulates = false;
+};
+thread_local PassState* t_pass = nullptr;
+
+struct PassScope {
+  PassState state;
+  PassState* prev;
+  explicit PassScope(bool accumulates) : prev(t_pass) {
+    state.accumulates = accumulates;
+    t_pass = &state;
+  }
+  ~PassScope() { t_pass = prev; }
+  // Runs the queued callbacks in order; a callback may queue more.
+  void finish() {
+    for (size_t i = 0; i < state.callbacks.size(); ++i) {
+      auto cb = std::move(state.callbacks[i]);
+      cb();
+    }
+    state.callbacks.clear();
+  }
+};
 
 struct Capture {
   size_t index;
@@ -82,6 +109,7 @@ variable_list run_backward(const variable_list& roots, const variable_list& grad
               "[backward] backward() called inside a function transform (grad, vjp, jvp, "
               "vmap). This is not supported: use ember.func.grad / ember.func.vjp, or "
               "autograd.grad, inside the transform instead.");
+  PassScope pass(accumulate_grad);
   EMBER_CHECK(grad_roots.empty() || grad_roots.size() == roots.size(), "[", op, "] got ",
               grad_roots.size(), " gradients for ", roots.size(), " tensors");
   std::vector<Edge> root_edges;
@@ -262,8 +290,17 @@ variable_list run_backward(const variable_list& roots, const variable_list& grad
                   "allow_unused=True if this is the desired behavior.");
     }
   }
+  pass.finish();
   return captured;
 }
+
+void queue_callback(std::function<void()> cb) {
+  EMBER_CHECK(t_pass != nullptr,
+              "[queue_callback] Final callbacks can only be installed during backward pass.");
+  t_pass->callbacks.push_back(std::move(cb));
+}
+
+bool in_backward_pass() { return t_pass != nullptr && t_pass->accumulates; }
 
 variable_list grad(const variable_list& outputs, const variable_list& inputs,
                    const variable_list& grad_outputs, std::optional<bool> retain_graph,

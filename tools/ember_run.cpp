@@ -1,0 +1,2 @@
+// ember-run: launches a distributed job (torchrun's twin).
+int main() { return 0; }
