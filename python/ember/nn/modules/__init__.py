@@ -27,6 +27,7 @@ from ember.nn.modules.channelshuffle import ChannelShuffle
 from ember.nn.modules.fold import Fold, Unfold
 
 from ember.nn.modules.batchnorm import BatchNorm1d, BatchNorm2d, BatchNorm3d
+from ember.nn.modules.sync_batchnorm import SyncBatchNorm
 from ember.nn.modules.instancenorm import InstanceNorm1d, InstanceNorm2d, InstanceNorm3d
 from ember.nn.modules.normalization import GroupNorm, LayerNorm, LocalResponseNorm
 from ember.nn.modules.dropout import (AlphaDropout, Dropout, Dropout1d, Dropout2d, Dropout3d,
@@ -56,7 +57,8 @@ __all__ = [
     "AdaptiveMaxPool3d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveAvgPool3d",
     "Flatten", "Unflatten", "PairwiseDistance", "CosineSimilarity", "PixelShuffle",
     "PixelUnshuffle", "ChannelShuffle", "Fold", "Unfold", "BatchNorm1d", "BatchNorm2d",
-    "BatchNorm3d", "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d", "GroupNorm", "LayerNorm",
+    "BatchNorm3d", "SyncBatchNorm", "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d",
+    "GroupNorm", "LayerNorm",
     "LocalResponseNorm", "Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout",
     "FeatureAlphaDropout", "Embedding", "EmbeddingBag", "ConstantPad1d", "ConstantPad2d",
     "ConstantPad3d", "ReflectionPad1d", "ReflectionPad2d", "ReflectionPad3d", "ReplicationPad1d",
