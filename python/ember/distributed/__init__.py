@@ -1,13 +1,28 @@
-"""ember.distributed: not built yet. `is_available()` is False, as in a PyTorch build without
-distributed support, so scripts that check it before using process groups take their
-single-process path."""
+"""ember.distributed: process groups, collectives and stores with torch.distributed's names.
+
+Collectives run on Gloo over TCP between processes of one machine. See distributed_c10d for
+the front end; errors are DistError and its subclasses (all RuntimeErrors).
+"""
+
+from ember import _C
 
 
 def is_available():
-    """False: this build of ember has no process groups."""
-    return False
+    """True when this build of ember has process groups."""
+    return hasattr(_C, "_distributed") and hasattr(_C._distributed, "init_process_group")
 
 
-def is_initialized():
-    """False: no process group can be initialised."""
-    return False
+if is_available():
+    from ember.distributed.distributed_c10d import *  # noqa: F401,F403
+    from ember.distributed.distributed_c10d import (  # noqa: F401
+        _all_gather_base,
+        _get_default_group,
+        _get_default_store,
+        _rank_not_in_group,
+        _reduce_scatter_base,
+        is_ucc_available,
+    )
+else:
+    def is_initialized():
+        """False: this build has no process groups."""
+        return False
