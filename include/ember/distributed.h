@@ -350,6 +350,8 @@ struct ProcessGroupGlooOptions {
   std::string hostname;
   /// Worker threads running the queued collectives (torch's default is 2).
   int threads = 1;
+  /// The group's name in error reports ("0" when empty; new_group numbers its groups).
+  std::string group_name;
 };
 
 /// Creates a Gloo process group: ranks find each other through `store` (one connection per
