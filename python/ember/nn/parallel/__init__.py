@@ -1,8 +1,8 @@
-"""ember.nn.parallel: DataParallel, and DistributedDataParallel's name.
+"""ember.nn.parallel: DataParallel and DistributedDataParallel.
 
 ember has no GPU data parallelism yet: with no CUDA device, PyTorch's DataParallel simply runs
-the wrapped module, and so does ember's. DistributedDataParallel needs ember.distributed, which
-this build does not have: constructing one raises a RuntimeError saying so.
+the wrapped module, and so does ember's. DistributedDataParallel replicates the module across
+processes and averages gradients over ember.distributed (see distributed.py).
 """
 
 import ember
@@ -41,11 +41,4 @@ def data_parallel(module, inputs, device_ids=None, output_device=None, dim=0,
     return module(*inputs, **(module_kwargs or {}))
 
 
-class DistributedDataParallel(Module):
-    """Not available yet: needs ember.distributed (process groups)."""
-
-    def __init__(self, module, *args, **kwargs):
-        raise RuntimeError(
-            "DistributedDataParallel needs ember.distributed (process groups, all-reduce), which "
-            "this build of ember does not have yet (ember.distributed.is_available() is False). "
-            "Train in one process, or wrap the model in nn.DataParallel, which runs it as is.")
+from ember.nn.parallel.distributed import DistributedDataParallel  # noqa: E402
