@@ -1,0 +1,639 @@
+// The Gloo process group and the torch.distributed front end: every collective on ranks run as
+// threads of this process (a HashStore between them) against values computed by hand, every
+// dtype and ReduceOp, non-contiguous and zero-size tensors, bad input with its exact error type,
+// the DETAIL desync check, and fault reports from a forked peer that dies or stops calling.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <complex>
+#include <cstdlib>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include "ember/distributed.h"
+#include "ember/ember.h"
+
+using namespace ember;
+using namespace ember::distributed;
+using namespace std::chrono_literals;
+
+namespace {
+
+// Runs fn(rank, group) on `world` threads, each a rank of one Gloo group; a failure in any
+// thread fails the test with its message.
+void run_ranks(int world, const std::function<void(int, ProcessGroupPtr)>& fn,
+               Milliseconds timeout = 10000ms) {
+  auto store = std::make_shared<HashStore>();
+  std::vector<std::thread> threads;
+  std::mutex mu;
+  std::vector<std::string> errors;
+  for (int r = 0; r < world; ++r) {
+    threads.emplace_back([&, r] {
+      try {
+        ProcessGroupGlooOptions o;
+        o.timeout = timeout;
+        fn(r, make_gloo_process_group(store, r, world, o));
+      } catch (const std::exception& e) {
+        std::lock_guard<std::mutex> g(mu);
+        errors.push_back("rank " + std::to_string(r) + ": " + e.what());
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  for (auto& e : errors) ADD_FAILURE() << e;
+}
+
+Tensor make(const std::vector<double>& v, ScalarType dt) {
+  return ember::tensor(v, kDouble).to(dt);
+}
+
+std::vector<double> values(const Tensor& t) {
+  Tensor d = t.is_complex() ? t.real().to(kDouble).contiguous() : t.to(kDouble).contiguous();
+  return std::vector<double>(d.data_ptr<double>(), d.data_ptr<double>() + d.numel());
+}
+
+// Rank r's input for the reduction tests: small integers, exact in every dtype.
+std::vector<double> input_of(int r, ScalarType dt) {
+  if (dt == kBool) return {double(r % 2), 1, 0, double(r == 0)};
+  return {double(r + 1), double(2 * r - 1), double(3 - r), double((r * 5) % 4)};
+}
+
+// The expected reduction over `world` ranks, computed elementwise by hand.
+std::vector<double> expected(ReduceOp op, ScalarType dt, int world) {
+  // uint8 holds -1 as 255: reduce the stored values.
+  auto stored = [&](int r) {
+    auto x = input_of(r, dt);
+    if (dt == kByte)
+      for (auto& v : x) v = double(uint8_t(int64_t(v)));
+    return x;
+  };
+  std::vector<double> acc = stored(0);
+  auto to_int = [](double x) { return int64_t(x); };
+  for (int r = 1; r < world; ++r) {
+    auto x = stored(r);
+    for (size_t i = 0; i < acc.size(); ++i) {
+      double a = acc[i], b = x[i];
+      switch (op) {
+        case ReduceOp::SUM:
+        case ReduceOp::AVG:
+          acc[i] = dt == kBool ? double(a || b) : a + b;
+          break;
+        case ReduceOp::PRODUCT:
+          acc[i] = dt == kBool ? double(a && b) : a * b;
+          break;
+        case ReduceOp::MIN:
+          acc[i] = std::min(a, b);
+          break;
+        case ReduceOp::MAX:
+          acc[i] = std::max(a, b);
+          break;
+        case ReduceOp::BAND:
+          acc[i] = double(to_int(a) & to_int(b));
+          break;
+        case ReduceOp::BOR:
+          acc[i] = double(to_int(a) | to_int(b));
+          break;
+        case ReduceOp::BXOR:
+          acc[i] = double(to_int(a) ^ to_int(b));
+          break;
+      }
+    }
+  }
+  if (op == ReduceOp::AVG)
+    for (auto& a : acc) a /= world;
+  if (dt == kByte)  // uint8 wraps: 2*0-1 = -1 is 255
+    for (auto& a : acc) a = double(uint8_t(int64_t(a)));
+  return acc;
+}
+
+bool supported(ReduceOp op, ScalarType dt) {
+  bool fp = isFloatingType(dt) || isComplexType(dt);
+  if (isComplexType(dt) && (op == ReduceOp::MIN || op == ReduceOp::MAX)) return false;
+  if (fp && (op == ReduceOp::BAND || op == ReduceOp::BOR || op == ReduceOp::BXOR)) return false;
+  if (!fp && op == ReduceOp::AVG) return false;
+  return true;
+}
+
+const std::vector<ScalarType> kAllDtypes = {kBool,  kByte,   kChar,         kShort,
+                                            kInt,   kLong,   kHalf,         kBFloat16,
+                                            kFloat, kDouble, kComplexFloat, kComplexDouble};
+const std::vector<ReduceOp> kAllOps = {ReduceOp::SUM, ReduceOp::AVG, ReduceOp::PRODUCT,
+                                       ReduceOp::MIN, ReduceOp::MAX, ReduceOp::BAND,
+                                       ReduceOp::BOR, ReduceOp::BXOR};
+
+template <class Err>
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const Err& e) {
+    return e.what();
+  } catch (const std::exception& e) {
+    return std::string("WRONG EXCEPTION TYPE: ") + e.what();
+  }
+  return "NO EXCEPTION";
+}
+
+bool contains(const std::string& s, const std::string& part) {
+  return s.find(part) != std::string::npos;
+}
+
+}  // namespace
+
+TEST(DistributedPg, AllReduceEveryDtypeAndOp) {
+  const int world = 3;
+  run_ranks(world, [&](int rank, ProcessGroupPtr pg) {
+    for (ScalarType dt : kAllDtypes) {
+      for (ReduceOp op : kAllOps) {
+        if (!supported(op, dt)) continue;
+        Tensor t = make(input_of(rank, dt), dt);
+        if (op == ReduceOp::PRODUCT && isComplexType(dt)) continue;  // checked below
+        std::vector<Tensor> v{t};
+        AllreduceOptions o;
+        o.reduce_op = op;
+        pg->allreduce(v, o)->wait();
+        auto want = expected(op, dt, world);
+        auto got = values(t);
+        double tol = (dt == kHalf || dt == kBFloat16) && op == ReduceOp::AVG ? 1e-2 : 1e-12;
+        for (size_t i = 0; i < want.size(); ++i) {
+          EXPECT_NEAR(got[i], want[i], tol)
+              << dtype_name(dt) << " " << reduce_op_name(op) << " element " << i;
+        }
+      }
+    }
+  });
+}
+
+TEST(DistributedPg, ComplexSumAndProduct) {
+  run_ranks(2, [&](int rank, ProcessGroupPtr pg) {
+    using C = std::complex<double>;
+    std::vector<C> mine =
+        rank == 0 ? std::vector<C>{C(1, 2), C(0, 1)} : std::vector<C>{C(3, -1), C(2, 0)};
+    for (ScalarType dt : {kComplexFloat, kComplexDouble}) {
+      Tensor s = ember::tensor(mine, kComplexDouble).to(dt);
+      Tensor p = s.clone();
+      std::vector<Tensor> sv{s}, pvv{p};
+      pg->allreduce(sv)->wait();
+      AllreduceOptions o;
+      o.reduce_op = ReduceOp::PRODUCT;
+      pg->allreduce(pvv, o)->wait();
+      Tensor sd = s.to(kComplexDouble).contiguous(), pd = p.to(kComplexDouble).contiguous();
+      const C* sp = sd.data_ptr<C>();
+      const C* pp = pd.data_ptr<C>();
+      EXPECT_NEAR(std::abs(sp[0] - C(4, 1)), 0, 1e-6);
+      EXPECT_NEAR(std::abs(sp[1] - C(2, 1)), 0, 1e-6);
+      EXPECT_NEAR(std::abs(pp[0] - C(1, 2) * C(3, -1)), 0, 1e-6);  // (5, 5)
+      EXPECT_NEAR(std::abs(pp[1] - C(0, 2)), 0, 1e-6);
+    }
+  });
+}
+
+TEST(DistributedPg, IntegerSumWrapsAround) {
+  run_ranks(2, [&](int rank, ProcessGroupPtr pg) {
+    Tensor t = ember::tensor(std::vector<int32_t>{2147483647, -5}, kInt);
+    std::vector<Tensor> v{t};
+    pg->allreduce(v)->wait();
+    EXPECT_EQ(t.data_ptr<int32_t>()[0], -2);  // 2 * (2^31 - 1) mod 2^32
+    EXPECT_EQ(t.data_ptr<int32_t>()[1], -10);
+  });
+}
+
+TEST(DistributedPg, ReduceOpNotDefinedOnDtypeIsTypeError) {
+  run_ranks(1, [&](int, ProcessGroupPtr pg) {
+    auto try_op = [&](ScalarType dt, ReduceOp op) {
+      return error_of<TypeError>([&] {
+        std::vector<Tensor> v{ember::zeros({2}, dt)};
+        AllreduceOptions o;
+        o.reduce_op = op;
+        pg->allreduce(v, o);
+      });
+    };
+    std::string m = try_op(kComplexFloat, ReduceOp::MAX);
+    EXPECT_TRUE(contains(m, "[all_reduce]") && contains(m, "MAX") && contains(m, "complex64")) << m;
+    m = try_op(kComplexDouble, ReduceOp::MIN);
+    EXPECT_TRUE(contains(m, "MIN") && contains(m, "complex128")) << m;
+    m = try_op(kFloat, ReduceOp::BAND);
+    EXPECT_TRUE(contains(m, "BAND") && contains(m, "float32")) << m;
+    m = try_op(kHalf, ReduceOp::BXOR);
+    EXPECT_TRUE(contains(m, "BXOR") && contains(m, "float16")) << m;
+    m = try_op(kLong, ReduceOp::AVG);
+    EXPECT_TRUE(contains(m, "AVG") && contains(m, "int64")) << m;
+    m = try_op(kBool, ReduceOp::AVG);
+    EXPECT_TRUE(contains(m, "AVG") && contains(m, "bool")) << m;
+    // The same checks guard reduce and reduce_scatter.
+    m = error_of<TypeError>([&] {
+      std::vector<Tensor> v{ember::zeros({2}, kDouble)};
+      ReduceOptions o;
+      o.reduce_op = ReduceOp::BOR;
+      pg->reduce(v, o);
+    });
+    EXPECT_TRUE(contains(m, "[reduce]") && contains(m, "BOR")) << m;
+    // Nothing was queued by the rejected calls.
+    EXPECT_EQ(pg->sequence_number(), 0u);
+  });
+}
+
+TEST(DistributedPg, NonContiguousAndZeroSize) {
+  run_ranks(2, [&](int rank, ProcessGroupPtr pg) {
+    // A column of a 3x4 matrix: strided; the other columns must stay as they were.
+    Tensor m = ember::arange(12, kFloat).reshape({3, 4}).mul(double(rank + 1));
+    Tensor col = m.select(1, 1);
+    ASSERT_FALSE(col.is_contiguous());
+    std::vector<Tensor> v{col};
+    pg->allreduce(v)->wait();
+    // column 1 holds 1, 5, 9 on rank 0 and twice that on rank 1: the sum is 3x.
+    EXPECT_EQ(values(m.select(1, 1)), (std::vector<double>{3, 15, 27}));
+    EXPECT_EQ(values(m.select(1, 0)), (std::vector<double>{0, 4 * (rank + 1.0), 8 * (rank + 1.0)}));
+    // A transposed tensor broadcast from rank 1.
+    Tensor tr = ember::arange(6, kLong).reshape({2, 3}).add(rank * 100).t();
+    std::vector<Tensor> b{tr};
+    BroadcastOptions bo;
+    bo.root_rank = 1;
+    pg->broadcast(b, bo)->wait();
+    EXPECT_EQ(values(tr.contiguous()), (std::vector<double>{100, 103, 101, 104, 102, 105}));
+    // Zero-size tensors complete and change nothing.
+    Tensor e = ember::empty({0, 3}, kFloat);
+    std::vector<Tensor> ev{e};
+    EXPECT_TRUE(pg->allreduce(ev)->wait());
+    std::vector<std::vector<Tensor>> outs{{ember::empty({0}, kInt), ember::empty({0}, kInt)}};
+    std::vector<Tensor> in{ember::empty({0}, kInt)};
+    EXPECT_TRUE(pg->allgather(outs, in)->wait());
+  });
+}
+
+TEST(DistributedPg, BroadcastReduceAndAverage) {
+  run_ranks(3, [&](int rank, ProcessGroupPtr pg) {
+    Tensor t = ember::full({4}, double(rank * 10), kInt);
+    std::vector<Tensor> v{t};
+    BroadcastOptions bo;
+    bo.root_rank = 2;
+    pg->broadcast(v, bo)->wait();
+    EXPECT_EQ(values(t), (std::vector<double>(4, 20)));
+
+    Tensor r = make({double(rank), double(-rank), 1.5}, kDouble);
+    Tensor before = r.clone();
+    std::vector<Tensor> rv{r};
+    ReduceOptions ro;
+    ro.root_rank = 1;
+    ro.reduce_op = ReduceOp::MAX;
+    pg->reduce(rv, ro)->wait();
+    if (rank == 1) {
+      EXPECT_EQ(values(r), (std::vector<double>{2, 0, 1.5}));
+    } else {
+      EXPECT_TRUE(r.equal(before));  // the other ranks' tensors are untouched
+    }
+
+    Tensor a = make({double(rank), 3.0}, kFloat);
+    std::vector<Tensor> av{a};
+    AllreduceOptions ao;
+    ao.reduce_op = ReduceOp::AVG;
+    pg->allreduce(av, ao)->wait();
+    EXPECT_EQ(values(a), (std::vector<double>{1, 3}));
+  });
+}
+
+TEST(DistributedPg, AllGatherGatherScatter) {
+  const int world = 3;
+  run_ranks(world, [&](int rank, ProcessGroupPtr pg) {
+    Tensor in = make({double(rank), double(rank + 10)}, kShort);
+    std::vector<std::vector<Tensor>> outs(1);
+    for (int r = 0; r < world; ++r) outs[0].push_back(ember::zeros({2}, kShort));
+    // The last output is strided: a column of a matrix.
+    Tensor mat = ember::zeros({2, 2}, kShort);
+    outs[0][2] = mat.select(1, 0);
+    std::vector<Tensor> iv{in};
+    auto w = pg->allgather(outs, iv);
+    w->wait();
+    for (int r = 0; r < world; ++r) {
+      EXPECT_EQ(values(outs[0][size_t(r)]), (std::vector<double>{double(r), double(r + 10)}));
+    }
+    EXPECT_EQ(values(mat.select(1, 1)), (std::vector<double>{0, 0}));
+    EXPECT_EQ(w->result().size(), size_t(world));
+
+    Tensor flat = ember::zeros({3, 2}, kShort);
+    pg->allgather_into_tensor(flat, in)->wait();
+    EXPECT_EQ(values(flat), (std::vector<double>{0, 10, 1, 11, 2, 12}));
+
+    // gather to rank 1
+    std::vector<std::vector<Tensor>> g;
+    if (rank == 1) {
+      g.emplace_back();
+      for (int r = 0; r < world; ++r) g[0].push_back(ember::zeros({2}, kShort));
+    }
+    GatherOptions go;
+    go.root_rank = 1;
+    pg->gather(g, iv, go)->wait();
+    if (rank == 1) {
+      for (int r = 0; r < world; ++r)
+        EXPECT_EQ(values(g[0][size_t(r)]), (std::vector<double>{double(r), double(r + 10)}));
+    }
+
+    // scatter from rank 2
+    std::vector<std::vector<Tensor>> s;
+    if (rank == 2) {
+      s.emplace_back();
+      for (int r = 0; r < world; ++r) s[0].push_back(make({double(r * 7), 1}, kDouble));
+    }
+    std::vector<Tensor> so{ember::zeros({2}, kDouble)};
+    ScatterOptions sco;
+    sco.root_rank = 2;
+    pg->scatter(so, s, sco)->wait();
+    EXPECT_EQ(values(so[0]), (std::vector<double>{double(rank * 7), 1}));
+  });
+}
+
+TEST(DistributedPg, ReduceScatter) {
+  const int world = 3;
+  run_ranks(world, [&](int rank, ProcessGroupPtr pg) {
+    // Rank r contributes j*10 + r to slot j; slot j's sum is 30 j + 3.
+    std::vector<std::vector<Tensor>> in(1);
+    for (int j = 0; j < world; ++j) in[0].push_back(ember::full({2}, double(j * 10 + rank), kLong));
+    std::vector<Tensor> out{ember::zeros({2}, kLong)};
+    pg->reduce_scatter(out, in)->wait();
+    EXPECT_EQ(values(out[0]), (std::vector<double>(2, 30.0 * rank + 3)));
+
+    Tensor input = ember::arange(6, kFloat).add(rank);  // [r, r+1, ..., r+5]
+    Tensor input_copy = input.clone();
+    Tensor o = ember::zeros({2}, kFloat);
+    ReduceScatterOptions ro;
+    ro.reduce_op = ReduceOp::AVG;
+    pg->reduce_scatter_tensor(o, input, ro)->wait();
+    // mean over r of (2*rank + k + r) = 2*rank + k + 1
+    EXPECT_EQ(values(o), (std::vector<double>{2.0 * rank + 1, 2.0 * rank + 2}));
+    EXPECT_TRUE(input.equal(input_copy));
+  });
+}
+
+TEST(DistributedPg, AllToAll) {
+  const int world = 3;
+  run_ranks(world, [&](int rank, ProcessGroupPtr pg) {
+    // Even splits: row j of rank r's input goes to rank j.
+    Tensor in = ember::arange(6, kInt).reshape({3, 2}).add(rank * 100);
+    Tensor out = ember::zeros({3, 2}, kInt);
+    pg->alltoall_base(out, in, {}, {})->wait();
+    std::vector<double> want;
+    for (int r = 0; r < world; ++r) {
+      want.push_back(r * 100 + 2 * rank);
+      want.push_back(r * 100 + 2 * rank + 1);
+    }
+    EXPECT_EQ(values(out), want);
+
+    // Uneven: rank r sends (j + 1) rows to rank j, each row holding 10 r + j.
+    std::vector<int64_t> in_splits{1, 2, 3}, out_splits(3, rank + 1);
+    std::vector<double> rows;
+    for (int j = 0; j < world; ++j)
+      for (int k = 0; k <= j; ++k) rows.push_back(10 * rank + j);
+    Tensor uin = make(rows, kDouble);
+    Tensor uout = ember::zeros({3 * (rank + 1)}, kDouble);
+    pg->alltoall_base(uout, uin, out_splits, in_splits)->wait();
+    std::vector<double> uwant;
+    for (int r = 0; r < world; ++r)
+      for (int k = 0; k <= rank; ++k) uwant.push_back(10 * r + rank);
+    EXPECT_EQ(values(uout), uwant);
+
+    // The list form, with sizes differing per destination.
+    std::vector<Tensor> ins, outs;
+    for (int j = 0; j < world; ++j) {
+      ins.push_back(ember::full({j + 1}, double(rank * 10 + j), kFloat));
+      outs.push_back(ember::zeros({rank + 1}, kFloat));
+    }
+    pg->alltoall(outs, ins)->wait();
+    for (int r = 0; r < world; ++r)
+      EXPECT_EQ(values(outs[size_t(r)]), (std::vector<double>(size_t(rank + 1), r * 10.0 + rank)));
+  });
+}
+
+TEST(DistributedPg, SendRecvAndAnySource) {
+  run_ranks(3, [&](int rank, ProcessGroupPtr pg) {
+    if (rank == 0) {
+      std::vector<Tensor> a{ember::zeros({3}, kFloat)}, b{ember::zeros({3}, kFloat)};
+      auto w1 = pg->recv(a, 1, 5);
+      auto w2 = pg->recv_anysource(b, 6);
+      w1->wait();
+      w2->wait();
+      EXPECT_EQ(values(a[0]), (std::vector<double>{1, 2, 3}));
+      EXPECT_EQ(w2->source_rank(), 2);
+      EXPECT_EQ(values(b[0]), (std::vector<double>{7, 7, 7}));
+      // A strided receive.
+      Tensor m = ember::zeros({2, 2}, kLong);
+      std::vector<Tensor> c{m.select(1, 1)};
+      pg->recv(c, 2, 0)->wait();
+      EXPECT_EQ(values(m), (std::vector<double>{0, 4, 0, 5}));
+    } else if (rank == 1) {
+      std::vector<Tensor> a{make({1, 2, 3}, kFloat)};
+      pg->send(a, 0, 5)->wait();
+    } else {
+      std::vector<Tensor> b{ember::full({3}, 7.0, kFloat)};
+      pg->send(b, 0, 6)->wait();
+      std::vector<Tensor> c{make({4, 5}, kLong)};
+      pg->send(c, 0, 0)->wait();
+    }
+    // Bad peers.
+    std::vector<Tensor> t{ember::zeros({1}, kFloat)};
+    EXPECT_TRUE(contains(error_of<ValueError>([&] { pg->send(t, 3, 0); }), "destination rank 3"));
+    EXPECT_TRUE(contains(error_of<ValueError>([&] { pg->recv(t, rank, 0); }), "itself"));
+  });
+}
+
+TEST(DistributedPg, WorkFutureAndSequenceNumbers) {
+  run_ranks(2, [&](int rank, ProcessGroupPtr pg) {
+    EXPECT_EQ(pg->backend_name(), "gloo");
+    EXPECT_EQ(pg->sequence_number(), 0u);
+    Tensor t = ember::ones({8}, kFloat);
+    std::vector<Tensor> v{t};
+    auto w = pg->allreduce(v);
+    std::atomic<int> called{0};
+    w->add_callback([&] { called++; });
+    auto b = pg->barrier();
+    EXPECT_EQ(w->name(), "all_reduce");
+    EXPECT_EQ(w->sequence_number(), 0u);
+    EXPECT_EQ(b->sequence_number(), 1u);
+    EXPECT_EQ(pg->sequence_number(), 2u);
+    b->wait();
+    // Issue order: the all-reduce finished before the barrier did.
+    EXPECT_TRUE(w->is_completed());
+    EXPECT_TRUE(w->is_success());
+    EXPECT_EQ(called.load(), 1);
+    w->add_callback([&] { called++; });  // runs at once on a completed work
+    EXPECT_EQ(called.load(), 2);
+    ASSERT_EQ(w->result().size(), 1u);
+    EXPECT_TRUE(w->result()[0].is_same(t));
+    EXPECT_EQ(values(t), std::vector<double>(8, 2));
+    // A receive nobody sends: wait with a timeout raises and names the operation.
+    std::vector<Tensor> r{ember::zeros({1}, kFloat)};
+    auto rw = pg->recv(r, 1 - rank, 99);
+    std::string m = error_of<DistBackendError>([&] { rw->wait(50ms); });
+    EXPECT_TRUE(contains(m, "[recv]") && contains(m, "timed out")) << m;
+    // Complete it so the group can be destroyed promptly.
+    std::vector<Tensor> s{ember::ones({1}, kFloat)};
+    pg->send(s, 1 - rank, 99)->wait();
+    rw->wait();
+  });
+}
+
+TEST(DistributedPg, BadArgumentsRaiseTypedErrors) {
+  run_ranks(2, [&](int rank, ProcessGroupPtr pg) {
+    std::vector<Tensor> two{ember::zeros({2}), ember::zeros({2})};
+    EXPECT_TRUE(contains(error_of<ValueError>([&] { pg->allreduce(two); }), "exactly one"));
+    std::vector<Tensor> one{ember::zeros({2})};
+    BroadcastOptions bo;
+    bo.root_rank = 2;
+    EXPECT_TRUE(contains(error_of<ValueError>([&] { pg->broadcast(one, bo); }), "root rank 2"));
+    std::vector<std::vector<Tensor>> outs{{ember::zeros({2})}};
+    EXPECT_TRUE(contains(error_of<ValueError>([&] { pg->allgather(outs, one); }), "2 ranks"));
+    std::vector<std::vector<Tensor>> mixed{{ember::zeros({2}), ember::zeros({2}, kDouble)}};
+    EXPECT_TRUE(contains(error_of<TypeError>([&] { pg->allgather(mixed, one); }), "float64"));
+    std::vector<std::vector<Tensor>> wrong{{ember::zeros({2}), ember::zeros({3})}};
+    EXPECT_TRUE(contains(error_of<ValueError>([&] { pg->allgather(wrong, one); }), "elements"));
+    Tensor out = ember::zeros({3});
+    Tensor in = ember::zeros({2});
+    EXPECT_TRUE(
+        contains(error_of<ValueError>([&] { pg->allgather_into_tensor(out, in); }), "group size"));
+    Tensor a = ember::zeros({4}), b = ember::zeros({4});
+    EXPECT_TRUE(contains(error_of<ValueError>([&] {
+                           pg->alltoall_base(a, b, {}, {1, 1});
+                         }),
+                         "add up to 2"));
+    Tensor c = ember::zeros({3});
+    EXPECT_TRUE(
+        contains(error_of<ValueError>([&] { pg->alltoall_base(c, c, {}, {}); }), "divide evenly"));
+    Tensor d = ember::zeros({4}, kInt);
+    EXPECT_TRUE(contains(error_of<TypeError>([&] { pg->alltoall_base(a, d, {}, {}); }), "int32"));
+    AllreduceOptions neg;
+    neg.timeout = Milliseconds(0);
+    EXPECT_TRUE(contains(error_of<ValueError>([&] { pg->allreduce(one, neg); }), "timeout"));
+    std::vector<std::vector<Tensor>> g{{ember::zeros({2}), ember::zeros({2})}};
+    GatherOptions go;
+    go.root_rank = 0;
+    if (rank == 1) {
+      EXPECT_TRUE(contains(error_of<ValueError>([&] { pg->gather(g, one, go); }), "only the root"));
+    }
+    EXPECT_EQ(pg->sequence_number(), 0u);
+  });
+  EXPECT_TRUE(contains(
+      error_of<ValueError>([] { make_gloo_process_group(std::make_shared<HashStore>(), 2, 2); }),
+      "rank 2"));
+}
+
+TEST(DistributedPg, DesyncDetailNamesTheRankThatDiffers) {
+  set_debug_level(DebugLevel::Detail);
+  std::vector<std::string> msgs(2);
+  run_ranks(2, [&](int rank, ProcessGroupPtr pg) {
+    Tensor t = ember::ones({4}, kFloat);
+    std::vector<Tensor> v{t};
+    pg->allreduce(v)->wait();  // in step: passes the check
+    WorkPtr w;
+    if (rank == 0) {
+      w = pg->allreduce(v);
+    } else {
+      BroadcastOptions bo;
+      w = pg->broadcast(v, bo);
+    }
+    msgs[size_t(rank)] = error_of<DistBackendError>([&] { w->wait(); });
+    // The group is still usable: every rank raised at the same point.
+    pg->barrier()->wait();
+  });
+  set_debug_level(DebugLevel::Off);
+  for (auto& m : msgs) {
+    EXPECT_TRUE(contains(m, "desync") && contains(m, "rank 1 called broadcast #1") &&
+                contains(m, "rank 0 called all_reduce #1 (float32, [4], SUM)"))
+        << m;
+  }
+}
+
+namespace {
+
+std::string temp_file(const std::string& tag) {
+  const char* dir = std::getenv("TMPDIR");
+  return std::string(dir ? dir : "/tmp") + "/ember_pg_" + tag + "_" + std::to_string(getpid());
+}
+
+// Forks rank 1, which runs `child` (then _exit(0)); this process is rank 0 and runs `parent`.
+// The peer is killed when the parent is done, whatever happened.
+void with_forked_peer(const std::string& tag, Milliseconds timeout,
+                      const std::function<void(ProcessGroupPtr)>& child,
+                      const std::function<void(ProcessGroupPtr)>& parent) {
+  std::string path = temp_file(tag);
+  ::unlink(path.c_str());
+  pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    try {
+      auto store = std::make_shared<FileStore>(path, 2);
+      ProcessGroupGlooOptions o;
+      o.timeout = timeout;
+      child(make_gloo_process_group(store, 1, 2, o));
+    } catch (...) {
+    }
+    _exit(0);
+  }
+  try {
+    auto store = std::make_shared<FileStore>(path, 2);
+    ProcessGroupGlooOptions o;
+    o.timeout = timeout;
+    parent(make_gloo_process_group(store, 0, 2, o));
+  } catch (const std::exception& e) {
+    ADD_FAILURE() << e.what();
+  }
+  ::kill(pid, SIGKILL);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  ::unlink(path.c_str());
+}
+
+}  // namespace
+
+TEST(DistributedPgFault, PeerExitsMidSequence) {
+  with_forked_peer(
+      "exit", 5000ms,
+      [](ProcessGroupPtr pg) {
+        for (int i = 0; i < 3; ++i) {
+          std::vector<Tensor> v{ember::ones({16}, kFloat)};
+          pg->allreduce(v)->wait();
+        }
+        _exit(0);  // dies before collective #3
+      },
+      [](ProcessGroupPtr pg) {
+        for (int i = 0; i < 3; ++i) {
+          std::vector<Tensor> v{ember::ones({16}, kFloat)};
+          pg->allreduce(v)->wait();
+          EXPECT_EQ(values(v[0])[0], 2.0);
+        }
+        auto t0 = std::chrono::steady_clock::now();
+        std::vector<Tensor> v{ember::ones({16}, kFloat)};
+        std::string m = error_of<DistBackendError>([&] { pg->allreduce(v)->wait(); });
+        double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        EXPECT_TRUE(contains(m, "[all_reduce] collective #3 of group 0 (gloo, 2 ranks)")) << m;
+        EXPECT_TRUE(contains(m, "rank [1] never arrived")) << m;
+        EXPECT_LT(took, 5.0) << m;  // within the group's timeout, not a hang
+        // Later collectives fail at once with the first report.
+        std::string again = error_of<DistBackendError>([&] { pg->barrier()->wait(); });
+        EXPECT_TRUE(contains(again, "failed earlier") && contains(again, "#3")) << again;
+      });
+}
+
+TEST(DistributedPgFault, PeerStopsCallingTimesOut) {
+  with_forked_peer(
+      "stall", 1000ms,
+      [](ProcessGroupPtr pg) {
+        for (int i = 0; i < 2; ++i) {
+          std::vector<Tensor> v{ember::ones({4}, kDouble)};
+          pg->allreduce(v)->wait();
+        }
+        ::sleep(30);  // alive but never calls collective #2; killed by the parent
+      },
+      [](ProcessGroupPtr pg) {
+        for (int i = 0; i < 2; ++i) {
+          std::vector<Tensor> v{ember::ones({4}, kDouble)};
+          pg->allreduce(v)->wait();
+        }
+        std::vector<Tensor> v{ember::ones({4}, kDouble)};
+        std::string m = error_of<DistBackendError>([&] { pg->allreduce(v)->wait(); });
+        EXPECT_TRUE(contains(m, "[all_reduce] collective #2 of group 0")) << m;
+        EXPECT_TRUE(contains(m, "rank [1] never arrived (last seen at #1)")) << m;
+      });
+}
