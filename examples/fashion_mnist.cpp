@@ -4,7 +4,15 @@
 //
 //   fashion_mnist [--epochs 3] [--batch-size 64] [--lr 1e-3] [--threads N] [--seed 0]
 //                 [--data /usr/share/datasets/fashion-mnist] [--out fashion_mnist_out]
-//                 [--resume CHECKPOINT] [--limit N]
+//                 [--resume CHECKPOINT] [--limit N] [--test-limit N]
+//                 [--ddp] [--checkpoint-dir DIR] [--checkpoint-every N]
+//
+// --ddp trains data-parallel on the processes `ember-run --nproc-per-node W` starts (RANK,
+// WORLD_SIZE, MASTER_ADDR, MASTER_PORT): each rank takes its share of every global batch of
+// --batch-size images, and DistributedDataParallel averages the gradients. --checkpoint-dir
+// (alone or with --ddp) checkpoints at the end of every epoch and every --checkpoint-every
+// steps, and a start finds the latest checkpoint there and resumes from the step after it
+// (Note [Resumable training]).
 //
 // The model and recipe are PyTorch's classic example: conv(1→32, k3)-ReLU-maxpool2-
 // conv(32→64, k3)-ReLU-maxpool2-flatten-linear(1600→128)-ReLU-linear(128→10), Adam(lr 1e-3),
@@ -15,17 +23,21 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iomanip>
 #include <iostream>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "ember/data.h"
+#include "ember/distributed.h"
 #include "ember/ember.h"
 #include "ember/nn.h"
+#include "ember/nn/parallel/distributed.h"
 #include "ember/nn_ops.h"
 #include "ember/optim.h"
 #include "ember/serialize.h"
@@ -65,7 +77,11 @@ struct Args {
   std::string out = "fashion_mnist_out";
   std::string resume;
   int64_t limit = 0;
+  int64_t test_limit = 0;
   bool normalize = true;
+  bool ddp = false;
+  std::string checkpoint_dir;
+  int64_t checkpoint_every = 0;
 };
 
 // Fashion-MNIST's training-set pixel mean and standard deviation (of values in [0, 1]).
@@ -75,7 +91,8 @@ constexpr double kMean = 0.2860, kStd = 0.3530;
   std::cerr
       << "fashion_mnist: " << error
       << "\nusage: fashion_mnist [--epochs N] [--batch-size N] [--lr X] [--threads N] "
-         "[--seed N] [--data DIR] [--out DIR] [--resume CHECKPOINT] [--limit N] [--no-normalize]\n";
+         "[--seed N] [--data DIR] [--out DIR] [--resume CHECKPOINT] [--limit N] [--test-limit N] "
+         "[--no-normalize] [--ddp] [--checkpoint-dir DIR] [--checkpoint-every N]\n";
   std::exit(2);
 }
 
@@ -86,6 +103,10 @@ Args parse(int argc, char** argv) {
     if (k == "-h" || k == "--help") usage("train a CNN on Fashion-MNIST");
     if (k == "--no-normalize") {
       a.normalize = false;
+      continue;
+    }
+    if (k == "--ddp") {
+      a.ddp = true;
       continue;
     }
     if (i + 1 >= argc) usage("missing value for " + k);
@@ -109,14 +130,23 @@ Args parse(int argc, char** argv) {
         a.resume = v;
       else if (k == "--limit")
         a.limit = std::stoll(v);
+      else if (k == "--test-limit")
+        a.test_limit = std::stoll(v);
+      else if (k == "--checkpoint-dir")
+        a.checkpoint_dir = v;
+      else if (k == "--checkpoint-every")
+        a.checkpoint_every = std::stoll(v);
       else
         usage("unknown option " + k);
     } catch (const std::logic_error&) {
       usage("bad value '" + v + "' for " + k);
     }
   }
-  if (a.epochs < 0 || a.batch_size <= 0 || !(a.lr > 0) || a.threads < 0 || a.limit < 0)
-    usage("epochs, threads and limit must be >= 0; batch size and lr > 0");
+  if (a.epochs < 0 || a.batch_size <= 0 || !(a.lr > 0) || a.threads < 0 || a.limit < 0 ||
+      a.test_limit < 0 || a.checkpoint_every < 0)
+    usage("epochs, threads, limits and --checkpoint-every must be >= 0; batch size and lr > 0");
+  if (a.checkpoint_every > 0 && a.checkpoint_dir.empty())
+    usage("--checkpoint-every needs --checkpoint-dir");
   return a;
 }
 
@@ -148,6 +178,7 @@ class Progress {
     if (done >= total_) std::fprintf(stderr, "\n");
   }
   double seconds() const { return std::chrono::duration<double>(clock::now() - start_).count(); }
+  void set_enabled(bool on) { tty_ = tty_ && on; }
 
  private:
   using clock = std::chrono::steady_clock;
@@ -166,6 +197,7 @@ std::pair<double, double> evaluate(Net& model, ember::data::Dataset& test, const
   model->eval();
   double loss = 0;
   int64_t correct = 0, n = int64_t(test.size());
+  if (a.test_limit > 0) n = std::min(n, a.test_limit);
   for (int64_t i = 0; i < n; i += 1000) {
     std::vector<size_t> idx;
     for (int64_t j = i; j < std::min(n, i + 1000); ++j) idx.push_back(size_t(j));
@@ -286,11 +318,258 @@ int load_checkpoint(const std::string& path, Net& model, ember::optim::Optimizer
   return int(h.test_acc.size());
 }
 
+// Note [Resumable training]
+// The resumable loop (--ddp and/or --checkpoint-dir) makes every step a pure function of the
+// checkpointed state: epoch e visits the training set in the order randperm(n) of a generator
+// seeded with (seed, e), global batch b is that order's slice [b*B, (b+1)*B), and rank r of W
+// takes the r-th of W near-equal contiguous pieces of it. A checkpoint holds the model, the
+// optimizer, the epoch and the number of batches done in it, the epoch's loss so far, the
+// history and the default generator's state; resuming continues at the next batch, so no step
+// is lost or repeated and the parameters come out bit for bit as in an uninterrupted run (with
+// a fixed thread count). The loss of a rank is its summed loss × W / (global batch size), so
+// DDP's gradient average is exactly the gradient of the global batch's mean loss, whatever the
+// split. Rank 0 writes the checkpoints (ember::save writes a temporary file and renames it, so
+// a crash never leaves a torn one); the other ranks wait at a barrier until it is complete.
+
+struct TrainState {
+  int epoch = 1;            ///< the epoch to run next (or running)
+  int64_t batch = 0;        ///< global batches of `epoch` already done
+  int64_t global_step = 0;  ///< steps done since the start of training
+  double loss_sum = 0;      ///< summed training loss of `epoch` so far (all ranks)
+  int64_t seen = 0;         ///< images of `epoch` so far (all ranks)
+  History h;
+};
+
+std::string format_double(double v) {
+  std::ostringstream s;
+  s << std::setprecision(17) << v;
+  return s.str();
+}
+
+std::string latest_checkpoint(const std::string& dir) { return dir + "/latest.safetensors"; }
+
+void save_resumable(const std::string& path, Net& model, ember::optim::Optimizer& opt,
+                    const TrainState& st, const Args& a) {
+  ember::OrderedDict<std::string, ember::Tensor> dict;
+  for (const auto& item : model->state_dict()) dict.insert("model." + item.key(), item.value());
+  for (const auto& item : opt.state_dict()) dict.insert("optim." + item.key(), item.value());
+  dict.insert("rng.default", ember::default_generator().get_state());
+  std::map<std::string, std::string> meta{{"epoch", std::to_string(st.epoch)},
+                                          {"batch", std::to_string(st.batch)},
+                                          {"global_step", std::to_string(st.global_step)},
+                                          {"loss_sum", format_double(st.loss_sum)},
+                                          {"seen", std::to_string(st.seen)},
+                                          {"train_loss", join(st.h.train_loss)},
+                                          {"test_loss", join(st.h.test_loss)},
+                                          {"test_acc", join(st.h.test_acc)},
+                                          {"seed", std::to_string(a.seed)},
+                                          {"batch_size", std::to_string(a.batch_size)},
+                                          {"format", "ember.fashion_mnist.resumable.v1"}};
+  ember::save(dict, path, meta);
+}
+
+TrainState load_resumable(const std::string& path, Net& model, ember::optim::Optimizer& opt,
+                          const Args& a) {
+  std::map<std::string, std::string> meta;
+  auto dict = ember::load_dict(path, &meta);
+  if (meta["format"] != "ember.fashion_mnist.resumable.v1")
+    throw std::runtime_error(path + " is not a checkpoint of the resumable loop");
+  if (meta["seed"] != std::to_string(a.seed) || meta["batch_size"] != std::to_string(a.batch_size))
+    throw std::runtime_error(path + " was written with --seed " + meta["seed"] + " --batch-size " +
+                             meta["batch_size"] +
+                             "; resume with the same values or another --checkpoint-dir");
+  ember::OrderedDict<std::string, ember::Tensor> model_sd, opt_sd;
+  for (const auto& item : dict) {
+    const std::string& k = item.key();
+    if (k.rfind("model.", 0) == 0)
+      model_sd.insert(k.substr(6), item.value());
+    else if (k.rfind("optim.", 0) == 0)
+      opt_sd.insert(k.substr(6), item.value());
+    else if (k == "rng.default")
+      ember::default_generator().set_state(item.value());
+  }
+  model->load_state_dict(model_sd);
+  opt.load_state_dict(opt_sd);
+  TrainState st;
+  st.epoch = std::stoi(meta["epoch"]);
+  st.batch = std::stoll(meta["batch"]);
+  st.global_step = std::stoll(meta["global_step"]);
+  st.loss_sum = std::stod(meta["loss_sum"]);
+  st.seen = std::stoll(meta["seen"]);
+  st.h.train_loss = split(meta["train_loss"]);
+  st.h.test_loss = split(meta["test_loss"]);
+  st.h.test_acc = split(meta["test_acc"]);
+  return st;
+}
+
+int64_t env_int(const char* name, int64_t fallback) {
+  const char* v = std::getenv(name);
+  return v && *v ? std::stoll(v) : fallback;
+}
+
+int run_resumable(const Args& a) {
+  namespace dist = ember::distributed;
+  int rank = 0, world = 1;
+  if (a.ddp) {
+    dist::init_process_group("gloo");
+    rank = dist::get_rank();
+    world = dist::get_world_size();
+  }
+  auto barrier = [&] {
+    if (a.ddp) dist::barrier();
+  };
+  const bool lead = rank == 0;
+  if (a.threads > 0) ember::set_num_threads(a.threads);
+  ember::manual_seed(a.seed);
+  if (lead)
+    std::cout << "ember " << ember::kVersion << " | Fashion-MNIST CNN | CPU kernels "
+              << ember::cpu_capability() << " | threads " << ember::get_num_threads()
+              << (a.ddp ? " | DDP on " + std::to_string(world) + " ranks (gloo)" : "") << "\n";
+
+  ember::data::FashionMNIST train(a.data, ember::data::MNIST::Mode::kTrain);
+  ember::data::FashionMNIST test(a.data, ember::data::MNIST::Mode::kTest);
+  auto n_train = int64_t(train.size());
+  if (a.limit > 0) n_train = std::min(n_train, a.limit);
+  if (lead)
+    std::cout << "data: " << n_train << " training and "
+              << (a.test_limit > 0 ? std::min<int64_t>(a.test_limit, int64_t(test.size()))
+                                   : int64_t(test.size()))
+              << " test images from " << a.data << "\n";
+
+  Net model;
+  ember::optim::Adam opt(model->parameters(), ember::optim::AdamOptions(a.lr));
+  TrainState st;
+  std::string ckpt_path;
+  if (!a.checkpoint_dir.empty()) {
+    ckpt_path = latest_checkpoint(a.checkpoint_dir);
+    if (lead) std::filesystem::create_directories(a.checkpoint_dir);
+    if (std::filesystem::exists(ckpt_path)) {
+      st = load_resumable(ckpt_path, model, opt, a);
+      if (lead)
+        std::cout << "resumed from " << ckpt_path << " at epoch " << st.epoch << ", batch "
+                  << st.batch << " (step " << st.global_step << ")\n";
+    }
+  }
+  // DDP broadcasts rank 0's parameters and buffers, so every rank starts from the same ones.
+  std::unique_ptr<ember::nn::parallel::DistributedDataParallel<Net>> ddp;
+  if (a.ddp)
+    ddp = std::make_unique<ember::nn::parallel::DistributedDataParallel<Net>>(
+        model, dist::default_group());
+  auto forward = [&](const ember::Tensor& x) { return ddp ? ddp->forward(x) : model(x); };
+  if (lead) std::cout << model << "\n";
+
+  auto checkpoint = [&] {
+    if (ckpt_path.empty()) return;
+    if (lead) save_resumable(ckpt_path, model, opt, st, a);
+    barrier();
+  };
+  // Fault injection for the restart test: the last rank exits at this global step, once.
+  const int64_t fault_step = env_int("EMBER_FAULT_AT_STEP", -1);
+  const int64_t restarts = env_int("TORCHELASTIC_RESTART_COUNT", 0);
+
+  const int64_t B = a.batch_size, n_batches = (n_train + B - 1) / B;
+  // Sums of this rank's losses and images since the last checkpoint, added across ranks into
+  // st.loss_sum / st.seen when one is written (so checkpoints hold whole-job numbers).
+  double local_loss = 0;
+  int64_t local_seen = 0;
+  auto fold_local = [&] {
+    auto t = ember::tensor({local_loss, double(local_seen)}, ember::kFloat64);
+    if (a.ddp) dist::all_reduce(t);
+    auto v = t.data_ptr<double>();
+    st.loss_sum += v[0];
+    st.seen += int64_t(v[1]);
+    local_loss = 0;
+    local_seen = 0;
+  };
+
+  for (; st.epoch <= a.epochs; ++st.epoch, st.batch = 0, st.loss_sum = 0, st.seen = 0) {
+    ember::Generator gen;
+    gen.manual_seed(a.seed * 1000003ull + uint64_t(st.epoch));
+    ember::Tensor order =
+        ember::randperm(n_train, gen, ember::TensorOptions().dtype(ember::kInt64));
+    const int64_t* perm = order.data_ptr<int64_t>();
+    Progress bar(st.epoch, a.epochs, n_train);
+    bar.set_enabled(lead);
+    for (; st.batch < n_batches; ++st.batch) {
+      if (st.global_step == fault_step && restarts == 0 && rank == world - 1 && world > 1) {
+        std::fprintf(stderr, "fashion_mnist: rank %d exits at step %lld (EMBER_FAULT_AT_STEP)\n",
+                     rank, (long long)fault_step);
+        std::fflush(stderr);
+        std::_Exit(1);
+      }
+      int64_t lo = st.batch * B, size = std::min(B, n_train - lo);
+      int64_t piece = size / world, extra = size % world;
+      int64_t begin = lo + rank * piece + std::min<int64_t>(rank, extra);
+      int64_t count = piece + (rank < extra ? 1 : 0);
+      std::vector<size_t> idx;
+      for (int64_t i = begin; i < begin + count; ++i) idx.push_back(size_t(perm[i]));
+      ember::data::Example b = train.get_batch(idx);
+      opt.zero_grad();
+      ember::Tensor loss_sum =
+          ember::cross_entropy(forward(prepare(b.data, a)), b.target, {}, ember::Reduction::Sum);
+      (loss_sum * (double(world) / double(size))).backward();
+      opt.step();
+      local_loss += loss_sum.item<double>();
+      local_seen += count;
+      ++st.global_step;
+      bar.update((st.batch + 1) * B > n_train ? n_train : (st.batch + 1) * B,
+                 (st.loss_sum + local_loss * world) / double(st.seen + local_seen * world));
+      if (a.checkpoint_every > 0 && st.global_step % a.checkpoint_every == 0 &&
+          st.batch + 1 < n_batches) {
+        fold_local();
+        ++st.batch;  // the checkpoint resumes after this batch
+        checkpoint();
+        --st.batch;
+      }
+    }
+    fold_local();
+    double secs = bar.seconds();
+    double test_loss = 0, acc = 0;
+    if (lead) std::tie(test_loss, acc) = evaluate(model, test, a);
+    if (a.ddp) {
+      // Every rank keeps the same history (rank 0 evaluated).
+      auto t = ember::tensor({test_loss, acc}, ember::kFloat64);
+      dist::broadcast(t, 0);
+      test_loss = t.data_ptr<double>()[0];
+      acc = t.data_ptr<double>()[1];
+    }
+    st.h.train_loss.push_back(st.loss_sum / double(std::max<int64_t>(st.seen, 1)));
+    st.h.test_loss.push_back(test_loss);
+    st.h.test_acc.push_back(acc);
+    if (lead) {
+      std::printf(
+          "epoch %d: train loss %.4f | test loss %.4f | test accuracy %.2f%% | %.1f s, "
+          "%.0f images/s\n",
+          st.epoch, st.h.train_loss.back(), test_loss, 100 * acc, secs, double(st.seen) / secs);
+      std::fflush(stdout);
+    }
+    // The epoch-end checkpoint resumes at the start of the next epoch.
+    TrainState next = st;
+    next.epoch = st.epoch + 1, next.batch = 0, next.loss_sum = 0, next.seen = 0;
+    std::swap(st, next);
+    checkpoint();
+    std::swap(st, next);
+  }
+  if (lead) {
+    std::filesystem::create_directories(a.out);
+    std::string ckpt = a.out + "/checkpoint.safetensors", plot = a.out + "/curves.svg";
+    save_checkpoint(ckpt, model, opt, st.h, a);
+    write_svg(plot, st.h);
+    std::cout << "wrote " << ckpt << " and " << plot << "\n";
+    if (!st.h.test_acc.empty())
+      std::printf("final test accuracy: %.2f%%\n", 100 * st.h.test_acc.back());
+  }
+  barrier();
+  if (a.ddp) dist::destroy_process_group();
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   Args a = parse(argc, argv);
   try {
+    if (a.ddp || !a.checkpoint_dir.empty()) return run_resumable(a);
     if (a.threads > 0) ember::set_num_threads(a.threads);
     ember::manual_seed(a.seed);
     std::cout << "ember " << ember::kVersion << " | Fashion-MNIST CNN | CPU kernels "
