@@ -637,3 +637,165 @@ TEST(DistributedPgFault, PeerStopsCallingTimesOut) {
         EXPECT_TRUE(contains(m, "rank [1] never arrived (last seen at #1)")) << m;
       });
 }
+
+TEST(DistributedPgFault, MonitoredBarrierNamesTheMissingRank) {
+  with_forked_peer(
+      "monitored", 5000ms, [](ProcessGroupPtr pg) { ::sleep(30); },
+      [](ProcessGroupPtr pg) {
+        std::string m = error_of<DistBackendError>([&] { monitored_barrier(pg, 300ms); });
+        EXPECT_TRUE(contains(m, "Rank 1 failed to pass monitoredBarrier in 300 ms")) << m;
+      });
+}
+
+namespace {
+
+// Throws with `what` unless `ok` (usable in a forked child, where gtest cannot report).
+void require(bool ok, const std::string& what) {
+  if (!ok) throw std::runtime_error(what);
+}
+
+// The front end on three processes: default group, a subgroup, point to point and objects.
+void front_end_rank(int rank, const std::string& path) {
+  InitOptions io;
+  io.init_method = "file://" + path;
+  io.rank = rank;
+  io.world_size = 3;
+  io.timeout = 10000ms;
+  init_process_group("gloo", io);
+  require(is_initialized() && get_rank() == rank && get_world_size() == 3, "rank bookkeeping");
+  require(get_backend() == "gloo", "backend");
+
+  Tensor t = ember::full({2}, double(rank + 1), kFloat);
+  all_reduce(t);
+  require(values(t) == std::vector<double>(2, 6), "all_reduce");
+  Tensor b = ember::full({1}, double(rank), kLong);
+  broadcast(b, 2);
+  require(values(b)[0] == 2, "broadcast from global rank 2");
+
+  // A subgroup of global ranks {2, 0}: sorted, so global 2 is group rank 1.
+  ProcessGroupPtr g = new_group({2, 0});
+  if (rank == 1) {
+    require(g == nullptr, "non-members get no group");
+  } else {
+    require(g != nullptr && get_rank(g) == (rank == 0 ? 0 : 1) && get_world_size(g) == 2,
+            "subgroup ranks");
+    require(get_process_group_ranks(g) == std::vector<int>({0, 2}), "subgroup global ranks");
+    require(get_global_rank(g, 1) == 2 && get_group_rank(g, 2) == 1, "rank mapping");
+    Tensor s = ember::full({1}, double(rank + 1), kInt);
+    all_reduce(s, ReduceOp::SUM, g);
+    require(values(s)[0] == 4, "subgroup all_reduce sums ranks 0 and 2 only");
+    Tensor sb = ember::full({1}, double(rank), kInt);
+    broadcast(sb, 2, g);  // src is a global rank
+    require(values(sb)[0] == 2, "subgroup broadcast from global rank 2");
+    bool raised = false;
+    try {
+      broadcast(sb, 1, g);
+    } catch (const ValueError&) {
+      raised = true;
+    }
+    require(raised, "a source outside the group is a ValueError");
+  }
+
+  // Objects of different lengths, the empty one included.
+  auto objs = all_gather_object(std::string(size_t(rank), char('a' + rank)));
+  require(objs == std::vector<std::string>({"", "b", "cc"}), "all_gather_object");
+  std::vector<std::string> list;
+  if (rank == 1) list = {"x", "", "longer object"};
+  broadcast_object_list(list, 1);
+  require(list == std::vector<std::string>({"x", "", "longer object"}), "broadcast_object_list");
+  std::vector<std::string> sc;
+  if (rank == 0) sc = {"zero", "one!", ""};
+  std::string mine = scatter_object_list(sc, 0);
+  require(mine == std::vector<std::string>({"zero", "one!", ""})[size_t(rank)],
+          "scatter_object_list");
+  auto gathered = gather_object("r" + std::to_string(rank), 2);
+  require(rank == 2 ? gathered == std::vector<std::string>({"r0", "r1", "r2"}) : gathered.empty(),
+          "gather_object");
+
+  // A ring of exchanges started together cannot deadlock.
+  Tensor out = ember::full({3}, double(rank), kDouble);
+  Tensor in = ember::zeros({3}, kDouble);
+  std::vector<P2POp> ops{{P2POp::kSend, out, (rank + 1) % 3, nullptr, 0},
+                         {P2POp::kRecv, in, (rank + 2) % 3, nullptr, 0}};
+  for (auto& w : batch_isend_irecv(ops)) w->wait();
+  require(values(in)[0] == double((rank + 2) % 3), "batch_isend_irecv ring");
+  // recv from any source returns the sender's global rank.
+  if (rank == 0) {
+    Tensor r = ember::zeros({1}, kInt);
+    int src = recv(r, -1);
+    require(src == 1 && values(r)[0] == 11, "recv from any source");
+  } else if (rank == 1) {
+    send(ember::full({1}, 11.0, kInt), 0);
+  }
+  monitored_barrier(nullptr, 5000ms);
+  barrier();
+  destroy_process_group();
+  require(!is_initialized(), "destroyed");
+}
+
+}  // namespace
+
+TEST(DistributedPgFrontEnd, ThreeProcesses) {
+  std::string path = temp_file("front");
+  ::unlink(path.c_str());
+  std::vector<pid_t> kids;
+  for (int r = 1; r < 3; ++r) {
+    pid_t pid = fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+      int code = 0;
+      try {
+        front_end_rank(r, path);
+      } catch (const std::exception& e) {
+        fprintf(stderr, "rank %d: %s\n", r, e.what());
+        code = 1;
+      }
+      _exit(code);
+    }
+    kids.push_back(pid);
+  }
+  try {
+    front_end_rank(0, path);
+  } catch (const std::exception& e) {
+    ADD_FAILURE() << "rank 0: " << e.what();
+  }
+  for (pid_t pid : kids) {
+    int status = 0;
+    // Bounded: a child still running after the parent finished is killed.
+    for (int i = 0; i < 100 && ::waitpid(pid, &status, WNOHANG) == 0; ++i) ::usleep(50000);
+    if (::waitpid(pid, &status, WNOHANG) == 0) {
+      ::kill(pid, SIGKILL);
+      ::waitpid(pid, &status, 0);
+      ADD_FAILURE() << "a child rank did not finish";
+    } else {
+      EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "a child rank failed";
+    }
+  }
+  ::unlink(path.c_str());
+  if (is_initialized()) destroy_process_group();
+}
+
+TEST(DistributedPgFrontEnd, ErrorsWithoutInit) {
+  ASSERT_FALSE(is_initialized());
+  Tensor t = ember::zeros({1});
+  std::string m = error_of<Error>([&] { all_reduce(t); });
+  EXPECT_TRUE(contains(m, "init_process_group")) << m;
+  InitOptions io;
+  io.init_method = "bogus://x";
+  io.rank = 0;
+  io.world_size = 1;
+  EXPECT_TRUE(contains(error_of<ValueError>([&] { init_process_group("gloo", io); }), "bogus"));
+  EXPECT_TRUE(contains(error_of<Error>([&] { init_process_group("nccl", io); }), "nccl"));
+  InitOptions one;
+  one.store = std::make_shared<HashStore>();
+  one.rank = 0;
+  one.world_size = 1;
+  init_process_group("gloo", one);
+  EXPECT_TRUE(contains(error_of<Error>([&] { init_process_group("gloo", one); }), "twice"));
+  Tensor x = ember::full({2}, 3.0);
+  all_reduce(x, ReduceOp::AVG);
+  EXPECT_EQ(values(x), std::vector<double>(2, 3));
+  EXPECT_TRUE(contains(error_of<ValueError>([&] { get_group_rank(nullptr, 1); }), "not part"));
+  destroy_process_group();
+  EXPECT_FALSE(is_initialized());
+}
