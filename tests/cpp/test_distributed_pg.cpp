@@ -463,15 +463,21 @@ TEST(DistributedPg, WorkFutureAndSequenceNumbers) {
     ASSERT_EQ(w->result().size(), 1u);
     EXPECT_TRUE(w->result()[0].is_same(t));
     EXPECT_EQ(values(t), std::vector<double>(8, 2));
-    // A receive nobody sends: wait with a timeout raises and names the operation.
+    // A receive nobody has sent yet: wait with a timeout raises and names the operation. Rank 1
+    // sends only after the barrier, which rank 0 enters after its wait timed out.
     std::vector<Tensor> r{ember::zeros({1}, kFloat)};
-    auto rw = pg->recv(r, 1 - rank, 99);
-    std::string m = error_of<DistBackendError>([&] { rw->wait(50ms); });
-    EXPECT_TRUE(contains(m, "[recv]") && contains(m, "timed out")) << m;
-    // Complete it so the group can be destroyed promptly.
-    std::vector<Tensor> s{ember::ones({1}, kFloat)};
-    pg->send(s, 1 - rank, 99)->wait();
-    rw->wait();
+    if (rank == 0) {
+      auto rw = pg->recv(r, 1, 99);
+      std::string m = error_of<DistBackendError>([&] { rw->wait(50ms); });
+      EXPECT_TRUE(contains(m, "[recv]") && contains(m, "timed out")) << m;
+      pg->barrier()->wait();
+      rw->wait();
+      EXPECT_EQ(values(r[0])[0], 1.0);
+    } else {
+      pg->barrier()->wait();
+      std::vector<Tensor> s{ember::ones({1}, kFloat)};
+      pg->send(s, 0, 99)->wait();
+    }
   });
 }
 
