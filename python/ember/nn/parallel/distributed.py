@@ -15,6 +15,11 @@ from ember.nn.modules.module import Module
 
 __all__ = ["DistributedDataParallel"]
 
+# Cap of the bucket holding the first-registered parameters (the last bucket reduced after
+# backward): small, so that little communication remains once backward ends. torch's
+# dist._DEFAULT_FIRST_BUCKET_BYTES.
+_DEFAULT_FIRST_BUCKET_BYTES = 1024 * 1024
+
 
 def _dist():
     import ember.distributed as dist
@@ -130,6 +135,8 @@ class DistributedDataParallel(Module, Joinable):
         self._sync_module_states(0)
         self.reducer = ember._C._distributed.Reducer(
             params, self.process_group, bucket_cap_bytes=self.bucket_bytes_cap,
+            first_bucket_bytes=getattr(dist, "_DEFAULT_FIRST_BUCKET_BYTES",
+                                       _DEFAULT_FIRST_BUCKET_BYTES),
             find_unused_parameters=find_unused_parameters,
             gradient_as_bucket_view=gradient_as_bucket_view, static_graph=static_graph,
             param_names=self._param_names)
