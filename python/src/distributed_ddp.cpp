@@ -97,12 +97,10 @@ void init_distributed_ddp(py::module_& dm) {
            py::arg("params"), py::arg("process_group"),
            py::arg("bucket_cap_bytes") = int64_t(25) * 1024 * 1024,
            py::arg("first_bucket_bytes") = int64_t(1024) * 1024,
-           py::arg("find_unused_parameters") = false,
-           py::arg("gradient_as_bucket_view") = false, py::arg("static_graph") = false,
-           py::arg("param_names") = std::vector<std::string>{})
+           py::arg("find_unused_parameters") = false, py::arg("gradient_as_bucket_view") = false,
+           py::arg("static_graph") = false, py::arg("param_names") = std::vector<std::string>{})
       .def_static("_compute_bucket_assignment_by_size", &d::Reducer::compute_bucket_assignment,
-                  py::arg("params"), py::arg("first_bucket_bytes"),
-                  py::arg("bucket_cap_bytes"))
+                  py::arg("params"), py::arg("first_bucket_bytes"), py::arg("bucket_cap_bytes"))
       .def("prepare_for_backward", &d::Reducer::prepare_for_backward, py::arg("outputs"))
       .def(
           "register_comm_hook",
