@@ -8,6 +8,7 @@ dtype whatever the order of the additions.
 """
 
 import pickle
+import time
 import warnings
 import zlib
 from datetime import timedelta
@@ -410,6 +411,36 @@ def _more(R, rank, ws, T, dist, attempt, torch_mode):
         return got
     attempt("store", store)
 
+    def gil():
+        # A receive blocked in one thread must not stop this thread from running Python:
+        # rank 1 sends only once rank 0's main thread has written "ready" to the store.
+        import threading
+        from _dist_util import connect_store
+        s = connect_store()
+        buf = T.zeros(3)
+        if rank == 0:
+            th = threading.Thread(target=lambda: dist.recv(buf, 1, tag=3))
+            th.start()
+            time.sleep(0.05)
+            s.set("ready", "1")
+            th.join(30)
+            return _np(T, buf), th.is_alive()
+        if rank == 1:
+            s.wait(["ready"], timedelta(seconds=30))
+            dist.send(T.full((3,), 5.0), 0, tag=3)
+        return None
+    attempt("gil", gil)
+
+    def process_group_object():
+        pg = dist.group.WORLD
+        x = T.full((2,), float(rank + 1))
+        pg.allreduce([x]).wait()
+        y = T.full((2,), float(rank))
+        pg.broadcast([y], ws - 1).wait()
+        pg.barrier().wait()
+        return pg.rank(), pg.size(), pg.name(), _np(T, x), _np(T, y)
+    attempt("process_group_object", process_group_object)
+
     R["info"] = (dist.get_rank(), dist.get_world_size(), dist.get_backend(),
                  dist.is_initialized(), str(dist.get_backend()))
 
@@ -732,6 +763,73 @@ def test_store_across_ranks(ws):
         assert res[r]["info"] == (r, ws, "gloo", True, "gloo")
 
 
+@pytest.mark.parametrize("ws", WS)
+def test_blocking_calls_release_the_gil(ws):
+    res = _run(("ember", ws))
+    got = res[0]["gil"]
+    assert not _is_err(got), got
+    buf, still_blocked = got
+    assert not still_blocked
+    np.testing.assert_array_equal(buf, np.full(3, 5.0, np.float32))
+
+
+@pytest.mark.parametrize("ws", WS)
+def test_process_group_object(ws):
+    res = _run(("ember", ws))
+    total = float(sum(range(1, ws + 1)))
+    for r in range(ws):
+        got = res[r]["process_group_object"]
+        assert not _is_err(got), got
+        rank, size, name, x, y = got
+        assert (rank, size, name) == (r, ws, "gloo")
+        np.testing.assert_array_equal(x, np.full(2, total, np.float32))
+        np.testing.assert_array_equal(y, np.full(2, ws - 1.0, np.float32))
+
+
+def _init_methods(rank, ws, tcp_port, file_path):
+    """env://, tcp:// and file:// one after the other in the same processes."""
+    import ember
+    import ember.distributed as dist
+    got = []
+    for method in ("env://", f"tcp://127.0.0.1:{tcp_port}", f"file://{file_path}"):
+        if method.startswith("env"):
+            dist.init_process_group("gloo", timeout=timedelta(seconds=30))
+        else:
+            dist.init_process_group(backend=None, init_method=method, rank=rank, world_size=ws,
+                                    timeout=timedelta(seconds=30))
+        x = ember.full((2,), float(rank + 1))
+        dist.all_reduce(x)
+        got.append((method.split(":")[0], dist.get_rank(), dist.get_world_size(), x.tolist(),
+                    dist.is_initialized()))
+        dist.destroy_process_group()
+        got.append(dist.is_initialized())
+    return got
+
+
+def test_init_methods(tmp_path):
+    from _dist_util import free_port
+    res = run_ranks(_init_methods, 2, free_port(), str(tmp_path / "rdzv"), init=None,
+                    timeout=60)
+    for r in range(2):
+        assert res[r] == [("env", r, 2, [3.0, 3.0], True), False,
+                          ("tcp", r, 2, [3.0, 3.0], True), False,
+                          ("file", r, 2, [3.0, 3.0], True), False]
+
+
+def test_blocking_store_get_releases_the_gil():
+    import threading
+    import ember.distributed as dist
+    s = dist.HashStore()
+    s.set_timeout(timedelta(seconds=30))
+    got = []
+    th = threading.Thread(target=lambda: got.append(s.get("late")))
+    th.start()
+    time.sleep(0.05)
+    s.set("late", "here")  # runs only if the blocked get let go of the GIL
+    th.join(30)
+    assert got == [b"here"]
+
+
 # ---- against torch 1.13's Gloo ----------------------------------------------------------------
 
 def _is_err(x):
@@ -766,7 +864,7 @@ def test_matches_torch_gloo():
         for key, want in theirs[r].items():
             if _is_err(want):
                 continue  # Gloo in torch 1.13 lacks it
-            if key == "strided":
+            if key in ("strided", "gil", "process_group_object"):
                 # torch 1.13's Gloo reduces the first numel() elements of a strided tensor's
                 # storage rather than the view; the reference test covers ours.
                 continue

@@ -37,6 +37,7 @@ def _killed_during_all_reduce(rank, ws):
             dist.all_reduce(x)
         else:
             w = dist.all_reduce(x, async_op=True)
+            fut = w.get_future()
             try:
                 w.wait()
             finally:
@@ -44,6 +45,11 @@ def _killed_during_all_reduce(rank, ws):
                 got["success"] = w.is_success()
                 exc = w.exception()
                 got["exception"] = None if exc is None else _report(exc)
+                try:
+                    fut.wait()
+                    got["future"] = None
+                except Exception as e:
+                    got["future"] = _report(e)
         got["error"] = None
     except Exception as e:
         got["error"] = _report(e)
@@ -70,6 +76,7 @@ def test_rank_killed_during_all_reduce():
     assert h["completed"] is True and h["success"] is False
     assert h["exception"] is not None and h["exception"][0] == "DistBackendError"
     assert "#3" in h["exception"][1]
+    assert h["future"] is not None and h["future"][0] == "DistBackendError"
 
 
 def _stops_calling(rank, ws):
