@@ -253,8 +253,14 @@ def _more(R, rank, ws, T, dist, attempt, torch_mode):
                 s = dist.recv(b)
                 senders.add((s, b.item()))
             got["any"] = sorted(senders)
+            b = T.zeros(1)
+            w = dist.irecv(b)
+            w.wait()
+            got["irecv_any"] = (w.source_rank(), b.item())
         else:
             dist.send(T.full((1,), float(rank * 10)), 0)
+            if rank == ws - 1:
+                dist.send(T.full((1,), 7.0), 0)
         c = T.zeros(2)
         ops = [dist.P2POp(dist.isend, T.full((2,), float(rank)), nxt),
                dist.P2POp(dist.irecv, c, prv)]
@@ -652,6 +658,7 @@ def test_point_to_point(ws):
         np.testing.assert_array_equal(p["isend"], np.full(3, 10.0 + prv, np.float32))
         np.testing.assert_array_equal(p["batch"], np.full(2, float(prv), np.float32))
     assert res[0]["p2p"]["any"] == [(j, j * 10.0) for j in range(1, ws)]
+    assert res[0]["p2p"]["irecv_any"] == (ws - 1, 7.0)
     for r in range(ws):
         assert res[r]["barrier"] is True
 
