@@ -183,3 +183,32 @@ def _agreeing(rank, ws):
     x = ember.ones(4)
     dist.all_reduce(x)
     return str(dist.get_debug_level()), x.tolist()
+
+
+def _monitored(rank, ws):
+    import ember.distributed as dist
+    from _dist_util import connect_store
+    store = connect_store()
+    dist.monitored_barrier(timeout=timedelta(seconds=20))  # everyone arrives
+    if rank == ws - 1:
+        store.wait(["reported"], timedelta(seconds=60))  # never arrives at the second one
+        return None
+    try:
+        dist.monitored_barrier(timeout=timedelta(seconds=1), wait_all_ranks=True)
+        got = None
+    except Exception as e:
+        got = _report(e)
+    store.add("failures", 1)
+    if store.add("failures", 0) == ws - 1:
+        store.set("reported", "1")
+    return got
+
+
+def test_monitored_barrier_names_the_missing_rank():
+    ws = 3
+    res = run_ranks(_monitored, ws, timeout=60, pg_timeout=timedelta(seconds=20))
+    assert res[ws - 1] is None
+    name, msg, is_backend, is_runtime = res[0]
+    assert is_backend and "[monitored_barrier]" in msg and "Rank 2" in msg, msg
+    # Rank 1 is not released by rank 0: it raises too, within its own timeout.
+    assert res[1] is not None and res[1][2], res[1]
