@@ -449,7 +449,6 @@ class Agent {
     env["TORCHELASTIC_RUN_ID"] = cfg_.rdzv_id;
     env["TORCHELASTIC_USE_AGENT_STORE"] = "False";
     if (!env.count("OMP_NUM_THREADS") && cfg_.nproc_per_node > 1) env["OMP_NUM_THREADS"] = "1";
-    if (!env.count("PYTHONUNBUFFERED")) env["PYTHONUNBUFFERED"] = "1";
     std::vector<std::string> out;
     for (auto& [k, v] : env) out.push_back(k + "=" + v);
     return out;
