@@ -410,6 +410,8 @@ void Reducer::launch_ready_buckets() {
       bk.future = comm_hook_(gb);
       EMBER_CHECK(bk.future.valid(), "[DistributedDataParallel] the comm hook of bucket ",
                   next_bucket_, " returned an empty future");
+    } else if (bk.buffer.numel() == 0) {
+      bk.future = CommFuture::ready(bk.buffer);  // zero-size parameters: nothing to send
     } else {
       std::vector<Tensor> v{bk.buffer};
       bk.future = CommFuture::from_work(pg_->allreduce(v), bk.buffer);
@@ -496,6 +498,8 @@ void Reducer::join_shadow_backward() {
     GradBucket gb(b, buckets_.size(), z, std::move(bparams), bk.offsets);
     if (comm_hook_) {
       futures.push_back(comm_hook_(gb));
+    } else if (z.numel() == 0) {
+      continue;
     } else {
       std::vector<Tensor> v{z};
       futures.push_back(CommFuture::from_work(pg_->allreduce(v), z));

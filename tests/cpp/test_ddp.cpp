@@ -366,3 +366,82 @@ TEST(DdpReducer, RejectsModuleWithoutTrainableParameters) {
     EXPECT_THROW(nn::parallel::DistributedDataParallel<Net>(model, pg), ember::Error);
   });
 }
+
+TEST(DdpReducer, StaticGraphSkipsUnusedParameters) {
+  ember::manual_seed(3);
+  Tensor x = ember::randn({4, 4});
+  Net base;
+  std::vector<std::vector<Tensor>> grads(2);
+  run_ranks(2, [&](int rank, dist::ProcessGroupPtr pg) {
+    Net model;
+    {
+      ember::NoGradGuard g;
+      auto src = base->parameters();
+      auto dst = model->parameters();
+      for (size_t i = 0; i < src.size(); ++i) dst[i].copy_(src[i]);
+    }
+    nn::parallel::DistributedDataParallelOptions o;
+    o.static_graph = true;
+    nn::parallel::DistributedDataParallel<Net> ddp(model, pg, o);
+    for (int it = 0; it < 3; ++it) {
+      model->zero_grad();
+      loss_of(ddp.forward(x.narrow(0, rank * 2, 2))).backward();
+    }
+    EXPECT_EQ(ddp.reducer().stats().iterations, 3);
+    for (auto& p : model->parameters()) grads[rank].push_back(p.grad());
+  });
+  auto want = reference_grads(base, x);
+  for (int r = 0; r < 2; ++r) {
+    for (size_t i = 0; i < 4; ++i)
+      EXPECT_TRUE(grads[r][i].allclose(want[i] / 2.0, 1e-5, 1e-6)) << "rank " << r << " " << i;
+    EXPECT_FALSE(grads[r][4].defined());  // globally unused: .grad untouched
+  }
+}
+
+TEST(DdpReducer, JoinedRankShadowsTheAllReduces) {
+  ember::manual_seed(4);
+  Tensor x = ember::randn({2, 4});
+  Net base;
+  std::vector<Tensor> grads;
+  run_ranks(2, [&](int rank, dist::ProcessGroupPtr pg) {
+    Net model;
+    {
+      ember::NoGradGuard g;
+      auto src = base->parameters();
+      auto dst = model->parameters();
+      for (size_t i = 0; i < src.size(); ++i) dst[i].copy_(src[i]);
+    }
+    auto params = model->parameters();
+    params.resize(4);
+    dist::ReducerOptions ro;
+    ro.first_bucket_bytes = 64;
+    ro.bucket_cap_bytes = 64;
+    dist::Reducer reducer(params, pg, ro);
+    ASSERT_GT(reducer.bucket_indices().size(), 1u);
+    if (rank == 1) {
+      reducer.join_shadow_backward();  // out of inputs: zeros, divided by the initial size
+      return;
+    }
+    Tensor out = model->forward(x);
+    reducer.prepare_for_backward({});
+    loss_of(out).backward();
+    for (auto& p : params) grads.push_back(p.grad());
+  });
+  auto want = reference_grads(base, x);
+  for (size_t i = 0; i < 4; ++i) EXPECT_TRUE(grads[i].allclose(want[i] / 2.0, 1e-5, 1e-6)) << i;
+}
+
+TEST(DdpReducer, ZeroSizeParameterAndTwiceUsedLayer) {
+  run_ranks(2, [&](int, dist::ProcessGroupPtr pg) {
+    Tensor w = ember::randn({3, 3}).requires_grad_();
+    Tensor empty = ember::zeros({0, 3}).requires_grad_();
+    dist::Reducer reducer({w, empty}, pg);
+    Tensor x = ember::ones({2, 3});
+    Tensor out = ember::matmul(ember::matmul(x, w), w) + ember::matmul(empty, w).sum();
+    reducer.prepare_for_backward({});
+    out.sum().backward();
+    EXPECT_EQ(reducer.stats().iterations, 1);
+    EXPECT_EQ(empty.grad().numel(), 0);
+    EXPECT_TRUE(w.grad().defined());
+  });
+}
