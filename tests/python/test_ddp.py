@@ -398,6 +398,15 @@ def _body_errors(rank, world_size):
         out["twice"] = None
     except RuntimeError as e:
         out["twice"] = str(e)
+    # throw_on_early_termination: every rank raises once one runs out of inputs.
+    ddp = DDP(enn.Linear(3, 2))
+    try:
+        with ddp.join(throw_on_early_termination=True):
+            for _ in range(1 + 2 * rank):
+                ddp(ember.ones(2, 3)).sum().backward()
+        out["early"] = None
+    except RuntimeError as e:
+        out["early"] = str(e)
     return out
 
 
@@ -413,6 +422,9 @@ def test_bad_input_across_ranks():
             f"[{rank}]: params[0] in this process with sizes [{3 + rank}, 4]" in out["shape"]
         assert out["hook"] is not None and "Future" in out["hook"]
         assert out["twice"] is not None and "can only be called once" in out["twice"]
+    assert res[0]["early"] == "Rank 0 exhausted all inputs."
+    assert res[1]["early"] == ("Detected at least one rank that exhausted inputs. Throwing "
+                               "across all ranks.")
 
 
 def test_bad_input_local():
