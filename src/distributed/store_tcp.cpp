@@ -490,7 +490,7 @@ class Server {
 struct Connection {
   int fd = -1;
   const std::string* where = nullptr;
-  bool* broken = nullptr;  // set when the server is lost: later calls fail at once
+  std::atomic<bool>* broken = nullptr;  // set when the server is lost: later calls fail at once
 
   [[noreturn]] void lost(const char* op, const std::string& why) {
     ::close(fd);
@@ -572,7 +572,7 @@ struct TCPStore::Impl {
   std::unique_ptr<Server> server;
   std::mutex mu;
   std::vector<int> idle;
-  bool broken = false;
+  std::atomic<bool> broken{false};
   Milliseconds connect_timeout{0};
 
   ~Impl() {
@@ -614,6 +614,13 @@ struct TCPStore::Impl {
   struct Lease {
     Impl* impl;
     Connection c;
+    Lease(Impl* i, int fd) : impl(i) {
+      c.fd = fd;
+      c.where = &i->where;
+      c.broken = &i->broken;
+    }
+    Lease(const Lease&) = delete;
+    Lease& operator=(const Lease&) = delete;
     ~Lease() {
       if (c.fd < 0) return;
       std::lock_guard<std::mutex> l(impl->mu);
@@ -621,10 +628,8 @@ struct TCPStore::Impl {
     }
   };
 
-  Lease lease(const char* op) {
-    Lease out{this, {}};
-    out.c.where = &where;
-    out.c.broken = &broken;
+  // Takes an idle connection or opens one (guaranteed elision: the Lease is never copied).
+  int take(const char* op) {
     {
       std::lock_guard<std::mutex> l(mu);
       if (broken) {
@@ -632,14 +637,14 @@ struct TCPStore::Impl {
                                where + " earlier (the server is gone)");
       }
       if (!idle.empty()) {
-        out.c.fd = idle.back();
+        int fd = idle.back();
         idle.pop_back();
-        return out;
+        return fd;
       }
     }
-    out.c.fd = connect(connect_timeout);
-    return out;
+    return connect(connect_timeout);
   }
+  Lease lease(const char* op) { return Lease(this, take(op)); }
 
   // Sends a request and reads the status byte; kError replies raise here. `d` becomes the
   // deadline for the reply: the server's own (`t`) plus slack, or none.
