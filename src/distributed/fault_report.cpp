@@ -1,14 +1,14 @@
 // Note [Collective fault reports]
 // Every collective of a group has a sequence number (0, 1, ...), the same on every rank as
 // long as the ranks issue the same collectives. As a rank's worker starts collective #n it
-// records n; a background thread writes it to the group's store under "ember_fault/last/<rank>"
-// (at most once per 10 ms, so a loop of small collectives costs the store a few writes a
-// second). When a collective fails (Gloo raises when a peer's socket closes, or at the
-// timeout) the rank writes its own entry at once, waits a moment for its peers to do the
-// same, reads every entry it can, and raises DistBackendError naming the collective, its
-// number, the group, and the ranks whose last entry is below n: they never arrived. A rank
-// that died mid-sequence keeps its last published entry, so the report may name an earlier
-// "last seen" than the rank truly reached, never a later one.
+// records n; a background thread writes the latest such n to the group's store under
+// "ember_fault/last/<rank>" at most every 200 ms (a loop of small collectives costs the store
+// five writes a second, and a FileStore's log grows slowly). When a collective fails (Gloo raises
+// when a peer's socket closes, or at the timeout) the rank writes its own entry at once, waits a
+// moment for its peers to do the same, reads every entry it can, and raises DistBackendError naming
+// the collective, its number, the group, and the ranks whose last entry is below n: they never
+// arrived. A rank that died mid-sequence keeps its last published entry, so the report may name an
+// earlier "last seen" than the rank truly reached, never a later one.
 //
 // DETAIL mode (EMBER_DISTRIBUTED_DEBUG or TORCH_DISTRIBUTED_DEBUG = DETAIL) adds a check before
 // each collective: the ranks all-gather a fixed-size fingerprint (op, number, dtype, shape,
@@ -61,7 +61,7 @@ namespace ember::distributed::detail {
 
 namespace {
 constexpr uint32_t kFingerprintTag = 0x7ffffff0u;
-constexpr auto kPublishInterval = std::chrono::milliseconds(10);
+constexpr auto kPublishInterval = std::chrono::milliseconds(200);
 // How long a failing rank waits for its peers' entries to reach the store.
 constexpr auto kSettleTime = std::chrono::milliseconds(300);
 }  // namespace

@@ -10,7 +10,9 @@
 // a thread of its own, so that no receive can delay another operation's completion.
 // A failed collective raises DistBackendError with the report of Note [Collective fault
 // reports]; after a transport failure the group is unusable and later collectives fail at
-// once with the first report.
+// once with the first report. One worker runs everything (ProcessGroupGlooOptions::threads is
+// accepted for torch's signature): Gloo's ring algorithms already keep the links busy, and a
+// single queue keeps the issue order that the sequence numbers and fault reports rely on.
 #include "distributed/process_group_gloo.h"
 
 #include <gloo/rendezvous/context.h>
@@ -167,6 +169,11 @@ void ignore_sigpipe_once() {
 
 // ---- ProcessGroupGloo ------------------------------------------------------------------------
 
+namespace {
+// Set by a group destroyed on its own worker thread (see ~ProcessGroupGloo).
+thread_local bool t_destroyed_on_this_thread = false;
+}  // namespace
+
 ProcessGroupGloo::ProcessGroupGloo(std::shared_ptr<Store> store, int rank, int size,
                                    const ProcessGroupGlooOptions& opts)
     : ProcessGroup(rank, size), store_(std::move(store)), timeout_(opts.timeout) {
@@ -213,7 +220,16 @@ ProcessGroupGloo::~ProcessGroupGloo() {
     stop_ = true;
   }
   cv_.notify_all();
-  if (worker_.joinable()) worker_.join();
+  // The last reference may be dropped on the worker itself (worker_loop holds one while a job
+  // runs): the worker then leaves without touching the group again.
+  if (worker_.joinable()) {
+    if (worker_.get_id() == std::this_thread::get_id()) {
+      t_destroyed_on_this_thread = true;
+      worker_.detach();
+    } else {
+      worker_.join();
+    }
+  }
   std::lock_guard<std::mutex> g(p2p_mu_);
   for (auto& p : p2p_) {
     if (!p.done->load()) {
@@ -224,7 +240,11 @@ ProcessGroupGloo::~ProcessGroupGloo() {
     }
   }
   for (auto& p : p2p_) {
-    if (p.thread.joinable()) p.thread.join();
+    if (!p.thread.joinable()) continue;
+    if (p.thread.get_id() == std::this_thread::get_id())
+      p.thread.detach();
+    else
+      p.thread.join();
   }
   p2p_.clear();
 }
@@ -261,7 +281,12 @@ void ProcessGroupGloo::worker_loop() {
       job = std::move(queue_.front());
       queue_.pop_front();
     }
+    std::shared_ptr<ProcessGroupGloo> keep = weak_from_this().lock();
     run(job);
+    job = Job{};
+    t_destroyed_on_this_thread = false;
+    keep.reset();
+    if (t_destroyed_on_this_thread) return;
   }
 }
 

@@ -67,7 +67,8 @@ struct Staged {
 /// Stages `t` for reading (and for writing back when `output`).
 Staged stage(const Tensor& t, bool output);
 
-class ProcessGroupGloo final : public ProcessGroup {
+class ProcessGroupGloo final : public ProcessGroup,
+                               public std::enable_shared_from_this<ProcessGroupGloo> {
  public:
   ProcessGroupGloo(std::shared_ptr<Store> store, int rank, int size,
                    const ProcessGroupGlooOptions& opts);

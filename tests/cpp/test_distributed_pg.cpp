@@ -11,6 +11,7 @@
 #include <complex>
 #include <cstdlib>
 #include <functional>
+#include <future>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -478,6 +479,26 @@ TEST(DistributedPg, WorkFutureAndSequenceNumbers) {
       std::vector<Tensor> s{ember::ones({1}, kFloat)};
       pg->send(s, 0, 99)->wait();
     }
+  });
+}
+
+TEST(DistributedPg, GroupReleasedByItsOwnCallback) {
+  run_ranks(2, [&](int rank, ProcessGroupPtr pg) {
+    if (rank == 1) {
+      std::this_thread::sleep_for(100ms);  // rank 0's barrier is still running meanwhile
+      pg->barrier()->wait();
+      return;
+    }
+    auto holder = std::make_shared<ProcessGroupPtr>(std::move(pg));
+    auto w = (*holder)->barrier();
+    std::promise<void> released;
+    w->add_callback([holder, &released] {
+      holder->reset();  // the last reference outside the worker
+      released.set_value();
+    });
+    holder.reset();
+    EXPECT_EQ(released.get_future().wait_for(5s), std::future_status::ready);
+    EXPECT_TRUE(w->wait());
   });
 }
 
