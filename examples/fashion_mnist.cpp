@@ -147,6 +147,10 @@ Args parse(int argc, char** argv) {
     usage("epochs, threads, limits and --checkpoint-every must be >= 0; batch size and lr > 0");
   if (a.checkpoint_every > 0 && a.checkpoint_dir.empty())
     usage("--checkpoint-every needs --checkpoint-dir");
+  if (!a.resume.empty() && (a.ddp || !a.checkpoint_dir.empty()))
+    usage(
+        "--resume belongs to the single-process loop; with --ddp or --checkpoint-dir the job "
+        "resumes from the latest checkpoint in --checkpoint-dir");
   return a;
 }
 
@@ -320,11 +324,13 @@ int load_checkpoint(const std::string& path, Net& model, ember::optim::Optimizer
 
 // Note [Resumable training]
 // The resumable loop (--ddp and/or --checkpoint-dir) makes every step a pure function of the
-// checkpointed state: epoch e visits the training set in the order randperm(n) of a generator
-// seeded with (seed, e), global batch b is that order's slice [b*B, (b+1)*B), and rank r of W
-// takes the r-th of W near-equal contiguous pieces of it. A checkpoint holds the model, the
-// optimizer, the epoch and the number of batches done in it, the epoch's loss so far, the
-// history and the default generator's state; resuming continues at the next batch, so no step
+// checkpointed state. The order of the training set in each epoch is the next randperm(n) of a
+// generator seeded with --seed, exactly as the single-process loop's DataLoader draws it, so
+// global batch b of an epoch (that order's slice [b*B, (b+1)*B)) is the single-process run's
+// batch b; rank r of W takes the r-th of W near-equal contiguous pieces of it. A checkpoint
+// holds the model, the optimizer, the epoch and the number of batches done in it, the epoch's
+// loss so far, the history, the order generator's state at the start of the epoch and the
+// default generator's state; resuming continues at the next batch, so no step
 // is lost or repeated and the parameters come out bit for bit as in an uninterrupted run (with
 // a fixed thread count). The loss of a rank is its summed loss × W / (global batch size), so
 // DDP's gradient average is exactly the gradient of the global batch's mean loss, whatever the
@@ -338,6 +344,7 @@ struct TrainState {
   double loss_sum = 0;      ///< summed training loss of `epoch` so far (all ranks)
   int64_t seen = 0;         ///< images of `epoch` so far (all ranks)
   History h;
+  ember::Tensor order_rng;  ///< the order generator's state at the start of `epoch`
 };
 
 std::string format_double(double v) {
@@ -354,6 +361,7 @@ void save_resumable(const std::string& path, Net& model, ember::optim::Optimizer
   for (const auto& item : model->state_dict()) dict.insert("model." + item.key(), item.value());
   for (const auto& item : opt.state_dict()) dict.insert("optim." + item.key(), item.value());
   dict.insert("rng.default", ember::default_generator().get_state());
+  dict.insert("rng.order", st.order_rng);
   std::map<std::string, std::string> meta{{"epoch", std::to_string(st.epoch)},
                                           {"batch", std::to_string(st.batch)},
                                           {"global_step", std::to_string(st.global_step)},
@@ -379,6 +387,7 @@ TrainState load_resumable(const std::string& path, Net& model, ember::optim::Opt
                              meta["batch_size"] +
                              "; resume with the same values or another --checkpoint-dir");
   ember::OrderedDict<std::string, ember::Tensor> model_sd, opt_sd;
+  TrainState st;
   for (const auto& item : dict) {
     const std::string& k = item.key();
     if (k.rfind("model.", 0) == 0)
@@ -387,10 +396,12 @@ TrainState load_resumable(const std::string& path, Net& model, ember::optim::Opt
       opt_sd.insert(k.substr(6), item.value());
     else if (k == "rng.default")
       ember::default_generator().set_state(item.value());
+    else if (k == "rng.order")
+      st.order_rng = item.value();
   }
+  if (!st.order_rng.defined()) throw std::runtime_error(path + " has no rng.order");
   model->load_state_dict(model_sd);
   opt.load_state_dict(opt_sd);
-  TrainState st;
   st.epoch = std::stoi(meta["epoch"]);
   st.batch = std::stoll(meta["batch"]);
   st.global_step = std::stoll(meta["global_step"]);
@@ -439,6 +450,9 @@ int run_resumable(const Args& a) {
   Net model;
   ember::optim::Adam opt(model->parameters(), ember::optim::AdamOptions(a.lr));
   TrainState st;
+  ember::Generator order_gen;  // the DataLoader's shuffle generator in the single-process loop
+  order_gen.manual_seed(a.seed);
+  st.order_rng = order_gen.get_state();
   std::string ckpt_path;
   if (!a.checkpoint_dir.empty()) {
     ckpt_path = latest_checkpoint(a.checkpoint_dir);
@@ -482,11 +496,10 @@ int run_resumable(const Args& a) {
     local_seen = 0;
   };
 
-  for (; st.epoch <= a.epochs; ++st.epoch, st.batch = 0, st.loss_sum = 0, st.seen = 0) {
-    ember::Generator gen;
-    gen.manual_seed(a.seed * 1000003ull + uint64_t(st.epoch));
+  while (st.epoch <= a.epochs) {
+    order_gen.set_state(st.order_rng);
     ember::Tensor order =
-        ember::randperm(n_train, gen, ember::TensorOptions().dtype(ember::kInt64));
+        ember::randperm(n_train, order_gen, ember::TensorOptions().dtype(ember::kInt64));
     const int64_t* perm = order.data_ptr<int64_t>();
     Progress bar(st.epoch, a.epochs, n_train);
     bar.set_enabled(lead);
@@ -544,11 +557,9 @@ int run_resumable(const Args& a) {
       std::fflush(stdout);
     }
     // The epoch-end checkpoint resumes at the start of the next epoch.
-    TrainState next = st;
-    next.epoch = st.epoch + 1, next.batch = 0, next.loss_sum = 0, next.seen = 0;
-    std::swap(st, next);
+    st.epoch += 1, st.batch = 0, st.loss_sum = 0, st.seen = 0;
+    st.order_rng = order_gen.get_state();
     checkpoint();
-    std::swap(st, next);
   }
   if (lead) {
     std::filesystem::create_directories(a.out);

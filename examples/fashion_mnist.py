@@ -112,8 +112,8 @@ def train_resumable(torch, args, train_x, train_y, test_x, test_y):
     else:
         net = model
     if lead:
-        print(f"{args.backend} | Fashion-MNIST CNN | {len(train_x)} training, {len(test_x)} test "
-              f"images | threads {torch.get_num_threads()}"
+        print(f"{args.backend} | Fashion-MNIST CNN | {len(train_x)} training, "
+              f"{args.test_limit or len(test_x)} test images | threads {torch.get_num_threads()}"
               + (f" | DDP on {world} ranks (gloo)" if args.ddp else ""))
         print(model)
 
