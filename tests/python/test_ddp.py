@@ -127,7 +127,6 @@ def _body_vs_torch(rank, world_size, opts, steps):
     import torch
 
     import ember.nn as enn
-    _init_both(rank, world_size)
     torch.manual_seed(0)
     t_model = _make_net(torch.nn, unused=opts.get("find_unused_parameters", False),
                         batchnorm=True)
@@ -159,27 +158,36 @@ def _body_vs_torch(rank, world_size, opts, steps):
     return t_state, e_state, grads
 
 
-@pytest.mark.parametrize("opts", [
+_TORCH_OPTS = [
     {},
     {"find_unused_parameters": True},
     {"gradient_as_bucket_view": True, "bucket_cap_mb": 0.001},
     {"broadcast_buffers": False},
-])
-def test_matches_torch_ddp(opts):
+]
+
+
+def _body_vs_torch_all(rank, world_size, steps):
+    _init_both(rank, world_size)
+    return [_body_vs_torch(rank, world_size, opts, steps) for opts in _TORCH_OPTS]
+
+
+def test_matches_torch_ddp():
     steps = 3
-    for rank, (t_state, e_state, grads) in enumerate(run_ranks(_body_vs_torch, 2, opts, steps,
-                                                               init=None, timeout=120)):
-        assert list(t_state) == list(e_state)  # "module." keys, as torch
-        assert all(k.startswith("module.") for k in e_state)
-        for k in t_state:
-            np.testing.assert_allclose(e_state[k], t_state[k], rtol=1e-4, atol=1e-5,
-                                       err_msg=f"rank {rank} {k}")
-        for step in range(steps):
-            t_g, e_g = grads[2 * step], grads[2 * step + 1]
-            for i, (a, b) in enumerate(zip(t_g, e_g)):
-                assert (a is None) == (b is None), (rank, step, i)  # unused: .grad stays None
-                if a is not None:
-                    np.testing.assert_allclose(b, a, rtol=1e-4, atol=1e-5)
+    res = run_ranks(_body_vs_torch_all, 2, steps, init=None, timeout=120)
+    for rank, per_opts in enumerate(res):
+        for opts, (t_state, e_state, grads) in zip(_TORCH_OPTS, per_opts):
+            where = f"rank {rank} {opts}"
+            assert list(t_state) == list(e_state)  # "module." keys, as torch
+            assert all(k.startswith("module.") for k in e_state)
+            for k in t_state:
+                np.testing.assert_allclose(e_state[k], t_state[k], rtol=1e-4, atol=1e-5,
+                                           err_msg=f"{where} {k}")
+            for step in range(steps):
+                t_g, e_g = grads[2 * step], grads[2 * step + 1]
+                for i, (a, b) in enumerate(zip(t_g, e_g)):
+                    assert (a is None) == (b is None), (where, step, i)  # unused: None
+                    if a is not None:
+                        np.testing.assert_allclose(b, a, rtol=1e-4, atol=1e-5, err_msg=where)
 
 
 # ---- 3. no_sync, static_graph, bucket views, comm hooks, join ----
@@ -327,11 +335,15 @@ def test_features():
 
 # ---- join: uneven inputs ----
 
+def _body_join_all(rank, world_size):
+    _init_both(rank, world_size)
+    return [_body_join(rank, world_size, d) for d in (True, False)]
+
+
 def _body_join(rank, world_size, divide_by_initial):
     import torch
 
     import ember.nn as enn
-    _init_both(rank, world_size)
     torch.manual_seed(0)
     t_model = _make_net(torch.nn, batchnorm=True)
     e_model = _make_net(enn, batchnorm=True)
@@ -351,15 +363,16 @@ def _body_join(rank, world_size, divide_by_initial):
     return res
 
 
-@pytest.mark.parametrize("divide_by_initial", [True, False])
-def test_join_uneven_inputs(divide_by_initial):
-    res = run_ranks(_body_join, 2, divide_by_initial, init=None, timeout=120)
-    for rank, r in enumerate(res):
-        for k in r["torch"]:
-            np.testing.assert_allclose(r["ember"][k], r["torch"][k], rtol=1e-4, atol=1e-5,
-                                       err_msg=f"rank {rank} {k}")
-            # The final model is the same everywhere (copied from the last rank to join).
-            np.testing.assert_array_equal(r["ember"][k], res[0]["ember"][k])
+def test_join_uneven_inputs():
+    res = run_ranks(_body_join_all, 2, init=None, timeout=120)
+    for case, divide_by_initial in enumerate((True, False)):
+        for rank in range(2):
+            r = res[rank][case]
+            for k in r["torch"]:
+                np.testing.assert_allclose(r["ember"][k], r["torch"][k], rtol=1e-4, atol=1e-5,
+                                           err_msg=f"rank {rank} {k} {divide_by_initial}")
+                # The final model is the same everywhere (copied from the last rank to join).
+                np.testing.assert_array_equal(r["ember"][k], res[0][case]["ember"][k])
 
 
 # ---- 4. bad input ----
