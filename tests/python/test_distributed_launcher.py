@@ -396,3 +396,23 @@ def test_workers_form_a_process_group(tmp_path):
     rc, out, err = launch("py", ["--nproc-per-node", "2", "--standalone", s])
     assert rc == 0, err
     assert rank_lines(out) == {0: ["sum 3.0 rank 0 of 2"], 1: ["sum 3.0 rank 1 of 2"]}
+
+
+@NEEDS_BIN
+def test_elastic_range_takes_who_joins_during_the_last_call(tmp_path):
+    s = script(tmp_path, "env.py", ENV_SCRIPT)
+    port = free_port()
+    common = ["--nnodes", "1:3", "--nproc-per-node", "1", "--rdzv-endpoint",
+              "127.0.0.1:%d" % port, "--rdzv-conf", "join_timeout=40,last_call_timeout=3"]
+    a = start("bin", common + [s])
+    b = start("bin", common + [s])
+    try:
+        out_a, err_a = a.communicate(timeout=TIMEOUT)
+        out_b, err_b = b.communicate(timeout=TIMEOUT)
+    finally:
+        _kill(a)
+        _kill(b)
+    assert a.returncode == 0 and b.returncode == 0, (err_a, err_b)
+    everyone = list(envs_of(out_a).values()) + list(envs_of(out_b).values())
+    assert sorted(int(e["RANK"]) for e in everyone) == [0, 1]
+    assert {e["WORLD_SIZE"] for e in everyone} == {"2"}
