@@ -8,7 +8,7 @@
 The script is written against PyTorch's API: `--backend torch` runs the very same code on
 PyTorch (for the side-by-side benchmark), `--backend ember` runs it with `import ember as torch`.
 
---ddp trains data-parallel under a launcher (`ember-run --nproc-per-node 2 /usr/bin/python3
+--ddp trains data-parallel under a launcher (`ember-run --nproc-per-node 2
 examples/fashion_mnist.py --ddp`, or torchrun with --backend torch): every rank draws the same
 global batches as the single-process run and takes its share of each; DistributedDataParallel
 averages the gradients. --checkpoint-dir checkpoints at each epoch's end and every
