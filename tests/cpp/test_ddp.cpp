@@ -445,3 +445,36 @@ TEST(DdpReducer, ZeroSizeParameterAndTwiceUsedLayer) {
     EXPECT_TRUE(w.grad().defined());
   });
 }
+
+// The usage shown in include/ember/nn/parallel/distributed.h.
+TEST(DdpWrapper, TrainingLoopKeepsReplicasEqual) {
+  std::vector<std::vector<Tensor>> finals(2);
+  std::vector<std::string> keys;
+  ember::manual_seed(10);
+  std::vector<Tensor> xs, ys;  // each rank its own data
+  for (int i = 0; i < 6; ++i) {
+    xs.push_back(ember::randn({4, 4}));
+    ys.push_back(ember::randint(0, 3, {4}));
+  }
+  run_ranks(2, [&](int rank, dist::ProcessGroupPtr pg) {
+    Net model;  // different initial weights: DDP broadcasts rank 0's
+    nn::parallel::DistributedDataParallelOptions o;
+    o.find_unused_parameters = true;
+    nn::parallel::DistributedDataParallel<Net> ddp(model, pg, o);
+    ember::optim::SGD opt(ddp.parameters(), ember::optim::SGDOptions(0.1).momentum(0.9));
+    for (int step = 0; step < 3; ++step) {
+      opt.zero_grad();
+      auto loss =
+          nn::functional::cross_entropy(ddp.forward(xs[2 * step + rank]), ys[2 * step + rank]);
+      loss.backward();
+      opt.step();
+    }
+    for (auto& p : model->parameters()) finals[rank].push_back(p.detach().clone());
+    if (rank == 0)
+      for (auto& kv : ddp.state_dict()) keys.push_back(kv.key());
+  });
+  for (size_t i = 0; i < finals[0].size(); ++i)
+    EXPECT_TRUE(finals[0][i].equal(finals[1][i])) << "parameter " << i;
+  ASSERT_FALSE(keys.empty());
+  EXPECT_EQ(keys[0], "module.fc1.weight");
+}

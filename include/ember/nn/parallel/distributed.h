@@ -30,7 +30,9 @@
 /// its all-reduce is started (asynchronously, while backward continues); buckets start in order.
 /// At the end of backward (autograd::queue_callback) the reducer waits for the all-reduces and
 /// writes the averages back into `.grad` — unless `gradient_as_bucket_view`, where each `.grad`
-/// is a view of its bucket and nothing is copied.
+/// is a view of its bucket and nothing is copied. Unlike torch, the buckets are fixed at
+/// construction (torch re-buckets once, in the order gradients arrived in the first iteration):
+/// the same assignment from the first iteration on, computed alike on every rank.
 
 #include <functional>
 #include <memory>
