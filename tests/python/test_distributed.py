@@ -254,13 +254,13 @@ def _more(R, rank, ws, T, dist, attempt, torch_mode):
                 senders.add((s, b.item()))
             got["any"] = sorted(senders)
             b = T.zeros(1)
-            w = dist.irecv(b)
+            w = dist.irecv(b, tag=5)
             w.wait()
             got["irecv_any"] = (w.source_rank(), b.item())
         else:
             dist.send(T.full((1,), float(rank * 10)), 0)
             if rank == ws - 1:
-                dist.send(T.full((1,), 7.0), 0)
+                dist.send(T.full((1,), 7.0), 0, tag=5)
         c = T.zeros(2)
         ops = [dist.P2POp(dist.isend, T.full((2,), float(rank)), nxt),
                dist.P2POp(dist.irecv, c, prv)]
