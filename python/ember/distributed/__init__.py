@@ -15,6 +15,7 @@ def is_available():
 if is_available():
     from ember.distributed.distributed_c10d import *  # noqa: F401,F403
     from ember.distributed.distributed_c10d import (  # noqa: F401
+        _DEFAULT_FIRST_BUCKET_BYTES,
         _all_gather_base,
         _get_default_group,
         _get_default_store,

@@ -30,6 +30,9 @@ DistStoreError = _d.DistStoreError
 DistNetworkError = _d.DistNetworkError
 
 default_pg_timeout = timedelta(minutes=30)
+# DistributedDataParallel's cap on the bucket of the first-registered parameters (torch's
+# dist._DEFAULT_FIRST_BUCKET_BYTES).
+_DEFAULT_FIRST_BUCKET_BYTES = 1024 * 1024
 
 __all__ = [
     "Backend", "DebugLevel", "DistBackendError", "DistError", "DistNetworkError",
