@@ -6,9 +6,12 @@ world size 2 over loopback:
     --batch images per rank): ember DDP vs torch DDP;
 (c) overlap: the share of the gradient all-reduce hidden behind backward,
     hidden = 1 - (t_ddp_step - t_local_step) / t_allreduce, clipped to [0, 1], where
-    t_local_step is the same step without DDP (both ranks busy, no communication) and
-    t_allreduce the all-reduce of the step's gradient buckets (DDP's bucket layout: 1 MiB for
-    the bucket of the first-registered parameters, 25 MiB for the others) run on their own.
+    t_local_step is the same step without DDP (both ranks busy, no communication; the
+    difference is the median over iterations that run one step of each back to back) and
+    t_allreduce the all-reduces of the step's gradient buckets (each library's own layout)
+    run on their own; with the default 25 MB buckets and with 0.25 MB ones (the first-bucket
+    cap lowered to match). It also prints the bucket layouts, and for ember how many bucket
+    all-reduces started before backward ended.
 
 Two pairs of rank processes (one pair ember, one pair torch) start once; the parent sends each
 measurement to one pair at a time, alternating between them, so both see the same machine.
@@ -49,20 +52,6 @@ def build_cnn(nn):
         nn.Flatten(), nn.Linear(1600, 128), nn.ReLU(), nn.Linear(128, 10))
 
 
-def bucket_sizes(params, cap_bytes):
-    """Element counts of the gradient buckets of a DDP with `bucket_cap_mb` = cap_bytes / 2**20:
-    parameters in reverse registration order, a new bucket when the next one would overflow
-    the cap. (The Fashion-MNIST CNN's 225,034 gradients, 0.86 MiB, fit in one bucket at
-    the default 25 MiB, and within DDP's 1 MiB first-bucket cap too.)"""
-    sizes, cur = [], 0
-    for p in reversed(params):
-        if cur and (cur + p.numel()) * 4 > cap_bytes:
-            sizes.append(cur)
-            cur = 0
-        cur += p.numel()
-    return sizes + ([cur] if cur else [])
-
-
 # DDP variants measured in (b)/(c): the default buckets, and small ones (so that the all-reduce
 # of the big fc1 bucket can run while backward computes the convolutions' gradients).
 CAPS_MB = {"default": 25.0, "small": 0.25}
@@ -80,21 +69,37 @@ def child(lib, batch):
     torch.manual_seed(0)
     local_model = build_cnn(torch.nn)
     local_opt = torch.optim.Adam(local_model.parameters(), lr=1e-3)
+    layouts = {}
     ddps, opts, grads = {}, {}, {}
+    params = list(local_model.parameters())
+    default_first = getattr(dist, "_DEFAULT_FIRST_BUCKET_BYTES", 1 << 20)
     for name, cap in CAPS_MB.items():
+        # Both libraries cap one bucket at dist._DEFAULT_FIRST_BUCKET_BYTES (1 MiB) whatever
+        # bucket_cap_mb says, which puts the whole CNN in one bucket: lower it to the cap.
+        first = min(default_first, int(cap * (1 << 20)))
+        dist._DEFAULT_FIRST_BUCKET_BYTES = first
         ddps[name] = torch.nn.parallel.DistributedDataParallel(build_cnn(torch.nn),
                                                                bucket_cap_mb=cap)
+        dist._DEFAULT_FIRST_BUCKET_BYTES = default_first
         opts[name] = torch.optim.Adam(ddps[name].parameters(), lr=1e-3)
-        grads[name] = [torch.zeros(n) for n in
-                       bucket_sizes(list(local_model.parameters()), cap * (1 << 20))]
+        if lib == "ember":
+            buckets = ddps[name].reducer.bucket_indices
+        else:
+            rev = params[::-1]
+            buckets = [[len(params) - 1 - i for i in b] for b in
+                       dist._compute_bucket_assignment_by_size(
+                           rev, [first, int(cap * (1 << 20))])[0]]
+        # The all-reduces of the step's buckets, in launch order, measured on their own.
+        grads[name] = [torch.zeros(sum(params[i].numel() for i in b)) for b in buckets]
+        layouts[name] = [sorted(b) for b in buckets]
     g = torch.Generator()
     g.manual_seed(rank)
     x = torch.randn(batch, 1, 28, 28, generator=g)
     y = torch.randint(0, 10, (batch,), generator=g)
     F = torch.nn.functional
 
-    def timed(fn, iters):
-        for _ in range(2):
+    def timed(fn, iters, warmup=2):
+        for _ in range(warmup):
             fn()
         out = []
         for _ in range(iters):
@@ -129,8 +134,21 @@ def child(lib, batch):
             res = timed(lambda: ddp_step(cmd[2]), int(cmd[1]))
         elif cmd[0] == "local":
             res = timed(local_step, int(cmd[1]))
+        elif cmd[0] == "overhead":
+            # DDP step minus local step, back to back in each iteration (drift cancels).
+            iters, name = int(cmd[1]), cmd[2]
+            res = []
+            for _ in range(iters):
+                t_ddp = timed(lambda: ddp_step(name), 1, warmup=0)[0]
+                t_local = timed(local_step, 1, warmup=0)[0]
+                res.append(t_ddp - t_local)
         elif cmd[0] == "grad_allreduce":
             res = timed(lambda: grad_allreduce(cmd[2]), int(cmd[1]))
+        elif cmd[0] == "info":
+            ddp = ddps[cmd[1]]
+            res = {"buckets": layouts[cmd[1]]}
+            if lib == "ember":
+                res.update(ddp._get_ddp_logging_data())
         else:
             res = {"error": f"unknown command {cmd}"}
         print(json.dumps(res), flush=True)
@@ -156,6 +174,14 @@ class Pair:
                 [sys.executable, os.path.abspath(__file__), "--child", lib, "--batch",
                  str(batch)], env=e, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
                 start_new_session=True))
+
+    def info(self, command):
+        """rank 0's answer to `command` (a dict)."""
+        for p in self.procs:
+            p.stdin.write(command + "\n")
+            p.stdin.flush()
+        answers = [json.loads(p.stdout.readline()) for p in self.procs]
+        return answers[0]
 
     def run(self, command):
         for p in self.procs:
@@ -241,6 +267,7 @@ def main():
         local = med(f"local {steps}")
         ddp = {v: med(f"ddp {steps} {v}") for v in CAPS_MB}
         ar = {v: med(f"grad_allreduce {steps} {v}") for v in CAPS_MB}
+        overhead = {v: med(f"overhead {steps} {v}") for v in CAPS_MB}
         print(f"\n(b) DDP step of the Fashion-MNIST CNN, {args.batch} images per rank, Adam "
               "(median ms)")
         print(f"{'':>34} | {'ember':>8} | {'torch':>8} | ember/torch")
@@ -255,12 +282,20 @@ def main():
 
         print("\n(c) all-reduce hidden behind backward: 1 - (t_ddp - t_local) / t_allreduce")
         for v, cap in CAPS_MB.items():
+            info = {pair.lib: pair.info(f"info {v}") for pair in pairs}
+            line = (f"bucket_cap_mb {cap:>5}: buckets (parameter indices, launch order) ember "
+                    f"{info['ember']['buckets']}, torch {info['torch']['buckets']}")
+            if "buckets_launched_during_backward" in info["ember"]:
+                line += (f"; ember launched {info['ember']['buckets_launched_during_backward']} "
+                         f"of {info['ember']['num_buckets']} during backward")
+            print(line)
+        for v, cap in CAPS_MB.items():
             for lib in ("ember", "torch"):
-                hidden = 1 - (ddp[v][lib] - local[lib]) / ar[v][lib]
+                hidden = 1 - overhead[v][lib] / ar[v][lib]
                 print(f"bucket_cap_mb {cap:>5} {lib:>6}: "
                       f"{min(1.0, max(0.0, hidden)) * 100:5.1f}% (unclipped {hidden * 100:.1f}%;"
-                      f" DDP overhead {(ddp[v][lib] - local[lib]) * 1e3:.2f} ms, all-reduce "
-                      f"{ar[v][lib] * 1e3:.2f} ms)")
+                      f" DDP step - local step {overhead[v][lib] * 1e3:.2f} ms (paired median),"
+                      f" all-reduce {ar[v][lib] * 1e3:.2f} ms)")
     finally:
         for pair in pairs:
             pair.close()
