@@ -398,6 +398,9 @@ def _more(R, rank, ws, T, dist, attempt, torch_mode):
         raises("p2p_op", lambda: dist.P2POp(dist.send, x, 0))
         raises("backend", lambda: dist.new_group([0], backend="nccl")
                if not dist.is_nccl_available() else None)
+        raises("new_group_rank", lambda: dist.new_group([0, ws + 1]))
+        raises("new_group_twice", lambda: dist.new_group([0, 0]))
+        raises("new_group_timeout", lambda: dist.new_group([0], timeout=5))
         # The group still works after the rejected calls.
         y = T.full((2,), float(rank))
         dist.all_reduce(y)
@@ -753,6 +756,9 @@ def test_bad_input(ws):
         assert kind("group_not_pg") == "TypeError"
         assert kind("init_twice") == "RuntimeError"
         assert kind("p2p_op") == "ValueError"
+        assert kind("new_group_rank") == "ValueError" and str(ws + 1) in b["new_group_rank"][1]
+        assert kind("new_group_twice") == "ValueError"
+        assert kind("new_group_timeout") == "RuntimeError"
         assert kind("backend") == "RuntimeError" and "NCCL" in b["backend"][1]
         np.testing.assert_array_equal(b["after"],
                                       np.full(2, float(sum(range(ws))), np.float32))
