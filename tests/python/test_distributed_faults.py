@@ -7,6 +7,8 @@ import signal
 import time
 from datetime import timedelta
 
+import pytest
+
 from _dist_util import RankDied, run_ranks
 
 PG_TIMEOUT = timedelta(seconds=4)
@@ -212,3 +214,34 @@ def test_monitored_barrier_names_the_missing_rank():
     assert is_backend and "[monitored_barrier]" in msg and "Rank 2" in msg, msg
     # Rank 1 is not released by rank 0: it raises too, within its own timeout.
     assert res[1] is not None and res[1][2], res[1]
+
+
+def _hang(rank, ws, pid_dir):
+    import subprocess
+    import sys
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
+    with open(os.path.join(pid_dir, f"{rank}.pids"), "w") as f:
+        f.write(f"{os.getpid()} {child.pid}")
+    time.sleep(600)
+
+
+def _alive(pid):
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().split(")")[-1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+def test_run_ranks_kills_hung_ranks_and_their_children(tmp_path):
+    with pytest.raises(TimeoutError, match="did not finish"):
+        run_ranks(_hang, 2, str(tmp_path), init=None, timeout=6)
+    pids = []
+    for r in range(2):
+        with open(tmp_path / f"{r}.pids") as f:
+            pids += [int(p) for p in f.read().split()]
+    assert len(pids) == 4
+    deadline = time.monotonic() + 10
+    while any(_alive(p) for p in pids) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not any(_alive(p) for p in pids)
