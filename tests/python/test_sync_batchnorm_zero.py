@@ -81,6 +81,51 @@ def run_bn_case(lib, name, rank, world_size, sync):
     return out
 
 
+DDP_BN_SPLIT = (5, 2)  # images per rank of each global batch of 7
+
+
+def ddp_bn_model(lib):
+    lib.manual_seed(0)
+    nn = lib.nn
+    model = nn.Sequential(nn.Conv2d(2, 4, 3), nn.BatchNorm2d(4), nn.ReLU(), nn.Flatten(),
+                          nn.Linear(4 * 4 * 4, 3), nn.BatchNorm1d(3))
+    rng = np.random.default_rng(11)
+    with lib.no_grad():
+        for p in model.parameters():
+            p.copy_(lib.tensor(rng.standard_normal(tuple(p.shape)).astype(np.float32) * 0.3))
+    return model
+
+
+def ddp_bn_data():
+    rng = np.random.default_rng(12)
+    n = sum(DDP_BN_SPLIT)
+    return [(rng.standard_normal((n, 2, 6, 6)).astype(np.float32),
+             rng.standard_normal((n, 3)).astype(np.float32)) for _ in range(3)]
+
+
+def run_ddp_bn(lib, rank, world_size):
+    """Three SGD steps of a model whose BatchNorms are converted to SyncBatchNorm, wrapped in
+    DDP, each rank on its (uneven) share of the global batch; the loss of a rank is its summed
+    loss x world size / global batch size, so DDP's average is the global batch's mean loss.
+    On one process (world_size 1): plain BatchNorm on the whole batch."""
+    model = ddp_bn_model(lib)
+    if world_size > 1:
+        model = lib.nn.SyncBatchNorm.convert_sync_batchnorm(model)
+        net = lib.nn.parallel.DistributedDataParallel(model)
+        lo = sum(DDP_BN_SPLIT[:rank])
+        hi = lo + DDP_BN_SPLIT[rank]
+    else:
+        net, lo, hi = model, 0, sum(DDP_BN_SPLIT)
+    opt = lib.optim.SGD(net.parameters(), lr=0.1)
+    n = sum(DDP_BN_SPLIT)
+    for x, y in ddp_bn_data():
+        opt.zero_grad()
+        loss = (net(lib.tensor(x[lo:hi])) - lib.tensor(y[lo:hi])).pow(2).sum()
+        (loss * (world_size / n)).backward()
+        opt.step()
+    return {k: v.detach().numpy().copy() for k, v in model.state_dict().items()}
+
+
 def zero_model(lib):
     lib.manual_seed(0)
     nn = lib.nn
@@ -120,8 +165,9 @@ def ranks_body(rank, world_size):
     from ember.distributed.optim import ZeroRedundancyOptimizer
 
     res = {"bn": {name: run_bn_case(ember, name, rank, world_size, True) for name in BN_CASES}}
+    res["ddp_bn"] = run_ddp_bn(ember, rank, world_size)
 
-    # Mixed modules through convert_sync_batchnorm, in a DDP-free two-rank step.
+    # ZeRO: every rank sees the same gradients (no DDP needed to compare with one Adam).
     data = zero_data()
     weights = zero_init_weights()
     for bucket_view in (False, True):
@@ -204,6 +250,17 @@ def ranks():
 
 # -------------------------------------------------------------------------------------------
 # SyncBatchNorm over two ranks == torch BatchNorm over the concatenated batch
+
+
+def test_sync_batchnorm_under_ddp_trains_as_one_process(ranks):
+    import torch
+    ref = run_ddp_bn(torch, 0, 1)
+    for r in ranks:
+        got = r["ddp_bn"]
+        assert sorted(got) == sorted(ref)
+        for k in ref:
+            np.testing.assert_allclose(got[k], ref[k].astype(got[k].dtype), rtol=1e-4,
+                                       atol=1e-5, err_msg=k)
 
 
 @pytest.mark.parametrize("name", list(BN_CASES))
