@@ -765,7 +765,9 @@ int run_main(const std::vector<std::string>& args, const std::string& python_exe
     write_all(2, usage_text(false) + "ember-run: error: " + e.what() + "\n");
     return 2;
   } catch (const std::exception& e) {
-    say(e.what());
+    std::string m = e.what();
+    if (m.rfind("[ember-run] ", 0) == 0) m.erase(0, 12);  // say() names the launcher already
+    say(m);
     return 1;
   }
 }

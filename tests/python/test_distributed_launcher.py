@@ -425,3 +425,20 @@ def test_elastic_range_takes_who_joins_during_the_last_call(tmp_path):
     everyone = list(envs_of(out_a).values()) + list(envs_of(out_b).values())
     assert sorted(int(e["RANK"]) for e in everyone) == [0, 1]
     assert {e["WORLD_SIZE"] for e in everyone} == {"2"}
+
+
+@NEEDS_BIN
+def test_rendezvous_times_out_when_a_node_never_comes(tmp_path):
+    s = script(tmp_path, "env.py", ENV_SCRIPT)
+    port = free_port()
+    rc, out, err = launch("bin", ["--nnodes", "2", "--rdzv-endpoint", "127.0.0.1:%d" % port,
+                                  "--rdzv-id", "lonely", "--rdzv-conf", "join_timeout=0.5", s])
+    assert rc == 1
+    assert ("ember-run: rendezvous timed out after 500 ms: 1 of 2 nodes joined round 0 at "
+            "127.0.0.1 (run id 'lonely')") in err, err
+    assert out == ""
+    # A node that is not the host finds no store at the endpoint.
+    rc, out, err = launch("bin", ["--nnodes", "2", "--node-rank", "1", "--rdzv-endpoint",
+                                  "127.0.0.1:%d" % port, "--rdzv-conf", "join_timeout=0.3", s])
+    assert rc == 1
+    assert "cannot connect to 127.0.0.1:%d within 300 ms" % port in err, err
