@@ -410,6 +410,37 @@ def test_zero_state_is_sharded(ranks):
         assert r["zero_bucket"]["local_state_shapes"] == owned
 
 
+def torch_zero_partition_body(rank, world_size):
+    import torch
+    from torch.distributed.optim import ZeroRedundancyOptimizer
+    torch.manual_seed(0)
+    shapes = [(7, 5), (7,), (3, 7), (3,), (4, 4), (16,), (2,), (5, 3)]
+    params = [torch.nn.Parameter(torch.zeros(s)) for s in shapes]
+    opt = ZeroRedundancyOptimizer([{"params": params[:4]}, {"params": params[4:], "lr": 0.5}],
+                                  torch.optim.Adam, lr=0.1)
+    return [[[tuple(p.shape) for p in g["params"]] for g in groups]
+            for groups in opt._partition_parameters()]
+
+
+def ember_zero_partition(world_size):
+    from ember.distributed.optim import ZeroRedundancyOptimizer
+    shapes = [(7, 5), (7,), (3, 7), (3,), (4, 4), (16,), (2,), (5, 3)]
+    params = [ember.nn.Parameter(ember.zeros(s)) for s in shapes]
+    opt = ZeroRedundancyOptimizer.__new__(ZeroRedundancyOptimizer)
+    # The partition alone, without a process group: the same greedy pass ranks run.
+    opt.world_size = world_size
+    opt._partition_cache = []
+    opt.param_groups = [{"params": params[:4]}, {"params": params[4:], "lr": 0.5}]
+    return [[[tuple(p.shape) for p in g["params"]] for g in groups]
+            for groups in opt._partition_parameters()]
+
+
+def test_zero_partition_matches_torch():
+    # torch 1.13's ZeroRedundancyOptimizer on two gloo ranks is the oracle.
+    want = run_ranks(torch_zero_partition_body, 2, init="torch", timeout=60)[0]
+    assert ember_zero_partition(2) == want
+
+
 def test_zero_consolidated_state_dict_equals_adams(ranks):
     _, ref = torch_adam_reference(ZERO_STEPS, (0.01, 0.02))
     got = ranks[0]["zero_state_dict"]
