@@ -85,10 +85,10 @@ def _init_both(rank, world_size):
 def _body_full_batch(rank, world_size):
     import ember.nn as nn
     from ember.nn.parallel import DistributedDataParallel as DDP
-    import ember.nn.parallel.distributed as ddp_mod
+    import ember.distributed as dist
     ember.manual_seed(100 + rank)  # different weights per rank: DDP broadcasts rank 0's
     model = _make_net(nn)
-    ddp_mod._DEFAULT_FIRST_BUCKET_BYTES = 1024
+    dist._DEFAULT_FIRST_BUCKET_BYTES = 1024
     ddp = DDP(model, bucket_cap_mb=0.002)  # three buckets on this small net
     per = 2
     x, y = _batch(7, per * world_size)
