@@ -5,7 +5,6 @@ the wrapped module, and so does ember's. DistributedDataParallel replicates the 
 processes and averages gradients over ember.distributed (see distributed.py).
 """
 
-import ember
 from ember.nn.modules.module import Module
 
 __all__ = ["DataParallel", "DistributedDataParallel", "data_parallel"]
