@@ -453,6 +453,38 @@ def _more(R, rank, ws, T, dist, attempt, torch_mode):
     R["info"] = (dist.get_rank(), dist.get_world_size(), dist.get_backend(),
                  dist.is_initialized(), str(dist.get_backend()))
 
+    def sampler():
+        from ember.utils.data import DistributedSampler
+        return list(DistributedSampler(list(range(10)), shuffle=False))
+    attempt("sampler", sampler)
+
+    def init_methods():
+        import os
+        from _dist_util import connect_store, free_port
+        s = connect_store()
+        if rank == 0:
+            s.set("tcp_port", str(free_port()))
+        tcp_port = int(s.get("tcp_port"))
+        file_path = os.path.join(os.environ["EMBER_TEST_RDZV_DIR"], "init_file")
+        dist.barrier()
+        dist.destroy_process_group()
+        got = []
+        for method in ("env://", f"tcp://127.0.0.1:{tcp_port}", f"file://{file_path}"):
+            if method.startswith("env"):
+                dist.init_process_group("gloo", timeout=timedelta(seconds=30))
+            else:
+                dist.init_process_group(backend=None, init_method=method, rank=rank,
+                                        world_size=ws, timeout=timedelta(seconds=30))
+            x = T.full((2,), float(rank + 1))
+            dist.all_reduce(x)
+            got.append((method.split(":")[0], dist.get_rank(), dist.get_world_size(),
+                        x.tolist(), dist.is_initialized()))
+            dist.destroy_process_group()
+            got.append(dist.is_initialized())
+        return got
+    # Last: it ends with no default group.
+    attempt("init_methods", init_methods)
+
 
 def _small(rank, ws):
     """World size 4: all_reduce over every dtype and op, broadcast and all_gather."""
@@ -799,34 +831,26 @@ def test_process_group_object(ws):
         np.testing.assert_array_equal(y, np.full(2, ws - 1.0, np.float32))
 
 
-def _init_methods(rank, ws, tcp_port, file_path):
-    """env://, tcp:// and file:// one after the other in the same processes."""
-    import ember
-    import ember.distributed as dist
-    got = []
-    for method in ("env://", f"tcp://127.0.0.1:{tcp_port}", f"file://{file_path}"):
-        if method.startswith("env"):
-            dist.init_process_group("gloo", timeout=timedelta(seconds=30))
-        else:
-            dist.init_process_group(backend=None, init_method=method, rank=rank, world_size=ws,
-                                    timeout=timedelta(seconds=30))
-        x = ember.full((2,), float(rank + 1))
-        dist.all_reduce(x)
-        got.append((method.split(":")[0], dist.get_rank(), dist.get_world_size(), x.tolist(),
-                    dist.is_initialized()))
-        dist.destroy_process_group()
-        got.append(dist.is_initialized())
-    return got
+@pytest.mark.parametrize("ws", WS)
+def test_distributed_sampler_reads_the_group(ws):
+    """DistributedSampler with num_replicas/rank None asks the default group."""
+    res = _run(("ember", ws))
+    padded = list(range(10)) + list(range(10))[:-10 % ws]  # torch pads to a multiple of ws
+    for r in range(ws):
+        assert res[r]["sampler"] == padded[r::ws]
 
 
-def test_init_methods(tmp_path):
-    from _dist_util import free_port
-    res = run_ranks(_init_methods, 2, free_port(), str(tmp_path / "rdzv"), init=None,
-                    timeout=60)
-    for r in range(2):
-        assert res[r] == [("env", r, 2, [3.0, 3.0], True), False,
-                          ("tcp", r, 2, [3.0, 3.0], True), False,
-                          ("file", r, 2, [3.0, 3.0], True), False]
+@pytest.mark.parametrize("ws", WS)
+def test_init_methods(ws):
+    """After the battery: destroy, then env://, tcp:// and file:// in the same processes."""
+    res = _run(("ember", ws))
+    total = float(sum(range(1, ws + 1)))
+    for r in range(ws):
+        got = res[r]["init_methods"]
+        assert not _is_err(got), got
+        assert got == [("env", r, ws, [total] * 2, True), False,
+                       ("tcp", r, ws, [total] * 2, True), False,
+                       ("file", r, ws, [total] * 2, True), False]
 
 
 def test_blocking_store_get_releases_the_gil():
@@ -1074,14 +1098,3 @@ def test_tcp_store_connect_refused():
             dist.TCPStore("127.0.0.1", port, 2, False, timedelta(milliseconds=300))
     with pytest.raises(ValueError):
         dist.TCPStore("127.0.0.1", 70000, 1, True)
-
-
-def test_distributed_sampler_reads_the_group():
-    """DistributedSampler with num_replicas/rank None asks the default group."""
-    res = run_ranks(_sampler_body, 2, timeout=60)
-    assert res[0] == list(range(0, 10, 2)) and res[1] == list(range(1, 10, 2))
-
-
-def _sampler_body(rank, ws):
-    from ember.utils.data import DistributedSampler
-    return list(DistributedSampler(list(range(10)), shuffle=False))
