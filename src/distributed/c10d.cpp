@@ -194,9 +194,13 @@ int to_group_rank(const char* op, const ProcessGroupPtr& pg, int global_rank, co
       ")"));
 }
 
-WorkPtr finish(const WorkPtr& w, bool async_op) {
-  if (async_op) return w;
-  w->wait();
+// Issues a collective with `issue` and waits for it unless async_op; a waited-for collective
+// may run on this thread (detail::InlineSyncScope).
+template <class F>
+WorkPtr finish(F&& issue, bool async_op) {
+  if (async_op) return issue();
+  detail::InlineSyncScope inline_sync;
+  issue()->wait();
   return nullptr;
 }
 
@@ -367,7 +371,7 @@ WorkPtr broadcast(Tensor& tensor, int src, const ProcessGroupPtr& group, bool as
   BroadcastOptions o;
   o.root_rank = to_group_rank("broadcast", pg, src, "source");
   std::vector<Tensor> ts{tensor};
-  return finish(pg->broadcast(ts, o), async_op);
+  return finish([&] { return pg->broadcast(ts, o); }, async_op);
 }
 
 WorkPtr all_reduce(Tensor& tensor, ReduceOp op, const ProcessGroupPtr& group, bool async_op) {
@@ -375,7 +379,7 @@ WorkPtr all_reduce(Tensor& tensor, ReduceOp op, const ProcessGroupPtr& group, bo
   AllreduceOptions o;
   o.reduce_op = op;
   std::vector<Tensor> ts{tensor};
-  return finish(pg->allreduce(ts, o), async_op);
+  return finish([&] { return pg->allreduce(ts, o); }, async_op);
 }
 
 WorkPtr reduce(Tensor& tensor, int dst, ReduceOp op, const ProcessGroupPtr& group, bool async_op) {
@@ -384,7 +388,7 @@ WorkPtr reduce(Tensor& tensor, int dst, ReduceOp op, const ProcessGroupPtr& grou
   o.reduce_op = op;
   o.root_rank = to_group_rank("reduce", pg, dst, "destination");
   std::vector<Tensor> ts{tensor};
-  return finish(pg->reduce(ts, o), async_op);
+  return finish([&] { return pg->reduce(ts, o); }, async_op);
 }
 
 WorkPtr all_gather(std::vector<Tensor>& tensor_list, const Tensor& tensor,
@@ -392,14 +396,14 @@ WorkPtr all_gather(std::vector<Tensor>& tensor_list, const Tensor& tensor,
   auto pg = resolve("all_gather", group);
   std::vector<std::vector<Tensor>> outs{tensor_list};
   std::vector<Tensor> ins{tensor};
-  return finish(pg->allgather(outs, ins), async_op);
+  return finish([&] { return pg->allgather(outs, ins); }, async_op);
 }
 
 WorkPtr all_gather_into_tensor(Tensor& output, const Tensor& input, const ProcessGroupPtr& group,
                                bool async_op) {
   auto pg = resolve("all_gather_into_tensor", group);
   Tensor in = input;
-  return finish(pg->allgather_into_tensor(output, in), async_op);
+  return finish([&] { return pg->allgather_into_tensor(output, in); }, async_op);
 }
 
 WorkPtr gather(const Tensor& tensor, std::vector<Tensor>* gather_list, int dst,
@@ -418,7 +422,7 @@ WorkPtr gather(const Tensor& tensor, std::vector<Tensor>* gather_list, int dst,
                       "] gather_list must not be given on non-destination ranks");
   }
   std::vector<Tensor> ins{tensor};
-  return finish(pg->gather(outs, ins, o), async_op);
+  return finish([&] { return pg->gather(outs, ins, o); }, async_op);
 }
 
 WorkPtr scatter(Tensor& tensor, const std::vector<Tensor>* scatter_list, int src,
@@ -437,7 +441,7 @@ WorkPtr scatter(Tensor& tensor, const std::vector<Tensor>* scatter_list, int src
                       "] scatter_list must not be given on non-source ranks");
   }
   std::vector<Tensor> outs{tensor};
-  return finish(pg->scatter(outs, ins, o), async_op);
+  return finish([&] { return pg->scatter(outs, ins, o); }, async_op);
 }
 
 WorkPtr reduce_scatter(Tensor& output, const std::vector<Tensor>& input_list, ReduceOp op,
@@ -447,7 +451,7 @@ WorkPtr reduce_scatter(Tensor& output, const std::vector<Tensor>& input_list, Re
   o.reduce_op = op;
   std::vector<Tensor> outs{output};
   std::vector<std::vector<Tensor>> ins{input_list};
-  return finish(pg->reduce_scatter(outs, ins, o), async_op);
+  return finish([&] { return pg->reduce_scatter(outs, ins, o); }, async_op);
 }
 
 WorkPtr reduce_scatter_tensor(Tensor& output, const Tensor& input, ReduceOp op,
@@ -456,14 +460,14 @@ WorkPtr reduce_scatter_tensor(Tensor& output, const Tensor& input, ReduceOp op,
   ReduceScatterOptions o;
   o.reduce_op = op;
   Tensor in = input;
-  return finish(pg->reduce_scatter_tensor(output, in, o), async_op);
+  return finish([&] { return pg->reduce_scatter_tensor(output, in, o); }, async_op);
 }
 
 WorkPtr all_to_all(std::vector<Tensor>& output_list, const std::vector<Tensor>& input_list,
                    const ProcessGroupPtr& group, bool async_op) {
   auto pg = resolve("all_to_all", group);
   std::vector<Tensor> ins = input_list;
-  return finish(pg->alltoall(output_list, ins), async_op);
+  return finish([&] { return pg->alltoall(output_list, ins); }, async_op);
 }
 
 WorkPtr all_to_all_single(Tensor& output, const Tensor& input,
@@ -473,13 +477,16 @@ WorkPtr all_to_all_single(Tensor& output, const Tensor& input,
   auto pg = resolve("all_to_all_single", group);
   Tensor in = input;
   return finish(
-      pg->alltoall_base(output, in, std::move(output_split_sizes), std::move(input_split_sizes)),
+      [&] {
+        return pg->alltoall_base(output, in, std::move(output_split_sizes),
+                                 std::move(input_split_sizes));
+      },
       async_op);
 }
 
 WorkPtr barrier(const ProcessGroupPtr& group, bool async_op) {
   auto pg = resolve("barrier", group);
-  return finish(pg->barrier(), async_op);
+  return finish([&] { return pg->barrier(); }, async_op);
 }
 
 void monitored_barrier(const ProcessGroupPtr& group, Milliseconds timeout, bool wait_all_ranks) {
@@ -606,6 +613,7 @@ std::vector<int64_t> gather_sizes(const ProcessGroupPtr& pg, int64_t mine) {
 
 std::vector<std::string> all_gather_object(const std::string& obj, const ProcessGroupPtr& group) {
   auto pg = resolve("all_gather_object", group);
+  detail::InlineSyncScope inline_sync;
   auto sizes = gather_sizes(pg, int64_t(obj.size()));
   int64_t mx = *std::max_element(sizes.begin(), sizes.end());
   std::vector<Tensor> outs;
@@ -622,6 +630,7 @@ std::vector<std::string> all_gather_object(const std::string& obj, const Process
 void broadcast_object_list(std::vector<std::string>& objs, int src, const ProcessGroupPtr& group) {
   const char* op = "broadcast_object_list";
   auto pg = resolve(op, group);
+  detail::InlineSyncScope inline_sync;
   int root = to_group_rank(op, pg, src, "source");
   bool is_root = pg->rank() == root;
   BroadcastOptions bo;
@@ -655,6 +664,7 @@ std::string scatter_object_list(const std::vector<std::string>& scatter_objs, in
                                 const ProcessGroupPtr& group) {
   const char* op = "scatter_object_list";
   auto pg = resolve(op, group);
+  detail::InlineSyncScope inline_sync;
   int root = to_group_rank(op, pg, src, "source");
   bool is_root = pg->rank() == root;
   const int n = pg->size();
@@ -688,6 +698,7 @@ std::vector<std::string> gather_object(const std::string& obj, int dst,
                                        const ProcessGroupPtr& group) {
   const char* op = "gather_object";
   auto pg = resolve(op, group);
+  detail::InlineSyncScope inline_sync;
   int root = to_group_rank(op, pg, dst, "destination");
   bool is_root = pg->rank() == root;
   auto sizes = gather_sizes(pg, int64_t(obj.size()));

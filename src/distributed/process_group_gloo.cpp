@@ -169,6 +169,8 @@ void ignore_sigpipe_once() {
 
 // ---- ProcessGroupGloo ------------------------------------------------------------------------
 
+thread_local bool t_inline_sync = false;
+
 namespace {
 // Set by a group destroyed on its own worker thread (see ~ProcessGroupGloo).
 thread_local bool t_destroyed_on_this_thread = false;
@@ -260,12 +262,24 @@ WorkPtr ProcessGroupGloo::enqueue(const char* name, Milliseconds timeout, Finger
                     "] the timeout must be positive, got ", timeout.count(), " ms");
   std::shared_ptr<GlooWork> work;
   {
-    std::lock_guard<std::mutex> g(mu_);
+    std::unique_lock<std::mutex> lk(mu_);
     EMBER_CHECK(!stop_, "[", name, "] the process group was destroyed");
     uint64_t seq = next_seq_++;
     fp.seq = seq;
     work = std::make_shared<GlooWork>(name, seq);
-    queue_.push_back(Job{work, std::move(body), fp, op_timeout(timeout), std::move(outputs)});
+    Job job{work, std::move(body), fp, op_timeout(timeout), std::move(outputs)};
+    if (t_inline_sync && queue_.empty() && !running_) {
+      running_ = true;
+      lk.unlock();
+      run(job);
+      lk.lock();
+      running_ = false;
+      bool more = !queue_.empty();
+      lk.unlock();
+      if (more) cv_.notify_one();
+      return work;
+    }
+    queue_.push_back(std::move(job));
   }
   cv_.notify_one();
   return work;
@@ -276,14 +290,19 @@ void ProcessGroupGloo::worker_loop() {
     Job job;
     {
       std::unique_lock<std::mutex> lk(mu_);
-      cv_.wait(lk, [&] { return stop_ || !queue_.empty(); });
+      cv_.wait(lk, [&] { return (stop_ && !running_) || (!queue_.empty() && !running_); });
       if (queue_.empty()) return;
       job = std::move(queue_.front());
       queue_.pop_front();
+      running_ = true;
     }
     std::shared_ptr<ProcessGroupGloo> keep = weak_from_this().lock();
     run(job);
     job = Job{};
+    {
+      std::lock_guard<std::mutex> g(mu_);
+      running_ = false;
+    }
     t_destroyed_on_this_thread = false;
     keep.reset();
     if (t_destroyed_on_this_thread) return;

@@ -53,6 +53,16 @@ class GlooWork : public Work {
   std::vector<std::function<void()>> callbacks_;
 };
 
+/// Set (by InlineSyncScope) while the front end issues a collective it will wait for at once:
+/// when the group is idle, the collective then runs on the calling thread (no hand-off to the
+/// worker and back), in the same order it would have had on the worker.
+extern thread_local bool t_inline_sync;
+struct InlineSyncScope {
+  bool prev;
+  InlineSyncScope() : prev(t_inline_sync) { t_inline_sync = true; }
+  ~InlineSyncScope() { t_inline_sync = prev; }
+};
+
 /// A tensor as Gloo sees it: contiguous, conjugation resolved. `buf` is `user` itself when
 /// that already holds, else a copy written back to `user` after the operation.
 struct Staged {
@@ -134,7 +144,8 @@ class ProcessGroupGloo final : public ProcessGroup,
   std::deque<Job> queue_;
   uint64_t next_seq_ = 0;  // guarded by mu_
   bool stop_ = false;
-  std::string broken_;  // the first transport failure: the group is unusable after it
+  bool running_ = false;  // a job is running (on the worker or inline): the next one waits
+  std::string broken_;    // the first transport failure: the group is unusable after it
   std::thread worker_;
 
   // Point-to-point operations each wait on a thread of their own (so no wait blocks another).
