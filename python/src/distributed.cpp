@@ -286,12 +286,23 @@ void init_process_group_classes(py::module_& dm) {
             w.add_callback([cb] { (*cb)(); });
           },
           py::arg("fn"))
+      .def("__repr__",
+           [](d::Work& w) {
+             return "<ember.distributed.Work " + w.name() + " #" +
+                    std::to_string(w.sequence_number()) +
+                    (w.is_completed() ? " (completed)>" : " (running)>");
+           })
       .def("get_future", [](const d::WorkPtr& w) {
         return py::module_::import("ember.futures").attr("_from_work")(w);
       });
 
   py::class_<d::ProcessGroup, d::ProcessGroupPtr>(dm, "ProcessGroup",
                                                   "A set of ranks that run collectives together")
+      .def("__repr__",
+           [](const d::ProcessGroup& g) {
+             return "<ember.distributed.ProcessGroup " + g.backend_name() + ", rank " +
+                    std::to_string(g.rank()) + " of " + std::to_string(g.size()) + ">";
+           })
       .def("rank", &d::ProcessGroup::rank)
       .def("size", &d::ProcessGroup::size)
       .def("name", &d::ProcessGroup::backend_name)

@@ -447,6 +447,10 @@ def _more(R, rank, ws, T, dist, attempt, torch_mode):
         y = T.full((2,), float(rank))
         pg.broadcast([y], ws - 1).wait()
         pg.barrier().wait()
+        assert repr(pg) == f"<ember.distributed.ProcessGroup gloo, rank {rank} of {ws}>"
+        w = pg.barrier()
+        w.wait()
+        assert repr(w).startswith("<ember.distributed.Work barrier #") and "completed" in repr(w)
         return pg.rank(), pg.size(), pg.name(), _np(T, x), _np(T, y)
     attempt("process_group_object", process_group_object)
 
