@@ -203,7 +203,8 @@ std::string FaultReporter::report(const std::string& op, uint64_t seq, double el
       if (store_->check({key(r)})) last = std::stoll(store_->get_string(key(r)));
       if (last < int64_t(seq)) {
         missing.push_back(r);
-        last_seen.push_back(last < 0 ? "no collective" : "#" + std::to_string(last));
+        last_seen.push_back(last < 0 ? std::string("no collective")
+                                     : std::string(1, '#').append(std::to_string(last)));
       }
     } catch (const std::exception& e) {
       store_error = e.what();
