@@ -408,11 +408,19 @@ def test_workers_form_a_process_group(tmp_path):
 
 
 @NEEDS_BIN
-def test_elastic_range_takes_who_joins_during_the_last_call(tmp_path):
+def test_elastic_range(tmp_path):
     s = script(tmp_path, "env.py", ENV_SCRIPT)
+    # Alone in --nnodes 1:2: the last call ends, the round closes with one node.
     port = free_port()
-    common = ["--nnodes", "1:3", "--nproc-per-node", "1", "--rdzv-endpoint",
-              "127.0.0.1:%d" % port, "--rdzv-conf", "join_timeout=40,last_call_timeout=3"]
+    rc, out, err = launch("bin", ["--nnodes", "1:2", "--nproc-per-node", "2", "--rdzv-endpoint",
+                                  "127.0.0.1:%d" % port, "--rdzv-conf", "last_call_timeout=0.3",
+                                  s])
+    assert rc == 0, err
+    assert {e["WORLD_SIZE"] for e in envs_of(out).values()} == {"2"}
+    # Two agents in --nnodes 1:2: the second one completes MAX and closes the round at once.
+    port = free_port()
+    common = ["--nnodes", "1:2", "--nproc-per-node", "1", "--rdzv-endpoint",
+              "127.0.0.1:%d" % port, "--rdzv-conf", "join_timeout=40,last_call_timeout=30"]
     a = start("bin", common + [s])
     b = start("bin", common + [s])
     try:
