@@ -153,7 +153,10 @@ std::vector<std::vector<size_t>> Reducer::compute_bucket_assignment(
   };
   std::map<int, Open> open;  // by dtype
   std::vector<std::vector<size_t>> out;
-  for (size_t i = 0; i < params.size(); ++i) {
+  // Walk the parameters in reverse registration order, the order their gradients are
+  // expected to become ready: the small first bucket then holds the last layers, so its
+  // all-reduce starts early (the layout torch's DDP rebuilds its buckets into after step 1).
+  for (size_t i = params.size(); i-- > 0;) {
     Open& b = open[int(params[i].dtype())];
     b.idx.push_back(i);
     b.bytes += int64_t(params[i].nbytes());
@@ -167,9 +170,9 @@ std::vector<std::vector<size_t>> Reducer::compute_bucket_assignment(
   }
   for (auto& [k, b] : open)
     if (!b.idx.empty()) out.push_back(std::move(b.idx));
-  // Registration order, then reversed: the last layers' gradients are ready first.
-  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a[0] < b[0]; });
-  std::reverse(out.begin(), out.end());
+  // Indices ascending inside a bucket; buckets by their first index, descending (launch order).
+  for (auto& b : out) std::sort(b.begin(), b.end());
+  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a[0] > b[0]; });
   return out;
 }
 

@@ -179,10 +179,11 @@ TEST(DdpBuckets, ReverseOrderWithFirstBucketCap) {
   auto b = dist::Reducer::compute_bucket_assignment(ps, 50, 100);
   std::vector<std::vector<size_t>> want{{2, 3}, {0, 1}};
   EXPECT_EQ(b, want);
-  // Defaults: 800 KB parameters; the first bucket (1 MiB) closes after the second one.
+  // Defaults: 800 KB parameters, walked from the last: the first bucket (1 MiB) closes after
+  // the second one it takes.
   std::vector<Tensor> big{f(200000), f(200000), f(200000)};
   b = dist::Reducer::compute_bucket_assignment(big, 1 << 20, 25 << 20);
-  want = {{2}, {0, 1}};
+  want = {{1, 2}, {0}};
   EXPECT_EQ(b, want);
   // One dtype per bucket.
   std::vector<Tensor> mixed{f(10), f(10, ember::kDouble), f(10), f(0)};

@@ -89,7 +89,7 @@ def _body_full_batch(rank, world_size):
     ember.manual_seed(100 + rank)  # different weights per rank: DDP broadcasts rank 0's
     model = _make_net(nn)
     dist._DEFAULT_FIRST_BUCKET_BYTES = 1024
-    ddp = DDP(model, bucket_cap_mb=0.002)  # three buckets on this small net
+    ddp = DDP(model, bucket_cap_mb=0.001)  # three buckets: [fc2, fc1], [conv2], [conv1]
     per = 2
     x, y = _batch(7, per * world_size)
     xs = ember.tensor(x[rank * per:(rank + 1) * per])
