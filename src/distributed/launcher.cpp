@@ -148,6 +148,7 @@ struct Failure {
   int exit_code = 1;
   bool restartable = true;
   std::string what;
+  bool remote = false;  // seen by another node's agent
 };
 
 std::string describe_status(const Worker& w) {
@@ -253,6 +254,7 @@ class Agent {
                                : std::string()) +
             ": " + failure->what);
       }
+      if (!failure->restartable && failure->remote) say("stopped: " + failure->what);
       code = failure->exit_code;
       break;
     }
@@ -304,8 +306,8 @@ class Agent {
       try {
         store = std::make_shared<TCPStore>(host, o);
         hosting_ = true;
-      } catch (const DistNetworkError& e) {
-        if (must_host) throw;
+      } catch (const DistNetworkError&) {
+        if (must_host) throw;  // --node-rank 0 hosts; otherwise another agent got there first
       }
     }
     if (!store) {
@@ -648,6 +650,7 @@ class Agent {
     f.exit_code = std::stoi(v.substr(0, a));
     f.restartable = v.substr(a + 1, b - a - 1) == "1";
     f.what = v.substr(b + 1);
+    f.remote = true;
     return f;
   }
 

@@ -19,7 +19,6 @@ import pytest
 
 import ember
 
-HERE = os.path.dirname(os.path.abspath(__file__))
 TIMEOUT = 60
 
 
@@ -450,3 +449,34 @@ def test_rendezvous_times_out_when_a_node_never_comes(tmp_path):
                                   "127.0.0.1:%d" % port, "--rdzv-conf", "join_timeout=0.3", s])
     assert rc == 1
     assert "cannot connect to 127.0.0.1:%d within 300 ms" % port in err, err
+
+
+@NEEDS_BIN
+def test_sigterm_to_one_agent_stops_every_node(tmp_path):
+    s = script(tmp_path, "sleep2.py", """
+        import os, sys, time
+        open(os.path.join(sys.argv[1], os.environ["RANK"]), "w").close()
+        time.sleep(60)
+    """)
+    port = free_port()
+    common = ["--nnodes", "2", "--nproc-per-node", "1", "--max-restarts", "3",
+              "--rdzv-endpoint", "127.0.0.1:%d" % port, "--rdzv-conf", "join_timeout=40",
+              "--node-rank"]
+    a = start("bin", common + ["0", s, str(tmp_path)])
+    b = start("bin", common + ["1", s, str(tmp_path)])
+    try:
+        deadline = time.monotonic() + 30
+        while not all((tmp_path / r).exists() for r in ("0", "1")):
+            assert time.monotonic() < deadline, "the workers did not start"
+            time.sleep(0.05)
+        os.kill(a.pid, signal.SIGTERM)
+        out_a, err_a = a.communicate(timeout=TIMEOUT)
+        out_b, err_b = b.communicate(timeout=TIMEOUT)
+    finally:
+        _kill(a)
+        _kill(b)
+    # Not restarted: an interrupt ends the job on every node.
+    assert a.returncode == 128 + signal.SIGTERM, err_a
+    assert b.returncode == 128 + signal.SIGTERM, err_b
+    assert "stopped: the agent of node 0 received SIGTERM" in err_b, err_b
+    assert "restarting" not in err_a + err_b
