@@ -462,6 +462,23 @@ TEST(TCPStore, ServerSurvivesAClientKilledDuringAParkedGet) {
   EXPECT_EQ(late.get_string("child_ready"), "1");
 }
 
+TEST(TCPStore, ServerDropsAGarbledConnectionAndServesOthers) {
+  TCPStore server("127.0.0.1", server_opts());
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  a.sin_port = htons(server.port());
+  ASSERT_EQ(connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
+  const unsigned char junk[] = {0xFF, 1, 2, 3};
+  ASSERT_EQ(write(fd, junk, sizeof junk), static_cast<ssize_t>(sizeof junk));
+  char c;
+  EXPECT_EQ(read(fd, &c, 1), 0);  // the server closed it
+  close(fd);
+  server.set("still", "here");
+  EXPECT_EQ(server.get_string("still"), "here");
+}
+
 TEST(TCPStore, BadInput) {
   EXPECT_THROW(TCPStore("", server_opts()), ValueError);
   auto o = server_opts();
