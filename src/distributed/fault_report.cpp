@@ -219,6 +219,10 @@ std::string FaultReporter::report(const std::string& op, uint64_t seq, double el
     os << "the other ranks' progress could not be read from the store (" << store_error << ")";
   } else if (missing.empty()) {
     os << "every rank entered it";
+    if (cause.find("Timed out") != std::string::npos) {
+      os << " (ranks whose byte counts, dtypes, reduce ops or roots differ never exchange data: "
+            "EMBER_DISTRIBUTED_DEBUG=DETAIL names the rank that differs)";
+    }
   } else {
     os << (missing.size() == 1 ? "rank [" : "ranks [");
     for (size_t i = 0; i < missing.size(); ++i) os << (i ? ", " : "") << missing[i];

@@ -256,8 +256,30 @@ uint64_t ProcessGroupGloo::sequence_number() const {
   return next_seq_;
 }
 
+// Note [Collective tags]
+// Gloo matches the messages of two ranks by slot, which it derives from the operation's tag. The
+// tag is the collective's sequence number (low 16 bits: only one collective runs at a time)
+// beside a 15-bit hash of what every rank must agree on: the byte count, dtype, reduce op and
+// root. Ranks that disagree (a user error) then use different slots, so their messages never
+// meet and the collective times out with a report, where Gloo would otherwise abort the
+// process (a message longer than the buffer posted for it) or return wrong sums. Sends and
+// receives likewise carry a hash of their byte count in their slots: a receive takes only a
+// message of its own size. Bit 15 stays clear, keeping collective tags apart from the DETAIL
+// fingerprint exchange's.
+static uint32_t collective_tag(uint64_t seq, size_t nbytes, const Fingerprint& fp) {
+  uint64_t h = 0x9e3779b97f4a7c15ull;
+  for (uint64_t v : {uint64_t(nbytes), uint64_t(uint32_t(fp.dtype)),
+                     uint64_t(uint32_t(fp.reduce_op)), uint64_t(uint32_t(fp.root))}) {
+    h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+  }
+  h ^= h >> 29;
+  h *= 0xbf58476d1ce4e5b9ull;
+  h ^= h >> 32;
+  return (uint32_t(seq & 0xffff) << 16) | uint32_t(h & 0x7fff);
+}
+
 WorkPtr ProcessGroupGloo::enqueue(const char* name, Milliseconds timeout, Fingerprint fp,
-                                  std::vector<Staged> outputs, Body body) {
+                                  size_t nbytes, std::vector<Staged> outputs, Body body) {
   EMBER_CHECK_VALUE(timeout == kUnsetTimeout || timeout.count() > 0, "[", name,
                     "] the timeout must be positive, got ", timeout.count(), " ms");
   std::shared_ptr<GlooWork> work;
@@ -267,7 +289,12 @@ WorkPtr ProcessGroupGloo::enqueue(const char* name, Milliseconds timeout, Finger
     uint64_t seq = next_seq_++;
     fp.seq = seq;
     work = std::make_shared<GlooWork>(name, seq);
-    Job job{work, std::move(body), fp, op_timeout(timeout), std::move(outputs)};
+    Job job{work,
+            std::move(body),
+            fp,
+            collective_tag(seq, nbytes, fp),
+            op_timeout(timeout),
+            std::move(outputs)};
     if (t_inline_sync && queue_.empty() && !running_) {
       running_ = true;
       lk.unlock();
@@ -329,7 +356,7 @@ void ProcessGroupGloo::run(Job& job) {
       if (debug_level() == DebugLevel::Detail && size_ > 1) {
         check_desync(context_, job.fp, job.timeout, group_desc());
       }
-      job.body(uint32_t(seq), job.timeout);
+      job.body(job.tag, job.timeout);
       for (const auto& s : job.outputs) s.finish();
     } catch (const ember::Error&) {
       err = std::current_exception();
@@ -353,7 +380,12 @@ void ProcessGroupGloo::run(Job& job) {
 
 namespace {
 // Slots of sends and receives: the top bit keeps them apart from the collectives' slots.
-uint64_t p2p_slot(int tag) { return (uint64_t(1) << 63) | uint64_t(uint32_t(tag)); }
+// (Note [Collective tags]: bits 32-62 hash the byte count.)
+uint64_t p2p_slot(int tag, size_t nbytes) {
+  uint64_t h = (uint64_t(nbytes) + 1) * 0x9e3779b97f4a7c15ull;
+  h ^= h >> 31;
+  return (uint64_t(1) << 63) | ((h & 0x7fffffffull) << 32) | uint64_t(uint32_t(tag));
+}
 }  // namespace
 
 WorkPtr ProcessGroupGloo::start_p2p(const char* name, std::vector<Tensor>& tensors, int peer,
@@ -384,14 +416,14 @@ WorkPtr ProcessGroupGloo::start_p2p(const char* name, std::vector<Tensor>& tenso
   std::shared_ptr<gloo::transport::UnboundBuffer> buf(
       context_->createUnboundBuffer(ptr, s.nbytes()));
   if (is_send) {
-    buf->send(peer, p2p_slot(tag));
+    buf->send(peer, p2p_slot(tag, s.nbytes()));
   } else if (any_source) {
     std::vector<int> srcs;
     for (int r = 0; r < size_; ++r)
       if (r != rank_) srcs.push_back(r);
-    buf->recv(srcs, p2p_slot(tag));
+    buf->recv(srcs, p2p_slot(tag, s.nbytes()));
   } else {
-    buf->recv(peer, p2p_slot(tag));
+    buf->recv(peer, p2p_slot(tag, s.nbytes()));
   }
   auto done = std::make_shared<std::atomic<bool>>(false);
   std::string what = is_send      ? ::ember::detail::str_cat("to rank ", peer)

@@ -122,10 +122,12 @@ class ProcessGroupGloo final : public ProcessGroup,
     std::shared_ptr<GlooWork> work;
     Body body;
     Fingerprint fp;
+    uint32_t tag;  // see Note [Collective tags]
     Milliseconds timeout;
     std::vector<Staged> outputs;  // written back after the body, then the work's result
   };
-  WorkPtr enqueue(const char* name, Milliseconds timeout, Fingerprint fp,
+  /// Queues collective `name`; `nbytes` is the byte count every rank must pass (0: none).
+  WorkPtr enqueue(const char* name, Milliseconds timeout, Fingerprint fp, size_t nbytes,
                   std::vector<Staged> outputs, Body body);
   void worker_loop();
   void run(Job& job);

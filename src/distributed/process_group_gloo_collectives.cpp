@@ -2,6 +2,7 @@
 // arguments on the calling thread, stages the tensors, and queues a body of Gloo calls.
 #include <gloo/allgather.h>
 #include <gloo/allreduce.h>
+#include <gloo/alltoall.h>
 #include <gloo/alltoallv.h>
 #include <gloo/barrier.h>
 #include <gloo/broadcast.h>
@@ -118,6 +119,42 @@ void gloo_alltoallv(const std::shared_ptr<gloo::Context>& ctx, void* in,
   gloo::alltoallv(o);
 }
 
+// Each rank tells every other what it will send it and what it expects from it, so that split
+// sizes that disagree raise on both ends of the pair instead of reaching Gloo (which aborts the
+// process on a message longer than the buffer posted for it).
+void check_alltoall_counts(const char* op, const std::shared_ptr<gloo::Context>& ctx,
+                           const std::vector<int64_t>& send_bytes,
+                           const std::vector<int64_t>& recv_bytes, size_t itemsize, uint32_t tag,
+                           Milliseconds timeout) {
+  const int n = ctx->size;
+  if (n == 1) return;
+  std::vector<int64_t> mine(size_t(2 * n)), theirs(size_t(2 * n));
+  for (int r = 0; r < n; ++r) {
+    mine[size_t(2 * r)] = send_bytes[size_t(r)];
+    mine[size_t(2 * r + 1)] = recv_bytes[size_t(r)];
+  }
+  gloo::AlltoallOptions o(ctx);
+  o.setInput(mine.data(), mine.size());
+  o.setOutput(theirs.data(), theirs.size());
+  o.setTag(tag ^ 0x4000u);
+  o.setTimeout(timeout);
+  gloo::alltoall(o);
+  auto elems = [&](int64_t b) { return b / int64_t(itemsize); };
+  for (int r = 0; r < n; ++r) {
+    int64_t r_sends = theirs[size_t(2 * r)], r_expects = theirs[size_t(2 * r + 1)];
+    if (r_sends != recv_bytes[size_t(r)]) {
+      throw DistBackendError(str_cat("[", op, "] the ranks' split sizes disagree: rank ", r,
+                                     " sends ", elems(r_sends), " elements to rank ", ctx->rank,
+                                     ", which expects ", elems(recv_bytes[size_t(r)])));
+    }
+    if (r_expects != send_bytes[size_t(r)]) {
+      throw DistBackendError(str_cat("[", op, "] the ranks' split sizes disagree: rank ", ctx->rank,
+                                     " sends ", elems(send_bytes[size_t(r)]), " elements to rank ",
+                                     r, ", which expects ", elems(r_expects)));
+    }
+  }
+}
+
 using Bytes = std::shared_ptr<std::vector<uint8_t>>;
 Bytes make_bytes(size_t n) { return std::make_shared<std::vector<uint8_t>>(n); }
 
@@ -131,15 +168,16 @@ WorkPtr ProcessGroupGloo::broadcast(std::vector<Tensor>& tensors, const Broadcas
   auto fp = make_fingerprint(op, 0, {t}, true, -1, opts.root_rank);
   auto ctx = context_;
   int root = opts.root_rank;
-  return enqueue(op, opts.timeout, fp, {s}, [ctx, s, root](uint32_t tag, Milliseconds to) {
-    if (s.nbytes() == 0) return;
-    gloo::BroadcastOptions o(ctx);
-    o.setOutput(bytes(s), s.nbytes());
-    o.setRoot(root);
-    o.setTag(tag);
-    o.setTimeout(to);
-    gloo::broadcast(o);
-  });
+  return enqueue(op, opts.timeout, fp, s.nbytes(), {s},
+                 [ctx, s, root](uint32_t tag, Milliseconds to) {
+                   if (s.nbytes() == 0) return;
+                   gloo::BroadcastOptions o(ctx);
+                   o.setOutput(bytes(s), s.nbytes());
+                   o.setRoot(root);
+                   o.setTag(tag);
+                   o.setTimeout(to);
+                   gloo::broadcast(o);
+                 });
 }
 
 WorkPtr ProcessGroupGloo::allreduce(std::vector<Tensor>& tensors, const AllreduceOptions& opts) {
@@ -151,11 +189,13 @@ WorkPtr ProcessGroupGloo::allreduce(std::vector<Tensor>& tensors, const Allreduc
   auto ctx = context_;
   ReduceOp rop = opts.reduce_op;
   int size = size_;
-  return enqueue(op, opts.timeout, fp, {s}, [ctx, s, fn, rop, size](uint32_t tag, Milliseconds to) {
-    size_t n = size_t(s.buf.numel());
-    gloo_allreduce(ctx, s.data(), n, s.buf.itemsize(), fn, tag, to);
-    if (rop == ReduceOp::AVG && n > 0) divide_in_place(s.data(), s.buf.scalar_type(), n, size);
-  });
+  return enqueue(op, opts.timeout, fp, s.nbytes(), {s},
+                 [ctx, s, fn, rop, size](uint32_t tag, Milliseconds to) {
+                   size_t n = size_t(s.buf.numel());
+                   gloo_allreduce(ctx, s.data(), n, s.buf.itemsize(), fn, tag, to);
+                   if (rop == ReduceOp::AVG && n > 0)
+                     divide_in_place(s.data(), s.buf.scalar_type(), n, size);
+                 });
 }
 
 WorkPtr ProcessGroupGloo::reduce(std::vector<Tensor>& tensors, const ReduceOptions& opts) {
@@ -174,7 +214,7 @@ WorkPtr ProcessGroupGloo::reduce(std::vector<Tensor>& tensors, const ReduceOptio
   auto ctx = context_;
   ReduceOp rop = opts.reduce_op;
   int size = size_, root = opts.root_rank;
-  return enqueue(op, opts.timeout, fp, {s},
+  return enqueue(op, opts.timeout, fp, s.nbytes(), {s},
                  [ctx, s, fn, rop, size, root, is_root](uint32_t tag, Milliseconds to) {
                    size_t n = size_t(s.buf.numel());
                    if (n == 0) return;
@@ -212,7 +252,7 @@ WorkPtr ProcessGroupGloo::allgather(std::vector<std::vector<Tensor>>& outputs,
   auto ctx = context_;
   size_t nb = s.nbytes();
   Bytes flat = make_bytes(nb * size_t(size_));
-  return enqueue(op, opts.timeout, fp, outs,
+  return enqueue(op, opts.timeout, fp, nb, outs,
                  [ctx, s, outs, flat, nb](uint32_t tag, Milliseconds to) {
                    gloo_allgather(ctx, s.data(), nb, flat->data(), tag, to);
                    for (size_t r = 0; r < outs.size(); ++r)
@@ -235,7 +275,7 @@ WorkPtr ProcessGroupGloo::allgather_into_tensor(Tensor& output, Tensor& input,
   Staged o = stage(output, true);
   auto fp = make_fingerprint(op, 0, {input}, true);
   auto ctx = context_;
-  return enqueue(op, opts.timeout, fp, {o}, [ctx, s, o](uint32_t tag, Milliseconds to) {
+  return enqueue(op, opts.timeout, fp, s.nbytes(), {o}, [ctx, s, o](uint32_t tag, Milliseconds to) {
     gloo_allgather(ctx, s.data(), s.nbytes(), o.data(), tag, to);
   });
 }
@@ -267,7 +307,7 @@ WorkPtr ProcessGroupGloo::gather(std::vector<std::vector<Tensor>>& outputs,
   size_t nb = s.nbytes();
   int root = opts.root_rank;
   Bytes flat = make_bytes(is_root ? nb * size_t(size_) : 0);
-  return enqueue(op, opts.timeout, fp, outs,
+  return enqueue(op, opts.timeout, fp, nb, outs,
                  [ctx, s, outs, flat, nb, root, is_root](uint32_t tag, Milliseconds to) {
                    if (nb == 0) return;
                    gloo::GatherOptions o(ctx);
@@ -308,7 +348,7 @@ WorkPtr ProcessGroupGloo::scatter(std::vector<Tensor>& outputs,
   auto fp = make_fingerprint(op, 0, {out}, true, -1, opts.root_rank);
   auto ctx = context_;
   int root = opts.root_rank;
-  return enqueue(op, opts.timeout, fp, {s},
+  return enqueue(op, opts.timeout, fp, s.nbytes(), {s},
                  [ctx, s, ins, root, is_root](uint32_t tag, Milliseconds to) {
                    size_t nb = s.nbytes();
                    if (nb == 0) return;
@@ -348,7 +388,7 @@ WorkPtr ProcessGroupGloo::reduce_scatter(std::vector<Tensor>& outputs,
   int size = size_, rank = rank_;
   size_t nb = s.nbytes();
   Bytes flat = make_bytes(nb * size_t(size_));
-  return enqueue(op, opts.timeout, fp, {s},
+  return enqueue(op, opts.timeout, fp, nb, {s},
                  [ctx, s, ins, flat, nb, fn, rop, size, rank](uint32_t tag, Milliseconds to) {
                    if (nb == 0) return;
                    for (size_t r = 0; r < ins.size(); ++r)
@@ -381,7 +421,7 @@ WorkPtr ProcessGroupGloo::reduce_scatter_tensor(Tensor& output, Tensor& input,
   int size = size_, rank = rank_;
   size_t nb = s.nbytes();
   Bytes flat = make_bytes(nb * size_t(size_));
-  return enqueue(op, opts.timeout, fp, {s},
+  return enqueue(op, opts.timeout, fp, nb, {s},
                  [ctx, s, in, flat, nb, fn, rop, size, rank](uint32_t tag, Milliseconds to) {
                    if (nb == 0) return;
                    std::memcpy(flat->data(), in.data(), flat->size());
@@ -443,8 +483,9 @@ WorkPtr ProcessGroupGloo::alltoall_base(Tensor& output, Tensor& input,
   Staged s = stage(output, true);
   auto fp = make_fingerprint(op, 0, {input}, false);
   auto ctx = context_;
-  return enqueue(op, opts.timeout, fp, {s},
-                 [ctx, in, s, in_bytes, out_bytes](uint32_t tag, Milliseconds to) {
+  return enqueue(op, opts.timeout, fp, 0, {s},
+                 [op, ctx, in, s, in_bytes, out_bytes](uint32_t tag, Milliseconds to) {
+                   check_alltoall_counts(op, ctx, in_bytes, out_bytes, s.buf.itemsize(), tag, to);
                    gloo_alltoallv(ctx, in.data(), in_bytes, s.data(), out_bytes, tag, to);
                  });
 }
@@ -472,31 +513,34 @@ WorkPtr ProcessGroupGloo::alltoall(std::vector<Tensor>& outputs, std::vector<Ten
     out_bytes.push_back(int64_t(outs.back().nbytes()));
   }
   auto fp = make_fingerprint(op, 0, {inputs[0]}, false);
+  size_t item = inputs[0].itemsize();
   auto ctx = context_;
   int64_t tin = std::accumulate(in_bytes.begin(), in_bytes.end(), int64_t(0));
   int64_t tout = std::accumulate(out_bytes.begin(), out_bytes.end(), int64_t(0));
   Bytes fin = make_bytes(size_t(tin)), fout = make_bytes(size_t(tout));
-  return enqueue(op, opts.timeout, fp, outs,
-                 [ctx, ins, outs, in_bytes, out_bytes, fin, fout](uint32_t tag, Milliseconds to) {
-                   size_t off = 0;
-                   for (const auto& i : ins) {
-                     if (i.nbytes()) std::memcpy(fin->data() + off, i.data(), i.nbytes());
-                     off += i.nbytes();
-                   }
-                   gloo_alltoallv(ctx, fin->data(), in_bytes, fout->data(), out_bytes, tag, to);
-                   off = 0;
-                   for (const auto& o : outs) {
-                     if (o.nbytes()) std::memcpy(o.data(), fout->data() + off, o.nbytes());
-                     off += o.nbytes();
-                   }
-                 });
+  return enqueue(
+      op, opts.timeout, fp, 0, outs,
+      [op, ctx, ins, outs, in_bytes, out_bytes, fin, fout, item](uint32_t tag, Milliseconds to) {
+        check_alltoall_counts(op, ctx, in_bytes, out_bytes, item, tag, to);
+        size_t off = 0;
+        for (const auto& i : ins) {
+          if (i.nbytes()) std::memcpy(fin->data() + off, i.data(), i.nbytes());
+          off += i.nbytes();
+        }
+        gloo_alltoallv(ctx, fin->data(), in_bytes, fout->data(), out_bytes, tag, to);
+        off = 0;
+        for (const auto& o : outs) {
+          if (o.nbytes()) std::memcpy(o.data(), fout->data() + off, o.nbytes());
+          off += o.nbytes();
+        }
+      });
 }
 
 WorkPtr ProcessGroupGloo::barrier(const BarrierOptions& opts) {
   const char* op = "barrier";
   auto fp = make_fingerprint(op, 0, {}, false);
   auto ctx = context_;
-  return enqueue(op, opts.timeout, fp, {}, [ctx](uint32_t tag, Milliseconds to) {
+  return enqueue(op, opts.timeout, fp, 0, {}, [ctx](uint32_t tag, Milliseconds to) {
     gloo::BarrierOptions o(ctx);
     o.setTag(tag);
     o.setTimeout(to);

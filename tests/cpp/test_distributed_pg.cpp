@@ -546,6 +546,49 @@ TEST(DistributedPg, BadArgumentsRaiseTypedErrors) {
       "rank 2"));
 }
 
+TEST(DistributedPg, MismatchedSizesRaiseInsteadOfAborting) {
+  // Gloo itself aborts the process when a message is longer than the buffer posted for it.
+  run_ranks(
+      2,
+      [&](int rank, ProcessGroupPtr pg) {
+        std::vector<Tensor> v{ember::ones({rank == 0 ? 4 : 8})};
+        std::string m = error_of<DistBackendError>([&] { pg->allreduce(v)->wait(); });
+        EXPECT_TRUE(contains(m, "[all_reduce] collective #0") &&
+                    contains(m, "every rank entered") && contains(m, "DETAIL"))
+            << m;
+      },
+      300ms);
+  run_ranks(
+      2,
+      [&](int rank, ProcessGroupPtr pg) {
+        std::vector<Tensor> v{ember::ones({rank == 0 ? 4 : 8})};
+        if (rank == 0) {
+          std::string m = error_of<DistBackendError>([&] { pg->recv(v, 1, 0)->wait(); });
+          EXPECT_TRUE(contains(m, "[recv] from rank 1 (tag 0)")) << m;
+        } else {
+          error_of<DistBackendError>([&] { pg->send(v, 0, 0)->wait(); });
+        }
+      },
+      300ms);
+  run_ranks(2, [&](int rank, ProcessGroupPtr pg) {
+    // Rank 0 sends 1 row to rank 1, which expects 2: both ends name the pair.
+    Tensor in = ember::zeros({2}), out = ember::zeros({rank == 0 ? 2 : 3});
+    std::vector<int64_t> out_splits =
+        rank == 0 ? std::vector<int64_t>{1, 1} : std::vector<int64_t>{2, 1};
+    std::string m = error_of<DistBackendError>([&] {
+      pg->alltoall_base(out, in, out_splits, {1, 1})->wait();
+    });
+    EXPECT_TRUE(contains(m,
+                         "[all_to_all_single] the ranks' split sizes disagree: rank 0 sends 1 "
+                         "elements to rank 1, which expects 2"))
+        << m;
+    // The group stays usable.
+    std::vector<Tensor> v{ember::ones({2})};
+    pg->allreduce(v)->wait();
+    EXPECT_EQ(values(v[0]), std::vector<double>(2, 2));
+  });
+}
+
 TEST(DistributedPg, DesyncDetailNamesTheRankThatDiffers) {
   set_debug_level(DebugLevel::Detail);
   std::vector<std::string> msgs(2);
