@@ -128,7 +128,9 @@ class StoreTest : public ::testing::TestWithParam<int> {
   }
   void TearDown() override {
     store_.reset();
-    if (!path_.empty()) EXPECT_FALSE(exists(path_)) << "the last user removes the file";
+    if (!path_.empty()) {
+      EXPECT_FALSE(exists(path_)) << "the last user removes the file";
+    }
   }
   StoreKind kind_;
   std::shared_ptr<Store> store_;
