@@ -96,7 +96,7 @@ bool agent_store() {
 // The job's store from init_method (rank and world_size filled in from the URL or env).
 std::shared_ptr<Store> rendezvous(const InitOptions& opts, int& rank, int& world_size) {
   const char* op = "init_process_group";
-  const std::string& url = opts.init_method;
+  const std::string url = opts.init_method.empty() ? "env://" : opts.init_method;
   std::string rest, query;
   auto take_query = [&](const std::string& s) {
     size_t qm = s.find('?');

@@ -299,11 +299,6 @@ WorkPtr ProcessGroupGloo::enqueue(const char* name, Milliseconds timeout, Finger
       running_ = true;
       lk.unlock();
       run(job);
-      lk.lock();
-      running_ = false;
-      bool more = !queue_.empty();
-      lk.unlock();
-      if (more) cv_.notify_one();
       return work;
     }
     queue_.push_back(std::move(job));
@@ -326,10 +321,6 @@ void ProcessGroupGloo::worker_loop() {
     std::shared_ptr<ProcessGroupGloo> keep = weak_from_this().lock();
     run(job);
     job = Job{};
-    {
-      std::lock_guard<std::mutex> g(mu_);
-      running_ = false;
-    }
     t_destroyed_on_this_thread = false;
     keep.reset();
     if (t_destroyed_on_this_thread) return;
@@ -373,6 +364,15 @@ void ProcessGroupGloo::run(Job& job) {
   std::vector<Tensor> results;
   results.reserve(job.outputs.size());
   for (const auto& s : job.outputs) results.push_back(s.user);
+  // The group is free before the callbacks run: a callback may issue (and wait for) the next
+  // collective, which then runs inline instead of waiting for this thread.
+  bool more;
+  {
+    std::lock_guard<std::mutex> g(mu_);
+    running_ = false;
+    more = !queue_.empty();
+  }
+  if (more) cv_.notify_one();
   job.work->finish(err, std::move(results));
 }
 

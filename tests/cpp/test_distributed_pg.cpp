@@ -502,6 +502,24 @@ TEST(DistributedPg, GroupReleasedByItsOwnCallback) {
   });
 }
 
+TEST(DistributedPg, CallbackMayRunTheNextCollective) {
+  // A callback (on the worker) that waits for another collective does not deadlock the group.
+  run_ranks(2, [&](int rank, ProcessGroupPtr pg) {
+    Tensor a = ember::ones({3}), b = ember::full({3}, double(rank + 1));
+    std::vector<Tensor> av{a};
+    std::promise<double> inner;
+    auto w = pg->allreduce(av);
+    w->add_callback([&] {
+      all_reduce(b, ReduceOp::SUM, pg);  // the front end waits: it runs inline
+      inner.set_value(values(b)[0]);
+    });
+    auto f = inner.get_future();
+    ASSERT_EQ(f.wait_for(5s), std::future_status::ready);
+    EXPECT_EQ(f.get(), 3.0);
+    EXPECT_EQ(values(a), std::vector<double>(3, 2));
+  });
+}
+
 TEST(DistributedPg, BadArgumentsRaiseTypedErrors) {
   run_ranks(2, [&](int rank, ProcessGroupPtr pg) {
     std::vector<Tensor> two{ember::zeros({2}), ember::zeros({2})};
