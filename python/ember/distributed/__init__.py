@@ -23,6 +23,8 @@ if is_available():
         _reduce_scatter_base,
         is_ucc_available,
     )
+    # DistributedDataParallel's reducer, under torch.distributed's names.
+    from ember._C._distributed import GradBucket, Reducer  # noqa: F401
 else:
     def is_initialized():
         """False: this build has no process groups."""
