@@ -95,6 +95,32 @@ void gloo_allreduce(const std::shared_ptr<gloo::Context>& ctx, void* data, size_
   gloo::allreduce(o);
 }
 
+// Ring reduce-scatter over `n` chunks of `nb` bytes at `flat`: at step k rank r sends its partial
+// reduction of chunk (r - k - 1) mod n to rank r + 1 and folds in the partial reduction of chunk
+// (r - k - 2) mod n from rank r - 1; after n - 1 steps chunk r holds the full reduction. Each
+// rank sends (n - 1)/n of the data: half of what an all-reduce of the whole buffer sends.
+void ring_reduce_scatter(const std::shared_ptr<gloo::Context>& ctx, uint8_t* flat, size_t nb,
+                         size_t itemsize, ReduceFn fn, uint32_t tag, Milliseconds timeout) {
+  const int n = ctx->size, r = ctx->rank;
+  if (n == 1 || nb == 0) return;
+  std::vector<uint8_t> tmp(nb);
+  auto out = ctx->createUnboundBuffer(flat, nb * size_t(n));
+  auto in = ctx->createUnboundBuffer(tmp.data(), nb);
+  const int right = (r + 1) % n, left = (r + n - 1) % n;
+  // A slot prefix of its own (Gloo's collectives use 0x01-0x08, sends and receives set bit 63).
+  const uint64_t base = (uint64_t(0x3e) << 56) | (uint64_t(tag) << 16);
+  for (int k = 0; k < n - 1; ++k) {
+    const int send_chunk = ((r - k - 1) % n + n) % n;
+    const int recv_chunk = ((r - k - 2) % n + n) % n;
+    out->send(right, base | uint64_t(k), size_t(send_chunk) * nb, nb);
+    in->recv(left, base | uint64_t(k), 0, nb);
+    in->waitRecv(timeout);
+    out->waitSend(timeout);
+    uint8_t* acc = flat + size_t(recv_chunk) * nb;
+    fn(acc, acc, tmp.data(), nb / itemsize);
+  }
+}
+
 void gloo_allgather(const std::shared_ptr<gloo::Context>& ctx, void* in, size_t nbytes, void* out,
                     uint32_t tag, Milliseconds timeout) {
   if (nbytes == 0) return;
@@ -394,7 +420,7 @@ WorkPtr ProcessGroupGloo::reduce_scatter(std::vector<Tensor>& outputs,
                    for (size_t r = 0; r < ins.size(); ++r)
                      std::memcpy(flat->data() + r * nb, ins[r].data(), nb);
                    size_t item = s.buf.itemsize();
-                   gloo_allreduce(ctx, flat->data(), flat->size() / item, item, fn, tag, to);
+                   ring_reduce_scatter(ctx, flat->data(), nb, item, fn, tag, to);
                    std::memcpy(s.data(), flat->data() + size_t(rank) * nb, nb);
                    if (rop == ReduceOp::AVG)
                      divide_in_place(s.data(), s.buf.scalar_type(), nb / item, size);
@@ -426,7 +452,7 @@ WorkPtr ProcessGroupGloo::reduce_scatter_tensor(Tensor& output, Tensor& input,
                    if (nb == 0) return;
                    std::memcpy(flat->data(), in.data(), flat->size());
                    size_t item = s.buf.itemsize();
-                   gloo_allreduce(ctx, flat->data(), flat->size() / item, item, fn, tag, to);
+                   ring_reduce_scatter(ctx, flat->data(), nb, item, fn, tag, to);
                    std::memcpy(s.data(), flat->data() + size_t(rank) * nb, nb);
                    if (rop == ReduceOp::AVG)
                      divide_in_place(s.data(), s.buf.scalar_type(), nb / item, size);

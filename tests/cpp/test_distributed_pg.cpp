@@ -348,25 +348,39 @@ TEST(DistributedPg, AllGatherGatherScatter) {
 }
 
 TEST(DistributedPg, ReduceScatter) {
-  const int world = 3;
-  run_ranks(world, [&](int rank, ProcessGroupPtr pg) {
-    // Rank r contributes j*10 + r to slot j; slot j's sum is 30 j + 3.
-    std::vector<std::vector<Tensor>> in(1);
-    for (int j = 0; j < world; ++j) in[0].push_back(ember::full({2}, double(j * 10 + rank), kLong));
-    std::vector<Tensor> out{ember::zeros({2}, kLong)};
-    pg->reduce_scatter(out, in)->wait();
-    EXPECT_EQ(values(out[0]), (std::vector<double>(2, 30.0 * rank + 3)));
+  for (int world : {2, 3, 4}) {
+    run_ranks(world, [&](int rank, ProcessGroupPtr pg) {
+      // Rank r contributes 10 j + r to slot j: slot j sums to 10 j world + world (world - 1) / 2.
+      std::vector<std::vector<Tensor>> in(1);
+      for (int j = 0; j < world; ++j)
+        in[0].push_back(ember::full({2}, double(j * 10 + rank), kLong));
+      std::vector<Tensor> out{ember::zeros({2}, kLong)};
+      pg->reduce_scatter(out, in)->wait();
+      double want = 10.0 * rank * world + world * (world - 1) / 2.0;
+      EXPECT_EQ(values(out[0]), (std::vector<double>(2, want))) << "world " << world;
 
-    Tensor input = ember::arange(6, kFloat).add(rank);  // [r, r+1, ..., r+5]
-    Tensor input_copy = input.clone();
-    Tensor o = ember::zeros({2}, kFloat);
-    ReduceScatterOptions ro;
-    ro.reduce_op = ReduceOp::AVG;
-    pg->reduce_scatter_tensor(o, input, ro)->wait();
-    // mean over r of (2*rank + k + r) = 2*rank + k + 1
-    EXPECT_EQ(values(o), (std::vector<double>{2.0 * rank + 1, 2.0 * rank + 2}));
-    EXPECT_TRUE(input.equal(input_copy));
-  });
+      Tensor input = ember::arange(2 * world, kFloat).add(rank);  // [r, r+1, ..., r+2w-1]
+      Tensor input_copy = input.clone();
+      Tensor o = ember::zeros({2}, kFloat);
+      ReduceScatterOptions ro;
+      ro.reduce_op = ReduceOp::AVG;
+      pg->reduce_scatter_tensor(o, input, ro)->wait();
+      // mean over r of (2 rank + k + r) = 2 rank + k + (world - 1) / 2
+      double h = (world - 1) / 2.0;
+      EXPECT_EQ(values(o), (std::vector<double>{2.0 * rank + h, 2.0 * rank + 1 + h}))
+          << "world " << world;
+      EXPECT_TRUE(input.equal(input_copy));
+      // MAX over a strided output.
+      Tensor m = ember::zeros({2, 2}, kInt);
+      Tensor big = ember::arange(2 * world, kInt).mul(rank + 1);
+      ro.reduce_op = ReduceOp::MAX;
+      Tensor col = m.select(1, 0);
+      pg->reduce_scatter_tensor(col, big, ro)->wait();
+      EXPECT_EQ(values(m),
+                (std::vector<double>{2.0 * rank * world, 0, (2.0 * rank + 1) * world, 0}))
+          << "world " << world;
+    });
+  }
 }
 
 TEST(DistributedPg, AllToAll) {
