@@ -54,8 +54,8 @@ class GlooWork : public Work {
 };
 
 /// Set (by InlineSyncScope) while the front end issues a collective it will wait for at once:
-/// when the group is idle, the collective then runs on the calling thread (no hand-off to the
-/// worker and back), in the same order it would have had on the worker.
+/// when the group is idle and the collective small (up to 256 KiB), it then runs on the calling
+/// thread (no hand-off to the worker and back), in the same order it would have had there.
 extern thread_local bool t_inline_sync;
 struct InlineSyncScope {
   bool prev;
