@@ -298,7 +298,9 @@ WorkPtr ProcessGroupGloo::enqueue(const char* name, Milliseconds timeout, Finger
     // Small collectives are latency-bound and gain from skipping the hand-off; large ones
     // measured no faster inline (often slower), so they stay on the worker.
     constexpr size_t kInlineMaxBytes = 256 << 10;
-    if (t_inline_sync && nbytes <= kInlineMaxBytes && queue_.empty() && !running_) {
+    // On the worker itself (a callback waiting for a collective) inline is the only way.
+    const bool small = nbytes <= kInlineMaxBytes || worker_.get_id() == std::this_thread::get_id();
+    if (t_inline_sync && small && queue_.empty() && !running_) {
       running_ = true;
       lk.unlock();
       run(job);

@@ -519,7 +519,8 @@ TEST(DistributedPg, GroupReleasedByItsOwnCallback) {
 TEST(DistributedPg, CallbackMayRunTheNextCollective) {
   // A callback (on the worker) that waits for another collective does not deadlock the group.
   run_ranks(2, [&](int rank, ProcessGroupPtr pg) {
-    Tensor a = ember::ones({3}), b = ember::full({3}, double(rank + 1));
+    // b is larger than the inline limit for other threads (256 KiB).
+    Tensor a = ember::ones({3}), b = ember::full({100000}, double(rank + 1));
     std::vector<Tensor> av{a};
     std::promise<double> inner;
     auto w = pg->allreduce(av);
