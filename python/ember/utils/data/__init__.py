@@ -28,3 +28,4 @@ __all__ = [
     "Subset", "SubsetRandomSampler", "TensorDataset", "WeightedRandomSampler", "default_collate",
     "default_convert", "get_worker_info", "random_split",
 ]
+from ember.utils.data import distributed  # noqa: E402,F401  (torch.utils.data.distributed)
