@@ -180,11 +180,12 @@ std::vector<int> ranks_of(const ProcessGroupPtr& pg) {
   return r;
 }
 
+// A root or peer outside the group is a RuntimeError, as torch's collectives raise.
 int to_group_rank(const char* op, const ProcessGroupPtr& pg, int global_rank, const char* what) {
   auto ranks = ranks_of(pg);
   for (size_t i = 0; i < ranks.size(); ++i)
     if (ranks[i] == global_rank) return int(i);
-  throw ValueError(str_cat(
+  throw Error(str_cat(
       "[", op, "] ", what, " rank ", global_rank, " is not part of the group (global ranks ",
       [&] {
         std::string s = "[";
@@ -354,7 +355,12 @@ std::vector<int> get_process_group_ranks(const ProcessGroupPtr& group) {
 }
 
 int get_group_rank(const ProcessGroupPtr& group, int global_rank) {
-  return to_group_rank("get_group_rank", resolve("get_group_rank", group), global_rank, "global");
+  auto pg = resolve("get_group_rank", group);
+  try {
+    return to_group_rank("get_group_rank", pg, global_rank, "global");
+  } catch (const Error& e) {
+    throw ValueError(e.what());  // torch.distributed.get_group_rank raises ValueError
+  }
 }
 
 int get_global_rank(const ProcessGroupPtr& group, int group_rank) {
