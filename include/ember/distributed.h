@@ -81,9 +81,11 @@ class Store {
   virtual bool delete_key(const std::string& key) = 0;
   /// True if every key exists (does not wait).
   virtual bool check(const std::vector<std::string>& keys) = 0;
-  /// The number of keys set (including the store's own bookkeeping keys, as c10d).
+  /// The number of keys set (TCPStore also counts its own bookkeeping keys, as c10d; FileStore
+  /// only the users').
   virtual int64_t num_keys() = 0;
-  /// Waits until all `keys` exist; `timeout` kUnsetTimeout means the store's timeout.
+  /// Waits until all `keys` exist; `timeout` kUnsetTimeout means the store's timeout, 0 means
+  /// no timeout (c10d's kNoTimeout).
   virtual void wait(const std::vector<std::string>& keys, Milliseconds timeout) = 0;
   void wait(const std::vector<std::string>& keys) { wait(keys, kUnsetTimeout); }
 
