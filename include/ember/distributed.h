@@ -305,8 +305,8 @@ class ProcessGroup {
   virtual WorkPtr allreduce(std::vector<Tensor>& tensors, const AllreduceOptions& opts = {}) = 0;
   virtual WorkPtr reduce(std::vector<Tensor>& tensors, const ReduceOptions& opts = {}) = 0;
   /// outputs[0][r] receives rank r's inputs[0].
-  virtual WorkPtr allgather(std::vector<std::vector<Tensor>>& outputs,
-                            std::vector<Tensor>& inputs, const AllgatherOptions& opts = {}) = 0;
+  virtual WorkPtr allgather(std::vector<std::vector<Tensor>>& outputs, std::vector<Tensor>& inputs,
+                            const AllgatherOptions& opts = {}) = 0;
   /// `output` (size × input's numel, contiguous) receives the inputs in rank order.
   virtual WorkPtr allgather_into_tensor(Tensor& output, Tensor& input,
                                         const AllgatherOptions& opts = {}) = 0;
@@ -432,8 +432,8 @@ WorkPtr all_to_all_single(Tensor& output, const Tensor& input,
 WorkPtr barrier(const ProcessGroupPtr& group = nullptr, bool async_op = false);
 /// A barrier that names the ranks that did not arrive within `timeout` (torch's
 /// monitored_barrier).
-void monitored_barrier(const ProcessGroupPtr& group = nullptr,
-                       Milliseconds timeout = kUnsetTimeout, bool wait_all_ranks = false);
+void monitored_barrier(const ProcessGroupPtr& group = nullptr, Milliseconds timeout = kUnsetTimeout,
+                       bool wait_all_ranks = false);
 void send(const Tensor& tensor, int dst, const ProcessGroupPtr& group = nullptr, int tag = 0);
 /// Returns the sender's rank; src -1 receives from any rank.
 int recv(Tensor& tensor, int src = -1, const ProcessGroupPtr& group = nullptr, int tag = 0);

@@ -53,22 +53,22 @@ uint8_t* ptr_or_dummy(void* p, size_t n) { return n > 0 ? static_cast<uint8_t*>(
 
 void check_tensor(const char* op, const Tensor& t, const char* what = "tensor") {
   EMBER_CHECK(t.defined(), "[", op, "] the ", what, " is undefined");
-  EMBER_CHECK(t.is_cpu(), "[", op, "] the gloo backend takes CPU tensors, got a ", what,
-                    " on ", t.device());
+  EMBER_CHECK(t.is_cpu(), "[", op, "] the gloo backend takes CPU tensors, got a ", what, " on ",
+              t.device());
   EMBER_CHECK_TYPE(t.scalar_type() != ScalarType::ComplexHalf, "[", op,
                    "] complex32 tensors are not supported by the gloo backend");
 }
 
 const Tensor& single(const char* op, const std::vector<Tensor>& ts, const char* what = "tensor") {
   EMBER_CHECK(ts.size() == 1, "[", op, "] expects a list of exactly one ", what,
-                    " (one per process on the CPU), got ", ts.size());
+              " (one per process on the CPU), got ", ts.size());
   check_tensor(op, ts[0], what);
   return ts[0];
 }
 
 void check_root(const char* op, int root, int size) {
-  EMBER_CHECK(root >= 0 && root < size, "[", op, "] invalid root rank ", root,
-                    " for a group of ", size, " ranks");
+  EMBER_CHECK(root >= 0 && root < size, "[", op, "] invalid root rank ", root, " for a group of ",
+              size, " ranks");
 }
 
 void check_like(const char* op, const Tensor& t, const Tensor& ref, const char* what,
@@ -78,9 +78,8 @@ void check_like(const char* op, const Tensor& t, const Tensor& ref, const char* 
                    dtype_name(t.scalar_type()), " but the ", ref_what, " has ",
                    dtype_name(ref.scalar_type()), "; they must match");
   EMBER_CHECK(t.numel() == ref.numel(), "[", op, "] the ", what, " has shape ",
-              shape_str(t.sizes()), " (", t.numel(), " elements) but the ", ref_what,
-              " has shape ", shape_str(ref.sizes()), " (", ref.numel(),
-              " elements); they must match");
+              shape_str(t.sizes()), " (", t.numel(), " elements) but the ", ref_what, " has shape ",
+              shape_str(ref.sizes()), " (", ref.numel(), " elements); they must match");
 }
 
 // Runs an all-reduce of `n` elements in place at `data`.
@@ -268,9 +267,9 @@ WorkPtr ProcessGroupGloo::allgather(std::vector<std::vector<Tensor>>& outputs,
   const char* op = "all_gather";
   const Tensor& in = single(op, inputs, "input tensor");
   EMBER_CHECK(outputs.size() == 1, "[", op, "] expects one list of output tensors, got ",
-                    outputs.size());
-  EMBER_CHECK(int(outputs[0].size()) == size_, "[", op, "] the output list has ",
-                    outputs[0].size(), " tensors but the group has ", size_, " ranks");
+              outputs.size());
+  EMBER_CHECK(int(outputs[0].size()) == size_, "[", op, "] the output list has ", outputs[0].size(),
+              " tensors but the group has ", size_, " ranks");
   std::vector<Staged> outs;
   for (const auto& o : outputs[0]) {
     check_like(op, o, in, "output tensor", "input tensor");
@@ -298,8 +297,8 @@ WorkPtr ProcessGroupGloo::allgather_into_tensor(Tensor& output, Tensor& input,
                    "] the output tensor has dtype ", dtype_name(output.scalar_type()),
                    " but the input has ", dtype_name(input.scalar_type()));
   EMBER_CHECK(output.numel() == input.numel() * size_, "[", op, "] the output tensor has ",
-                    output.numel(), " elements; it must have group size (", size_,
-                    ") x the input's ", input.numel());
+              output.numel(), " elements; it must have group size (", size_, ") x the input's ",
+              input.numel());
   Staged s = stage(input, false);
   Staged o = stage(output, true);
   auto fp = make_fingerprint(op, 0, {input}, true);
@@ -317,18 +316,18 @@ WorkPtr ProcessGroupGloo::gather(std::vector<std::vector<Tensor>>& outputs,
   bool is_root = rank_ == opts.root_rank;
   std::vector<Staged> outs;
   if (is_root) {
-    EMBER_CHECK(outputs.size() == 1, "[", op,
-                      "] the root expects one list of output tensors, got ", outputs.size());
+    EMBER_CHECK(outputs.size() == 1, "[", op, "] the root expects one list of output tensors, got ",
+                outputs.size());
     EMBER_CHECK(int(outputs[0].size()) == size_, "[", op, "] the gather list has ",
-                      outputs[0].size(), " tensors but the group has ", size_, " ranks");
+                outputs[0].size(), " tensors but the group has ", size_, " ranks");
     for (const auto& o : outputs[0]) {
       check_like(op, o, in, "gather list tensor", "input tensor");
       outs.push_back(stage(o, true));
     }
   } else {
     EMBER_CHECK(outputs.empty() || (outputs.size() == 1 && outputs[0].empty()), "[", op,
-                      "] only the root (rank ", opts.root_rank,
-                      ") takes output tensors; this is rank ", rank_);
+                "] only the root (rank ", opts.root_rank, ") takes output tensors; this is rank ",
+                rank_);
   }
   Staged s = stage(in, false);
   auto fp = make_fingerprint(op, 0, {in}, true, -1, opts.root_rank);
@@ -360,18 +359,18 @@ WorkPtr ProcessGroupGloo::scatter(std::vector<Tensor>& outputs,
   bool is_root = rank_ == opts.root_rank;
   std::vector<Staged> ins;
   if (is_root) {
-    EMBER_CHECK(inputs.size() == 1, "[", op,
-                      "] the root expects one list of input tensors, got ", inputs.size());
+    EMBER_CHECK(inputs.size() == 1, "[", op, "] the root expects one list of input tensors, got ",
+                inputs.size());
     EMBER_CHECK(int(inputs[0].size()) == size_, "[", op, "] the scatter list has ",
-                      inputs[0].size(), " tensors but the group has ", size_, " ranks");
+                inputs[0].size(), " tensors but the group has ", size_, " ranks");
     for (const auto& i : inputs[0]) {
       check_like(op, i, out, "scatter list tensor", "output tensor");
       ins.push_back(stage(i, false));
     }
   } else {
     EMBER_CHECK(inputs.empty() || (inputs.size() == 1 && inputs[0].empty()), "[", op,
-                      "] only the root (rank ", opts.root_rank,
-                      ") takes input tensors; this is rank ", rank_);
+                "] only the root (rank ", opts.root_rank, ") takes input tensors; this is rank ",
+                rank_);
   }
   Staged s = stage(out, true);
   auto fp = make_fingerprint(op, 0, {out}, true, -1, opts.root_rank);
@@ -402,9 +401,9 @@ WorkPtr ProcessGroupGloo::reduce_scatter(std::vector<Tensor>& outputs,
   const Tensor& out = single(op, outputs, "output tensor");
   ReduceFn fn = reduce_function(op, opts.reduce_op, out.scalar_type());
   EMBER_CHECK(inputs.size() == 1, "[", op, "] expects one list of input tensors, got ",
-                    inputs.size());
-  EMBER_CHECK(int(inputs[0].size()) == size_, "[", op, "] the input list has ",
-                    inputs[0].size(), " tensors but the group has ", size_, " ranks");
+              inputs.size());
+  EMBER_CHECK(int(inputs[0].size()) == size_, "[", op, "] the input list has ", inputs[0].size(),
+              " tensors but the group has ", size_, " ranks");
   std::vector<Staged> ins;
   for (const auto& i : inputs[0]) {
     check_like(op, i, out, "input tensor", "output tensor");
@@ -439,8 +438,8 @@ WorkPtr ProcessGroupGloo::reduce_scatter_tensor(Tensor& output, Tensor& input,
                    "] the output tensor has dtype ", dtype_name(output.scalar_type()),
                    " but the input has ", dtype_name(input.scalar_type()));
   EMBER_CHECK(input.numel() == output.numel() * size_, "[", op, "] the input tensor has ",
-                    input.numel(), " elements; it must have group size (", size_,
-                    ") x the output's ", output.numel());
+              input.numel(), " elements; it must have group size (", size_, ") x the output's ",
+              output.numel());
   ReduceFn fn = reduce_function(op, opts.reduce_op, output.scalar_type());
   Staged in = stage(input, false);
   Staged s = stage(output, true);
@@ -467,7 +466,7 @@ namespace {
 std::vector<int64_t> split_bytes(const char* op, const Tensor& t,
                                  const std::vector<int64_t>& splits, int size, const char* what) {
   EMBER_CHECK(t.dim() >= 1, "[", op, "] the ", what, " tensor must have at least one ",
-                    "dimension to split, got a 0-d tensor");
+              "dimension to split, got a 0-d tensor");
   int64_t rows = t.size(0);
   int64_t row_bytes = rows > 0 ? int64_t(t.nbytes()) / rows : 0;
   if (rows == 0) {
@@ -476,21 +475,20 @@ std::vector<int64_t> split_bytes(const char* op, const Tensor& t,
   }
   std::vector<int64_t> out(size_t(size), 0);
   if (splits.empty()) {
-    EMBER_CHECK(rows % size == 0, "[", op, "] the ", what, " tensor's first dimension (",
-                      rows, ") does not divide evenly among ", size, " ranks; pass split sizes");
+    EMBER_CHECK(rows % size == 0, "[", op, "] the ", what, " tensor's first dimension (", rows,
+                ") does not divide evenly among ", size, " ranks; pass split sizes");
     for (auto& b : out) b = rows / size * row_bytes;
   } else {
     EMBER_CHECK(int(splits.size()) == size, "[", op, "] ", splits.size(), " ", what,
-                      " split sizes given for a group of ", size, " ranks");
+                " split sizes given for a group of ", size, " ranks");
     int64_t total = 0;
     for (size_t r = 0; r < splits.size(); ++r) {
-      EMBER_CHECK(splits[r] >= 0, "[", op, "] ", what, " split size ", splits[r],
-                        " is negative");
+      EMBER_CHECK(splits[r] >= 0, "[", op, "] ", what, " split size ", splits[r], " is negative");
       total += splits[r];
       out[r] = splits[r] * row_bytes;
     }
     EMBER_CHECK(total == rows, "[", op, "] the ", what, " split sizes add up to ", total,
-                      " but the ", what, " tensor's first dimension is ", rows);
+                " but the ", what, " tensor's first dimension is ", rows);
   }
   return out;
 }
@@ -523,8 +521,8 @@ WorkPtr ProcessGroupGloo::alltoall(std::vector<Tensor>& outputs, std::vector<Ten
                                    const AllToAllOptions& opts) {
   const char* op = "all_to_all";
   EMBER_CHECK(int(outputs.size()) == size_ && int(inputs.size()) == size_, "[", op,
-                    "] expects one input and one output tensor per rank (", size_, "), got ",
-                    inputs.size(), " inputs and ", outputs.size(), " outputs");
+              "] expects one input and one output tensor per rank (", size_, "), got ",
+              inputs.size(), " inputs and ", outputs.size(), " outputs");
   std::vector<Staged> ins, outs;
   std::vector<int64_t> in_bytes, out_bytes;
   for (int r = 0; r < size_; ++r) {

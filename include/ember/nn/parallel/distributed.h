@@ -25,8 +25,8 @@
 /// Parameters are grouped into buckets in reverse registration order (backward produces the
 /// gradients of the last layers first): the first bucket, of the last-registered parameters, is
 /// capped at `first_bucket_bytes` (1 MiB, so the first all-reduce starts early in backward), the
-/// others at `bucket_cap_bytes` (25 MiB); a bucket holds one dtype. Each bucket is one flat tensor. A
-/// post-accumulate-grad hook marks a parameter ready; once every parameter of a bucket is ready
+/// others at `bucket_cap_bytes` (25 MiB); a bucket holds one dtype. Each bucket is one flat tensor.
+/// A post-accumulate-grad hook marks a parameter ready; once every parameter of a bucket is ready
 /// its all-reduce is started (asynchronously, while backward continues); buckets start in order.
 /// At the end of backward (autograd::queue_callback) the reducer waits for the all-reduces and
 /// writes the averages back into `.grad` — unless `gradient_as_bucket_view`, where each `.grad`
