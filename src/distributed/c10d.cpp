@@ -412,21 +412,33 @@ WorkPtr all_gather_into_tensor(Tensor& output, const Tensor& input, const Proces
   return finish([&] { return pg->allgather_into_tensor(output, in); }, async_op);
 }
 
+namespace {
+
+// gather_list / scatter_list: required on the root (`role` "destination" or "source"),
+// refused elsewhere (ValueErrors, as torch's front end raises).
+std::vector<std::vector<Tensor>> root_only_list(const char* op, const std::vector<Tensor>* list,
+                                                bool is_root, const char* role) {
+  std::vector<std::vector<Tensor>> lists;
+  if (is_root) {
+    EMBER_CHECK_VALUE(list != nullptr, "[", op, "] ", op, "_list must be given on the ", role,
+                      " rank");
+    lists.push_back(*list);
+  } else {
+    EMBER_CHECK_VALUE(list == nullptr || list->empty(), "[", op, "] ", op,
+                      "_list must not be given on non-", role, " ranks");
+  }
+  return lists;
+}
+
+}  // namespace
+
 WorkPtr gather(const Tensor& tensor, std::vector<Tensor>* gather_list, int dst,
                const ProcessGroupPtr& group, bool async_op) {
   const char* op = "gather";
   auto pg = resolve(op, group);
   GatherOptions o;
   o.root_rank = to_group_rank(op, pg, dst, "destination");
-  std::vector<std::vector<Tensor>> outs;
-  if (pg->rank() == o.root_rank) {
-    EMBER_CHECK_VALUE(gather_list != nullptr, "[", op,
-                      "] gather_list must be given on the destination rank");
-    outs.push_back(*gather_list);
-  } else {
-    EMBER_CHECK_VALUE(gather_list == nullptr || gather_list->empty(), "[", op,
-                      "] gather_list must not be given on non-destination ranks");
-  }
+  auto outs = root_only_list(op, gather_list, pg->rank() == o.root_rank, "destination");
   std::vector<Tensor> ins{tensor};
   return finish([&] { return pg->gather(outs, ins, o); }, async_op);
 }
@@ -437,15 +449,7 @@ WorkPtr scatter(Tensor& tensor, const std::vector<Tensor>* scatter_list, int src
   auto pg = resolve(op, group);
   ScatterOptions o;
   o.root_rank = to_group_rank(op, pg, src, "source");
-  std::vector<std::vector<Tensor>> ins;
-  if (pg->rank() == o.root_rank) {
-    EMBER_CHECK_VALUE(scatter_list != nullptr, "[", op,
-                      "] scatter_list must be given on the source rank");
-    ins.push_back(*scatter_list);
-  } else {
-    EMBER_CHECK_VALUE(scatter_list == nullptr || scatter_list->empty(), "[", op,
-                      "] scatter_list must not be given on non-source ranks");
-  }
+  auto ins = root_only_list(op, scatter_list, pg->rank() == o.root_rank, "source");
   std::vector<Tensor> outs{tensor};
   return finish([&] { return pg->scatter(outs, ins, o); }, async_op);
 }

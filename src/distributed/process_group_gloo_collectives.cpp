@@ -82,6 +82,30 @@ void check_like(const char* op, const Tensor& t, const Tensor& ref, const char* 
               shape_str(ref.sizes()), " (", ref.numel(), " elements); they must match");
 }
 
+// The root's per-rank tensors of gather (outputs) and scatter (inputs): one list of a tensor
+// like `ref` per rank on the root, nothing on the other ranks.
+std::vector<Staged> stage_root_list(const char* op, const std::vector<std::vector<Tensor>>& lists,
+                                    const Tensor& ref, bool outputs, int root, int rank, int size) {
+  const char* kind = outputs ? "output" : "input";
+  std::vector<Staged> staged;
+  if (rank != root) {
+    EMBER_CHECK(lists.empty() || (lists.size() == 1 && lists[0].empty()), "[", op,
+                "] only the root (rank ", root, ") takes ", kind, " tensors; this is rank ", rank);
+    return staged;
+  }
+  EMBER_CHECK(lists.size() == 1, "[", op, "] the root expects one list of ", kind, " tensors, got ",
+              lists.size());
+  EMBER_CHECK(int(lists[0].size()) == size, "[", op, "] the ", op, " list has ", lists[0].size(),
+              " tensors but the group has ", size, " ranks");
+  std::string what = std::string(op) + " list tensor";
+  std::string ref_what = std::string(outputs ? "input" : "output") + " tensor";
+  for (const auto& t : lists[0]) {
+    check_like(op, t, ref, what.c_str(), ref_what.c_str());
+    staged.push_back(stage(t, outputs));
+  }
+  return staged;
+}
+
 // Runs an all-reduce of `n` elements in place at `data`.
 void gloo_allreduce(const std::shared_ptr<gloo::Context>& ctx, void* data, size_t n,
                     size_t itemsize, ReduceFn fn, uint32_t tag, Milliseconds timeout) {
@@ -314,21 +338,7 @@ WorkPtr ProcessGroupGloo::gather(std::vector<std::vector<Tensor>>& outputs,
   const Tensor& in = single(op, inputs, "input tensor");
   check_root(op, opts.root_rank, size_);
   bool is_root = rank_ == opts.root_rank;
-  std::vector<Staged> outs;
-  if (is_root) {
-    EMBER_CHECK(outputs.size() == 1, "[", op, "] the root expects one list of output tensors, got ",
-                outputs.size());
-    EMBER_CHECK(int(outputs[0].size()) == size_, "[", op, "] the gather list has ",
-                outputs[0].size(), " tensors but the group has ", size_, " ranks");
-    for (const auto& o : outputs[0]) {
-      check_like(op, o, in, "gather list tensor", "input tensor");
-      outs.push_back(stage(o, true));
-    }
-  } else {
-    EMBER_CHECK(outputs.empty() || (outputs.size() == 1 && outputs[0].empty()), "[", op,
-                "] only the root (rank ", opts.root_rank, ") takes output tensors; this is rank ",
-                rank_);
-  }
+  std::vector<Staged> outs = stage_root_list(op, outputs, in, true, opts.root_rank, rank_, size_);
   Staged s = stage(in, false);
   auto fp = make_fingerprint(op, 0, {in}, true, -1, opts.root_rank);
   auto ctx = context_;
@@ -357,21 +367,7 @@ WorkPtr ProcessGroupGloo::scatter(std::vector<Tensor>& outputs,
   const Tensor& out = single(op, outputs, "output tensor");
   check_root(op, opts.root_rank, size_);
   bool is_root = rank_ == opts.root_rank;
-  std::vector<Staged> ins;
-  if (is_root) {
-    EMBER_CHECK(inputs.size() == 1, "[", op, "] the root expects one list of input tensors, got ",
-                inputs.size());
-    EMBER_CHECK(int(inputs[0].size()) == size_, "[", op, "] the scatter list has ",
-                inputs[0].size(), " tensors but the group has ", size_, " ranks");
-    for (const auto& i : inputs[0]) {
-      check_like(op, i, out, "scatter list tensor", "output tensor");
-      ins.push_back(stage(i, false));
-    }
-  } else {
-    EMBER_CHECK(inputs.empty() || (inputs.size() == 1 && inputs[0].empty()), "[", op,
-                "] only the root (rank ", opts.root_rank, ") takes input tensors; this is rank ",
-                rank_);
-  }
+  std::vector<Staged> ins = stage_root_list(op, inputs, out, false, opts.root_rank, rank_, size_);
   Staged s = stage(out, true);
   auto fp = make_fingerprint(op, 0, {out}, true, -1, opts.root_rank);
   auto ctx = context_;
