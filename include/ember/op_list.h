@@ -10,7 +10,7 @@
   _(asinh) _(acosh) _(atanh) _(sigmoid) _(erf) _(erfc) _(erfinv) \
   _(floor) _(ceil) _(trunc) _(frac) _(bitwise_not) _(logical_not) \
   _(relu) _(relu6) _(selu) _(silu) _(mish) _(softsign) _(hardsigmoid) _(hardswish) \
-  _(tanhshrink) _(logsigmoid) _(lgamma) _(digamma)
+  _(tanhshrink) _(logsigmoid) _(lgamma) _(digamma) _(i0) _(sinc) _(deg2rad) _(rad2deg)
 
 /// Unary predicates with a bool result: function, method, `f_out(out, x)`; no in-place form.
 #define EMBER_UNARY_PREDICATE_OPS(_) \
@@ -21,7 +21,8 @@
   _(mul) _(true_divide) _(floor_divide) _(remainder) _(fmod) _(pow) _(float_power) \
   _(atan2) _(minimum) _(maximum) _(fmin) _(fmax) _(hypot) _(copysign) _(nextafter) \
   _(xlogy) _(logical_and) _(logical_or) _(logical_xor) \
-  _(bitwise_and) _(bitwise_or) _(bitwise_xor) _(bitwise_left_shift) _(bitwise_right_shift)
+  _(bitwise_and) _(bitwise_or) _(bitwise_xor) _(bitwise_left_shift) _(bitwise_right_shift) \
+  _(logaddexp) _(logaddexp2) _(heaviside) _(gcd) _(lcm) _(igamma) _(igammac)
 
 /// Comparisons with a bool result (in-place keeps the dtype of self, as PyTorch).
 #define EMBER_COMPARISON_OPS(_) _(eq) _(ne) _(lt) _(le) _(gt) _(ge)

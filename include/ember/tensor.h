@@ -524,6 +524,64 @@ class Tensor {
   Tensor dist(const Tensor& other, const Scalar& p = 2) const;
   // end shape ops
 
+  // ---- the rest of the catalogue (definitions next to the free functions) ----
+  /// The argument (phase) of each element: atan2(imag, real); 0 or pi for real inputs.
+  Tensor angle() const;
+  /// Mantissa in [0.5, 1) and integer exponent with self = mantissa * 2^exponent.
+  std::tuple<Tensor, Tensor> frexp() const;
+  /// self * 2^other.
+  Tensor ldexp(const Tensor& other) const;
+  Tensor& ldexp_(const Tensor& other);
+  /// The tensor as complex32 (torch.Tensor.chalf).
+  Tensor chalf() const;
+  Tensor cov(int64_t correction = 1, const std::optional<Tensor>& fweights = std::nullopt,
+             const std::optional<Tensor>& aweights = std::nullopt) const;
+  Tensor corrcoef() const;
+  std::tuple<Tensor, Tensor> histogram(const Tensor& bins,
+                                       const std::optional<Tensor>& weight = std::nullopt,
+                                       bool density = false) const;
+  std::tuple<Tensor, Tensor> histogram(int64_t bins = 100,
+                                       std::optional<std::vector<double>> range = std::nullopt,
+                                       const std::optional<Tensor>& weight = std::nullopt,
+                                       bool density = false) const;
+  Tensor renorm(const Scalar& p, int64_t dim, const Scalar& maxnorm) const;
+  Tensor& renorm_(const Scalar& p, int64_t dim, const Scalar& maxnorm);
+  Tensor index_reduce(int64_t dim, const Tensor& index, const Tensor& source,
+                      std::string_view reduce, bool include_self = true) const;
+  Tensor& index_reduce_(int64_t dim, const Tensor& index, const Tensor& source,
+                        std::string_view reduce, bool include_self = true);
+  Tensor narrow_copy(int64_t dim, int64_t start, int64_t length) const;
+  /// Resizes in place, keeping the storage when it is large enough (contiguous strides).
+  Tensor& resize_(IntArrayRef size);
+  Tensor& resize_as_(const Tensor& the_template);
+  Tensor sum_to_size(IntArrayRef size) const;
+  Tensor as_strided_scatter(const Tensor& src, IntArrayRef size, IntArrayRef stride,
+                            std::optional<int64_t> storage_offset = std::nullopt) const;
+  std::vector<Tensor> hsplit(int64_t sections) const;
+  std::vector<Tensor> hsplit(IntArrayRef indices) const;
+  std::vector<Tensor> vsplit(int64_t sections) const;
+  std::vector<Tensor> vsplit(IntArrayRef indices) const;
+  std::vector<Tensor> dsplit(int64_t sections) const;
+  std::vector<Tensor> dsplit(IntArrayRef indices) const;
+  Tensor new_empty_strided(IntArrayRef size, IntArrayRef stride,
+                           const TensorOptions& options = {}) const;
+  std::tuple<Tensor, Tensor> geqrf() const;
+  Tensor ormqr(const Tensor& input2, const Tensor& input3, bool left = true,
+               bool transpose = false) const;
+  Tensor lu_solve(const Tensor& LU_data, const Tensor& LU_pivots) const;
+  Tensor stft(int64_t n_fft, std::optional<int64_t> hop_length = std::nullopt,
+              std::optional<int64_t> win_length = std::nullopt,
+              const std::optional<Tensor>& window = std::nullopt, bool center = true,
+              std::string_view pad_mode = "reflect", bool normalized = false,
+              std::optional<bool> onesided = std::nullopt,
+              std::optional<bool> return_complex = std::nullopt) const;
+  Tensor istft(int64_t n_fft, std::optional<int64_t> hop_length = std::nullopt,
+               std::optional<int64_t> win_length = std::nullopt,
+               const std::optional<Tensor>& window = std::nullopt, bool center = true,
+               bool normalized = false, std::optional<bool> onesided = std::nullopt,
+               std::optional<int64_t> length = std::nullopt, bool return_complex = false) const;
+  // end the rest of the catalogue
+
   // ---- matrix products (ember/blas.h; definitions next to the free functions) ----
   Tensor matmul(const Tensor& other) const;
   Tensor mm(const Tensor& mat2) const;

@@ -4,6 +4,22 @@
 namespace ember::python {
 // The _C._distributed submodule (python/src/distributed*.cpp).
 void init_distributed(py::module_& m);
+// torch.fft, stft/istft and the window functions (python/src/fft.cpp).
+void init_fft(py::module_& m);
+// torch.special: the Bessel, Airy, error and normal functions (python/src/special_bessel.cpp).
+void init_special_bessel(py::module_& m);
+// torch.special's other functions and the new elementwise ops (python/src/special.cpp).
+void init_special(py::module_& m);
+// complex constructors and views, complex32 (python/src/complex.cpp).
+void init_complex(py::module_& m);
+// statistics, distances, histograms, sets and calculus (python/src/stats.cpp).
+void init_stats(py::module_& m);
+// the remaining tensor ops (python/src/tensor_extra.cpp).
+void init_tensor_extra(py::module_& m);
+// the remaining torch.linalg and LAPACK-style functions (python/src/linalg_extra.cpp).
+void init_linalg_extra(py::module_& m);
+// grid_sample, affine_grid, fractional max pooling and friends (python/src/nn_extra.cpp).
+void init_nn_extra(py::module_& m);
 }  // namespace ember::python
 
 PYBIND11_MODULE(_C, m) {
@@ -21,6 +37,8 @@ PYBIND11_MODULE(_C, m) {
     }
   });
   m.def_submodule("_linalg", "ember.linalg: the functions of torch.linalg");
+  m.def_submodule("_special", "ember.special: the functions of torch.special");
+  m.def_submodule("_fft", "ember.fft: the functions of torch.fft");
   init_types(m);
   init_tensor(m);
   init_fast_properties();
@@ -54,6 +72,14 @@ PYBIND11_MODULE(_C, m) {
   init_pickle(m);
   init_vision(m);
   init_distributed(m);
+  init_fft(m);
+  init_special_bessel(m);
+  init_special(m);
+  init_complex(m);
+  init_stats(m);
+  init_tensor_extra(m);
+  init_linalg_extra(m);
+  init_nn_extra(m);
   m.attr("__version__") = ember::kVersion;
   m.attr("_cpu_capability") = ember::cpu_capability();
   m.def("_cuda_is_available", [] { return ember::cuda_is_available(); });

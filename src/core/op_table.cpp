@@ -44,6 +44,8 @@ constexpr OpDef kOps[] = {
                                                                         EMBER_ROW(logsigmoid, 1,
                                                                                   R::Keep)
     EMBER_ROW(lgamma, 1, R::IntToFloat) EMBER_ROW(digamma, 1, R::IntToFloat)
+    EMBER_ROW(i0, 1, R::IntToFloat) EMBER_ROW(sinc, 1, R::IntToFloat)
+    EMBER_ROW(deg2rad, 1, R::IntToFloat) EMBER_ROW(rad2deg, 1, R::IntToFloat)
     // predicates: EMBER_UNARY_PREDICATE_OPS
     EMBER_ROW(isnan, 1, R::Predicate) EMBER_ROW(isinf, 1, R::Predicate)
         EMBER_ROW(isfinite, 1, R::Predicate) EMBER_ROW(isposinf, 1, R::Predicate)
@@ -62,6 +64,9 @@ constexpr OpDef kOps[] = {
                             EMBER_ROW(bitwise_xor, 2, R::Keep)
                                 EMBER_ROW(bitwise_left_shift, 2, R::Keep)
                                     EMBER_ROW(bitwise_right_shift, 2, R::Keep)
+    EMBER_ROW(logaddexp, 2, R::Keep) EMBER_ROW(logaddexp2, 2, R::Keep)
+    EMBER_ROW(heaviside, 2, R::Keep) EMBER_ROW(gcd, 2, R::Keep) EMBER_ROW(lcm, 2, R::Keep)
+    EMBER_ROW(igamma, 2, R::Keep) EMBER_ROW(igammac, 2, R::Keep)
     // comparisons: EMBER_COMPARISON_OPS
     EMBER_ROW(eq, 2, R::Predicate) EMBER_ROW(ne, 2, R::Predicate) EMBER_ROW(lt, 2, R::Predicate)
         EMBER_ROW(le, 2, R::Predicate) EMBER_ROW(gt, 2, R::Predicate) EMBER_ROW(ge, 2, R::Predicate)
@@ -80,7 +85,14 @@ constexpr OpDef kOps[] = {
                                             EMBER_ROW(conj_physical, 1, R::Keep)
                                                 EMBER_ROW(clamp_tensor, 3, R::Keep) EMBER_ROW(
                                                     copy, 1, R::Keep) EMBER_ROW(fill, 0, R::Keep)
-    EMBER_ROW(polygamma, 1, R::IntToFloat) EMBER_ROW(mvlgamma, 1, R::IntToFloat)};
+    EMBER_ROW(polygamma, 1, R::IntToFloat) EMBER_ROW(mvlgamma, 1, R::IntToFloat)
+    // torch.special (EMBER_SPECIAL_UNARY_OPS, EMBER_SPECIAL_BINARY_OPS): integers compute in the
+    // default float dtype.
+#define EMBER_SPECIAL_ROW1(op) EMBER_ROW(op, 1, R::IntToFloat)
+#define EMBER_SPECIAL_ROW2(op) EMBER_ROW(op, 2, R::IntToFloat)
+    EMBER_SPECIAL_UNARY_OPS(EMBER_SPECIAL_ROW1) EMBER_SPECIAL_BINARY_OPS(EMBER_SPECIAL_ROW2)};
+#undef EMBER_SPECIAL_ROW1
+#undef EMBER_SPECIAL_ROW2
 #undef EMBER_ROW
 static_assert(sizeof(kOps) / sizeof(kOps[0]) == kNumElementwiseOps,
               "every OpId needs exactly one row in kOps (same order)");

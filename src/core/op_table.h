@@ -23,7 +23,25 @@ namespace ember {
   _(nan_to_num) _(leaky_relu) _(elu) _(celu) _(gelu) _(gelu_tanh) _(softplus)          \
   _(hardtanh) _(hardshrink) _(softshrink) _(threshold) _(lerp_scalar) _(lerp_tensor)   \
   _(addcmul) _(addcdiv) _(where) _(isclose) _(conj_physical) _(clamp_tensor) _(copy) _(fill) \
-  _(polygamma) _(mvlgamma)
+  _(polygamma) _(mvlgamma) EMBER_SPECIAL_UNARY_OPS(_) EMBER_SPECIAL_BINARY_OPS(_)
+
+// torch.special's elementwise functions that have no Tensor method (ATen's special_* names):
+// public functions in include/ember/special.h (namespace ember::special).
+#define EMBER_SPECIAL_UNARY_OPS(_)                                                            \
+  _(special_i0e) _(special_i1) _(special_i1e) _(special_ndtr) _(special_ndtri)               \
+  _(special_log_ndtr) _(special_erfcx) _(special_bessel_j0) _(special_bessel_j1)             \
+  _(special_bessel_y0) _(special_bessel_y1) _(special_modified_bessel_i0)                    \
+  _(special_modified_bessel_i1) _(special_modified_bessel_k0) _(special_modified_bessel_k1)  \
+  _(special_scaled_modified_bessel_k0) _(special_scaled_modified_bessel_k1)                  \
+  _(special_spherical_bessel_j0) _(special_airy_ai) _(special_entr)
+#define EMBER_SPECIAL_BINARY_OPS(_)                                                           \
+  _(special_xlog1py) _(special_zeta) _(special_chebyshev_polynomial_t)                       \
+  _(special_chebyshev_polynomial_u) _(special_chebyshev_polynomial_v)                        \
+  _(special_chebyshev_polynomial_w) _(special_shifted_chebyshev_polynomial_t)                \
+  _(special_shifted_chebyshev_polynomial_u) _(special_shifted_chebyshev_polynomial_v)        \
+  _(special_shifted_chebyshev_polynomial_w) _(special_hermite_polynomial_h)                  \
+  _(special_hermite_polynomial_he) _(special_laguerre_polynomial_l)                          \
+  _(special_legendre_polynomial_p)
 
 #include "core/op_list.def"
 

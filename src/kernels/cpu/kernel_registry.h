@@ -37,7 +37,7 @@ const KernelTable& kernels();
 // Each family is one file src/kernels/cpu/<folder>/<family>_kernels.cpp, compiled once per
 // capability into namespace ember::cpu::cap_<capability>, defining register_<family>_kernels().
 #define EMBER_KERNEL_FAMILIES(_) \
-  _(copy) _(arith) _(compare) _(unary) _(activation) _(reduce) _(softmax)
+  _(copy) _(arith) _(compare) _(unary) _(activation) _(reduce) _(softmax) _(bessel) _(special)
 
 #define EMBER_DECLARE_FAMILY(family) void register_##family##_kernels(KernelTable& t);
 namespace cap_default {

@@ -334,6 +334,10 @@ class CudaBackend final : public DeviceBackend {
       case OpId::conj_physical:
       case OpId::clamp_tensor:
       case OpId::copy:
+#define EMBER_CUDA_CASE(o) case OpId::o:
+        EMBER_SPECIAL_UNARY_OPS(EMBER_CUDA_CASE)
+        EMBER_SPECIAL_BINARY_OPS(EMBER_CUDA_CASE)
+#undef EMBER_CUDA_CASE
         return false;
         // Backends are only called with elementwise ops.
 #define EMBER_CUDA_NOT_ELEMENTWISE(o, schema, traits) case OpId::o:

@@ -11,6 +11,7 @@
 #include "ember/reduce.h"
 #include "ops/elementwise/elementwise_core.h"
 #include "ops/elementwise/elementwise_grad.h"
+#include "ops/elementwise/special_grad.h"
 
 namespace ember {
 
@@ -140,6 +141,10 @@ GradKind elementwise_grad_kind(OpId op) {
     case OpId::clamp_tensor:
     case OpId::copy:
       return GradKind::Partials;
+      EMBER_BESSEL_FAMILY_OPS(EMBER_CASE)
+      return bessel_grad_kind(op);
+      EMBER_SPECIAL_FAMILY_OPS(EMBER_CASE)
+      return special_grad_kind(op);
       EMBER_NON_ELEMENTWISE_OPS(EMBER_NOT_ELEMENTWISE)
     case OpId::kCount:
       EMBER_INTERNAL_ASSERT(false, "[elementwise_grad_kind] not an elementwise op: ", op_id(op));
@@ -244,6 +249,10 @@ uint8_t elementwise_saves(OpId op) {
       EMBER_NONDIFF_ELEMENTWISE_OPS(EMBER_CASE)
       EMBER_ZERO_GRAD_ELEMENTWISE_OPS(EMBER_CASE)
       return X0;
+      EMBER_BESSEL_FAMILY_OPS(EMBER_CASE)
+      return bessel_saves(op);
+      EMBER_SPECIAL_FAMILY_OPS(EMBER_CASE)
+      return special_saves(op);
       EMBER_NON_ELEMENTWISE_OPS(EMBER_NOT_ELEMENTWISE)
     case OpId::kCount:
       EMBER_INTERNAL_ASSERT(false, "[elementwise_saves] not an elementwise op: ", op_id(op));
@@ -487,6 +496,10 @@ Tensor elementwise_partial(OpId op, int k, const Tensor* x, const Tensor& o, con
       EMBER_NONDIFF_ELEMENTWISE_OPS(EMBER_CASE)
       EMBER_ZERO_GRAD_ELEMENTWISE_OPS(EMBER_CASE)
       break;
+      EMBER_BESSEL_FAMILY_OPS(EMBER_CASE)
+      return bessel_partial(op, k, x, o, p);
+      EMBER_SPECIAL_FAMILY_OPS(EMBER_CASE)
+      return special_partial(op, k, x, o, p);
       EMBER_NON_ELEMENTWISE_OPS(EMBER_NOT_ELEMENTWISE)
     case OpId::kCount:
       EMBER_INTERNAL_ASSERT(false, "[elementwise_partial] not an elementwise op: ", op_id(op));

@@ -1,0 +1,1 @@
+"""ember.fft: discrete Fourier transforms (as torch.fft)."""

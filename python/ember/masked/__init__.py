@@ -1,0 +1,1 @@
+"""ember.masked: reductions and normalizations that ignore masked-out elements (torch.masked)."""
