@@ -200,6 +200,8 @@ def _nested_str(data, dim, indent, fmt, imag_fmt):
 def _body_str(t, indent):
     """The bracketed values of a non-empty tensor."""
     dim = t.dim()
+    if _dtype_name(t.dtype) == "complex32":
+        t = t.cfloat()  # every complex32 value is exact in complex64; formatted as PyTorch does
     if t.numel() > _OPTS.threshold:
         data = _gather(t, _OPTS.edgeitems)
     else:

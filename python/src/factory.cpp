@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "core/complex_half.h"
 #include "core/tensor_util.h"
 #include "ember/half.h"
 #include "pyember.h"
@@ -258,6 +259,10 @@ template <>
 void store_scalar<BFloat16>(char* p, const Scalar& s) {
   *reinterpret_cast<BFloat16*>(p) = BFloat16(s.to<float>());
 }
+// complex32: both parts rounded to binary16 (Note [complex32]).
+void store_complex_half(char* p, const Scalar& s) {
+  *reinterpret_cast<ComplexHalf*>(p) = ComplexHalf(s.toComplexDouble());
+}
 using StoreFn = void (*)(char*, const Scalar&);
 
 StoreFn store_fn(ScalarType t) {
@@ -267,6 +272,8 @@ StoreFn store_fn(ScalarType t) {
     return &store_scalar<T>;
     EMBER_FORALL_SCALAR_TYPES(EMBER_STORE_CASE)
 #undef EMBER_STORE_CASE
+    case ScalarType::ComplexHalf:
+      return &store_complex_half;
     default:
       throw ember::TypeError(detail::str_cat("tensor(): unsupported dtype ", dtype_name(t)));
   }

@@ -48,9 +48,6 @@ void copy_into(const Tensor& self, const Tensor& src_in) {
   else if (src.is_conj())
     src = raw_view(src);
   Tensor dst = self.is_conj() ? raw_view(self) : self;
-  EMBER_CHECK_T(NotImplementedError, src.dtype() != kComplexHalf && self.dtype() != kComplexHalf,
-                "[copy_] complex32 (ComplexHalf) copies are not supported yet (", src.dtype(),
-                " -> ", self.dtype(), ")");
   if (self.numel() > 0) {
     if (dst.is_cpu() && src.is_cpu()) {
       copy_stub(kCPU, dst, src);
@@ -305,6 +302,8 @@ Scalar Tensor::item() const {
   EMBER_CHECK(numel() == 1, "[item] a Tensor with ", numel(),
               " elements cannot be converted to Scalar");
   Tensor t = is_cpu() ? *this : to(Device(kCPU));
+  // complex32 is read through complex64, which holds every complex32 value exactly.
+  if (dtype() == kComplexHalf) return t.resolve_conj().to(kComplexFloat).item();
   return item_stub(t.device().type(), t, is_conj());
 }
 

@@ -389,7 +389,6 @@ Tensor where_impl(const Tensor& condition, const Tensor& a, const Tensor& b) {
                 device, " and ", t.device());
   }
   const ScalarType rt = result_type({a, b});
-  EMBER_CHECK(rt != kComplexHalf, "[where] not implemented for dtype ", rt);  // reserved dtype
   DimVector shape = broadcast_all(ArrayRef<Tensor>(ins, 3), "where");
   auto tidy = [&](const Tensor& t, ScalarType dt) {
     Tensor r = t.dtype() == dt ? t : t.to(dt);

@@ -231,6 +231,19 @@ const char* inplace_name(OpId op) {
 
 namespace {
 
+/// The elementwise ops PyTorch 1.13 runs on complex32 CPU tensors (Note [complex32]).
+bool runs_on_complex_half(OpId op) {
+  static constexpr OpId kOps[] = {OpId::add,      OpId::sub,           OpId::mul,
+                                  OpId::neg,      OpId::abs,           OpId::sgn,
+                                  OpId::conj_physical, OpId::eq,       OpId::ne,
+                                  OpId::isclose,  OpId::isnan,         OpId::isinf,
+                                  OpId::isfinite, OpId::isreal,        OpId::where,
+                                  OpId::copy,     OpId::fill};
+  for (OpId o : kOps)
+    if (o == op) return true;
+  return false;
+}
+
 /// Whether the rule of `op` reads operand `k` in this call. As PyTorch, mul reads each operand
 /// only for the other one's gradient and true_divide the numerator only for the denominator's:
 /// it is not saved otherwise (so changing it in place before backward is fine). Under forward
@@ -409,9 +422,12 @@ Tensor elementwise(OpId op, std::initializer_list<Tensor> inputs_il, const OpPar
   EMBER_CHECK(compute != ScalarType::Undefined, "[", name, "] not implemented for dtype ",
               promoted);
   const ScalarType res = result_dtype(op, compute);
-  EMBER_CHECK(compute != kComplexHalf, "[", name,
-              "] complex32 (ComplexHalf) computation is not supported yet; convert the inputs "
-              "to complex64 first");
+  // Note [complex32] (src/core/complex_half.h): the ops PyTorch runs on complex32 compute in
+  // complex64 and round back; the others raise as PyTorch's.
+  const ScalarType kernel_dtype = compute == kComplexHalf ? kComplexFloat : compute;
+  EMBER_CHECK(compute != kComplexHalf || runs_on_complex_half(op), "[", name, "] \"",
+              def.name, "\" not implemented for 'ComplexHalf'");
+  const ScalarType kernel_res = kernel_dtype == compute ? res : result_dtype(op, kernel_dtype);
   DimVector shape = broadcast_all(ins, def.name);
 
   Tensor target;
@@ -476,16 +492,16 @@ Tensor elementwise(OpId op, std::initializer_list<Tensor> inputs_il, const OpPar
   // Tidy inputs: compute dtype, resolved conjugation, on the op's device.
   for (int k = 0; k < n; ++k) {
     Tensor& t = inputs[k];
-    if (t.dtype() != compute) t = t.to(compute);
+    if (t.dtype() != kernel_dtype) t = t.to(kernel_dtype);
     if (t.is_conj()) t = t.resolve_conj();
     if (t.device() != device) t = t.to(device);
   }
 
   Tensor result;
-  if (target.defined() && target.dtype() == res) {
+  if (target.defined() && target.dtype() == kernel_res) {
     result = target;
   } else {
-    result = empty_like_layout(shape, res, device, ins);
+    result = empty_like_layout(shape, kernel_res, device, ins);
   }
   {
     const Tensor* in_ptrs[3] = {};
@@ -500,6 +516,8 @@ Tensor elementwise(OpId op, std::initializer_list<Tensor> inputs_il, const OpPar
     else
       target.unsafeGetTensorImpl()->bump_version(inplace_name(op));
     result = target;
+  } else if (kernel_res != res) {
+    result = result.to(res);  // complex32: round the complex64 result back once
   }
   if (rec)
     record_elementwise(*rec, op, params, n, originals, result, mode == OutMode::InPlace, keep);

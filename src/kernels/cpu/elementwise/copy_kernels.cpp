@@ -1,5 +1,16 @@
 // Casts between all dtypes, fill, where and physical conjugation.
+#include "core/complex_half.h"
 #include "kernels/cpu/elementwise/loops.h"
+
+namespace ember::kernels {
+// complex32 is storage only (Note [complex32]): casts read and write it through the shared
+// conversion rules; it is its own compute type (nothing computes on it here).
+template <>
+struct ElementTraits<ComplexHalf> {
+  static constexpr bool kComplex = true;
+  static constexpr bool kReduced = false;
+};
+}  // namespace ember::kernels
 
 namespace ember::cpu::EMBER_CPU_CAP {
 namespace {
@@ -26,6 +37,14 @@ struct ConjPhysical {
     else
       return x;
   }
+};
+
+// A complex32 fill: the value rounded once to two binary16 parts.
+template <class C>
+struct FillComplexHalf {
+  C v;
+  explicit FillComplexHalf(const OpParams& p) : v(p.s[0].toComplexDouble()) {}
+  C operator()() const { return v; }
 };
 
 template <class Src, class Dst>
@@ -58,7 +77,7 @@ void where_fn(char** data, const int64_t* s, int64_t n, const OpParams&) {
 }
 
 using AllTypes = TypeList<bool, uint8_t, int8_t, int16_t, int32_t, int64_t, Half, BFloat16, float,
-                          double, complex<float>, complex<double>>;
+                          double, ComplexHalf, complex<float>, complex<double>>;
 
 template <class Src, class... Dsts>
 void reg_casts_from(KernelTable& t, TypeList<Dsts...>) {
@@ -73,6 +92,7 @@ void register_copy_kernels(KernelTable& t) {
     (t.set(OpId::where, scalar_type_of<Ts>, &where_fn<Ts>), ...);
   }(AllTypes{});
   reg<Fill, 0>(t, OpId::fill, BoolType{}, IntTypes{}, FloatTypes{}, ComplexTypes{});
+  reg<FillComplexHalf, 0>(t, OpId::fill, TypeList<ComplexHalf>{});
   reg<ConjPhysical, 1>(t, OpId::conj_physical, BoolType{}, IntTypes{}, FloatTypes{},
                        ComplexTypes{});
 }
