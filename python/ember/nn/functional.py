@@ -39,3 +39,11 @@ from ember._C._nn.functional import (  # noqa: F401
 )
 
 __all__ = [_name for _name in dir() if not _name.startswith("_")]
+
+from ember._C._nn.functional import (  # noqa: F401,E402
+    # sampling grids, fractional pooling
+    grid_sample, affine_grid, fractional_max_pool2d, fractional_max_pool3d,
+    fractional_max_pool2d_with_indices, fractional_max_pool3d_with_indices,
+)
+
+__all__ = [_name for _name in dir() if not _name.startswith("_")]
