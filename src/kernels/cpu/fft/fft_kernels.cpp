@@ -1,0 +1,278 @@
+// The butterflies of ember's FFT engine (Note [FFT layout] in fft.cpp), compiled once per CPU
+// capability. Every pass reads and writes whole vectors of interleaved complex numbers.
+#include <cstddef>
+#include <cstdint>
+
+#include "kernels/cpu/fft/fft_plan.h"
+#include "kernels/cpu/vec.h"
+
+namespace ember::cpu::EMBER_CPU_CAP {
+namespace {
+
+// Lane masks that swap the real and imaginary halves of every complex number of a vector.
+#if EMBER_VEC_BYTES == 64
+#define EMBER_FFT_SWAP_F \
+  { 1, 0, 3, 2, 5, 4, 7, 6, 9, 8, 11, 10, 13, 12, 15, 14 }
+#define EMBER_FFT_SWAP_D \
+  { 1, 0, 3, 2, 5, 4, 7, 6 }
+#elif EMBER_VEC_BYTES == 32
+#define EMBER_FFT_SWAP_F \
+  { 1, 0, 3, 2, 5, 4, 7, 6 }
+#define EMBER_FFT_SWAP_D \
+  { 1, 0, 3, 2 }
+#else
+#define EMBER_FFT_SWAP_F \
+  { 1, 0, 3, 2 }
+#define EMBER_FFT_SWAP_D \
+  { 1, 0 }
+#endif
+
+inline vfloat swap_ri(vfloat a) { return __builtin_shuffle(a, vint32 EMBER_FFT_SWAP_F); }
+inline vdouble swap_ri(vdouble a) { return __builtin_shuffle(a, vint64 EMBER_FFT_SWAP_D); }
+
+/// (-1, +1, -1, +1, ...): the sign pattern of the cross terms of a complex product.
+template <class T>
+inline Vec<T> alt() {
+  Vec<T> v;
+  for (int i = 0; i < kLanes<T>; ++i) v[i] = (i & 1) ? T(1) : T(-1);
+  return v;
+}
+
+/// a * w for w = (wr, wi) given as wr splat and wi * alt().
+template <class V>
+inline V cmul(V a, V wr, V wia) {
+  return a * wr + swap_ri(a) * wia;
+}
+
+/// a * (-i) when F (forward), a * (+i) otherwise.
+template <bool F, class V>
+inline V rot(V a, V al) {
+  return F ? swap_ri(a) * -al : swap_ri(a) * al;
+}
+
+/// One Stockham pass: for each butterfly p < m and offset u < run, reads a_r = x[u + run (p + r
+/// m)], writes y[u + run (R p + k)] = (sum_r a_r W_R^{rk}) W^{pk}. `bf` maps a[] to c[] in place.
+template <class T, int R, class BF>
+inline void pass(const T* x, T* y, int64_t m, int64_t run, const T* tw, const BF& bf) {
+  using V = Vec<T>;
+  constexpr int L = kLanes<T>;
+  const V al = alt<T>();
+  const int64_t rs = 2 * run, xs = 2 * run * m;
+  for (int64_t p = 0; p < m; ++p) {
+    const T* xp = x + rs * p;
+    T* yp = y + rs * R * p;
+    if (p == 0) {
+      for (int64_t u = 0; u < rs; u += L) {
+        V a[R];
+        for (int r = 0; r < R; ++r) a[r] = vload<V>(xp + u + r * xs);
+        bf(a, al);
+        for (int k = 0; k < R; ++k) vstore(yp + u + k * rs, a[k]);
+      }
+      continue;
+    }
+    V wr[R], wi[R];
+    const T* t = tw + 2 * (R - 1) * p;
+    for (int k = 1; k < R; ++k) {
+      wr[k] = splat<T>(t[2 * k - 2]);
+      wi[k] = splat<T>(t[2 * k - 1]) * al;
+    }
+    for (int64_t u = 0; u < rs; u += L) {
+      V a[R];
+      for (int r = 0; r < R; ++r) a[r] = vload<V>(xp + u + r * xs);
+      bf(a, al);
+      vstore(yp + u, a[0]);
+      for (int k = 1; k < R; ++k) vstore(yp + u + k * rs, cmul(a[k], wr[k], wi[k]));
+    }
+  }
+}
+
+template <class T, bool F>
+void radix2(const T* x, T* y, int64_t m, int64_t run, const T* tw) {
+  pass<T, 2>(x, y, m, run, tw, [](Vec<T>* a, Vec<T>) {
+    Vec<T> s = a[0] + a[1], d = a[0] - a[1];
+    a[0] = s;
+    a[1] = d;
+  });
+}
+
+template <class T, bool F>
+void radix4(const T* x, T* y, int64_t m, int64_t run, const T* tw) {
+  pass<T, 4>(x, y, m, run, tw, [](Vec<T>* a, Vec<T> al) {
+    Vec<T> t0 = a[0] + a[2], t1 = a[0] - a[2], t2 = a[1] + a[3];
+    Vec<T> t3 = rot<F>(a[1] - a[3], al);
+    a[0] = t0 + t2;
+    a[2] = t0 - t2;
+    a[1] = t1 + t3;
+    a[3] = t1 - t3;
+  });
+}
+
+template <class T, bool F>
+void radix8(const T* x, T* y, int64_t m, int64_t run, const T* tw) {
+  pass<T, 8>(x, y, m, run, tw, [](Vec<T>* a, Vec<T> al) {
+    using V = Vec<T>;
+    const T h = T(0.70710678118654752440084436210484904);
+    // Two radix-4 butterflies on the even and odd samples, then W_8^k on the odd half.
+    V e0 = a[0] + a[4], e1 = a[0] - a[4], e2 = a[2] + a[6], e3 = rot<F>(a[2] - a[6], al);
+    V o0 = a[1] + a[5], o1 = a[1] - a[5], o2 = a[3] + a[7], o3 = rot<F>(a[3] - a[7], al);
+    V E0 = e0 + e2, E2 = e0 - e2, E1 = e1 + e3, E3 = e1 - e3;
+    V O0 = o0 + o2, O2 = o0 - o2, O1 = o1 + o3, O3 = o1 - o3;
+    // W_8 = (1 -+ i) / sqrt 2, W_8^2 = -+i, W_8^3 = (-1 -+ i) / sqrt 2.
+    V r1 = (O1 + rot<F>(O1, al)) * h;
+    V r2 = rot<F>(O2, al);
+    V r3 = (rot<F>(O3, al) - O3) * h;
+    a[0] = E0 + O0;
+    a[4] = E0 - O0;
+    a[1] = E1 + r1;
+    a[5] = E1 - r1;
+    a[2] = E2 + r2;
+    a[6] = E2 - r2;
+    a[3] = E3 + r3;
+    a[7] = E3 - r3;
+  });
+}
+
+template <class T, bool F>
+void radix3(const T* x, T* y, int64_t m, int64_t run, const T* tw) {
+  pass<T, 3>(x, y, m, run, tw, [](Vec<T>* a, Vec<T> al) {
+    using V = Vec<T>;
+    const T s3 = T(0.86602540378443864676372317075293618);
+    V t1 = a[1] + a[2], t2 = a[1] - a[2];
+    V m1 = a[0] - t1 * T(0.5);
+    V d = rot<F>(t2, al) * s3;  // s i sqrt(3)/2 (a1 - a2), s = -1 forward
+    a[0] = a[0] + t1;
+    a[1] = m1 + d;
+    a[2] = m1 - d;
+  });
+}
+
+template <class T, bool F>
+void radix5(const T* x, T* y, int64_t m, int64_t run, const T* tw) {
+  pass<T, 5>(x, y, m, run, tw, [](Vec<T>* a, Vec<T> al) {
+    using V = Vec<T>;
+    const T c1 = T(0.30901699437494742410229341718281906);   // cos(2 pi / 5)
+    const T c2 = T(-0.80901699437494742410229341718281906);  // cos(4 pi / 5)
+    const T s1 = T(0.95105651629515357211643933337938214);   // sin(2 pi / 5)
+    const T s2 = T(0.58778525229247312916870595463907277);   // sin(4 pi / 5)
+    V t1 = a[1] + a[4], t2 = a[2] + a[3], t3 = a[1] - a[4], t4 = a[2] - a[3];
+    V b1 = a[0] + t1 * c1 + t2 * c2;
+    V b2 = a[0] + t1 * c2 + t2 * c1;
+    // rot<F> multiplies by s i (s = -1 forward).
+    V d1 = rot<F>(t3 * s1 + t4 * s2, al);
+    V d2 = rot<F>(t3 * s2 - t4 * s1, al);
+    a[0] = a[0] + t1 + t2;
+    a[1] = b1 + d1;
+    a[4] = b1 - d1;
+    a[2] = b2 + d2;
+    a[3] = b2 - d2;
+  });
+}
+
+/// A pass of odd radix R <= kMaxGenericRadix by the O(R^2) symmetric sums; `roots` holds W_R^k.
+constexpr int kMaxGenericRadix = 31;
+
+template <class T>
+void radix_generic(const T* x, T* y, int R, int64_t m, int64_t run, const T* tw, const T* roots) {
+  using V = Vec<T>;
+  constexpr int L = kLanes<T>;
+  const V al = alt<T>();
+  const int h = (R - 1) / 2;
+  const int64_t rs = 2 * run, xs = 2 * run * m;
+  for (int64_t p = 0; p < m; ++p) {
+    const T* xp = x + rs * p;
+    T* yp = y + rs * R * p;
+    const T* t = tw + 2 * (R - 1) * p;
+    for (int64_t u = 0; u < rs; u += L) {
+      V a0 = vload<V>(xp + u), ts[kMaxGenericRadix], ds[kMaxGenericRadix];
+      V c0 = a0;
+      for (int r = 1; r <= h; ++r) {
+        V ar = vload<V>(xp + u + r * xs), br = vload<V>(xp + u + (R - r) * xs);
+        ts[r] = ar + br;
+        ds[r] = ar - br;
+        c0 += ts[r];
+      }
+      vstore(yp + u, c0);
+      for (int k = 1; k <= h; ++k) {
+        V re = a0, im = V{};
+        for (int r = 1; r <= h; ++r) {
+          const int e = int((int64_t(r) * k) % R);
+          re += ts[r] * roots[2 * e];
+          im += ds[r] * roots[2 * e + 1];
+        }
+        V iv = swap_ri(im) * al;  // i * im
+        V ck = re + iv, cm = re - iv;
+        if (p != 0) {
+          ck = cmul(ck, splat<T>(t[2 * k - 2]), splat<T>(t[2 * k - 1]) * al);
+          cm = cmul(cm, splat<T>(t[2 * (R - k) - 2]), splat<T>(t[2 * (R - k) - 1]) * al);
+        }
+        vstore(yp + u + k * rs, ck);
+        vstore(yp + u + (R - k) * rs, cm);
+      }
+    }
+  }
+}
+
+template <class T, bool F>
+T* run_col(const ColPlan<T>& plan, T* x, T* y, int64_t bw) {
+  for (const FftStage& s : plan.stages) {
+    const T* tw = plan.tw.data() + s.tw;
+    const int64_t run = s.l * bw;
+    switch (s.radix) {
+      case 2:
+        radix2<T, F>(x, y, s.m, run, tw);
+        break;
+      case 3:
+        radix3<T, F>(x, y, s.m, run, tw);
+        break;
+      case 4:
+        radix4<T, F>(x, y, s.m, run, tw);
+        break;
+      case 5:
+        radix5<T, F>(x, y, s.m, run, tw);
+        break;
+      case 8:
+        radix8<T, F>(x, y, s.m, run, tw);
+        break;
+      default:
+        radix_generic<T>(x, y, s.radix, s.m, run, tw, plan.tw.data() + s.roots);
+        break;
+    }
+    T* t = x;
+    x = y;
+    y = t;
+  }
+  return x;
+}
+
+template <class T>
+T* col(const ColPlan<T>& plan, T* x, T* y, int64_t bw) {
+  return plan.forward ? run_col<T, true>(plan, x, y, bw) : run_col<T, false>(plan, x, y, bw);
+}
+
+template <class T>
+void mul_rows(T* x, const T* w, int64_t n, int64_t bw) {
+  using V = Vec<T>;
+  const V al = alt<T>();
+  for (int64_t i = 0; i < n; ++i) {
+    const V wr = splat<T>(w[2 * i]), wi = splat<T>(w[2 * i + 1]) * al;
+    T* row = x + 2 * i * bw;
+    for (int64_t u = 0; u < 2 * bw; u += kLanes<T>)
+      vstore(row + u, cmul(vload<V>(row + u), wr, wi));
+  }
+}
+
+template <class T>
+void fill(FftKernelsT<T>& k) {
+  k.lanes = kLanes<T> / 2;
+  k.col = &col<T>;
+  k.mul_rows = &mul_rows<T>;
+}
+
+}  // namespace
+
+void register_fft_kernels(FftKernels& k) {
+  fill(k.f);
+  fill(k.d);
+}
+
+}  // namespace ember::cpu::EMBER_CPU_CAP

@@ -1,0 +1,60 @@
+#pragma once
+#include "kernels/cpu/kernel_layer.h"  // Note [Layer includes]
+// Plans of ember's FFT engine (fft.cpp) and the per-capability butterfly kernels that run them
+// (fft_kernels.cpp, compiled once per CPU capability). Complex data are interleaved (re, im)
+// pairs of T; a "column block" is [rows][bw] complex numbers, row-major: bw independent
+// transforms side by side, so every butterfly works on contiguous vectors (Note [FFT layout]).
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+namespace ember::cpu {
+
+/// One Stockham pass of radix `radix`: transforms of the current length `radix * m`, each
+/// `run` complex numbers apart (run = l * bw, l the product of the earlier radices).
+struct FftStage {
+  int radix = 0;
+  int64_t m = 0;     // butterflies per transform in this pass
+  int64_t l = 0;     // product of the radices of the earlier passes
+  size_t tw = 0;     // offset (in T) of this pass's twiddles [m][radix - 1] in ColPlan::tw
+  size_t roots = 0;  // offset (in T) of W_radix^k, k < radix, in ColPlan::tw (generic radix)
+};
+
+/// The mixed-radix Stockham schedule of one length and direction.
+template <class T>
+struct ColPlan {
+  int64_t n = 1;
+  bool forward = true;
+  std::vector<FftStage> stages;
+  std::vector<T> tw;  // interleaved twiddles of every pass
+};
+
+/// The kernels of one real type (float for complex64, double for complex128).
+template <class T>
+struct FftKernelsT {
+  /// Complex numbers per vector of this capability: column blocks are a multiple of it wide.
+  int lanes = 1;
+  /// Runs `p` over the column block x [n][bw] (bw a multiple of `lanes`), using y [n][bw] as the
+  /// ping-pong buffer; returns x or y, whichever holds the result.
+  T* (*col)(const ColPlan<T>& p, T* x, T* y, int64_t bw) = nullptr;
+  /// x[i][j] *= w[i] (complex) for a column block [n][bw].
+  void (*mul_rows)(T* x, const T* w, int64_t n, int64_t bw) = nullptr;
+};
+
+struct FftKernels {
+  FftKernelsT<float> f;
+  FftKernelsT<double> d;
+};
+
+namespace cap_default {
+void register_fft_kernels(FftKernels& k);
+}
+namespace cap_avx2 {
+void register_fft_kernels(FftKernels& k);
+}
+namespace cap_avx512 {
+void register_fft_kernels(FftKernels& k);
+}
+
+}  // namespace ember::cpu
