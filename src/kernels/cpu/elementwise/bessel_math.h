@@ -24,8 +24,8 @@
 // The coefficients were computed for this file with mpmath (40 digits) at 80 Chebyshev nodes
 // and truncated below 1e-18 of the leading term (float tables: 1e-9); bessel_fit.py next to
 // this file regenerates them.
-// Limits follow the functions (and SciPy), not PyTorch 1.13's NaN where a limit exists:
-// i0(±inf) = inf, j0(±inf) = y0(inf) = 0, airy_ai(-inf) = 0.
+// Infinite arguments give PyTorch 1.13's values: NaN for i0, i1, j0, j1, y0, y1 and airy_ai
+// (where the functions tend to inf or 0), the limits elsewhere.
 
 #include <cmath>
 #include <cstddef>
@@ -297,7 +297,7 @@ inline double i0e(double x) {
 inline double i0(double x) {
   double a = std::fabs(x);
   if (a <= 8) return std::exp(a) * cheb(coef::kI0A, a * 0.25 - 1);
-  if (a == kInf) return kInf;
+  if (a == kInf) return kNaN;
   double h = std::exp(0.5 * a);  // e^a in two halves: finite results up to a = 713.9
   return h * (h * (cheb(coef::kI0B, 16 / a - 1) / std::sqrt(a)));
 }
@@ -309,7 +309,7 @@ inline double i1e(double x) {
 inline double i1(double x) {
   double a = std::fabs(x);
   if (a <= 8) return x * std::exp(a) * cheb(coef::kI1A, a * 0.25 - 1);
-  if (a == kInf) return x;
+  if (a == kInf) return kNaN;
   double h = std::exp(0.5 * a);
   return std::copysign(h * (h * (cheb(coef::kI1B, 16 / a - 1) / std::sqrt(a))), x);
 }
@@ -380,8 +380,7 @@ inline double j0(double x) {
     return r * minus_zero(a, coef::kJ0Zero1) * (a + coef::kJ0Zero1[0]) *
            minus_zero(a, coef::kJ0Zero2) * (a + coef::kJ0Zero2[0]);
   }
-  if (a == kInf) return 0;
-  if (a != a) return a;
+  if (!(a < kInf)) return kNaN;
   double p, q, s = std::sin(a), c = std::cos(a);
   hankel_pq(a, 0, p, q);
   // cos(a - pi/4) = (c + s) / sqrt(2), sin(a - pi/4) = (s - c) / sqrt(2).
@@ -394,8 +393,7 @@ inline double j1(double x) {
     return x * r * minus_zero(a, coef::kJ1Zero1) * (a + coef::kJ1Zero1[0]) *
            minus_zero(a, coef::kJ1Zero2) * (a + coef::kJ1Zero2[0]);
   }
-  if (a == kInf) return std::copysign(0.0, x);
-  if (a != a) return a;
+  if (!(a < kInf)) return kNaN;
   double p, q, s = std::sin(a), c = std::cos(a);
   hankel_pq(a, 1, p, q);
   // cos(a - 3pi/4) = (s - c) / sqrt(2), sin(a - 3pi/4) = -(s + c) / sqrt(2).
@@ -406,7 +404,7 @@ inline double y0(double x) {
   if (x == 0) return -kInf;
   if (!(x > 0)) return kNaN;
   if (x <= 8) return cheb(coef::kY0A, x * x / 32 - 1) + kTwoOverPi * std::log(x) * j0(x);
-  if (x == kInf) return 0;
+  if (x == kInf) return kNaN;
   double p, q, s = std::sin(x), c = std::cos(x);
   hankel_pq(x, 0, p, q);
   return (p * (s - c) + q * (c + s)) * (kInvSqrtPi / std::sqrt(x));
@@ -416,7 +414,7 @@ inline double y1(double x) {
   if (!(x > 0)) return kNaN;
   if (x <= 8)
     return x * cheb(coef::kY1A, x * x / 32 - 1) + kTwoOverPi * (std::log(x) * j1(x) - 1 / x);
-  if (x == kInf) return 0;
+  if (x == kInf) return kNaN;
   double p, q, s = std::sin(x), c = std::cos(x);
   hankel_pq(x, 1, p, q);
   return (q * (s - c) - p * (s + c)) * (kInvSqrtPi / std::sqrt(x));
@@ -458,7 +456,7 @@ inline void airy_zeta(double x, double& hi, double& lo) {
 }
 
 inline double airy_ai(double x) {
-  if (x != x) return x;
+  if (!(std::fabs(x) < kInf)) return kNaN;
   if (x >= -3 && x <= 1) return cheb(coef::kAiA, 0.5 * (x + 1));
   if (x > 1) {
     if (x > 110) return 0;  // Ai(110) < 1e-330
@@ -577,7 +575,7 @@ inline double ndtri(double p) {
 template <class V>
 inline V erfcx_pos_f(V a) {
   V t = 1.0f / (1.0f + 0.5f * a);
-  return t * gexp(cheb(coef::kErfcxSF, t + t - 1.0f));
+  return t * math::exp_nonpos_f32(cheb(coef::kErfcxSF, t + t - 1.0f));  // S <= 0
 }
 
 /// x^2 = h + l exactly (l = 0 where x^2 overflows).
@@ -587,13 +585,22 @@ inline void square_split(V x, V& h, V& l) {
   l = gsel(h < 3.0e38f, math::square_err(x, h), V{} + 0.0f);
 }
 
+/// Whether any lane of a comparison mask is set.
+inline bool gany(bool m) { return m; }
+inline bool gany(vint32 m) {
+  int32_t r = 0;
+  for (int i = 0; i < kLanes<float>; ++i) r |= m[i];
+  return r != 0;
+}
+
 template <class V>
 inline V erfcx_f(V x) {
   V r = erfcx_pos_f(gabs(x));
+  auto neg = x < 0.0f;
+  if (!gany(neg)) return r;
   V h, l;
   square_split(x, h, l);
-  V neg = 2.0f * (gexp(h) * (1.0f + l)) - r;  // 2 exp(x^2) - erfcx(-x)
-  return gsel(x < 0.0f, neg, r);
+  return gsel(neg, 2.0f * (gexp(h) * (1.0f + l)) - r, r);  // 2 exp(x^2) - erfcx(-x)
 }
 
 /// Φ(x) = erfcx(|x| / sqrt 2) exp(-x^2 / 2) / 2, or one minus that for x > 0.
