@@ -396,23 +396,13 @@ void four_step(const Plan<T>& p, const T* src, T* dst, double scale) {
     parallel_for(0, nb, 1, [&](int64_t b0, int64_t b1) {
       T* x = scratch<T>(0, size_t(4 * n1 * bw));
       T* y = x + 2 * n1 * bw;
+      const T* lines[kMaxBlock];
       for (int64_t b = b0; b < b1; ++b) {
         const int64_t c0 = b * bw, jn = std::min(bw, n2 - c0);
-        for (int64_t i = 0; i < n1; ++i) {
-          std::memcpy(x + 2 * i * bw, src + 2 * (i * n2 + c0), size_t(2 * jn) * sizeof(T));
-          if (jn < bw) std::memset(x + 2 * (i * bw + jn), 0, size_t(2 * (bw - jn)) * sizeof(T));
-        }
+        for (int64_t j = 0; j < jn; ++j) lines[j] = src + 2 * (c0 + j);
+        k.gather(x, bw, lines, jn, n1, 2 * n2, false);
         T* r = k.col(p1.col, x, y, bw);
-        for (int64_t k1 = 0; k1 < n1; ++k1) {
-          const T* w = p.tw4.data() + 2 * (k1 * n2 + c0);
-          const T* rr = r + 2 * k1 * bw;
-          for (int64_t j = 0; j < jn; ++j) {
-            const T a = rr[2 * j], c = rr[2 * j + 1], wr = w[2 * j], wi = w[2 * j + 1];
-            T* o = dst + 2 * ((c0 + j) * n1 + k1);
-            o[0] = a * wr - c * wi;
-            o[1] = a * wi + c * wr;
-          }
-        }
+        k.twiddle_transpose(r, bw, p.tw4.data(), n2, dst, n1, c0, jn);
       }
     });
   }
@@ -420,25 +410,16 @@ void four_step(const Plan<T>& p, const T* src, T* dst, double scale) {
   {
     const int64_t bw = block_width<T>(n2, n1);
     const int64_t nb = (n1 + bw - 1) / bw;
-    const T s = T(scale);
     parallel_for(0, nb, 1, [&](int64_t b0, int64_t b1) {
       T* x = scratch<T>(0, size_t(4 * n2 * bw));
       T* y = x + 2 * n2 * bw;
+      T* lines[kMaxBlock];
       for (int64_t b = b0; b < b1; ++b) {
         const int64_t c0 = b * bw, jn = std::min(bw, n1 - c0);
-        for (int64_t i = 0; i < n2; ++i) {
-          std::memcpy(x + 2 * i * bw, dst + 2 * (i * n1 + c0), size_t(2 * jn) * sizeof(T));
-          if (jn < bw) std::memset(x + 2 * (i * bw + jn), 0, size_t(2 * (bw - jn)) * sizeof(T));
-        }
+        for (int64_t j = 0; j < jn; ++j) lines[j] = dst + 2 * (c0 + j);
+        k.gather(x, bw, lines, jn, n2, 2 * n1, false);
         T* r = k.col(p2.col, x, y, bw);
-        for (int64_t i = 0; i < n2; ++i) {
-          T* o = dst + 2 * (i * n1 + c0);
-          const T* rr = r + 2 * i * bw;
-          if (scale == 1.0)
-            std::memcpy(o, rr, size_t(2 * jn) * sizeof(T));
-          else
-            for (int64_t j = 0; j < 2 * jn; ++j) o[j] = rr[j] * s;
-        }
+        k.scatter(r, bw, lines, jn, n2, 2 * n1, T(scale));
       }
     });
   }
@@ -620,30 +601,30 @@ void run_blocks(const Pass<T>& ps, const Plan<T>& p, const std::vector<T>* rtw) 
   const int64_t work = rows * bw * 8;
   const int64_t grain = std::max<int64_t>(1, 32768 / std::max<int64_t>(1, work));
   const T s = T(ps.scale);
-  const T cs = ps.conj_in ? T(-1) : T(1);
+  const FftKernelsT<T>& k = kern<T>();
   parallel_for(0, nb, grain, [&](int64_t b0, int64_t b1) {
     const size_t buf = size_t(2 * std::max(rows, in_rows) * bw);
     T* x = scratch<T>(0, 3 * buf);
     T* y = x + buf;
     T* g = y + buf;
     int64_t io[kMaxBlock], oo[kMaxBlock];
+    const T* src[kMaxBlock];
+    T* dst[kMaxBlock];
     for (int64_t b = b0; b < b1; ++b) {
       const int64_t j0 = b * bw, jn = std::min(bw, L.count - j0);
       for (int64_t j = 0; j < jn; ++j) L.off(j0 + j, io[j], oo[j]);
-      std::memset(x, 0, buf * sizeof(T));
       // Gather.
       if (ps.kind == Kind::C2C) {
         const int64_t nr = std::min(n, ps.nin);
-        for (int64_t i = 0; i < nr; ++i) {
-          T* row = x + 2 * i * bw;
-          for (int64_t j = 0; j < jn; ++j) {
-            const T* e = ps.in + 2 * (io[j] + i * L.is);
-            row[2 * j] = e[0];
-            row[2 * j + 1] = cs * e[1];
-          }
-        }
+        for (int64_t j = 0; j < jn; ++j) src[j] = ps.in + 2 * io[j];
+        k.gather(x, bw, src, jn, nr, 2 * L.is, ps.conj_in);
+        if (nr < n) std::memset(x + 2 * nr * bw, 0, size_t(2 * (n - nr) * bw) * sizeof(T));
       } else if (ps.kind == Kind::R2C) {
-        if (even_real) {
+        if (even_real && L.is == 1) {
+          for (int64_t j = 0; j < jn; ++j) src[j] = ps.in + io[j];
+          k.gather(x, bw, src, jn, h, 2, false);
+        } else if (even_real) {
+          std::memset(x, 0, buf * sizeof(T));
           for (int64_t i = 0; i < h; ++i) {
             T* row = x + 2 * i * bw;
             for (int64_t j = 0; j < jn; ++j) {
@@ -652,6 +633,7 @@ void run_blocks(const Pass<T>& ps, const Plan<T>& p, const std::vector<T>* rtw) 
             }
           }
         } else {
+          std::memset(x, 0, buf * sizeof(T));
           for (int64_t i = 0; i < n; ++i) {
             T* row = x + 2 * i * bw;
             for (int64_t j = 0; j < jn; ++j) row[2 * j] = ps.in[io[j] + i * L.is];
@@ -660,31 +642,29 @@ void run_blocks(const Pass<T>& ps, const Plan<T>& p, const std::vector<T>* rtw) 
       } else {
         // C2R: raw rows X[k], k <= h, into g (zero beyond the input's length).
         const int64_t kr = std::min(h + 1, ps.nin);
-        std::memset(g, 0, size_t(2 * (h + 1) * bw) * sizeof(T));
-        for (int64_t i = 0; i < kr; ++i) {
-          T* row = g + 2 * i * bw;
-          for (int64_t j = 0; j < jn; ++j) {
-            const T* e = ps.in + 2 * (io[j] + i * L.is);
-            row[2 * j] = e[0];
-            row[2 * j + 1] = cs * e[1];
-          }
-        }
+        for (int64_t j = 0; j < jn; ++j) src[j] = ps.in + 2 * io[j];
+        k.gather(g, bw, src, jn, kr, 2 * L.is, ps.conj_in);
+        if (kr < h + 1) std::memset(g + 2 * kr * bw, 0, size_t(2 * (h + 1 - kr) * bw) * sizeof(T));
+        if (!even_real) std::memset(x, 0, buf * sizeof(T));
         if (even_real) {
           for (int64_t j = 0; j < jn; ++j)
-            c2r_merge<T>(x + 2 * j, bw, h, rtw->data(), [&](int64_t k, T& re, T& im) {
-              re = g[2 * (k * bw + j)];
-              im = g[2 * (k * bw + j) + 1];
+            c2r_merge<T>(x + 2 * j, bw, h, rtw->data(), [&](int64_t q, T& re, T& im) {
+              re = g[2 * (q * bw + j)];
+              im = g[2 * (q * bw + j) + 1];
             });
+          if (jn < bw)
+            for (int64_t i = 0; i < h; ++i)
+              std::memset(x + 2 * (i * bw + jn), 0, size_t(2 * (bw - jn)) * sizeof(T));
         } else {
           // The Hermitian extension; X[0]'s imaginary part is ignored.
           for (int64_t j = 0; j < jn; ++j) {
             x[2 * j] = g[2 * j];
-            for (int64_t k = 1; k <= h; ++k) {
-              const T re = g[2 * (k * bw + j)], im = g[2 * (k * bw + j) + 1];
-              x[2 * (k * bw + j)] = re;
-              x[2 * (k * bw + j) + 1] = im;
-              x[2 * ((n - k) * bw + j)] = re;
-              x[2 * ((n - k) * bw + j) + 1] = -im;
+            for (int64_t q = 1; q <= h; ++q) {
+              const T re = g[2 * (q * bw + j)], im = g[2 * (q * bw + j) + 1];
+              x[2 * (q * bw + j)] = re;
+              x[2 * (q * bw + j) + 1] = im;
+              x[2 * ((n - q) * bw + j)] = re;
+              x[2 * ((n - q) * bw + j) + 1] = -im;
             }
           }
         }
@@ -692,21 +672,15 @@ void run_blocks(const Pass<T>& ps, const Plan<T>& p, const std::vector<T>* rtw) 
       T* r = run_block(p, x, y, bw);
       // Scatter.
       if (ps.kind == Kind::C2C) {
-        for (int64_t i = 0; i < n; ++i) {
-          const T* row = r + 2 * i * bw;
-          for (int64_t j = 0; j < jn; ++j) {
-            T* e = ps.out + 2 * (oo[j] + i * L.os);
-            e[0] = row[2 * j] * s;
-            e[1] = row[2 * j + 1] * s;
-          }
-        }
+        for (int64_t j = 0; j < jn; ++j) dst[j] = ps.out + 2 * oo[j];
+        k.scatter(r, bw, dst, jn, n, 2 * L.os, s);
       } else if (ps.kind == Kind::R2C) {
         if (even_real) {
           for (int64_t j = 0; j < jn; ++j) {
             T* o = ps.out + 2 * oo[j];
-            r2c_split<T>(r + 2 * j, bw, h, rtw->data(), [&](int64_t k, T re, T im) {
-              o[2 * k * L.os] = re * s;
-              o[2 * k * L.os + 1] = im * s;
+            r2c_split<T>(r + 2 * j, bw, h, rtw->data(), [&](int64_t q, T re, T im) {
+              o[2 * q * L.os] = re * s;
+              o[2 * q * L.os + 1] = im * s;
             });
           }
         } else {
@@ -720,7 +694,10 @@ void run_blocks(const Pass<T>& ps, const Plan<T>& p, const std::vector<T>* rtw) 
           }
         }
       } else {
-        if (even_real) {
+        if (even_real && L.os == 1) {
+          for (int64_t j = 0; j < jn; ++j) dst[j] = ps.out + oo[j];
+          k.scatter(r, bw, dst, jn, h, 2, s);
+        } else if (even_real) {
           for (int64_t i = 0; i < h; ++i) {
             const T* row = r + 2 * i * bw;
             for (int64_t j = 0; j < jn; ++j) {

@@ -2,9 +2,13 @@
 // capability. Every pass reads and writes whole vectors of interleaved complex numbers.
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 
 #include "kernels/cpu/fft/fft_plan.h"
 #include "kernels/cpu/vec.h"
+
+// The 32-byte helpers below never cross a library boundary: their ABI does not matter.
+#pragma GCC diagnostic ignored "-Wpsabi"
 
 namespace ember::cpu::EMBER_CPU_CAP {
 namespace {
@@ -261,11 +265,210 @@ void mul_rows(T* x, const T* w, int64_t n, int64_t bw) {
   }
 }
 
+// ---- data movement ----------------------------------------------------------------------------
+// Transposes between lines and column blocks work on 32-byte vectors in every capability: four
+// complex64 or two complex128 numbers (SSE2 splits them in two, AVX-512 uses the ymm half).
+
+typedef double v4d __attribute__((vector_size(32)));
+typedef int64_t v4i __attribute__((vector_size(32)));
+typedef float v8f __attribute__((vector_size(32)));
+typedef int32_t v8i __attribute__((vector_size(32)));
+
+template <class T>
+struct Move;
+
+/// complex64: a 4 x 4 tile of 8-byte units.
+template <>
+struct Move<float> {
+  static constexpr int U = 4;  // complex numbers per 32 bytes
+  using A = v8f;               // arithmetic view
+  static void tr(v4d* a) {
+    const v4d t0 = __builtin_shuffle(a[0], a[1], v4i{0, 4, 1, 5});
+    const v4d t1 = __builtin_shuffle(a[0], a[1], v4i{2, 6, 3, 7});
+    const v4d t2 = __builtin_shuffle(a[2], a[3], v4i{0, 4, 1, 5});
+    const v4d t3 = __builtin_shuffle(a[2], a[3], v4i{2, 6, 3, 7});
+    a[0] = __builtin_shuffle(t0, t2, v4i{0, 1, 4, 5});
+    a[1] = __builtin_shuffle(t0, t2, v4i{2, 3, 6, 7});
+    a[2] = __builtin_shuffle(t1, t3, v4i{0, 1, 4, 5});
+    a[3] = __builtin_shuffle(t1, t3, v4i{2, 3, 6, 7});
+  }
+  static A re(A b) { return __builtin_shuffle(b, v8i{0, 0, 2, 2, 4, 4, 6, 6}); }
+  static A im(A b) { return __builtin_shuffle(b, v8i{1, 1, 3, 3, 5, 5, 7, 7}); }
+  static A sw(A b) { return __builtin_shuffle(b, v8i{1, 0, 3, 2, 5, 4, 7, 6}); }
+  static A alt() { return A{-1, 1, -1, 1, -1, 1, -1, 1}; }
+  static A conj() { return A{1, -1, 1, -1, 1, -1, 1, -1}; }
+};
+
+/// complex128: a 2 x 2 tile of 16-byte units.
+template <>
+struct Move<double> {
+  static constexpr int U = 2;
+  using A = v4d;
+  static void tr(v4d* a) {
+    const v4d t0 = __builtin_shuffle(a[0], a[1], v4i{0, 1, 4, 5});
+    const v4d t1 = __builtin_shuffle(a[0], a[1], v4i{2, 3, 6, 7});
+    a[0] = t0;
+    a[1] = t1;
+  }
+  static A re(A b) { return __builtin_shuffle(b, v4i{0, 0, 2, 2}); }
+  static A im(A b) { return __builtin_shuffle(b, v4i{1, 1, 3, 3}); }
+  static A sw(A b) { return __builtin_shuffle(b, v4i{1, 0, 3, 2}); }
+  static A alt() { return A{-1, 1, -1, 1}; }
+  static A conj() { return A{1, -1, 1, -1}; }
+};
+
+/// Whether the lines are consecutive complex numbers: src[j] = src[0] + 2 j.
+template <class P>
+inline bool consecutive(const P* src, int64_t jn) {
+  for (int64_t j = 1; j < jn; ++j)
+    if (src[j] != src[0] + 2 * j) return false;
+  return true;
+}
+
+template <class T>
+void gather(T* x, int64_t bw, const T* const* src, int64_t jn, int64_t rows, int64_t stride,
+            bool conj) {
+  using M = Move<T>;
+  using A = typename M::A;
+  constexpr int U = M::U;
+  if (jn < bw)
+    for (int64_t i = 0; i < rows; ++i)
+      std::memset(x + 2 * (i * bw + jn), 0, size_t(2 * (bw - jn)) * sizeof(T));
+  if (consecutive(src, jn)) {
+    // One run of jn complex numbers per row.
+    const A cj = conj ? M::conj() : A{} + T(1);
+    for (int64_t i = 0; i < rows; ++i) {
+      const T* s = src[0] + i * stride;
+      T* d = x + 2 * i * bw;
+      int64_t j = 0;
+      for (; j + U <= jn; j += U) vstore(d + 2 * j, vload<A>(s + 2 * j) * cj);
+      for (; j < jn; ++j) {
+        d[2 * j] = s[2 * j];
+        d[2 * j + 1] = conj ? -s[2 * j + 1] : s[2 * j + 1];
+      }
+    }
+    return;
+  }
+  int64_t j0 = 0;
+  if (stride == 2 && !conj) {
+    // Contiguous lines: U x U transposes.
+    for (; j0 + U <= jn; j0 += U) {
+      int64_t i = 0;
+      for (; i + U <= rows; i += U) {
+        v4d a[U];
+        for (int q = 0; q < U; ++q) a[q] = vload<v4d>(src[j0 + q] + 2 * i);
+        M::tr(a);
+        for (int q = 0; q < U; ++q) vstore(x + 2 * ((i + q) * bw + j0), a[q]);
+      }
+      for (; i < rows; ++i)
+        for (int q = 0; q < U; ++q) {
+          x[2 * (i * bw + j0 + q)] = src[j0 + q][2 * i];
+          x[2 * (i * bw + j0 + q) + 1] = src[j0 + q][2 * i + 1];
+        }
+    }
+  }
+  const T cs = conj ? T(-1) : T(1);
+  for (int64_t i = 0; i < rows; ++i) {
+    T* d = x + 2 * i * bw;
+    for (int64_t j = j0; j < jn; ++j) {
+      const T* e = src[j] + i * stride;
+      d[2 * j] = e[0];
+      d[2 * j + 1] = cs * e[1];
+    }
+  }
+}
+
+template <class T>
+void scatter(const T* r, int64_t bw, T* const* dst, int64_t jn, int64_t rows, int64_t stride,
+             T scale) {
+  using M = Move<T>;
+  using A = typename M::A;
+  constexpr int U = M::U;
+  const A sv = A{} + scale;
+  if (consecutive(dst, jn)) {
+    for (int64_t i = 0; i < rows; ++i) {
+      const T* s = r + 2 * i * bw;
+      T* d = dst[0] + i * stride;
+      int64_t j = 0;
+      for (; j + U <= jn; j += U) vstore(d + 2 * j, vload<A>(s + 2 * j) * sv);
+      for (int64_t t = 2 * j; t < 2 * jn; ++t) d[t] = s[t] * scale;
+    }
+    return;
+  }
+  int64_t j0 = 0;
+  if (stride == 2) {
+    for (; j0 + U <= jn; j0 += U) {
+      int64_t i = 0;
+      for (; i + U <= rows; i += U) {
+        v4d a[U];
+        for (int q = 0; q < U; ++q) a[q] = vload<v4d>(r + 2 * ((i + q) * bw + j0));
+        M::tr(a);
+        for (int q = 0; q < U; ++q) vstore(dst[j0 + q] + 2 * i, (A)a[q] * sv);
+      }
+      for (; i < rows; ++i)
+        for (int q = 0; q < U; ++q) {
+          dst[j0 + q][2 * i] = r[2 * (i * bw + j0 + q)] * scale;
+          dst[j0 + q][2 * i + 1] = r[2 * (i * bw + j0 + q) + 1] * scale;
+        }
+    }
+  }
+  for (int64_t i = 0; i < rows; ++i) {
+    const T* s = r + 2 * i * bw;
+    for (int64_t j = j0; j < jn; ++j) {
+      T* e = dst[j] + i * stride;
+      e[0] = s[2 * j] * scale;
+      e[1] = s[2 * j + 1] * scale;
+    }
+  }
+}
+
+template <class T>
+void twiddle_transpose(const T* r, int64_t bw, const T* tw, int64_t n2, T* dst, int64_t n1,
+                       int64_t c0, int64_t jn) {
+  using M = Move<T>;
+  using A = typename M::A;
+  constexpr int U = M::U;
+  const A al = M::alt();
+  int64_t k = 0;
+  for (; k + U <= n1; k += U) {
+    int64_t j = 0;
+    for (; j + U <= jn; j += U) {
+      v4d a[U];
+      for (int q = 0; q < U; ++q) {
+        const A v = vload<A>(r + 2 * ((k + q) * bw + j));
+        const A w = vload<A>(tw + 2 * ((k + q) * n2 + c0 + j));
+        a[q] = (v4d)(v * M::re(w) + M::sw(v) * M::im(w) * al);
+      }
+      M::tr(a);
+      for (int q = 0; q < U; ++q) vstore(dst + 2 * ((c0 + j + q) * n1 + k), a[q]);
+    }
+    for (; j < jn; ++j)
+      for (int q = 0; q < U; ++q) {
+        const T* v = r + 2 * ((k + q) * bw + j);
+        const T* w = tw + 2 * ((k + q) * n2 + c0 + j);
+        T* o = dst + 2 * ((c0 + j) * n1 + k + q);
+        o[0] = v[0] * w[0] - v[1] * w[1];
+        o[1] = v[0] * w[1] + v[1] * w[0];
+      }
+  }
+  for (; k < n1; ++k)
+    for (int64_t j = 0; j < jn; ++j) {
+      const T* v = r + 2 * (k * bw + j);
+      const T* w = tw + 2 * (k * n2 + c0 + j);
+      T* o = dst + 2 * ((c0 + j) * n1 + k);
+      o[0] = v[0] * w[0] - v[1] * w[1];
+      o[1] = v[0] * w[1] + v[1] * w[0];
+    }
+}
+
 template <class T>
 void fill(FftKernelsT<T>& k) {
   k.lanes = kLanes<T> / 2;
   k.col = &col<T>;
   k.mul_rows = &mul_rows<T>;
+  k.gather = &gather<T>;
+  k.scatter = &scatter<T>;
+  k.twiddle_transpose = &twiddle_transpose<T>;
 }
 
 }  // namespace

@@ -40,6 +40,17 @@ struct FftKernelsT {
   T* (*col)(const ColPlan<T>& p, T* x, T* y, int64_t bw) = nullptr;
   /// x[i][j] *= w[i] (complex) for a column block [n][bw].
   void (*mul_rows)(T* x, const T* w, int64_t n, int64_t bw) = nullptr;
+  /// Column block x [rows][bw] from lines j < jn: x[i][j] = src[j][i * stride] (a complex
+  /// number at every `stride` T, conjugated when `conj`); columns jn.. are zeroed.
+  void (*gather)(T* x, int64_t bw, const T* const* src, int64_t jn, int64_t rows, int64_t stride,
+                 bool conj) = nullptr;
+  /// The inverse of gather: dst[j][i * stride] = r[i][j] * scale for j < jn.
+  void (*scatter)(const T* r, int64_t bw, T* const* dst, int64_t jn, int64_t rows, int64_t stride,
+                  T scale) = nullptr;
+  /// The four-step's first store: dst[(c0 + j) n1 + k] = r[k][j] * tw[k n2 + c0 + j] for
+  /// k < n1, j < jn (r is [n1][bw]).
+  void (*twiddle_transpose)(const T* r, int64_t bw, const T* tw, int64_t n2, T* dst, int64_t n1,
+                            int64_t c0, int64_t jn) = nullptr;
 };
 
 struct FftKernels {
