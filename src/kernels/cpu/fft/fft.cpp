@@ -41,11 +41,11 @@ namespace {
 // Twiddles are computed in long double from exact integer exponents, so the error is the
 // butterflies' own: about one rounding per pass.
 
-constexpr int64_t kMaxRadix = 31;           // larger prime factors go to Bluestein
-constexpr int64_t kColMax = 65536;          // longest length run as one column block
-constexpr int64_t kFourStepMin = 4096;      // single lines at least this long use the four-step
-constexpr int64_t kBlockBytes = 96 * 1024;  // target bytes of one column block buffer
-constexpr int64_t kMaxBlock = 128;          // widest column block
+constexpr int64_t kMaxRadix = 31;            // larger prime factors go to Bluestein
+constexpr int64_t kColMax = 65536;           // longest length run as one column block
+constexpr int64_t kFourStepMin = 4096;       // single lines at least this long use the four-step
+constexpr int64_t kBlockBytes = 128 * 1024;  // target bytes of one column block buffer
+constexpr int64_t kMaxBlock = 128;           // widest column block
 
 using ld = long double;
 
@@ -204,10 +204,12 @@ struct Plan {
   bool forward = true;
   bool has_col = false;  // a Stockham schedule of n (smooth n)
   ColPlan<T> col;
-  // Four-step split n = n1 n2 (smooth n >= kFourStepMin): tw4[k1][i2] = W_n^(k1 i2).
-  int64_t n1 = 0, n2 = 0;
+  // Four-step split n = n1 n2 (smooth n >= kFourStepMin), its first step in blocks of bw4
+  // columns. The twiddle W_n^(k1 i2), i2 = b bw4 + j, is tw4a[b][k1] tw4b[k1][j]: two tables
+  // of n / bw4 and n1 bw4 entries instead of one of n.
+  int64_t n1 = 0, n2 = 0, bw4 = 0;
   std::shared_ptr<const Plan> p1, p2;
-  std::vector<T> tw4;
+  std::vector<T> tw4a, tw4b;
   // Bluestein (n with a prime factor > kMaxRadix): chirp[k] = W_2n^(k^2), bhat = FFT_m(conj
   // chirp, wrapped) / m.
   int64_t m = 0;
@@ -227,6 +229,9 @@ std::shared_ptr<const Plan<T>> get_plan(int64_t n, bool forward);
 
 template <class T>
 T* single(const Plan<T>& p, T* a, T* b, double scale);
+
+template <class T>
+int64_t block_width(int64_t rows, int64_t lines);
 
 template <class T>
 std::shared_ptr<const Plan<T>> build_plan(int64_t n, bool forward) {
@@ -277,13 +282,22 @@ std::shared_ptr<const Plan<T>> build_plan(int64_t n, bool forward) {
       p->p1 = get_plan<T>(p->n1, forward);
       p->p2 = get_plan<T>(p->n2, forward);
       const Roots w(n, forward);
-      p->tw4.resize(size_t(2 * n));
-      for (int64_t k1 = 0; k1 < p->n1; ++k1)
-        for (int64_t i2 = 0; i2 < p->n2; ++i2) {
-          auto [re, im] = w(k1 * i2);
-          p->tw4[size_t(2 * (k1 * p->n2 + i2))] = T(re);
-          p->tw4[size_t(2 * (k1 * p->n2 + i2) + 1)] = T(im);
+      const int64_t bw = block_width<T>(p->n1, p->n2), nb = (p->n2 + bw - 1) / bw;
+      p->bw4 = bw;
+      p->tw4a.resize(size_t(2 * nb * p->n1));
+      p->tw4b.resize(size_t(2 * p->n1 * bw));
+      for (int64_t k1 = 0; k1 < p->n1; ++k1) {
+        for (int64_t b = 0; b < nb; ++b) {
+          auto [re, im] = w(k1 * b * bw);
+          p->tw4a[size_t(2 * (b * p->n1 + k1))] = T(re);
+          p->tw4a[size_t(2 * (b * p->n1 + k1) + 1)] = T(im);
         }
+        for (int64_t j = 0; j < bw; ++j) {
+          auto [re, im] = w(k1 * j);
+          p->tw4b[size_t(2 * (k1 * bw + j))] = T(re);
+          p->tw4b[size_t(2 * (k1 * bw + j) + 1)] = T(im);
+        }
+      }
     } else if (!p->has_col) {
       p->has_col = true;
       p->col = make_col<T>(n, forward);
@@ -358,8 +372,11 @@ T* scratch(int slot, size_t count) {
 template <class T>
 int64_t block_width(int64_t rows, int64_t lines) {
   const int64_t lanes = kern<T>().lanes;
+  // Whole cache lines per row where the block is wide enough.
+  const int64_t unit = std::max<int64_t>(lanes, 64 / (2 * int64_t(sizeof(T))));
   int64_t bw = kBlockBytes / (rows * 2 * int64_t(sizeof(T)));
-  bw = std::clamp<int64_t>(bw / lanes * lanes, lanes, std::min<int64_t>(16 * lanes, kMaxBlock));
+  bw = bw >= unit ? bw / unit * unit : std::max<int64_t>(lanes, bw / lanes * lanes);
+  bw = std::min<int64_t>(bw, kMaxBlock);
   const int64_t need = (lines + lanes - 1) / lanes * lanes;
   return std::min(bw, need);
 }
@@ -391,7 +408,7 @@ void four_step(const Plan<T>& p, const T* src, T* dst, double scale) {
   const FftKernelsT<T>& k = kern<T>();
   // Step 1: column FFTs of length n1 over n2 columns, twiddle, transposed store into dst.
   {
-    const int64_t bw = block_width<T>(n1, n2);
+    const int64_t bw = p.bw4;
     const int64_t nb = (n2 + bw - 1) / bw;
     parallel_for(0, nb, 1, [&](int64_t b0, int64_t b1) {
       T* x = scratch<T>(0, size_t(4 * n1 * bw));
@@ -402,7 +419,7 @@ void four_step(const Plan<T>& p, const T* src, T* dst, double scale) {
         for (int64_t j = 0; j < jn; ++j) lines[j] = src + 2 * (c0 + j);
         k.gather(x, bw, lines, jn, n1, 2 * n2, false);
         T* r = k.col(p1.col, x, y, bw);
-        k.twiddle_transpose(r, bw, p.tw4.data(), n2, dst, n1, c0, jn);
+        k.twiddle_transpose(r, bw, p.tw4a.data() + 2 * b * n1, p.tw4b.data(), dst, n1, c0, jn);
       }
     });
   }

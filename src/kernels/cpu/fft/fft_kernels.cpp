@@ -4,11 +4,11 @@
 #include <cstdint>
 #include <cstring>
 
-#include "kernels/cpu/fft/fft_plan.h"
-#include "kernels/cpu/vec.h"
-
 // The 32-byte helpers below never cross a library boundary: their ABI does not matter.
 #pragma GCC diagnostic ignored "-Wpsabi"
+
+#include "kernels/cpu/fft/fft_plan.h"
+#include "kernels/cpu/vec.h"
 
 namespace ember::cpu::EMBER_CPU_CAP {
 namespace {
@@ -423,7 +423,14 @@ void scatter(const T* r, int64_t bw, T* const* dst, int64_t jn, int64_t rows, in
 }
 
 template <class T>
-void twiddle_transpose(const T* r, int64_t bw, const T* tw, int64_t n2, T* dst, int64_t n1,
+inline void twiddle1(const T* v, const T* a, const T* b, T* o) {
+  const T wr = a[0] * b[0] - a[1] * b[1], wi = a[0] * b[1] + a[1] * b[0];
+  o[0] = v[0] * wr - v[1] * wi;
+  o[1] = v[0] * wi + v[1] * wr;
+}
+
+template <class T>
+void twiddle_transpose(const T* r, int64_t bw, const T* ta, const T* tb, T* dst, int64_t n1,
                        int64_t c0, int64_t jn) {
   using M = Move<T>;
   using A = typename M::A;
@@ -431,34 +438,32 @@ void twiddle_transpose(const T* r, int64_t bw, const T* tw, int64_t n2, T* dst, 
   const A al = M::alt();
   int64_t k = 0;
   for (; k + U <= n1; k += U) {
+    A ar[U], ai[U];
+    for (int q = 0; q < U; ++q) {
+      ar[q] = A{} + ta[2 * (k + q)];
+      ai[q] = (A{} + ta[2 * (k + q) + 1]) * al;
+    }
     int64_t j = 0;
     for (; j + U <= jn; j += U) {
       v4d a[U];
       for (int q = 0; q < U; ++q) {
         const A v = vload<A>(r + 2 * ((k + q) * bw + j));
-        const A w = vload<A>(tw + 2 * ((k + q) * n2 + c0 + j));
+        A w = vload<A>(tb + 2 * ((k + q) * bw + j));
+        w = w * ar[q] + M::sw(w) * ai[q];
         a[q] = (v4d)(v * M::re(w) + M::sw(v) * M::im(w) * al);
       }
       M::tr(a);
       for (int q = 0; q < U; ++q) vstore(dst + 2 * ((c0 + j + q) * n1 + k), a[q]);
     }
     for (; j < jn; ++j)
-      for (int q = 0; q < U; ++q) {
-        const T* v = r + 2 * ((k + q) * bw + j);
-        const T* w = tw + 2 * ((k + q) * n2 + c0 + j);
-        T* o = dst + 2 * ((c0 + j) * n1 + k + q);
-        o[0] = v[0] * w[0] - v[1] * w[1];
-        o[1] = v[0] * w[1] + v[1] * w[0];
-      }
+      for (int q = 0; q < U; ++q)
+        twiddle1(r + 2 * ((k + q) * bw + j), ta + 2 * (k + q), tb + 2 * ((k + q) * bw + j),
+                 dst + 2 * ((c0 + j) * n1 + k + q));
   }
   for (; k < n1; ++k)
-    for (int64_t j = 0; j < jn; ++j) {
-      const T* v = r + 2 * (k * bw + j);
-      const T* w = tw + 2 * (k * n2 + c0 + j);
-      T* o = dst + 2 * ((c0 + j) * n1 + k);
-      o[0] = v[0] * w[0] - v[1] * w[1];
-      o[1] = v[0] * w[1] + v[1] * w[0];
-    }
+    for (int64_t j = 0; j < jn; ++j)
+      twiddle1(r + 2 * (k * bw + j), ta + 2 * k, tb + 2 * (k * bw + j),
+               dst + 2 * ((c0 + j) * n1 + k));
 }
 
 template <class T>

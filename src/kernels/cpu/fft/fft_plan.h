@@ -47,9 +47,9 @@ struct FftKernelsT {
   /// The inverse of gather: dst[j][i * stride] = r[i][j] * scale for j < jn.
   void (*scatter)(const T* r, int64_t bw, T* const* dst, int64_t jn, int64_t rows, int64_t stride,
                   T scale) = nullptr;
-  /// The four-step's first store: dst[(c0 + j) n1 + k] = r[k][j] * tw[k n2 + c0 + j] for
-  /// k < n1, j < jn (r is [n1][bw]).
-  void (*twiddle_transpose)(const T* r, int64_t bw, const T* tw, int64_t n2, T* dst, int64_t n1,
+  /// The four-step's first store: dst[(c0 + j) n1 + k] = r[k][j] * ta[k] * tb[k][j] for
+  /// k < n1, j < jn (r and tb are [n1][bw]).
+  void (*twiddle_transpose)(const T* r, int64_t bw, const T* ta, const T* tb, T* dst, int64_t n1,
                             int64_t c0, int64_t jn) = nullptr;
 };
 
