@@ -27,6 +27,23 @@ def emit(name, c, typ='double'):
     print('constexpr %s %s[%d] = {%s};' % (typ, name, len(c), body))
 
 
+def emit_monomial(name, c):
+    """The series c as float coefficients of 1, u, u^2, ... (for Horner's rule in float, which
+    rounds less than Clenshaw's recurrence for these short, well-conditioned series)."""
+    coeffs = [mp.mpf(0)] * len(c)
+    tk_prev, tk = [mp.mpf(1)], [mp.mpf(0), mp.mpf(1)]  # T_0, T_1 as monomial coefficients
+    for k, ck in enumerate(c):
+        t = tk_prev if k == 0 else tk
+        if k >= 2:
+            t = [2 * a for a in [mp.mpf(0)] + tk]
+            for i, v in enumerate(tk_prev):
+                t[i] -= v
+            tk_prev, tk = tk, t
+        for i, v in enumerate(t):
+            coeffs[i] += ck * v
+    emit(name, coeffs, 'float')
+
+
 def sx(u, a, b):
     """The point of [a, b] that u in [-1, 1] maps to."""
     return a + (b - a) * (u + 1) / 2
@@ -45,7 +62,7 @@ def main():
     f1 = lambda u: (lambda x: mp.exp(-x) * mp.besseli(1, x) * (1 + x) / x)(sx(u, 0, 8))
     for name, f in [('kI0A', f0), ('kI0B', tail(0, 8))]:
         emit(name, cheb(f))
-        emit(name + 'F', cheb(f, tol=1e-9), 'float')
+        emit_monomial(name + 'F', cheb(f, tol=1e-9))
     emit('kI1A', cheb(f1))
     emit('kI1B', cheb(tail(1, 8)))
     # K0, K1: minus their logarithmic parts, in z = x^2 on (0, 4]; sqrt(x) e^x K in w = 2/x.

@@ -22,8 +22,8 @@
 //    erfinv function", GPU Computing Gems, 2011), then one Newton step on erf or log(erfc)
 //    in double.
 // The coefficients were computed for this file with mpmath (40 digits) at 80 Chebyshev nodes
-// and truncated below 1e-18 of the leading term (float tables: 1e-9); bessel_fit.py next to
-// this file regenerates them.
+// and truncated below 1e-18 of the leading term (float tables: 1e-9; i0e's float tables as
+// monomials for Horner's rule); bessel_fit.py next to this file regenerates them.
 // Infinite arguments give PyTorch 1.13's values: NaN for i0, i1, j0, j1, y0, y1 and airy_ai
 // (where the functions tend to inf or 0), the limits elsewhere.
 
@@ -231,13 +231,13 @@ constexpr float kErfcxSF[16] = {
     -9.465953445e-4, 3.668394979e-4, 4.252332481e-5,   -2.027857811e-5,
     -1.624290005e-6, 1.303655836e-6, 1.562644172e-8,   -8.523809591e-8,
     6.529054439e-9,  5.059343496e-9, -9.913641565e-10, -2.273651223e-10};
-constexpr float kI0AF[20] = {3.383976372e-1, -3.046826723e-1, 1.716209015e-1, -9.490109705e-2,
-                             4.930528424e-2, -2.373741481e-2, 1.054646039e-2, -4.324309995e-3,
-                             1.639475617e-3, -5.763755745e-4, 1.885028851e-4, -5.75419501e-5,
-                             1.644844807e-5, -4.416738358e-6, 1.117387539e-6, -2.670793854e-7,
-                             6.046995023e-8, -1.30002501e-8,  2.659823725e-9, -5.189795602e-10};
-constexpr float kI0BF[8] = {4.022452055e-1, 3.369116478e-3, 6.889758347e-5, 2.891370521e-6,
-                            2.048918589e-7, 2.26666899e-8,  3.396232026e-9, 4.940602388e-10};
+constexpr float kI0AF[20] = {2.070019211e-1, -1.130043265e-1, 9.45156472e-2,  -8.9043467e-2,
+                             8.734280515e-2, -8.496283115e-2, 7.928297277e-2, -6.954659125e-2,
+                             5.67272883e-2,  -4.295691574e-2, 3.036063714e-2, -1.977620607e-2,
+                             1.15540656e-2,  -6.604619497e-3, 4.169273658e-3, -2.04734508e-3,
+                             4.126514604e-4, -2.057593459e-4, 3.486284152e-4, -1.360473778e-4};
+constexpr float kI0BF[8] = {4.021765094e-1, 3.360552242e-3, 1.362171642e-4, 1.113981566e-5,
+                            1.476115734e-6, 3.073322917e-7, 1.086794248e-7, 3.161985528e-8};
 constexpr float kNdtriAF[12] = {1.49129894,    6.017563034e-1,  -9.1705595e-3,  -4.962635327e-3,
                                 9.1537967e-4,  -3.889562757e-6, -2.42025994e-5, 3.266571593e-6,
                                 2.77588898e-7, -1.302336301e-7, 8.104643425e-9, 2.862438518e-9};
@@ -268,6 +268,14 @@ inline V cheb(const T (&c)[N], V u) {
     b1 = b0;
   }
   return u * b1 - b2 + c[0];
+}
+
+/// Σ c_k u^k (Horner); the float tables that use it hold monomial coefficients.
+template <class T, size_t N, class V>
+inline V horner(const T (&c)[N], V u) {
+  V r = V{} + c[N - 1];
+  for (size_t k = N - 1; k >= 1; --k) r = r * u + c[k - 1];
+  return r;
 }
 
 // ---- scalar/vector-generic float helpers (math_functors.h has gsel, gabs, gexp) ----
@@ -312,8 +320,8 @@ inline double i1(double x) {
 template <class V>
 inline V i0e_f(V x) {
   V a = gabs(x);
-  V small = cheb(coef::kI0AF, a * 0.25f - 1.0f);
-  V large = cheb(coef::kI0BF, 16.0f / a - 1.0f) / gsqrt(a);
+  V small = horner(coef::kI0AF, a * 0.25f - 1.0f);
+  V large = horner(coef::kI0BF, 16.0f / a - 1.0f) / gsqrt(a);
   return gsel(a <= 8.0f, small, large);
 }
 
