@@ -305,15 +305,22 @@ inline double i0(double x) {
 }
 inline double i1e(double x) {
   double a = std::fabs(x);
-  if (a <= 8) return x * cheb(coef::kI1A, a * 0.25 - 1) / (1 + a);
-  return std::copysign(cheb(coef::kI1B, 16 / a - 1) / std::sqrt(a), x);
+  // Odd, with i1e(-0.0) = +0.0 as PyTorch.
+  double r = a <= 8 ? a * cheb(coef::kI1A, a * 0.25 - 1) / (1 + a)
+                    : cheb(coef::kI1B, 16 / a - 1) / std::sqrt(a);
+  return x < 0 ? -r : r;
 }
 inline double i1(double x) {
   double a = std::fabs(x);
-  if (a <= 8) return x * std::exp(a) * cheb(coef::kI1A, a * 0.25 - 1) / (1 + a);
-  if (a == kInf) return kNaN;
-  double h = std::exp(0.5 * a);
-  return std::copysign(h * (h * (cheb(coef::kI1B, 16 / a - 1) / std::sqrt(a))), x);
+  double r;
+  if (a <= 8) {
+    r = a * std::exp(a) * cheb(coef::kI1A, a * 0.25 - 1) / (1 + a);
+  } else {
+    if (a == kInf) return kNaN;
+    double h = std::exp(0.5 * a);
+    r = h * (h * (cheb(coef::kI1B, 16 / a - 1) / std::sqrt(a)));
+  }
+  return x < 0 ? -r : r;
 }
 
 /// i0e for float, scalar or vector: the float tables, both ranges evaluated and selected.
@@ -623,8 +630,9 @@ inline V log_ndtr_f(V x) {
   V e = 0.5f * erfcx_pos_f(gabs(x) * 0.70710678f);
   auto neg = x < 0.0f;
   V arg = gsel(neg, e - 1.0f, -(e * (gexp(-0.5f * h) * (1.0f - 0.5f * l))));
-  V tail = gsel(neg, -0.5f * h - 0.5f * l, V{} + 0.0f);
-  V r = glog1p(arg) + tail;
+  V tail = -0.5f * h - 0.5f * l;
+  V r = glog1p(arg);
+  r = gsel(neg, r + tail, r);  // log_ndtr(inf) = -0.0
   return gsel(x == -std::numeric_limits<float>::infinity(),
               V{} - std::numeric_limits<float>::infinity(), r);
 }
