@@ -168,7 +168,8 @@ std::vector<cld> ref_c2r(const Tensor& x, const std::vector<int64_t>& dims, int6
   int64_t inner = 1, outer = 1;
   for (size_t d = size_t(dl) + 1; d < shape.size(); ++d) inner *= shape[d];
   for (int64_t d = 0; d < dl; ++d) outer *= shape[size_t(d)];
-  std::vector<cld> r(size_t(outer * n * inner));
+  std::vector<cld> r(size_t(outer * n * inner)), tw;
+  for (int64_t j = 0; j < n; ++j) tw.push_back(std::polar(1.0L, kTwoPi * ld(j) / ld(n)));
   for (int64_t o = 0; o < outer; ++o)
     for (int64_t i = 0; i < inner; ++i)
       for (int64_t j = 0; j < n; ++j) {
@@ -177,8 +178,8 @@ std::vector<cld> ref_c2r(const Tensor& x, const std::vector<int64_t>& dims, int6
           cld X = a[size_t((o * hin + k) * inner + i)];
           const bool edge = k == 0 || 2 * k == n;
           if (edge) X = cld(X.real(), 0);
-          const ld ang = kTwoPi * ld((j * k) % n) / ld(n);
-          const ld term = X.real() * std::cos(ang) - X.imag() * std::sin(ang);
+          const cld& w = tw[size_t((j * k) % n)];
+          const ld term = X.real() * w.real() - X.imag() * w.imag();
           s += edge ? term : 2 * term;
         }
         r[size_t((o * n + j) * inner + i)] = s * ld(scale);
@@ -269,6 +270,13 @@ TEST_P(FftEngineC2C, ThreadCountDoesNotChangeResult) {
   EXPECT_TRUE(std::memcmp(l1.data_ptr(), l2.data_ptr(), l1.nbytes()) == 0);
 }
 
+/// exp(-2 pi i j / n), j < n, in long double.
+std::vector<cld> roots(int64_t n) {
+  std::vector<cld> w(static_cast<size_t>(n));
+  for (int64_t j = 0; j < n; ++j) w[size_t(j)] = std::polar(1.0L, -kTwoPi * ld(j) / ld(n));
+  return w;
+}
+
 /// Long lines: sampled bins against the naive sum, and a round trip.
 void check_long(ScalarType dt, int64_t n, int batch) {
   Tensor x = filled({batch, n}, dt, unsigned(n % 1000));
@@ -277,14 +285,13 @@ void check_long(ScalarType dt, int64_t n, int batch) {
   ld energy = 0;
   for (const cld& v : xv) energy += std::norm(v);
   const ld rms = std::sqrt(energy / ld(batch) * ld(n));  // per-bin RMS (Parseval)
+  const std::vector<cld> w = roots(n);
   std::vector<int64_t> bins = {0, 1, 2, n / 3, n / 2, n - 1, 12345 % n, (n * 7) / 11};
   for (int b = 0; b < batch; ++b)
     for (int64_t k : bins) {
       cld s = 0;
-      for (int64_t j = 0; j < n; ++j) {
-        const ld ang = -kTwoPi * ld(int64_t((__int128)j * k % n)) / ld(n);
-        s += xv[size_t(b * n + j)] * cld(std::cos(ang), std::sin(ang));
-      }
+      for (int64_t j = 0; j < n; ++j)
+        s += xv[size_t(b * n + j)] * w[size_t(int64_t((__int128)j * k % n))];
       EXPECT_LE(double(std::abs(yv[size_t(b * n + k)] - s) / rms), bound(dt, n))
           << "n=" << n << " bin " << k;
     }
@@ -355,16 +362,30 @@ TEST_P(FftEngineReal, LongRoundTrips) {
     ld energy = 0;
     for (const cld& v : xv) energy += std::norm(v);
     const ld rms = std::sqrt(energy * ld(n));
+    const std::vector<cld> w = roots(n);
     for (int64_t k : {int64_t(0), int64_t(1), n / 5, n / 2, n / 3 + 1}) {
       cld s = 0;
-      for (int64_t j = 0; j < n; ++j) {
-        const ld ang = -kTwoPi * ld(int64_t((__int128)j * k % n)) / ld(n);
-        s += xv[size_t(j)] * cld(std::cos(ang), std::sin(ang));
-      }
+      for (int64_t j = 0; j < n; ++j) s += xv[size_t(j)] * w[size_t(int64_t((__int128)j * k % n))];
       EXPECT_LE(double(std::abs(yv[size_t(k)] - s) / rms), bound(dt, n)) << n << " " << k;
     }
     Tensor back = c2r(y, {1}, n, 1.0 / double(n));
     EXPECT_LE(rel_err(values(back), xv), 2 * bound(dt, n)) << "n=" << n;
+  }
+}
+
+TEST_P(FftEngineReal, SingleLongLinesEveryBin) {
+  // One line each: the four-step (8192, 8208 = 2 * 8 * 27 * 19) and Bluestein (8200 = 2 * 4100,
+  // 41 | 4100) paths with the vector split and merge of the real passes.
+  const ScalarType dt = GetParam();
+  const ScalarType cdt = dt == kFloat ? kComplexFloat : kComplexDouble;
+  for (int64_t n : {8192, 8208, 8200}) {
+    Tensor x = filled({n}, dt, unsigned(n));
+    Tensor y = r2c(x, {0}, 1.0);
+    EXPECT_LE(rel_err(values(y), ref_r2c(x, {0}, 1.0)), bound(dt, n)) << "r2c n=" << n;
+    Tensor c = filled({n / 2 + 1}, cdt, unsigned(n + 1));
+    Tensor z = c2r(c, {0}, n, 1.0 / double(n));
+    EXPECT_LE(rel_err(values(z), ref_c2r(c, {0}, n, 1.0 / double(n))), bound(cdt, n))
+        << "c2r n=" << n;
   }
 }
 

@@ -770,12 +770,22 @@ void run_single(const Pass<T>& ps, const Plan<T>& p, const std::vector<T>* rtw) 
         const T* src = ps.in + io;
         T* dst = ps.out + 2 * oo;
         if (even_real) {
-          for (int64_t i = 0; i < 2 * h; ++i) a[i] = src[i * L.is];
-          const T* r = single(p, a, b, 1.0);
-          r2c_split<T>(r, 1, h, rtw->data(), [&](int64_t k, T re, T im) {
-            dst[2 * k * L.os] = re * s;
-            dst[2 * k * L.os + 1] = im * s;
-          });
+          const T* r;
+          if (L.is == 1 && p.four_step()) {
+            // The real line read in place as h complex numbers.
+            four_step(p, src, b, 1.0);
+            r = b;
+          } else {
+            for (int64_t i = 0; i < 2 * h; ++i) a[i] = src[i * L.is];
+            r = single(p, a, b, 1.0);
+          }
+          if (L.os == 1)
+            kern<T>().r2c_post(r, dst, h, rtw->data(), s);
+          else
+            r2c_split<T>(r, 1, h, rtw->data(), [&](int64_t k, T re, T im) {
+              dst[2 * k * L.os] = re * s;
+              dst[2 * k * L.os + 1] = im * s;
+            });
         } else {
           for (int64_t i = 0; i < n; ++i) {
             a[2 * i] = src[i * L.is];
@@ -800,9 +810,15 @@ void run_single(const Pass<T>& ps, const Plan<T>& p, const std::vector<T>* rtw) 
           }
         };
         if (even_real) {
-          c2r_merge<T>(a, 1, h, rtw->data(), get);
+          if (L.is == 1 && !ps.conj_in && kr == h + 1)
+            kern<T>().c2r_pre(src, a, h, rtw->data());
+          else
+            c2r_merge<T>(a, 1, h, rtw->data(), get);
           const T* r = single(p, a, b, ps.scale);
-          for (int64_t i = 0; i < 2 * h; ++i) dst[i * L.os] = r[i];
+          if (L.os == 1)
+            std::memcpy(dst, r, size_t(2 * h) * sizeof(T));
+          else
+            for (int64_t i = 0; i < 2 * h; ++i) dst[i * L.os] = r[i];
         } else {
           T re, im;
           get(0, re, im);

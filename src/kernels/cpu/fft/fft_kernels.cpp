@@ -466,6 +466,105 @@ void twiddle_transpose(const T* r, int64_t bw, const T* ta, const T* tb, T* dst,
                dst + 2 * ((c0 + j) * n1 + k));
 }
 
+// ---- real transforms ---------------------------------------------------------------------------
+// The split of Z = FFT_h(z), z[j] = x[2j] + i x[2j+1], into X = FFT_2h(x) pairs bin k with bin
+// h - k: A = Z[k], B = conj Z[h-k], E = (A + B) / 2, O = -i (A - B) / 2, X[k] = E + w_k O and
+// X[h-k] = conj E + w_(h-k) conj O. The vector loop handles U bins from each end at a time,
+// reversing the upper ones.
+
+template <class T>
+inline void post1(const T* z, T* out, int64_t h, const T* w, T s, int64_t k) {
+  const int64_t kc = h - k;
+  const T ar = z[2 * k], ai = z[2 * k + 1], br = z[2 * kc], bi = -z[2 * kc + 1];
+  const T er = (ar + br) * T(0.5), ei = (ai + bi) * T(0.5);
+  const T orr = (ai - bi) * T(0.5), oi = (br - ar) * T(0.5);
+  out[2 * k] = (er + orr * w[2 * k] - oi * w[2 * k + 1]) * s;
+  out[2 * k + 1] = (ei + orr * w[2 * k + 1] + oi * w[2 * k]) * s;
+  if (kc != k) {
+    out[2 * kc] = (er + orr * w[2 * kc] + oi * w[2 * kc + 1]) * s;
+    out[2 * kc + 1] = (-ei + orr * w[2 * kc + 1] - oi * w[2 * kc]) * s;
+  }
+}
+
+template <class T>
+inline v4d reverse(v4d a) {
+  if constexpr (sizeof(T) == 4)
+    return __builtin_shuffle(a, v4i{3, 2, 1, 0});
+  else
+    return __builtin_shuffle(a, v4i{2, 3, 0, 1});
+}
+
+template <class T>
+void r2c_post(const T* z, T* out, int64_t h, const T* w, T s) {
+  using M = Move<T>;
+  using A = typename M::A;
+  constexpr int U = M::U;
+  const A al = M::alt(), cj = M::conj(), half = A{} + T(0.5), sv = A{} + s;
+  // Bin 0 and bin h.
+  out[0] = (z[0] + z[1]) * s;
+  out[1] = T(0);
+  out[2 * h] = (z[0] - z[1]) * s;
+  out[2 * h + 1] = T(0);
+  int64_t k = 1;
+  for (; 2 * (k + U - 1) < h; k += U) {
+    const int64_t kc = h - k - U + 1;  // the first of the mirrored bins
+    const A a = vload<A>(z + 2 * k);
+    const A b = (A)reverse<T>(vload<v4d>(z + 2 * kc)) * cj;
+    const A e = (a + b) * half;
+    const A o = M::sw(a - b) * cj * half;  // -i (A - B) / 2
+    const A wk = vload<A>(w + 2 * k);
+    const A wc = (A)reverse<T>(vload<v4d>(w + 2 * kc));
+    const A xk = e + o * M::re(wk) + M::sw(o) * M::im(wk) * al;
+    const A ec = e * cj, oc = o * cj;
+    const A xc = ec + oc * M::re(wc) + M::sw(oc) * M::im(wc) * al;
+    vstore(out + 2 * k, xk * sv);
+    vstore(out + 2 * kc, (A)reverse<T>((v4d)(xc * sv)));
+  }
+  for (; 2 * k <= h; ++k) post1(z, out, h, w, s, k);
+}
+
+template <class T>
+void c2r_pre(const T* x, T* z, int64_t h, const T* w) {
+  using M = Move<T>;
+  using A = typename M::A;
+  constexpr int U = M::U;
+  const A al = M::alt(), cj = M::conj();
+  // Z[0] from the real parts of X[0] and X[h] only.
+  z[0] = x[0] + x[2 * h];
+  z[1] = x[0] - x[2 * h];
+  // Z[k] = E + i O, E = X[k] + conj X[h-k], O = (X[k] - conj X[h-k]) w_k; for h - k: E' =
+  // conj E, D' = -conj D.
+  int64_t k = 1;
+  for (; 2 * (k + U - 1) < h; k += U) {
+    const int64_t kc = h - k - U + 1;
+    const A a = vload<A>(x + 2 * k);
+    const A b = (A)reverse<T>(vload<v4d>(x + 2 * kc)) * cj;
+    const A e = a + b, d = a - b;
+    const A wk = vload<A>(w + 2 * k);
+    const A wc = (A)reverse<T>(vload<v4d>(w + 2 * kc));
+    const A o = d * M::re(wk) + M::sw(d) * M::im(wk) * al;
+    const A dc = -(d * cj);
+    const A oc = dc * M::re(wc) + M::sw(dc) * M::im(wc) * al;
+    // E + i O = E + (-O.im, O.re).
+    const A zk = e + M::sw(o) * al;
+    const A zc = e * cj + M::sw(oc) * al;
+    vstore(z + 2 * k, zk);
+    vstore(z + 2 * kc, (A)reverse<T>((v4d)zc));
+  }
+  for (; 2 * k <= h; ++k) {
+    const int64_t kc = h - k;
+    for (int64_t q : {k, kc}) {
+      const int64_t qc = h - q;
+      const T ar = x[2 * q], ai = x[2 * q + 1], br = x[2 * qc], bi = -x[2 * qc + 1];
+      const T er = ar + br, ei = ai + bi, dr = ar - br, di = ai - bi;
+      const T orr = dr * w[2 * q] - di * w[2 * q + 1], oi = dr * w[2 * q + 1] + di * w[2 * q];
+      z[2 * q] = er - oi;
+      z[2 * q + 1] = ei + orr;
+      if (kc == k) break;
+    }
+  }
+}
+
 template <class T>
 void fill(FftKernelsT<T>& k) {
   k.lanes = kLanes<T> / 2;
@@ -474,6 +573,8 @@ void fill(FftKernelsT<T>& k) {
   k.gather = &gather<T>;
   k.scatter = &scatter<T>;
   k.twiddle_transpose = &twiddle_transpose<T>;
+  k.r2c_post = &r2c_post<T>;
+  k.c2r_pre = &c2r_pre<T>;
 }
 
 }  // namespace

@@ -47,6 +47,12 @@ struct FftKernelsT {
   /// The inverse of gather: dst[j][i * stride] = r[i][j] * scale for j < jn.
   void (*scatter)(const T* r, int64_t bw, T* const* dst, int64_t jn, int64_t rows, int64_t stride,
                   T scale) = nullptr;
+  /// Real forward transform of even length 2h from Z = FFT_h(x[2j] + i x[2j+1]) (contiguous):
+  /// out[k] = (X[k]) * scale for k <= h, w[k] = W_2h^k (forward).
+  void (*r2c_post)(const T* z, T* out, int64_t h, const T* w, T scale) = nullptr;
+  /// Its inverse's first step: from X[k], k <= h (contiguous), z[k] for k < h such that the
+  /// backward FFT_h of z holds (x[2j], x[2j+1]) * 2h; w[k] = W_2h^-k.
+  void (*c2r_pre)(const T* x, T* z, int64_t h, const T* w) = nullptr;
   /// The four-step's first store: dst[(c0 + j) n1 + k] = r[k][j] * ta[k] * tb[k][j] for
   /// k < n1, j < jn (r and tb are [n1][bw]).
   void (*twiddle_transpose)(const T* r, int64_t bw, const T* ta, const T* tb, T* dst, int64_t n1,
