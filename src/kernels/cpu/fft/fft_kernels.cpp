@@ -340,6 +340,11 @@ void gather(T* x, int64_t bw, const T* const* src, int64_t jn, int64_t rows, int
     for (int64_t i = 0; i < rows; ++i) {
       const T* s = src[0] + i * stride;
       T* d = x + 2 * i * bw;
+      // Rows far apart defeat the hardware prefetcher: ask for a row a few ahead.
+      if (i + 8 < rows && stride > 256) {
+        __builtin_prefetch(s + 8 * stride);
+        __builtin_prefetch(s + 8 * stride + 2 * jn - 1);
+      }
       int64_t j = 0;
       for (; j + U <= jn; j += U) vstore(d + 2 * j, vload<A>(s + 2 * j) * cj);
       for (; j < jn; ++j) {
@@ -389,6 +394,10 @@ void scatter(const T* r, int64_t bw, T* const* dst, int64_t jn, int64_t rows, in
     for (int64_t i = 0; i < rows; ++i) {
       const T* s = r + 2 * i * bw;
       T* d = dst[0] + i * stride;
+      if (i + 8 < rows && stride > 256) {
+        __builtin_prefetch(d + 8 * stride, 1);
+        __builtin_prefetch(d + 8 * stride + 2 * jn - 1, 1);
+      }
       int64_t j = 0;
       for (; j + U <= jn; j += U) vstore(d + 2 * j, vload<A>(s + 2 * j) * sv);
       for (int64_t t = 2 * j; t < 2 * jn; ++t) d[t] = s[t] * scale;
