@@ -345,25 +345,39 @@ std::shared_ptr<const std::vector<T>> get_real_twiddles(int64_t n, bool forward)
 
 // ---- scratch ----------------------------------------------------------------------------------
 
-/// A per-thread, 64-byte aligned buffer that only grows; `slot` keeps the nested users apart
-/// (a line's buffers, and the column blocks inside it).
+/// Per-thread, 64-byte aligned buffers that only grow; `slot` keeps the nested users apart
+/// (0: column blocks, 1: a long line's buffers, 2: a short single line).
+struct ScratchBuf {
+  void* p = nullptr;
+  size_t bytes = 0;
+  ~ScratchBuf() { std::free(p); }
+};
+thread_local ScratchBuf t_scratch[3];
+
 template <class T>
 T* scratch(int slot, size_t count) {
-  struct Buf {
-    void* p = nullptr;
-    size_t bytes = 0;
-    ~Buf() { std::free(p); }
-  };
-  thread_local Buf bufs[4];
-  Buf& b = bufs[slot];
+  ScratchBuf& b = t_scratch[slot];
   const size_t need = (count * sizeof(T) + 63) / 64 * 64;
   if (b.bytes < need) {
     std::free(b.p);
+    b.p = nullptr;
+    b.bytes = 0;
     b.p = std::aligned_alloc(64, need);
     EMBER_CHECK(b.p != nullptr, "[fft] out of memory allocating ", need, " bytes of scratch");
     b.bytes = need;
   }
   return static_cast<T*>(b.p);
+}
+
+/// Frees this thread's buffer of `slot` when it is large, so that one huge transform does not
+/// keep its working memory for the life of the thread.
+void trim_scratch(int slot) {
+  ScratchBuf& b = t_scratch[slot];
+  if (b.bytes > (size_t(16) << 20)) {
+    std::free(b.p);
+    b.p = nullptr;
+    b.bytes = 0;
+  }
 }
 
 // ---- transforms of contiguous buffers ---------------------------------------------------------
@@ -744,6 +758,9 @@ void run_single(const Pass<T>& ps, const Plan<T>& p, const std::vector<T>* rtw) 
   const T cs = ps.conj_in ? T(-1) : T(1);
   parallel_for(0, L.count, 1, [&](int64_t j0, int64_t j1) {
     T* a = scratch<T>(1, size_t(4 * rows));
+    struct Trim {
+      ~Trim() { trim_scratch(1); }
+    } trim;
     T* b = a + 2 * rows;
     for (int64_t j = j0; j < j1; ++j) {
       int64_t io, oo;
@@ -873,6 +890,7 @@ std::vector<int64_t> contiguous_strides(IntArrayRef sizes) {
 
 template <class T>
 void c2c_impl(const Tensor& self, Tensor& out, IntArrayRef dims, double scale, bool forward) {
+  EMBER_INTERNAL_ASSERT(!dims.empty(), "[fft_c2c] no dims to transform");
   if (out.numel() == 0) return;
   const std::vector<int64_t> shape(out.sizes().begin(), out.sizes().end());
   const std::vector<int64_t> ost(out.strides().begin(), out.strides().end());
@@ -896,6 +914,7 @@ void c2c_impl(const Tensor& self, Tensor& out, IntArrayRef dims, double scale, b
 
 template <class T>
 void r2c_impl(const Tensor& self, Tensor& out, IntArrayRef dims, double scale) {
+  EMBER_INTERNAL_ASSERT(!dims.empty(), "[fft_r2c] no dims to transform");
   if (out.numel() == 0) return;
   const std::vector<int64_t> ishape(self.sizes().begin(), self.sizes().end());
   const std::vector<int64_t> oshape(out.sizes().begin(), out.sizes().end());
@@ -931,6 +950,7 @@ void r2c_impl(const Tensor& self, Tensor& out, IntArrayRef dims, double scale) {
 
 template <class T>
 void c2r_impl(const Tensor& self, Tensor& out, IntArrayRef dims, double scale) {
+  EMBER_INTERNAL_ASSERT(!dims.empty(), "[fft_c2r] no dims to transform");
   if (out.numel() == 0) return;
   const std::vector<int64_t> ishape(self.sizes().begin(), self.sizes().end());
   const std::vector<int64_t> oshape(out.sizes().begin(), out.sizes().end());
