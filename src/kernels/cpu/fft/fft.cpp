@@ -922,6 +922,11 @@ void r2c_impl(const Tensor& self, Tensor& out, IntArrayRef dims, double scale) {
   const std::vector<int64_t> ist(self.strides().begin(), self.strides().end());
   T* o = static_cast<T*>(out.data_ptr());
   const int64_t dl = dims.back();
+  if (ishape[size_t(dl)] == 0) {
+    // An empty signal has an all-zero spectrum.
+    std::memset(o, 0, size_t(out.numel()) * 2 * sizeof(T));
+    return;
+  }
   // Lines over the output's batch shape (equal to the input's off the transform dim).
   Pass<T> ps{Kind::R2C,
              ishape[size_t(dl)],
