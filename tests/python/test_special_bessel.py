@@ -145,8 +145,9 @@ def test_edges_as_torch(name, dtype):
     ef = ember.i0 if name == "i0" else fn(name)
     want = tf(x).numpy()
     got = ef(ember.tensor(EDGES, dtype=getattr(ember, str(dtype)[6:]))).numpy()
-    np.testing.assert_allclose(got, want, rtol=1e-5 if dtype == torch.float32 else 1e-10,
-                               atol=1e-300, equal_nan=True)
+    # torch's float32 Bessel and Airy functions are good to about 1e-5 (y1(200): 2.4e-5).
+    rtol = 1e-10 if dtype == torch.float64 else 1e-4 if name in OSCILLATING else 1e-5
+    np.testing.assert_allclose(got, want, rtol=rtol, atol=1e-300, equal_nan=True)
     # The signs of zero results match too (j1(-0.0) = -0.0, log_ndtr(inf) = -0.0).
     z = (want == 0) & (got == 0)
     np.testing.assert_array_equal(np.signbit(got[z]), np.signbit(want[z]))
@@ -157,7 +158,12 @@ def test_random_against_torch(name):
     _, domain, _ = FUNCS[name]
     x = samples(domain, np.random.default_rng(11))
     x = x[(np.abs(x) < 500)]
-    for dt, rtol in [(np.float64, 1e-10), (np.float32, 1e-5)]:
+    # PyTorch 1.13's oscillating functions are less accurate than SciPy's: j0(6.19333018) is
+    # off by 1.8e-7 relative in float64, airy_ai(-2.5623) by 1e-6 (ember matches mpmath).
+    # Its float32 ndtr and log_ndtr round x / sqrt(2) in float: off by 2.8e-5 at x = -7.44.
+    osc = name in OSCILLATING
+    loose32 = osc or name in ("ndtr", "log_ndtr")
+    for dt, rtol in [(np.float64, 1e-5 if osc else 1e-10), (np.float32, 2e-4 if loose32 else 1e-5)]:
         xs = x.astype(dt)
         want = getattr(torch.special, name)(torch.from_numpy(xs)).numpy().astype(np.float64)
         got = fn(name)(ember.from_numpy(xs)).numpy().astype(np.float64)
@@ -198,6 +204,9 @@ def test_symmetry():
         np.testing.assert_array_equal(a, parity * b)
 
 
+NDTR_M37, NDTR_M30, NDTR_M20 = 5.7255712225245768227e-300, 4.9067139271481870595e-198, 2.7536241186062336951e-89
+
+
 def test_ndtr_log_ndtr_consistent_tails():
     """Deep tails: ndtr keeps relative accuracy down to 1e-300, log_ndtr far beyond."""
     x = ember.tensor([-37.0, -30.0, -20.0, -1e5, -1e100], dtype=ember.float64)
@@ -205,7 +214,8 @@ def test_ndtr_log_ndtr_consistent_tails():
     ln = fn("log_ndtr")(x).tolist()
     want = sc.log_ndtr(np.array([-37.0, -30.0, -20.0, -1e5, -1e100]))
     np.testing.assert_allclose(ln, want, rtol=1e-14)
-    np.testing.assert_allclose(nd[:3], sc.ndtr(np.array([-37.0, -30.0, -20.0])), rtol=1e-13)
+    # mpmath's values: SciPy's ndtr rounds x / sqrt(2) and is off by x^2 / 2 ulp here.
+    np.testing.assert_allclose(nd[:3], [NDTR_M37, NDTR_M30, NDTR_M20], rtol=2e-15)
     np.testing.assert_allclose(np.log(nd[:3]), ln[:3], rtol=1e-14)
 
 
@@ -268,7 +278,8 @@ def test_integer_and_bool_inputs_compute_in_float(name):
         got = ef(ember.tensor(v, dtype=edt))
         want = tf(torch.tensor(v, dtype=tdt))
         assert got.dtype == ember.float32
-        np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=2e-6, equal_nan=True)
+        rtol = 1e-4 if name in OSCILLATING else 2e-6  # torch's float32 Bessel functions
+        np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=rtol, equal_nan=True)
 
 
 @pytest.mark.parametrize("name", NAMES + ["i0"])

@@ -629,7 +629,10 @@ inline V log_ndtr_f(V x) {
   square_split(x, h, l);
   V e = 0.5f * erfcx_pos_f(gabs(x) * 0.70710678f);
   auto neg = x < 0.0f;
-  V arg = gsel(neg, e - 1.0f, -(e * (gexp(-0.5f * h) * (1.0f - 0.5f * l))));
+  // e - 1 is at least -1 + 2^-24: below that log(e) is lost next to -x^2 / 2 anyway (|x| > 1e7).
+  V em1 = e - 1.0f;
+  em1 = gsel(em1 < -0.99999994f, V{} - 0.99999994f, em1);
+  V arg = gsel(neg, em1, -(e * (gexp(-0.5f * h) * (1.0f - 0.5f * l))));
   V tail = -0.5f * h - 0.5f * l;
   V r = glog1p(arg);
   r = gsel(neg, r + tail, r);  // log_ndtr(inf) = -0.0
