@@ -53,7 +53,7 @@ EMBER_DEFINE_SPECIAL_BINARY(laguerre_polynomial_l, special_laguerre_polynomial_l
 EMBER_DEFINE_SPECIAL_BINARY(legendre_polynomial_p, special_legendre_polynomial_p)
 #undef EMBER_DEFINE_SPECIAL_BINARY
 
-// ---- aliases, as torch::special ----
+// ---- aliases, as torch::special (i0 lives with the Bessel family, bessel_ops.cpp) ----
 Tensor gammaln(const Tensor& x) { return ember::lgamma(x); }
 Tensor psi(const Tensor& x) { return ember::digamma(x); }
 Tensor digamma(const Tensor& x) { return ember::digamma(x); }
@@ -61,7 +61,6 @@ Tensor polygamma(int64_t n, const Tensor& x) { return ember::polygamma(n, x); }
 Tensor multigammaln(const Tensor& x, int64_t p) { return ember::mvlgamma(x, p); }
 Tensor gammainc(const Tensor& x, const Tensor& y) { return ember::igamma(x, y); }
 Tensor gammaincc(const Tensor& x, const Tensor& y) { return ember::igammac(x, y); }
-Tensor i0(const Tensor& x) { return ember::i0(x); }
 Tensor sinc(const Tensor& x) { return ember::sinc(x); }
 Tensor expit(const Tensor& x) { return ember::sigmoid(x); }
 Tensor logit(const Tensor& x, std::optional<double> eps) { return ember::logit(x, eps); }
