@@ -200,6 +200,8 @@ Tensor ormqr(const Tensor& self, const Tensor& tau, const Tensor& other, bool le
               shape_str(self.sizes()));
   EMBER_CHECK(tau.size(-1) <= self.size(-1), "[", op,
               "] tau.shape[-1] must be less than or equal to input.shape[-1]");
+  EMBER_CHECK(tau.size(-1) <= self.size(-2), "[", op,
+              "] tau.shape[-1] must be less than or equal to input.shape[-2]");
   EMBER_CHECK(self.dim() - tau.dim() == 1, "[", op,
               "] Expected tau to have one dimension less than input, but got tau.ndim equal to ",
               tau.dim(), " and input.ndim is equal to ", self.dim());

@@ -89,6 +89,14 @@ void ldl_factor_cpu(Tensor& LD, Tensor& pivots, bool hermitian, std::vector<int>
 
 void ldl_solve_cpu(const Tensor& LD, const Tensor& pivots, Tensor& X, bool hermitian) {
   const int64_t n = LD.size(-1), k = X.size(-1), batch = matrix_batch(X);
+  // sytrs indexes rows by the pivots: a value outside [1, n] (either sign) would read out of
+  // bounds.
+  const lapack_int* pv = static_cast<const lapack_int*>(pivots.data_ptr());
+  for (int64_t i = 0; i < batch * n; ++i) {
+    const int64_t p = pv[i] < 0 ? -int64_t(pv[i]) : int64_t(pv[i]);
+    EMBER_CHECK(p >= 1 && p <= n, "[linalg.ldl_solve] pivot ", pv[i], " out of range [1, ", n,
+                "] (or its negation)");
+  }
   EMBER_DISPATCH_LINALG_TYPES(LD.dtype(), "linalg.ldl_solve", [&] {
     const scalar_t* a = ptr<scalar_t>(LD);
     const lapack_int* p = ptr<lapack_int>(pivots);
