@@ -66,9 +66,11 @@ def test_grid_sample_3d(dtype, mode, padding_mode, align_corners):
 
 def test_grid_sample_special_values():
     x = pair(rnd((1, 1, 3, 4), 1))
-    g = np.array([[[[0.0, 0.0], [np.nan, 0.0], [np.inf, 0.5], [-np.inf, 2.0], [1e20, -1e20]]]])
+    # Far outside the image (beyond int64 once unnormalized) and exactly on pixel edges; NaN and
+    # inf grids give implementation-defined values in torch and are not compared.
+    g = np.array([[[[0.0, 0.0], [1e20, -1e20], [-1e10, 0.5], [3.5, -7.25], [0.75, 1.0]]]])
     for pad in PADS:
-        for mode in ["bilinear", "nearest"]:
+        for mode in MODES2:
             check(lambda L, a, b: gs(L, a, b, mode=mode, padding_mode=pad, align_corners=False),
                   x, pair(g))
 

@@ -166,22 +166,22 @@ void make_taps(const Geometry<ND>& geo, const T* g, const GridSampleArgs& a, Tap
   if constexpr (ND == 2) {
     if (a.interpolation == kBicubic) {
       // 2-D only: each tap is padded separately.
-      T c[2][4], dc[2][4];
-      int64_t base[2];
+      T c[2][4], dc[2][4], base[2];
       for (int d = 0; d < 2; ++d) {
-        x[d] = tame(unnormalize(g[d], geo.in[d], a.align_corners, tp.mult[d]));
+        x[d] = unnormalize(g[d], geo.in[d], a.align_corners, tp.mult[d]);
         const T f = std::floor(x[d]);
-        base[d] = int64_t(f) - 1;
-        cubic_coeffs(x[d] - f, c[d], dc[d]);
+        base[d] = f - 1;
+        cubic_coeffs(std::isfinite(x[d]) ? x[d] - f : T(0), c[d], dc[d]);
       }
       for (int i = 0; i < 4; ++i) {
         for (int j = 0; j < 4; ++j) {
-          int64_t idx[2] = {base[0] + i, base[1] + j};
-          if (a.padding != kZeros) {
-            for (int d = 0; d < 2; ++d) {
-              T unused;
-              idx[d] = int64_t(pad_coord(T(idx[d]), geo.in[d], a, unused));
-            }
+          // Tap coordinates stay floating until padded, so a huge coordinate still clamps.
+          int64_t idx[2];
+          const int tap[2] = {i, j};
+          for (int d = 0; d < 2; ++d) {
+            T unused;
+            const T t = base[d] + T(tap[d]);
+            idx[d] = int64_t(a.padding == kZeros ? tame(t) : pad_coord(t, geo.in[d], a, unused));
           }
           const int64_t o = geo.offset(idx);
           if (o < 0) continue;
