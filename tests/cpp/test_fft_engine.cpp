@@ -7,7 +7,9 @@
 
 #include <cmath>
 #include <complex>
+#include <cstring>
 #include <random>
+#include <thread>
 #include <vector>
 
 #include "ember/ember.h"
@@ -268,6 +270,22 @@ TEST_P(FftEngineC2C, ThreadCountDoesNotChangeResult) {
   set_num_threads(saved);
   EXPECT_TRUE(std::memcmp(a.data_ptr(), b.data_ptr(), a.nbytes()) == 0);
   EXPECT_TRUE(std::memcmp(l1.data_ptr(), l2.data_ptr(), l1.nbytes()) == 0);
+}
+
+TEST_P(FftEngineC2C, ConcurrentCallersAgree) {
+  // Transforms from several threads at once (one holds the helpers, the others run alone).
+  const ScalarType dt = GetParam();
+  const int saved = get_num_threads();
+  set_num_threads(2);
+  Tensor x = filled({8, 1 << 13}, dt, 12);
+  Tensor ref = c2c(x, {1}, 1.0, true);
+  std::vector<Tensor> got(4);
+  std::vector<std::thread> ts;
+  for (int i = 0; i < 4; ++i) ts.emplace_back([&, i] { got[size_t(i)] = c2c(x, {1}, 1.0, true); });
+  for (auto& t : ts) t.join();
+  set_num_threads(saved);
+  for (const Tensor& g : got)
+    EXPECT_TRUE(std::memcmp(g.data_ptr(), ref.data_ptr(), ref.nbytes()) == 0);
 }
 
 /// exp(-2 pi i j / n), j < n, in long double.

@@ -2,12 +2,16 @@
 // chirps), a thread-safe plan cache, and the drivers of fft_c2c_stub / fft_r2c_stub /
 // fft_c2r_stub. The butterflies live in fft_kernels.cpp (one copy per CPU capability).
 #include <algorithm>
+#include <atomic>
 #include <cmath>
+#include <condition_variable>
 #include <cstdlib>
 #include <cstring>
+#include <exception>
 #include <map>
 #include <mutex>
 #include <string_view>
+#include <thread>
 #include <utility>
 
 #include "core/parallel_internal.h"
@@ -380,6 +384,124 @@ void trim_scratch(int slot) {
   }
 }
 
+// ---- threads ---------------------------------------------------------------------------------
+
+// Note [FFT threads]
+// The engine's loops hand out chunks (column blocks, lines) one at a time from an atomic
+// counter to the calling thread and up to get_num_threads() - 1 helpers. The caller never
+// waits for a helper that has not started: it claims every chunk left and then waits only for
+// the chunks in flight. An OpenMP team joins all its threads at the end of a region, and on a
+// machine whose cores are busy elsewhere a helper woken late (or a spinning one) held each
+// region for a scheduler slice, which made 2 threads slower than 1. Helpers sleep on a
+// condition variable; which thread runs a chunk never changes its result.
+
+thread_local bool t_in_pool = false;
+
+class Pool {
+ public:
+  static Pool& get() {
+    static Pool* p = new Pool;  // never destroyed: helpers may still sleep at exit
+    return *p;
+  }
+
+  /// Runs f(c) for every c < chunks on up to `nt` threads, the caller included.
+  template <class F>
+  void run(int nt, int64_t chunks, const F& f) {
+    std::unique_lock<std::mutex> busy(run_mu_, std::try_to_lock);
+    if (!busy.owns_lock()) {
+      // Another thread's transform holds the helpers: run this one on the caller alone.
+      for (int64_t c = 0; c < chunks; ++c) f(c);
+      return;
+    }
+    auto job = std::make_shared<Job>();
+    job->chunks = chunks;
+    job->want = nt - 1;
+    job->ctx = &f;
+    job->call = [](const void* ctx, int64_t c) { (*static_cast<const F*>(ctx))(c); };
+    {
+      std::lock_guard<std::mutex> g(mu_);
+      for (; helpers_ < nt - 1; ++helpers_) std::thread([this] { loop(); }).detach();
+      job_ = job;
+      ++gen_;
+    }
+    cv_.notify_all();
+    work(*job);
+    {
+      std::unique_lock<std::mutex> lk(mu_);
+      done_cv_.wait(lk, [&] { return job->done.load() == chunks; });
+      job_.reset();
+    }
+    if (job->err) std::rethrow_exception(job->err);
+  }
+
+ private:
+  struct Job {
+    std::atomic<int64_t> next{0}, done{0};
+    std::atomic<int> joined{0};
+    int64_t chunks = 0;
+    int want = 0;
+    const void* ctx = nullptr;
+    void (*call)(const void*, int64_t) = nullptr;
+    std::mutex err_mu;
+    std::exception_ptr err;
+  };
+
+  void work(Job& j) {
+    const bool outer = t_in_pool;
+    t_in_pool = true;
+    for (int64_t c; (c = j.next.fetch_add(1)) < j.chunks;) {
+      try {
+        j.call(j.ctx, c);
+      } catch (...) {
+        std::lock_guard<std::mutex> g(j.err_mu);
+        if (!j.err) j.err = std::current_exception();
+      }
+      if (j.done.fetch_add(1) + 1 == j.chunks) {
+        std::lock_guard<std::mutex> g(mu_);
+        done_cv_.notify_all();
+      }
+    }
+    t_in_pool = outer;
+  }
+
+  void loop() {
+    uint64_t seen = 0;
+    for (;;) {
+      std::shared_ptr<Job> j;
+      {
+        std::unique_lock<std::mutex> lk(mu_);
+        cv_.wait(lk, [&] { return gen_ != seen; });
+        seen = gen_;
+        j = job_;
+      }
+      // A job wants at most nt - 1 helpers; a late helper finds its chunks taken.
+      if (j && j->joined.fetch_add(1) < j->want) work(*j);
+    }
+  }
+
+  std::mutex run_mu_, mu_;
+  std::condition_variable cv_, done_cv_;
+  std::shared_ptr<Job> job_;
+  uint64_t gen_ = 0;
+  int helpers_ = 0;
+};
+
+/// Runs f(b0, b1) over [begin, end) in chunks of `grain` (Note [FFT threads]); inline with one
+/// thread, one chunk, or inside another parallel loop.
+template <class F>
+void dynamic_for(int64_t begin, int64_t end, int64_t grain, const F& f) {
+  const int64_t n = end - begin;
+  if (n <= 0) return;
+  const int64_t chunks = (n + grain - 1) / grain;
+  const int nt = int(std::min<int64_t>(detail::g_num_threads, chunks));
+  if (nt <= 1 || t_in_pool || omp_in_parallel()) {
+    f(begin, end);
+    return;
+  }
+  Pool::get().run(nt, chunks,
+                  [&](int64_t c) { f(begin + c * grain, std::min(end, begin + (c + 1) * grain)); });
+}
+
 // ---- transforms of contiguous buffers ---------------------------------------------------------
 
 /// Block width (complex columns) for a column block of `rows` rows.
@@ -424,7 +546,7 @@ void four_step(const Plan<T>& p, const T* src, T* dst, double scale) {
   {
     const int64_t bw = p.bw4;
     const int64_t nb = (n2 + bw - 1) / bw;
-    parallel_for(0, nb, 1, [&](int64_t b0, int64_t b1) {
+    dynamic_for(0, nb, 1, [&](int64_t b0, int64_t b1) {
       T* x = scratch<T>(0, size_t(4 * n1 * bw));
       T* y = x + 2 * n1 * bw;
       const T* lines[kMaxBlock];
@@ -441,7 +563,7 @@ void four_step(const Plan<T>& p, const T* src, T* dst, double scale) {
   {
     const int64_t bw = block_width<T>(n2, n1);
     const int64_t nb = (n1 + bw - 1) / bw;
-    parallel_for(0, nb, 1, [&](int64_t b0, int64_t b1) {
+    dynamic_for(0, nb, 1, [&](int64_t b0, int64_t b1) {
       T* x = scratch<T>(0, size_t(4 * n2 * bw));
       T* y = x + 2 * n2 * bw;
       T* lines[kMaxBlock];
@@ -633,7 +755,7 @@ void run_blocks(const Pass<T>& ps, const Plan<T>& p, const std::vector<T>* rtw) 
   const int64_t grain = std::max<int64_t>(1, 32768 / std::max<int64_t>(1, work));
   const T s = T(ps.scale);
   const FftKernelsT<T>& k = kern<T>();
-  parallel_for(0, nb, grain, [&](int64_t b0, int64_t b1) {
+  dynamic_for(0, nb, grain, [&](int64_t b0, int64_t b1) {
     const size_t buf = size_t(2 * std::max(rows, in_rows) * bw);
     T* x = scratch<T>(0, 3 * buf);
     T* y = x + buf;
@@ -756,7 +878,7 @@ void run_single(const Pass<T>& ps, const Plan<T>& p, const std::vector<T>* rtw) 
   const int64_t rows = p.rows();
   const T s = T(ps.scale);
   const T cs = ps.conj_in ? T(-1) : T(1);
-  parallel_for(0, L.count, 1, [&](int64_t j0, int64_t j1) {
+  dynamic_for(0, L.count, 1, [&](int64_t j0, int64_t j1) {
     T* a = scratch<T>(1, size_t(4 * rows));
     struct Trim {
       ~Trim() { trim_scratch(1); }
