@@ -25,16 +25,23 @@ DimVector varargs_ints(const py::args& args, const char* fn, const char* what) {
   return out;
 }
 
+/// The parts of a split as a tuple of tensors (as torch returns them).
+py::tuple to_tuple(const std::vector<Tensor>& parts) {
+  py::tuple r(parts.size());
+  for (size_t i = 0; i < parts.size(); ++i) r[i] = wrap_obj(parts[i]);
+  return r;
+}
+
 /// h/v/dsplit's indices_or_sections: an int (sections) or a sequence of ints (indices).
 template <class FI, class FL>
-std::vector<Tensor> split_arg(py::handle h, const char* fn, FI by_sections, FL by_indices) {
+py::tuple split_arg(py::handle h, const char* fn, FI by_sections, FL by_indices) {
   if (PyLong_Check(h.ptr()) && !PyBool_Check(h.ptr()))
-    return by_sections(to_int(h.ptr(), fn, "sections"));
+    return to_tuple(by_sections(to_int(h.ptr(), fn, "sections")));
   EMBER_CHECK_TYPE(PyList_Check(h.ptr()) || PyTuple_Check(h.ptr()), fn,
                    "(): argument 'indices_or_sections' must be int or tuple of ints, not ",
                    Py_TYPE(h.ptr())->tp_name);
   DimVector idx = to_int_list(h.ptr(), fn, "indices");
-  return by_indices(IntArrayRef(idx));
+  return to_tuple(by_indices(IntArrayRef(idx)));
 }
 
 /// dtype / device / requires_grad keywords as TensorOptions.
@@ -229,6 +236,8 @@ void init_tensor_extra(py::module_& m) {
       },
       arg("the_template"), py::kw_only(), arg("memory_format") = py::none());
   cls.def("sum_to_size", [](const Tensor& x, const py::args& args) {
+    EMBER_CHECK_TYPE(args.size() > 0,
+                     "sum_to_size() missing 1 required positional arguments: ", "\"size\"");
     return sum_to_size(x, varargs_ints(args, "sum_to_size", "size"));
   });
 
@@ -270,7 +279,7 @@ void init_tensor_extra(py::module_& m) {
           [&](IntArrayRef i) { return name(x, i); });                                     \
     }                                                                                     \
     DimVector idx = varargs_ints(args, #name, "indices");                                 \
-    return name(x, IntArrayRef(idx));                                                     \
+    return to_tuple(name(x, IntArrayRef(idx)));                                           \
   });
   EMBER_BIND_SPLIT(hsplit)
   EMBER_BIND_SPLIT(vsplit)

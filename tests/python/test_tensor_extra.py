@@ -96,10 +96,16 @@ REDUCES = ["prod", "mean", "amax", "amin"]
 def test_index_reduce(dtype):
     for layout in LAYOUTS:
         x = make(dtype, layout, shape=(3, 4), kind="nonzero")
-        for dim, n in [(0, 3), (1, 4), (-1, 4)]:
-            src_shape = (4, 4) if dim == 0 else (3, 4)
-            s = make(dtype, "contiguous", seed=3, shape=src_shape, kind="nonzero")
-            i = idx(*([0, 2, 0, 1] if dim == 0 else [3, 0, 3, 1])[:src_shape[dim]])
+        for dim in (0, 1, -1):
+            src_shape = list(x[0].shape)
+            src_shape[dim] = 4
+            s = make(dtype, "contiguous", seed=3, shape=tuple(src_shape), kind="nonzero")
+            i = idx(*([0, 2, 0, 1] if dim == 0 else [3, 0, 3, 1]))
+            if layout == "zero" and dim != 0:
+                # torch 1.13 raises IndexError from inside its loop here; the result is empty.
+                r = x[0].index_reduce(dim, i[0], s[0], "prod")
+                assert r.shape == x[0].shape and r.dtype == x[0].dtype
+                continue
             for reduce in REDUCES:
                 for inc in (True, False):
                     check(lambda L, a, b, j: L.index_reduce(a, dim, j, b, reduce,
@@ -228,16 +234,14 @@ def test_segment_reduce_grad():
     lengths = [2, 0, 4, 1]
     for reduce in SEG_REDUCES:
         for initial in (None, 2.05):
-            if reduce == "mean" and initial is None:
-                ln = [2, 4, 1]  # an empty mean segment is NaN
-            else:
-                ln = lengths
+            # Empty segments without `initial` are NaN (mean) or infinite (max, min).
+            ln = lengths if initial is not None or reduce in ("sum", "prod") else [2, 4, 1]
             gradcheck(lambda x: ember.segment_reduce(
                 x, reduce, lengths=ember.tensor(ln), initial=initial), a)
             grads_match(lambda L, x: L.segment_reduce(
                 x, reduce, lengths=L.tensor(ln), initial=initial), [a])
         gradcheck(lambda x: ember.segment_reduce(
-            x.t(), reduce, lengths=ember.tensor([[3, 4], [7, 0], [1, 6]]), axis=1), a)
+            x.t(), reduce, lengths=ember.tensor([[3, 4], [6, 1], [1, 6]]), axis=1), a)
     z = np.array([1.0, 0, 3, 0, 0, 2, 5, 5])
     grads_match(lambda L, x: L.segment_reduce(x, "prod", lengths=L.tensor([3, 3, 2])), [z])
     grads_match(lambda L, x: L.segment_reduce(x, "max", lengths=L.tensor([3, 3, 0, 2]),
@@ -454,9 +458,11 @@ def test_randint_like(dtype):
     for layout in ["contiguous", "transposed", "zero", "scalar"]:
         x = make(dtype, layout)
         for args, kw in [((2,), {}), ((0, 2), {}), ((), {"high": 2}), ((1,), {"high": 2}),
-                         ((-3, 4), {"dtype": torch.int64}), ((5,), {"dtype": torch.float64})]:
+                         ((-3, 4), {"dtype": "int64"}), ((5,), {"dtype": "float64"})]:
             check(lambda L, a: (lambda r: (r.shape, r.stride(), r.dtype))(
-                L.randint_like(a, *args, **kw)), x, key=(dtype, layout, args, str(kw)))
+                L.randint_like(a, *args, **{k: getattr(L, v) if k == "dtype" else v
+                                            for k, v in kw.items()})),
+                  x, key=(dtype, layout, args, str(kw)))
     x = make(dtype, shape=(200, 100))
     hi = 2 if dtype == "bool" else 5
     lo = 0 if dtype in ("bool", "uint8") else -3

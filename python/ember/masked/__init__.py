@@ -100,6 +100,10 @@ def _identity(op, input, ord=None):
         if name in _SIGNED_INTS:
             info = ember.iinfo(dt)
             return info.min if lowest else info.max
+        if dt.is_complex:
+            # Complex numbers have no order (torch raises TypeError here too).
+            raise TypeError(f"masked {op} has no identity for {dt} input: complex numbers are "
+                            "not ordered")
     if op == "norm":
         if ord == -math.inf:
             if not dt.is_floating_point:

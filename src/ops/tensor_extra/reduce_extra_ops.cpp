@@ -282,6 +282,7 @@ variable_list segment_reduce_backward(VjpCtx& c) {
   const Tensor& g = c.grads[0];
   const int64_t n = data.size(axis);
   const int64_t nseg = off.size(1) - 1;
+  if (nseg == 0) return variable_list{zeros_like(data, g.options())};
   // seg[o, r]: the segment of element r of row o; `covered`: whether r lies in any segment.
   Tensor pos = arange(n, TensorOptions(kLong)).expand({off.size(0), n});
   Tensor ends = off.slice(1, 1, std::nullopt).contiguous();

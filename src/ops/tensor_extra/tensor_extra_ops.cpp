@@ -287,6 +287,8 @@ Tensor& Tensor::resize_(IntArrayRef size) {
     EMBER_CHECK(s >= 0, "[resize_] Trying to create tensor with negative dimension ", s, ": ",
                 shape_str(size));
   }
+  // As PyTorch, resizing to the current sizes keeps the strides too.
+  if (sizes().equals(size)) return *this;
   TensorImpl* impl = unsafeGetTensorImpl();
   const size_t itemsize = impl->itemsize();
   const size_t need = checked_nbytes(op, size, itemsize);
