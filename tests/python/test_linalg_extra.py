@@ -67,6 +67,7 @@ def test_vander_errors_and_strided():
     raises_like(lambda L, a: L.linalg.vander(a, N=1), x)
     raises_like(lambda L, a: L.linalg.vander(a > 0), x)
     raises_like(lambda L, a: L.linalg.vander(a[0, 0]), x)
+    check(lambda L, a: L.linalg.vander(a[0, 0], N=3), x)
 
 
 @pytest.mark.parametrize("dtype", LA_DTYPES)

@@ -46,11 +46,12 @@ Tensor vander(const Tensor& x, std::optional<int64_t> N) {
   const ScalarType dt = x.dtype();
   EMBER_CHECK(dt != kBool, "[", op, "] supports floating point, complex, and integer tensors, ",
               "but got Bool");
-  const int64_t n = N ? *N : (x.dim() > 0 ? x.size(-1) : 0);
+  // A 0-dim x counts as one point, as torch's.
+  const Tensor x1 = x.dim() == 0 ? x.reshape({1}) : x;
+  const int64_t n = N ? *N : x1.size(-1);
   EMBER_CHECK(n > 1, "[", op, "] N must be greater than 1, got ", n);
-  EMBER_CHECK(x.dim() > 0, "[", op, "] x must have at least one dimension");
   // Integer inputs give int64 powers, as torch's cumprod.
-  const Tensor xs = isIntegralType(dt, false) ? x.to(kLong) : x;
+  const Tensor xs = isIntegralType(dt, false) ? x1.to(kLong) : x1;
   DimVector shape(xs.sizes());
   shape.push_back(n - 1);
   Tensor powers = xs.unsqueeze(-1).expand(shape).cumprod(-1);
