@@ -1305,6 +1305,14 @@ def torch_bug(op, c):
     if (op.name in COMPARISONS and c.variant in ("inplace", "ioperator") and
             isinstance(c.args[0], TArg) and is_complex(c.args[0].dt)):
         return "vectorised in-place comparisons into a complex self write 1+1j for True"
+    if op.name in ("igamma", "igammac"):
+        a = c.args[1 if c.variant == "out" else 0]
+        if isinstance(a, TArg) and a.data is not None and is_float(a.dt):
+            t = a.data.double()
+            tiny = torch.finfo(torch.float64 if a.dt == torch.float64 else torch.float32).tiny
+            if bool(((t != 0) & (t.abs() < tiny)).any()):
+                return ("x^a e^-x / Gamma(a) underflows to 0 for a subnormal a (P(a, x) is 0 "
+                        "there instead of about 1)")
     return None
 
 

@@ -86,10 +86,13 @@ Tensor special_partial(OpId op, int k, const Tensor* x, const Tensor& o, const O
   const Tensor& b = x[1];
   switch (op) {
     case OpId::sinc: {
-      // (cos(πx) πx - sin(πx)) / (πx²), 0 at x = 0.
-      Tensor px = a * cst(kPi);
-      Tensor d = (px * cos(px) - sin(px)) / (px * a);
-      return where(eq(a, cst(0)), zeros_like(d), d);
+      // (cos(πx) πx - sin(πx)) / (πx²), 0 at x = 0 (evaluated at x = 1 there, so that no
+      // NaN reaches the second derivative through the select).
+      Tensor zero = eq(a, cst(0));
+      Tensor safe = where(zero, ones_like(a), a);
+      Tensor px = safe * cst(kPi);
+      Tensor d = (px * cos(px) - sin(px)) / (px * safe);
+      return where(zero, zeros_like(d), d);
     }
     case OpId::deg2rad:
       return cst(kPi / 180);

@@ -52,24 +52,27 @@ struct Rad2deg {
   Vec<C> vec(Vec<C> x) const { return x * kScale; }
 };
 
-// log(e^a + e^b) = max + log1p(e^-|a-b|); equal infinities return themselves (inf - inf would
-// be NaN). PyTorch's std::max keeps a when b is NaN; the difference then carries the NaN.
+// log(e^a + e^b) = max + log1p(e^-|a-b|), in double; equal infinities return themselves
+// (inf - inf would be NaN). PyTorch's std::max keeps a when b is NaN; the difference then
+// carries the NaN.
 template <class C>
 struct Logaddexp {
   explicit Logaddexp(const OpParams&) {}
   C operator()(C a, C b) const {
-    if (std::isinf(a) && a == b) return a;
-    C m = a < b ? b : a;
-    return m + std::log1p(std::exp(-std::abs(a - b)));
+    double x = double(a), y = double(b);
+    if (std::isinf(x) && x == y) return a;
+    double m = x < y ? y : x;
+    return C(m + std::log1p(std::exp(-std::abs(x - y))));
   }
 };
 template <class C>
 struct Logaddexp2 {
   explicit Logaddexp2(const OpParams&) {}
   C operator()(C a, C b) const {
-    if (std::isinf(a) && a == b) return a;
-    C m = a < b ? b : a;
-    return m + std::log1p(std::exp2(-std::abs(a - b))) * C(1.4426950408889634074);
+    double x = double(a), y = double(b);
+    if (std::isinf(x) && x == y) return a;
+    double m = x < y ? y : x;
+    return C(m + std::log1p(std::exp2(-std::abs(x - y))) * 1.4426950408889634074);
   }
 };
 
@@ -106,13 +109,15 @@ template <class C>
 struct Lcm {
   explicit Lcm(const OpParams&) {}
   C operator()(C a, C b) const {
+    // |a / g * b| in the promoted integer type, then narrowed (an overflowing int8 lcm wraps
+    // as PyTorch's and NumPy's).
     C g = gcd_of(a, b);
     if (g == 0) return C(0);
-    C r = C(C(a / g) * b);
-    if constexpr (std::is_unsigned_v<C>)
-      return r;
+    auto r = a / g * b;
+    if constexpr (std::is_unsigned_v<decltype(r)>)
+      return C(r);
     else
-      return r < 0 ? C(-r) : r;
+      return C(r < 0 ? -r : r);
   }
 };
 
@@ -152,11 +157,17 @@ struct Xlog1py {
   }
 };
 
-// Hurwitz ζ(x, q) (gamma_math.h).
+// Hurwitz ζ(x, q) (gamma_math.h). q = -inf counts as a non-positive integer (a pole: inf, as
+// PyTorch and SciPy); q = +inf gives the limit 0, as SciPy (PyTorch 1.13: NaN).
 template <class C>
 struct Zeta {
   explicit Zeta(const OpParams&) {}
-  C operator()(C x, C q) const { return C(gammafn::zeta_d(double(x), double(q))); }
+  C operator()(C x, C q) const {
+    double dx = double(x), dq = double(q);
+    if (dq == -std::numeric_limits<double>::infinity() && !(dx < 1))
+      return C(std::numeric_limits<double>::infinity());
+    return C(gammafn::zeta_d(dx, dq));
+  }
 };
 
 #define EMBER_POLY_FUNCTOR(Name, fn)                            \

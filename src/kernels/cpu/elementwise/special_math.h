@@ -176,14 +176,16 @@ inline bool igamma_use_temme(double a, double x) {
 double igammac_d(double a, double x);
 
 /// P(a, x) = γ(a, x) / Γ(a), the regularized lower incomplete gamma function, with SciPy's
-/// and PyTorch's boundary values: NaN for a < 0 or x < 0, P(0, x > 0) = 1, P(a, 0) = 0,
-/// P(inf, finite x) = 0, P(a, inf) = 1.
+/// and PyTorch's boundary values, checked in their order (so P(NaN, 0) = 0 and P(inf, NaN) = 0
+/// as there): NaN for a < 0 or x < 0, P(0, x > 0) = 1, P(a, 0) = 0, P(inf, x) = 0 (NaN at
+/// x = inf), P(a, inf) = 1; NaN otherwise propagates.
 inline double igamma_d(double a, double x) {
-  if (std::isnan(a) || std::isnan(x) || x < 0 || a < 0) return kNaN;
+  if (x < 0 || a < 0) return kNaN;
   if (a == 0) return x > 0 ? 1 : kNaN;
   if (x == 0) return 0;
   if (std::isinf(a)) return std::isinf(x) ? kNaN : 0;
   if (std::isinf(x)) return 1;
+  if (std::isnan(a) || std::isnan(x)) return kNaN;
   if (igamma_use_temme(a, x)) return igamma_temme(a, x, true);
   if (x > 1 && x > a) return 1 - igammac_d(a, x);
   return igamma_series(a, x);
@@ -191,11 +193,12 @@ inline double igamma_d(double a, double x) {
 
 /// Q(a, x) = 1 - P(a, x), computed directly where it is small.
 inline double igammac_d(double a, double x) {
-  if (std::isnan(a) || std::isnan(x) || x < 0 || a < 0) return kNaN;
+  if (x < 0 || a < 0) return kNaN;
   if (a == 0) return x > 0 ? 0 : kNaN;
   if (x == 0) return 1;
   if (std::isinf(a)) return std::isinf(x) ? kNaN : 1;
   if (std::isinf(x)) return 0;
+  if (std::isnan(a) || std::isnan(x)) return kNaN;
   if (igamma_use_temme(a, x)) return igamma_temme(a, x, false);
   if (x > 1.1) return x < a ? 1 - igamma_series(a, x) : igammac_fraction(a, x);
   bool p_small = x <= 0.5 ? -0.4 / std::log(x) < a : x * 1.1 < a;
