@@ -35,16 +35,13 @@ py::object complex_call(py::handle real, py::handle imag, py::handle out) {
 py::object polar_call(py::handle abs, py::handle angle, py::handle out) {
   const Tensor& r = tensor_arg(abs, "polar", "abs", 1);
   const Tensor& theta = tensor_arg(angle, "polar", "angle", 2);
-  return with_out(out, "polar", [&](Tensor* o) {
-    return o ? polar_out(*o, r, theta) : polar(r, theta);
-  });
+  return with_out(out, "polar",
+                  [&](Tensor* o) { return o ? polar_out(*o, r, theta) : polar(r, theta); });
 }
 
 py::object angle_call(py::handle input, py::handle out) {
   const Tensor& x = tensor_arg(input, "angle", "input", 1);
-  return with_out(out, "angle", [&](Tensor* o) {
-    return o ? angle_out(*o, x) : ember::angle(x);
-  });
+  return with_out(out, "angle", [&](Tensor* o) { return o ? angle_out(*o, x) : ember::angle(x); });
 }
 
 }  // namespace
@@ -58,17 +55,17 @@ void init_complex(py::module_& m) {
       "view_as_complex",
       [](py::handle x) { return view_as_complex(tensor_arg(x, "view_as_complex", "input", 1)); },
       arg("input"), "The complex view of a float tensor whose last dim holds (real, imag).");
-  m.def("complex", &complex_call, arg("real"), arg("imag"), py::kw_only(),
-        arg("out") = py::none(), "real + i imag from two tensors of one float dtype.");
+  m.def("complex", &complex_call, arg("real"), arg("imag"), py::kw_only(), arg("out") = py::none(),
+        "real + i imag from two tensors of one float dtype.");
   m.def("polar", &polar_call, arg("abs"), arg("angle"), py::kw_only(), arg("out") = py::none(),
         "abs * (cos(angle) + i sin(angle)).");
   m.def("angle", &angle_call, arg("input"), py::kw_only(), arg("out") = py::none(),
         "The argument of each element (0 or pi for real inputs).");
 
   py::object T = m.attr("Tensor");
-  T.attr("angle") = py::cpp_function(
-      [](py::handle self) { return ember::angle(unwrap(self.ptr())); }, py::is_method(T),
-      py::name("angle"));
+  T.attr("angle") =
+      py::cpp_function([](py::handle self) { return ember::angle(unwrap(self.ptr())); },
+                       py::is_method(T), py::name("angle"));
   T.attr("chalf") = py::cpp_function(
       [](py::handle self, py::handle memory_format) {
         py::object to = py::reinterpret_borrow<py::object>(self).attr("to");

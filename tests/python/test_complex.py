@@ -389,6 +389,21 @@ def test_forward_ad_matches_torch():
         check(te, tt, 1e-10, 1e-12)
 
 
+def test_vmap_matches_torch():
+    import ember.func as ef
+    z, x = cplx((4, 3), np.complex128), RNG.standard_normal((4, 3, 2))
+    a, b = RNG.standard_normal((4, 3)), RNG.standard_normal((4, 3))
+    (ez, tz), (ex, tx), (ea, ta), (eb, tb) = both(z), both(x), both(a), both(b)
+    check(ef.vmap(ember.view_as_real)(ez), torch.view_as_real(tz), 0, 0)
+    check(ef.vmap(ember.view_as_real, in_dims=1)(ez), torch.view_as_real(tz.t()), 0, 0)
+    check(ef.vmap(ember.view_as_complex)(ex), torch.view_as_complex(tx), 0, 0)
+    check(ef.vmap(ember.complex)(ea, eb), torch.complex(ta, tb), 0, 0)
+    check(ef.vmap(ember.complex, in_dims=(0, None))(ea, eb[0]), torch.complex(ta, tb[0]), 0, 0)
+    check(ef.vmap(ember.polar)(ea, eb), torch.polar(ta, tb), 1e-12, 1e-12)
+    check(ef.vmap(ember.angle)(ez), torch.angle(tz), 1e-12, 1e-12)
+    check(ef.vmap(ember.angle)(ea), torch.angle(ta), 0, 0)
+
+
 # ---- complex32 ----
 
 def test_complex32_dtype_object():

@@ -13,6 +13,7 @@
 #include "ember/factory.h"
 #include "ember/ops.h"
 #include "ember/shape_ops.h"
+#include "func/batching.h"
 #include "ops/call_path.h"
 
 namespace ember {
@@ -74,6 +75,22 @@ std::pair<Tensor, Tensor> broadcast_pair(const Tensor& a, const Tensor& b, const
   return {a.expand(shape), b.expand(shape)};
 }
 
+// Batching rules (Note [Batching rules]): the views act on the trailing dims only, so they
+// apply to the batch-first physical tensor as they are.
+std::vector<Tensor> batch_view_as_real(const dispatch::BoxedCall& c,
+                                       const func::TransformLevel& lvl) {
+  return {func::wrap0(view_as_real(func::front(func::arg_tensor(c, 0), lvl).v), lvl)};
+}
+std::vector<Tensor> batch_view_as_complex(const dispatch::BoxedCall& c,
+                                          const func::TransformLevel& lvl) {
+  return {func::wrap0(view_as_complex(func::front(func::arg_tensor(c, 0), lvl).v), lvl)};
+}
+[[maybe_unused]] const bool kBatchRules = [] {
+  func::register_batch_rule(OpId::view_as_real, &batch_view_as_real);
+  func::register_batch_rule(OpId::view_as_complex, &batch_view_as_complex);
+  return true;
+}();
+
 }  // namespace
 
 // ---- views ----
@@ -85,8 +102,10 @@ Tensor view_as_real(const Tensor& self) {
               "resolve the conjugate tensor so you can view it as real, use "
               "self.resolve_conj(); however, be warned that the resulting tensor will NOT alias "
               "the original.");
-  EMBER_CHECK(self.is_complex(), "[view_as_real] view_as_real is only supported for complex "
-              "tensors, got ", dtype_name(self.dtype()));
+  EMBER_CHECK(self.is_complex(),
+              "[view_as_real] view_as_real is only supported for complex "
+              "tensors, got ",
+              dtype_name(self.dtype()));
   // A complex element is two real slots: strides and offset double, a trailing dim of 2.
   DimVector sizes(self.sizes()), strides(self.strides());
   for (auto& s : strides) s *= 2;
@@ -110,29 +129,38 @@ Tensor view_as_complex(const Tensor& self) {
               "[view_as_complex] view_as_complex is only supported for half, float and double "
               "tensors, but got a tensor of scalar type: ",
               dt);
-  EMBER_CHECK(self.dim() != 0,
-              "[view_as_complex] Input tensor must have one or more dimensions");
-  EMBER_CHECK(self.sizes().back() == 2, "[view_as_complex] Tensor must have a last dimension of "
-              "size 2, got shape ", shape_str(self.sizes()));
-  EMBER_CHECK(self.strides().back() == 1, "[view_as_complex] Tensor must have a last dimension "
-              "with stride 1, got strides ", shape_str(self.strides()));
+  EMBER_CHECK(self.dim() != 0, "[view_as_complex] Input tensor must have one or more dimensions");
+  EMBER_CHECK(self.sizes().back() == 2,
+              "[view_as_complex] Tensor must have a last dimension of "
+              "size 2, got shape ",
+              shape_str(self.sizes()));
+  EMBER_CHECK(self.strides().back() == 1,
+              "[view_as_complex] Tensor must have a last dimension "
+              "with stride 1, got strides ",
+              shape_str(self.strides()));
   DimVector sizes(self.sizes()), strides(self.strides());
   sizes.pop_back();
   strides.pop_back();
   for (auto& s : strides) {
-    EMBER_CHECK(s % 2 == 0, "[view_as_complex] Tensor must have a stride divisible by 2 for all "
-                "but last dimension, got strides ", shape_str(self.strides()));
+    EMBER_CHECK(s % 2 == 0,
+                "[view_as_complex] Tensor must have a stride divisible by 2 for all "
+                "but last dimension, got strides ",
+                shape_str(self.strides()));
     s /= 2;
   }
-  EMBER_CHECK(self.storage_offset() % 2 == 0, "[view_as_complex] Tensor must have a "
-              "storage_offset divisible by 2, got ", self.storage_offset());
+  EMBER_CHECK(self.storage_offset() % 2 == 0,
+              "[view_as_complex] Tensor must have a "
+              "storage_offset divisible by 2, got ",
+              self.storage_offset());
   Tensor out =
       make_view_with_dtype(self, toComplexType(dt), sizes, strides, self.storage_offset() / 2);
   autograd::OpRecorder rec("view_as_complex", {self});
   if (rec) {
     rec.record(
         out,
-        [](VjpCtx& c) { return variable_list{view_as_real(c.grads[0].contiguous().resolve_conj())}; },
+        [](VjpCtx& c) {
+          return variable_list{view_as_real(c.grads[0].contiguous().resolve_conj())};
+        },
         {}, [](JvpCtx& c) { return variable_list{as_complex_view(c.tangents[0])}; });
   }
   return out;
@@ -180,12 +208,10 @@ Tensor angle(const Tensor& self) {
     // point there and take the value (signed zeros included) from the exact expression.
     Tensor zero = eq(self, Scalar(0.0));
     Tensor safe = where(zero, Scalar(1.0), self);
-    return where(zero, atan2(self.imag(), self.real()).detach(),
-                 atan2(safe.imag(), safe.real()));
+    return where(zero, atan2(self.imag(), self.real()).detach(), atan2(safe.imag(), safe.real()));
   }
-  const Tensor x = isIntegralType(self.dtype(), /*include_bool=*/true)
-                       ? self.to(get_default_dtype())
-                       : self;
+  const Tensor x =
+      isIntegralType(self.dtype(), /*include_bool=*/true) ? self.to(get_default_dtype()) : self;
   // 0 for x >= 0, pi for x < 0, NaN kept; the derivative is 0 everywhere (PyTorch's).
   Tensor xd = x.detach();
   Tensor v = where(isnan(xd), xd, where(lt(xd, Scalar(0)), full_like(xd, M_PI), zeros_like(xd)));
