@@ -179,8 +179,8 @@ Tensor c2r_1d(const char* op, const Tensor& self, std::optional<int64_t> n, int6
 Tensor c2c_nd(const char* op, const Tensor& self, OptionalIntArrayRef s, OptionalIntArrayRef dim,
               Norm norm, bool forward) {
   Tensor x = promote_fft(self, true, op);
-  EMBER_CHECK(x.dim() > 0, "[", op, "] ndim must be >= 1: a 0-dim tensor has no dims to transform");
   ShapeAndDims desc = canonicalize(x, s, dim, op);
+  EMBER_CHECK(x.dim() > 0, "[", op, "] ndim must be >= 1: a 0-dim tensor has no dims to transform");
   const int64_t mode = norm_mode(norm, forward, op);
   x = resize_fft_input(x, IntArrayRef(desc.dim), IntArrayRef(desc.shape));
   return _fft_c2c(x, IntArrayRef(desc.dim), mode, forward);
