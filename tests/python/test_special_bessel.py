@@ -160,13 +160,18 @@ def test_random_against_torch(name):
     x = x[(np.abs(x) < 500)]
     # PyTorch 1.13's oscillating functions are less accurate than SciPy's: j0(6.19333018) is
     # off by 1.8e-7 relative in float64, airy_ai(-2.5623) by 1e-6 (ember matches mpmath).
-    # Its ndtr is off by 2.8e-5 at x = -7.44 in float64 too (SciPy and ember match mpmath).
     osc = name in OSCILLATING
     loose = osc or name in ("ndtr", "log_ndtr")
     for dt, rtol in [(np.float64, 2e-4 if loose else 1e-10), (np.float32, 2e-4 if loose else 1e-5)]:
         xs = x.astype(dt)
         want = getattr(torch.special, name)(torch.from_numpy(xs)).numpy().astype(np.float64)
         got = fn(name)(ember.from_numpy(xs)).numpy().astype(np.float64)
+        if name == "ndtr":
+            # torch's ndtr has only absolute accuracy in the lower tail (float64: ndtr(-8.1) =
+            # 2.8e-16, not 2.3e-16; float32: 1% off at -4.5); the tail is held to SciPy above.
+            atol = 1e-15 if dt == np.float64 else 1e-7
+            np.testing.assert_allclose(got, want, rtol=1e-5, atol=atol)
+            continue
         check_close(name, got, want, xs.astype(np.float64), dt, rtol)
 
 
