@@ -133,20 +133,26 @@ Tensor Tensor::sum_to_size(IntArrayRef size) const { return ember::sum_to_size(*
 
 // ---- as_strided_scatter ----
 
-// A clone of self (its layout kept) with `src` copied into the strided view: the clone, the
-// view and copy_ are recorded, so both inputs get their gradients.
+// Written without writing into a view: the clone is seen as its flat storage, the view's
+// storage positions are overwritten by a scatter, and the result is the clone's geometry over
+// that storage. Every step is a recorded out-of-place op, so both inputs get their gradients and
+// tangents.
 Tensor as_strided_scatter(const Tensor& self, const Tensor& src, IntArrayRef size,
                           IntArrayRef stride, std::optional<int64_t> storage_offset) {
   EMBER_OP(as_strided_scatter, self, src, size, stride, storage_offset);
   EMBER_CHECK(self.defined() && src.defined(), "[as_strided_scatter] undefined tensor");
-  Tensor out = self.clone();
-  Tensor view = out.as_strided(size, stride, storage_offset);
-  EMBER_CHECK(view.sizes().equals(src.sizes()),
+  Tensor out = self.clone();  // dense, so its storage holds exactly numel elements
+  const int64_t n = out.numel();
+  // The storage positions the view reaches (as_strided checks them against the storage).
+  Tensor pos = arange(n, TensorOptions(kLong)).as_strided(size, stride, storage_offset);
+  EMBER_CHECK(pos.sizes().equals(src.sizes()),
               "[as_strided_scatter] expected src to have a size equal to the slice of self. "
               "src size = ",
-              shape_str(src.sizes()), ", slice size = ", shape_str(view.sizes()));
-  view.copy_(src);
-  return out;
+              shape_str(src.sizes()), ", slice size = ", shape_str(pos.sizes()));
+  Tensor flat = out.as_strided({n}, {1}, 0);
+  Tensor values = src.to(self.dtype()).reshape({-1});
+  flat = flat.scatter(0, pos.reshape({-1}), values);
+  return flat.as_strided(out.sizes(), out.strides(), 0);
 }
 
 Tensor Tensor::as_strided_scatter(const Tensor& src, IntArrayRef size, IntArrayRef stride,
