@@ -6,7 +6,8 @@ ember in float64 and float32, and prints per function and dtype the largest erro
 the last place of the exact result rounded to the dtype, where the point is, and the 99th
 percentile. For the oscillating functions, whose relative error grows without bound near their
 zeros, it also prints the largest absolute error divided by the envelope (1 / sqrt|x| for the
-Bessel functions, |x|^(-1/4) / sqrt(pi) for Ai on the left), in units of the dtype's epsilon.
+Bessel functions, |x|^(-1/4) / sqrt(pi) for Ai on the left, or |f| where that is larger), in
+units of the dtype's epsilon.
 
     PYTHONPATH=build/release/python /usr/bin/python3 tests/python/special_bessel_ulp.py [names]
 """
@@ -96,6 +97,7 @@ def ulps(name, dtype, x):
     env_err = np.zeros_like(u)
     if name in OSC:
         env = np.array([envelope(name, v) for v in xs])
+        env = np.maximum(env, np.abs(exact))  # y0, y1 grow without bound at 0
         env_err = np.where(np.isfinite(exact), np.abs(got - exact) / env / fi.eps, 0.0)
     return u, env_err, xs
 
