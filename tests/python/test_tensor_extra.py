@@ -85,6 +85,8 @@ def test_renorm_grad():
     for p, dim in [(2, 0), (1, 1), (3, 1)]:
         gradcheck(lambda x: ember.renorm(x, p, dim, 1.0), a)
         grads_match(lambda L, x: L.renorm(x, p, dim, 1.0), [a])
+        # the in-place form on a non-leaf
+        grads_match(lambda L, x: (x * 1).renorm_(p, dim, 1.0), [a])
 
 
 # ---- index_reduce ----
@@ -165,6 +167,10 @@ def test_index_reduce_grad():
                       a, s)
             grads_match(lambda L, x, y: L.index_reduce(
                 x, 0, index if L is ember else tindex, y, reduce, include_self=inc), [a, s])
+    # the in-place form on a non-leaf
+    for reduce in REDUCES:
+        grads_match(lambda L, x, y: (x * 1).index_reduce_(
+            0, index if L is ember else tindex, y, reduce), [a, s])
     # prod with zeros: a lone zero gets the product of the others
     az = a.copy()
     az[0, 0] = 0.0

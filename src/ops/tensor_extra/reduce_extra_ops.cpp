@@ -204,10 +204,12 @@ Tensor Tensor::index_reduce(int64_t dim, const Tensor& index, const Tensor& sour
 }
 
 // The in-place form writes the out-of-place result back: copy_ records the write, so the
-// primitive keeps one rule.
+// primitive keeps one rule. When recording, the primitive reads a clone: the tensor it saves
+// must not be the one copy_ then overwrites.
 Tensor& Tensor::index_reduce_(int64_t dim, const Tensor& index, const Tensor& source,
                               std::string_view reduce, bool include_self) {
-  Tensor r = ember::index_reduce(*this, dim, index, source, reduce, include_self);
+  const bool rec = autograd::any_needs_recording({*this, source});
+  Tensor r = ember::index_reduce(rec ? clone() : *this, dim, index, source, reduce, include_self);
   copy_(r);
   return *this;
 }

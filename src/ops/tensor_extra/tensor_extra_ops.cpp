@@ -49,8 +49,11 @@ Tensor Tensor::renorm(const Scalar& p, int64_t dim, const Scalar& maxnorm) const
   return ember::renorm(*this, p, dim, maxnorm);
 }
 
+// As index_reduce_: the composite reads a clone when recording, since its rules save their
+// input and copy_ then overwrites self.
 Tensor& Tensor::renorm_(const Scalar& p, int64_t dim, const Scalar& maxnorm) {
-  Tensor r = ember::renorm(*this, p, dim, maxnorm);
+  const bool rec = autograd::any_needs_recording({*this});
+  Tensor r = ember::renorm(rec ? clone() : *this, p, dim, maxnorm);
   copy_(r);
   return *this;
 }
