@@ -176,7 +176,8 @@ void init_stats(py::module_& m) {
       "cdist",
       [](const Tensor& x1, const Tensor& x2, double p, py::handle mode) {
         const auto cm = to_compute_mode(mode);
-        return maybe_without_gil(x1.numel() * x2.size(-2), [&] { return cdist(x1, x2, p, cm); });
+        const int64_t work = x1.numel() * (x2.dim() >= 2 ? x2.size(-2) : 1);
+        return maybe_without_gil(work, [&] { return cdist(x1, x2, p, cm); });
       },
       arg("x1"), arg("x2"), arg("p") = 2.0,
       arg("compute_mode") = "use_mm_for_euclid_dist_if_necessary");

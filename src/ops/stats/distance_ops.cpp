@@ -106,6 +106,12 @@ Tensor euclid_mm(const Tensor& x1, const Tensor& x2) {
   Tensor a = cat({x1.mul(-2), n1, ones_like(n1)}, -1);
   Tensor b = cat({x2, ones_like(n2), n2}, -1);
   Tensor sq = a.matmul(b.mT());
+  const autograd::AutogradTLS& t = autograd::tls();
+  const bool differentiable =
+      autograd::recording_possible() &&
+      (t.fw_levels > 0 || (t.grad_enabled && (x1.requires_grad() || x2.requires_grad())));
+  // Nothing to differentiate: two in-place passes over the fresh product.
+  if (!differentiable) return sq.clamp_min_(0).sqrt_();
   Tensor pos = sq > 0;
   return where(pos, where(pos, sq, 1.0).sqrt(), 0.0);
 }

@@ -146,7 +146,7 @@ std::vector<Tensor> uniform_edges(const Tensor& x, IntArrayRef bins,
   }
   std::vector<Tensor> edges;
   for (int64_t d = 0; d < D; ++d) {
-    double lo = 0, hi = 0;
+    double lo = 0, hi = 1;  // no values and no range: [0, 1], as PyTorch
     if (range) {
       lo = (*range)[2 * d];
       hi = (*range)[2 * d + 1];
@@ -262,9 +262,13 @@ std::tuple<Tensor, std::vector<Tensor>> histogramdd(const Tensor& self, IntArray
   if (EMBER_OP_UNLIKELY(dispatch::slow_path()))
     EMBER_CHECK_T(NotImplementedError, !ember_op_scope_.enter(self, bins, range, weight, density),
                   "[histogramdd] has no batching rule");
-  // One count stands for every dim.
+  // One count stands for every dim; counts past the last dim are ignored, as PyTorch's.
   std::vector<int64_t> b(bins.begin(), bins.end());
-  if (b.size() == 1 && self.dim() >= 2) b.assign(size_t(self.size(-1)), b[0]);
+  if (self.dim() >= 2) {
+    const size_t D = size_t(self.size(-1));
+    if (b.size() == 1) b.assign(D, b[0]);
+    if (b.size() > D) b.resize(D);
+  }
   return histdd_run(self, weight, b.size(), density,
                     [&](const Tensor& x) { return std::pair(uniform_edges(x, b, range), true); });
 }
@@ -319,11 +323,19 @@ Tensor isin(const Tensor& elements, const Tensor& test_elements, bool assume_uni
     r = e == t.select(0, 0);
     for (int64_t k = 1; k < m; ++k) r = r.logical_or(e == t.select(0, k));
   } else {
-    // Sorted test values: each element's insertion point holds it if anything does (NaN never
-    // matches, as NaN != NaN).
-    const Tensor s = std::get<0>(sort(t));
-    const Tensor idx = searchsorted(s, e.contiguous()).clamp_max(m - 1);
-    r = s.take(idx) == e;
+    // Sorted test values: each element's insertion point holds it if anything does. NaN never
+    // matches (NaN != NaN); the NaNs sorted last are cut off, as a binary search over them
+    // would go astray.
+    Tensor s = std::get<0>(sort(t));
+    int64_t n = m;
+    if (isFloatingType(ct)) n -= s.isnan().sum().item().toLong();
+    if (n == 0) {
+      r = zeros(elements.sizes(), TensorOptions(kBool));
+    } else {
+      s = s.slice(0, 0, n);
+      const Tensor idx = searchsorted(s, e.contiguous()).clamp_max(n - 1);
+      r = s.take(idx) == e;
+    }
   }
   return invert ? r.logical_not() : r;
 }

@@ -25,7 +25,10 @@ namespace {
 template <class T>
 struct NormZero {  // p = 0: the number of differing coordinates
   using V = Vec<T>;
-  V step(V acc, V d) const { return acc + vselect(d != V{}, splat<T>(1), V{}); }
+  V step(V acc, V d) const {  // NaN stays NaN
+    const V a = math::vabs(d);
+    return acc + vselect(a > V{}, splat<T>(1), a);
+  }
   V finish(V acc) const { return acc; }
 };
 template <class T>
@@ -51,11 +54,11 @@ struct NormThree {
   V finish(V acc) const { return vpow(acc, splat<T>(inv_p)); }
 };
 template <class T>
-struct NormInf {  // the largest |d|; NaN wins
+struct NormInf {  // the largest |d|; NaN coordinates are passed over, as PyTorch's cdist
   using V = Vec<T>;
   V step(V acc, V d) const {
     V a = math::vabs(d);
-    return vselect((a > acc) | (a != a), a, acc);
+    return vselect(a > acc, a, acc);
   }
   V finish(V acc) const { return acc; }
 };
