@@ -54,10 +54,9 @@ inline double zeta_d(double s, double q) {
   if (s < 1 || std::isnan(q) || q == -kInf) return kNaN;
   if (q == kInf) return 0;
   if (q > 1e15) {
-    // q^-s may underflow where ζ does not: the leading Euler-Maclaurin terms in log space
-    // (relative error below (s/q)^2).
-    const double lq = std::log(q);
-    return std::exp((1 - s) * lq) / (s - 1) + 0.5 * std::exp(-s * lq);
+    // The leading Euler-Maclaurin terms (relative error below (s/q)^2), by pow rather than
+    // exp((1 - s) log q), which loses digits to the large exponent.
+    return std::pow(q, 1 - s) / (s - 1) + 0.5 * std::pow(q, -s);
   }
   if (q <= 0) {
     if (q == std::floor(q)) return kInf;
