@@ -1,8 +1,8 @@
 // The binding of torch.special's remaining functions into `_C._special` (entr, xlog1py, zeta,
 // the orthogonal polynomials), and of frexp / ldexp on `_C` with their Tensor methods. The new
 // list ops (sinc, logaddexp, gcd, igamma, ...) are bound with their families in elementwise.cpp.
-#include "ember/float_bits.h"
 #include "ember/special.h"
+#include "ember/float_bits.h"
 #include "ops/elementwise/elementwise_core.h"
 #include "pyember.h"
 
@@ -63,10 +63,10 @@ struct BinarySpecial {
   BinaryOut out;
 };
 
-#define EMBER_SPECIAL_BINARY_ROW(fn, other)                                                  \
-  BinarySpecial {                                                                            \
-    #fn, other, static_cast<BinaryTT>(&special::fn), static_cast<BinaryTS>(&special::fn),    \
-        static_cast<BinaryST>(&special::fn), &special::fn##_out                              \
+#define EMBER_SPECIAL_BINARY_ROW(fn, other)                                                   \
+  BinarySpecial {                                                                             \
+#fn, other, static_cast < BinaryTT>(&special::fn), static_cast < BinaryTS>(&special::fn), \
+        static_cast < BinaryST>(&special::fn), &special::fn##_out                             \
   }
 const BinarySpecial kBinary[] = {
     EMBER_SPECIAL_BINARY_ROW(xlog1py, "other"),
@@ -153,9 +153,8 @@ void init_special(py::module_& m) {
         "input * 2^other.");
 
   py::object T = m.attr("Tensor");
-  T.attr("frexp") = py::cpp_function(
-      [](py::handle self) { return frexp_call(self, py::none()); }, py::is_method(T),
-      py::name("frexp"));
+  T.attr("frexp") = py::cpp_function([](py::handle self) { return frexp_call(self, py::none()); },
+                                     py::is_method(T), py::name("frexp"));
   T.attr("ldexp") = py::cpp_function(
       [](py::handle self, py::handle other) { return ldexp_call(self, other, py::none()); },
       py::is_method(T), py::name("ldexp"), arg("other"));

@@ -28,6 +28,7 @@ Tensor cst(double v) { return wrap_scalar(Scalar(v)); }
 
 #define EMBER_CASE(op) case OpId::op:
 // The polynomials: float results without a derivative in PyTorch 1.13 (no grad_fn).
+// clang-format off
 #define EMBER_POLYNOMIAL_OPS(_)                                                          \
   _(special_chebyshev_polynomial_t) _(special_chebyshev_polynomial_u)                    \
   _(special_chebyshev_polynomial_v) _(special_chebyshev_polynomial_w)                    \
@@ -35,6 +36,7 @@ Tensor cst(double v) { return wrap_scalar(Scalar(v)); }
   _(special_shifted_chebyshev_polynomial_v) _(special_shifted_chebyshev_polynomial_w)    \
   _(special_hermite_polynomial_h) _(special_hermite_polynomial_he)                       \
   _(special_laguerre_polynomial_l) _(special_legendre_polynomial_p)
+// clang-format on
 
 GradKind special_grad_kind(OpId op) {
   switch (op) {

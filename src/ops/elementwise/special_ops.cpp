@@ -25,17 +25,17 @@ Tensor& entr_out(Tensor& out, const Tensor& x) {
   return out;
 }
 
-#define EMBER_DEFINE_SPECIAL_BINARY(fn, op)                                                \
-  Tensor fn(const Tensor& x, const Tensor& y) { return elementwise(OpId::op, {x, y}); }  \
-  Tensor fn(const Tensor& x, const Scalar& y) {                                          \
-    return elementwise(OpId::op, {x, wrap_scalar(y)});                                   \
-  }                                                                                      \
-  Tensor fn(const Scalar& x, const Tensor& y) {                                          \
-    return elementwise(OpId::op, {wrap_scalar(x), y});                                   \
-  }                                                                                      \
-  Tensor& fn##_out(Tensor& out, const Tensor& x, const Tensor& y) {                      \
-    elementwise(OpId::op, {x, y}, {}, OutMode::Out, &out);                               \
-    return out;                                                                          \
+#define EMBER_DEFINE_SPECIAL_BINARY(fn, op)                                             \
+  Tensor fn(const Tensor& x, const Tensor& y) { return elementwise(OpId::op, {x, y}); } \
+  Tensor fn(const Tensor& x, const Scalar& y) {                                         \
+    return elementwise(OpId::op, {x, wrap_scalar(y)});                                  \
+  }                                                                                     \
+  Tensor fn(const Scalar& x, const Tensor& y) {                                         \
+    return elementwise(OpId::op, {wrap_scalar(x), y});                                  \
+  }                                                                                     \
+  Tensor& fn##_out(Tensor& out, const Tensor& x, const Tensor& y) {                     \
+    elementwise(OpId::op, {x, y}, {}, OutMode::Out, &out);                              \
+    return out;                                                                         \
   }
 EMBER_DEFINE_SPECIAL_BINARY(xlog1py, special_xlog1py)
 EMBER_DEFINE_SPECIAL_BINARY(zeta, special_zeta)

@@ -170,11 +170,11 @@ struct Zeta {
   }
 };
 
-#define EMBER_POLY_FUNCTOR(Name, fn)                            \
-  template <class C>                                            \
-  struct Name {                                                 \
-    explicit Name(const OpParams&) {}                           \
-    C operator()(C x, C n) const { return sf::fn<C>(x, n); }   \
+#define EMBER_POLY_FUNCTOR(Name, fn)                         \
+  template <class C>                                         \
+  struct Name {                                              \
+    explicit Name(const OpParams&) {}                        \
+    C operator()(C x, C n) const { return sf::fn<C>(x, n); } \
   };
 EMBER_POLY_FUNCTOR(ChebyshevT, chebyshev_t)
 EMBER_POLY_FUNCTOR(ChebyshevU, chebyshev_u)

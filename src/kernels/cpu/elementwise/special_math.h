@@ -69,7 +69,7 @@ inline double lgamma1p(double a) {
 inline double gamma_star(double a) {
   if (a >= 10) {
     // log Γ*(a) = Σ B_2m / (2m (2m-1) a^(2m-1)); seven terms reach 1e-17 at a = 10.
-    constexpr double kCoef[] = {1.0 / 12,  -1.0 / 360,          1.0 / 1260, -1.0 / 1680,
+    constexpr double kCoef[] = {1.0 / 12,   -1.0 / 360,        1.0 / 1260, -1.0 / 1680,
                                 1.0 / 1188, -691.0 / 360360.0, 1.0 / 156};
     double z = 1 / (a * a), s = 0;
     for (int k = 6; k >= 0; --k) s = s * z + kCoef[k];
@@ -269,8 +269,7 @@ inline T chebyshev_t(T x, T nf) {
   if (n > 6 && std::abs(x) < T(1)) return std::cos(T(n) * std::acos(x));
   if (n == 0) return T(1);
   if (n == 1) return x;
-  if (n > kPolyMaxSteps && std::abs(x) > T(1))
-    return T(chebyshev_hyperbolic('t', double(x), n));
+  if (n > kPolyMaxSteps && std::abs(x) > T(1)) return T(chebyshev_hyperbolic('t', double(x), n));
   return poly_recurrence<T>(n, T(1), x, [x](int64_t, T q, T p) { return (x + x) * q - p; });
 }
 
@@ -286,8 +285,7 @@ inline T chebyshev_u(T x, T nf) {
   }
   if (n == 0) return T(1);
   if (n == 1) return x + x;
-  if (n > kPolyMaxSteps && std::abs(x) > T(1))
-    return T(chebyshev_hyperbolic('u', double(x), n));
+  if (n > kPolyMaxSteps && std::abs(x) > T(1)) return T(chebyshev_hyperbolic('u', double(x), n));
   return poly_recurrence<T>(n, T(1), x + x, [x](int64_t, T q, T p) { return (x + x) * q - p; });
 }
 
@@ -306,8 +304,7 @@ inline T chebyshev_v(T x, T nf) {
   }
   if (n == 0) return T(1);
   if (n == 1) return x + x - T(1);
-  if (n > kPolyMaxSteps && std::abs(x) > T(1))
-    return T(chebyshev_hyperbolic('v', double(x), n));
+  if (n > kPolyMaxSteps && std::abs(x) > T(1)) return T(chebyshev_hyperbolic('v', double(x), n));
   return poly_recurrence<T>(n, T(1), x + x - T(1),
                             [x](int64_t, T q, T p) { return (x + x) * q - p; });
 }
@@ -328,8 +325,7 @@ inline T chebyshev_w(T x, T nf) {
   }
   if (n == 0) return T(1);
   if (n == 1) return x + x + T(1);
-  if (n > kPolyMaxSteps && std::abs(x) > T(1))
-    return T(chebyshev_hyperbolic('w', double(x), n));
+  if (n > kPolyMaxSteps && std::abs(x) > T(1)) return T(chebyshev_hyperbolic('w', double(x), n));
   return poly_recurrence<T>(n, T(1), x + x + T(1),
                             [x](int64_t, T q, T p) { return (x + x) * q - p; });
 }
@@ -346,8 +342,7 @@ inline T shifted_chebyshev_t(T x, T nf) {
   if (n > 6 && std::abs(y) < T(1)) return std::cos(T(n) * std::acos(y));
   if (n == 0) return T(1);
   if (n == 1) return y;
-  if (n > kPolyMaxSteps && std::abs(y) > T(1))
-    return T(chebyshev_hyperbolic('t', double(y), n));
+  if (n > kPolyMaxSteps && std::abs(y) > T(1)) return T(chebyshev_hyperbolic('t', double(y), n));
   return poly_recurrence<T>(n, T(1), y, [y](int64_t, T q, T p) { return (y + y) * q - p; });
 }
 
@@ -365,8 +360,7 @@ inline T shifted_chebyshev_u(T x, T nf) {
   }
   if (n == 0) return T(1);
   if (n == 1) return y + y;
-  if (n > kPolyMaxSteps && std::abs(y) > T(1))
-    return T(chebyshev_hyperbolic('u', double(y), n));
+  if (n > kPolyMaxSteps && std::abs(y) > T(1)) return T(chebyshev_hyperbolic('u', double(y), n));
   return poly_recurrence<T>(n, T(1), y + y, [y](int64_t, T q, T p) { return (y + y) * q - p; });
 }
 
@@ -384,8 +378,7 @@ inline T shifted_chebyshev_v(T x, T nf) {
   }
   if (n == 0) return T(1);
   if (n == 1) return y + y - T(1);
-  if (n > kPolyMaxSteps && std::abs(y) > T(1))
-    return T(chebyshev_hyperbolic('v', double(y), n));
+  if (n > kPolyMaxSteps && std::abs(y) > T(1)) return T(chebyshev_hyperbolic('v', double(y), n));
   return poly_recurrence<T>(n, T(1), y + y - T(1),
                             [y](int64_t, T q, T p) { return (y + y) * q - p; });
 }
@@ -404,8 +397,7 @@ inline T shifted_chebyshev_w(T x, T nf) {
   }
   if (n == 0) return T(1);
   if (n == 1) return y + y + T(1);
-  if (n > kPolyMaxSteps && std::abs(y) > T(1))
-    return T(chebyshev_hyperbolic('w', double(y), n));
+  if (n > kPolyMaxSteps && std::abs(y) > T(1)) return T(chebyshev_hyperbolic('w', double(y), n));
   return poly_recurrence<T>(n, T(1), y + y + T(1),
                             [y](int64_t, T q, T p) { return (y + y) * q - p; });
 }
