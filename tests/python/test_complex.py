@@ -615,3 +615,12 @@ def test_complex32_unsupported_ops_raise(fn):
 ])
 def test_complex32_repr(make):
     assert repr(make(ember)) == repr(make(torch)).replace("torch.", "ember.")
+
+
+def test_out_forms_run_inside_their_op():
+    x = ember.tensor([1.0, -2.0])
+    for f in (lambda: ember.angle(x, out=ember.empty(0)),
+              lambda: ember.complex(x, x, out=ember.empty(0, dtype=ember.complex64)),
+              lambda: ember.polar(x, x, out=ember.empty(0, dtype=ember.complex64))):
+        names, uncovered, _, error = ember._C._call_path.trace(f)
+        assert error is None and uncovered == 0, (names, uncovered, error)

@@ -167,9 +167,12 @@ Tensor view_as_complex(const Tensor& self) {
 }
 
 // ---- constructors ----
+// Each op's body is a *_impl so that its out= form runs under the same op entry (out's resize
+// then happens inside the op).
 
-Tensor make_complex(const Tensor& real, const Tensor& imag) {
-  EMBER_OP(complex, real, imag);
+namespace {
+
+Tensor complex_impl(const Tensor& real, const Tensor& imag) {
   check_parts(real, imag, "complex");
   // Stacking the parts on a new last dim gives (re, im) pairs: view them as complex. Unlike
   // real + imag * 1j this keeps inf/NaN parts exact.
@@ -177,27 +180,15 @@ Tensor make_complex(const Tensor& real, const Tensor& imag) {
   return view_as_complex(stack({re, im}, -1));
 }
 
-Tensor& make_complex_out(Tensor& out, const Tensor& real, const Tensor& imag) {
-  check_parts(real, imag, "complex");
-  return assign_complex_out(out, make_complex(real, imag), "complex", {real, imag});
-}
-
-Tensor polar(const Tensor& r, const Tensor& theta) {
-  EMBER_OP(polar, r, theta);
+Tensor polar_impl(const Tensor& r, const Tensor& theta) {
   check_parts(r, theta, "polar");
   EMBER_CHECK(r.dtype() != kHalf, "[polar] \"polar_cpu\" not implemented for 'Half'");
   // Note: PyTorch's reverse-mode rule for abs multiplies by sgn(result), which differs from the
   // derivative of this expression only where abs <= 0 (outside polar's domain).
-  return make_complex(r * cos(theta), r * sin(theta));
+  return complex_impl(r * cos(theta), r * sin(theta));
 }
 
-Tensor& polar_out(Tensor& out, const Tensor& r, const Tensor& theta) {
-  check_parts(r, theta, "polar");
-  return assign_complex_out(out, polar(r, theta), "polar", {r, theta});
-}
-
-Tensor angle(const Tensor& self) {
-  EMBER_OP(angle, self);
+Tensor angle_impl(const Tensor& self) {
   EMBER_CHECK(self.defined(), "[angle] undefined tensor");
   const bool track = autograd::recording_possible();
   if (self.is_complex()) {
@@ -215,14 +206,42 @@ Tensor angle(const Tensor& self) {
   // 0 for x >= 0, pi for x < 0, NaN kept; the derivative is 0 everywhere (PyTorch's).
   Tensor xd = x.detach();
   Tensor v = where(isnan(xd), xd, where(lt(xd, Scalar(0)), full_like(xd, M_PI), zeros_like(xd)));
-  if (!track || !isFloatingType(x.dtype())) return v;
+  if (!track) return v;
   // An always-false select ties the result to x with a zero derivative.
   return where(zeros_like(x, TensorOptions().dtype(kBool)), x, v);
 }
 
+}  // namespace
+
+Tensor make_complex(const Tensor& real, const Tensor& imag) {
+  EMBER_OP(complex, real, imag);
+  return complex_impl(real, imag);
+}
+
+Tensor& make_complex_out(Tensor& out, const Tensor& real, const Tensor& imag) {
+  EMBER_OP(complex, real, imag);
+  return assign_complex_out(out, complex_impl(real, imag), "complex", {real, imag});
+}
+
+Tensor polar(const Tensor& r, const Tensor& theta) {
+  EMBER_OP(polar, r, theta);
+  return polar_impl(r, theta);
+}
+
+Tensor& polar_out(Tensor& out, const Tensor& r, const Tensor& theta) {
+  EMBER_OP(polar, r, theta);
+  return assign_complex_out(out, polar_impl(r, theta), "polar", {r, theta});
+}
+
+Tensor angle(const Tensor& self) {
+  EMBER_OP(angle, self);
+  return angle_impl(self);
+}
+
 Tensor& angle_out(Tensor& out, const Tensor& self) {
+  EMBER_OP(angle, self);
   autograd::check_out_not_differentiable("angle", {self});
-  Tensor r = angle(self);
+  Tensor r = angle_impl(self);
   EMBER_CHECK(canCast(r.dtype(), out.dtype()), "[angle] result type ", r.dtype(),
               " can't be cast to the desired output type ", out.dtype());
   if (out.sizes() != r.sizes()) {
