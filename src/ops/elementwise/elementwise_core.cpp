@@ -233,12 +233,10 @@ namespace {
 
 /// The elementwise ops PyTorch 1.13 runs on complex32 CPU tensors (Note [complex32]).
 bool runs_on_complex_half(OpId op) {
-  static constexpr OpId kOps[] = {OpId::add,      OpId::sub,           OpId::mul,
-                                  OpId::neg,      OpId::abs,           OpId::sgn,
-                                  OpId::conj_physical, OpId::eq,       OpId::ne,
-                                  OpId::isclose,  OpId::isnan,         OpId::isinf,
-                                  OpId::isfinite, OpId::isreal,        OpId::where,
-                                  OpId::copy,     OpId::fill};
+  static constexpr OpId kOps[] = {
+      OpId::add,           OpId::sub,    OpId::mul,   OpId::neg,     OpId::abs,   OpId::sgn,
+      OpId::conj_physical, OpId::eq,     OpId::ne,    OpId::isclose, OpId::isnan, OpId::isinf,
+      OpId::isfinite,      OpId::isreal, OpId::where, OpId::copy,    OpId::fill};
   for (OpId o : kOps)
     if (o == op) return true;
   return false;
@@ -425,8 +423,8 @@ Tensor elementwise(OpId op, std::initializer_list<Tensor> inputs_il, const OpPar
   // Note [complex32] (src/core/complex_half.h): the ops PyTorch runs on complex32 compute in
   // complex64 and round back; the others raise as PyTorch's.
   const ScalarType kernel_dtype = compute == kComplexHalf ? kComplexFloat : compute;
-  EMBER_CHECK(compute != kComplexHalf || runs_on_complex_half(op), "[", name, "] \"",
-              def.name, "\" not implemented for 'ComplexHalf'");
+  EMBER_CHECK(compute != kComplexHalf || runs_on_complex_half(op), "[", name, "] \"", def.name,
+              "\" not implemented for 'ComplexHalf'");
   const ScalarType kernel_res = kernel_dtype == compute ? res : result_dtype(op, kernel_dtype);
   DimVector shape = broadcast_all(ins, def.name);
 
