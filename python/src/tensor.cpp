@@ -48,6 +48,7 @@ PyObject* tolist_rec(const T* data, IntArrayRef sizes, IntArrayRef strides, size
 PyObject* tolist(const Tensor& self) {
   Tensor t = self.resolve_conj();
   if (!t.is_cpu()) t = t.cpu();
+  if (t.dtype() == kComplexHalf) t = t.to(kComplexFloat);  // exact in complex64
   check_has_memory(t, "tolist");
   PyObject* out = nullptr;
   switch (t.dtype()) {

@@ -123,6 +123,9 @@ class EmberBackend(Backend):
         t = t.resolve_conj().resolve_neg()
         # NumPy has no bfloat16: cross as float32 (exact), convert on the ember side.
         bf16 = t.dtype == torch.bfloat16
+        # Nor complex32: cross as complex64 (exact).
+        if t.dtype == torch.complex32:
+            return self.tensor(t.to(torch.complex64)).to(E.complex32)
         if is_plain(t):
             arr = np.array((t.float() if bf16 else t).numpy(), copy=True)
         else:
@@ -149,6 +152,8 @@ class EmberBackend(Backend):
                 x = getattr(x, resolve)()
         if self.dtype_name(x) == "bfloat16":
             return torch.from_numpy(np.array(x.to(E.float32).numpy())).to(torch.bfloat16)
+        if self.dtype_name(x) == "complex32":
+            return torch.from_numpy(np.array(x.to(E.complex64).numpy())).to(torch.complex32)
         return torch.from_numpy(np.array(x.numpy()))
 
 

@@ -129,17 +129,24 @@ def _make(dtype, layout, seed, kind, shape):
 
 
 def to_numpy(x):
-    """A NumPy copy of an ember or torch tensor (bfloat16 as float32, conj resolved)."""
+    """A NumPy copy of an ember or torch tensor (bfloat16 as float32, complex32 as complex64,
+    conj resolved)."""
     if isinstance(x, torch.Tensor):
         x = x.detach().resolve_conj()
+        if x.dtype == torch.complex32:
+            x = x.cfloat()
         return (x.float() if x.dtype == torch.bfloat16 else x).numpy().copy()
     x = x.resolve_conj()
+    if x.dtype == ember.complex32:
+        x = x.cfloat()
     return (x.float() if x.dtype == ember.bfloat16 else x).numpy().copy()
 
 
 def to_torch(e):
     """ember.Tensor -> torch.Tensor of the same dtype, shape and values."""
     t = torch.from_numpy(to_numpy(e))
+    if e.dtype == ember.complex32:
+        return t.to(torch.complex32)
     return t.to(torch.bfloat16) if e.dtype == ember.bfloat16 else t
 
 

@@ -485,8 +485,6 @@ def test_complex32_views_and_item():
         t.numpy()
 
 
-@pytest.mark.xfail(strict=True, reason="Tensor.tolist of complex32 needs python/src/tensor.cpp "
-                   "to read it through complex64")
 def test_complex32_tolist():
     e, t = both(np.array([[1 + 2j, 3 - 4j], [0.5j, -1]], np.complex64), "complex32")
     assert e.tolist() == t.tolist()
