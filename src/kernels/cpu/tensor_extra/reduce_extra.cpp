@@ -98,6 +98,23 @@ void index_reduce_cpu(Tensor& self, int64_t dim, const Tensor& index, const Tens
     sa.push_back(self.stride(d));
     sb.push_back(source.stride(d));
   }
+  // Merge rest dims that are contiguous with each other in both tensors; size-1 dims go.
+  DimVector cs, ca, cb;
+  for (size_t d = 0; d < rs.size(); ++d) {
+    if (rs[d] == 1) continue;
+    if (!cs.empty() && ca.back() == sa[d] * rs[d] && cb.back() == sb[d] * rs[d]) {
+      cs.back() *= rs[d];
+      ca.back() = sa[d];
+      cb.back() = sb[d];
+    } else {
+      cs.push_back(rs[d]);
+      ca.push_back(sa[d]);
+      cb.push_back(sb[d]);
+    }
+  }
+  rs = cs;
+  sa = ca;
+  sb = cb;
   int64_t rest = 1;
   for (int64_t s : rs) rest *= s;
   const int64_t* idx = index.data_ptr<int64_t>();
@@ -106,6 +123,22 @@ void index_reduce_cpu(Tensor& self, int64_t dim, const Tensor& index, const Tens
     using A = AccOf<scalar_t>;
     auto* dst = static_cast<scalar_t*>(self.data_ptr());
     const auto* src = static_cast<const scalar_t*>(source.data_ptr());
+    if (rs.size() <= 1) {
+      // One strided run per entry: a plain loop the compiler can vectorise.
+      const int64_t ra = rs.empty() ? 0 : sa[0], rb = rs.empty() ? 0 : sb[0];
+      parallel_for(0, rest, std::max<int64_t>(1, kGrain / n), [&](int64_t b, int64_t e) {
+        for (int64_t i = 0; i < n; ++i) {
+          scalar_t* d = dst + idx[i] * ds + b * ra;
+          const scalar_t* s = src + i * ss + b * rb;
+          for (int64_t j = 0; j < e - b; ++j) {
+            A acc = A(d[j * ra]);
+            combine<A>(acc, A(s[j * rb]), op);
+            d[j * ra] = scalar_t(acc);
+          }
+        }
+      });
+      return;
+    }
     parallel_for(0, rest, std::max<int64_t>(1, kGrain / n), [&](int64_t b, int64_t e) {
       std::vector<int64_t> oa, ob;
       rest_offsets(rs, sa, sb, b, e, oa, ob);
