@@ -226,6 +226,10 @@ def test_histogram_int_bins(dtype):
     # Values on the edges: the last bin holds the right edge; outside values are dropped.
     x = pair([0.0, 0.25, 0.5, 0.75, 1.0, 1.5, -0.5], dtype)
     check(lambda L, t: tup(L.histogram(t, 4, range=(0.0, 1.0))), x)
+    # NaN with an explicit range counts in the last bin, as torch's.
+    x = pair([1.0, NAN, 0.5, 2.0], dtype)
+    check(lambda L, t: tup(L.histogram(t, 2, range=(0.0, 2.0))), x)
+    check(lambda L, t, e: tup(L.histogram(t, e)), x, pair([0.0, 1.5, 3.0], dtype))
     # Strided and 2-D inputs are flattened.
     base = rand((6, 8), 3, dtype)
     check(lambda L, t: tup(L.histogram(t[::2, 1::3], 5)), base)

@@ -21,7 +21,8 @@ EMBER_DECLARE_KERNEL(cdist_stub, void(const Tensor& x1, const Tensor& x2, double
 /// edges[d].numel() - 1; the last bin includes its right edge), with the matching value of the
 /// contiguous (N) `weight` when defined, else 1. `edges` are contiguous 1-D tensors of the
 /// input's dtype (float or double); `uniform`: they are equally spaced, so a bin is found by
-/// division and a local check instead of a binary search. NaN coordinates are skipped.
+/// division and a local check instead of a binary search. A NaN coordinate counts in its dim's last
+/// bin (as PyTorch's).
 EMBER_DECLARE_KERNEL(histogramdd_stub, void(const Tensor& input, const Tensor& weight,
                                             ArrayRef<Tensor> edges, bool uniform, Tensor& hist));
 

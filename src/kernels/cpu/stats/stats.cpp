@@ -108,11 +108,12 @@ void histogram_impl(const Tensor& input, const Tensor& weight, ArrayRef<Tensor> 
         bool in = true;
         for (int64_t d = 0; d < D; ++d) {
           const T v = x[r * D + d];
-          if (!(v >= e[d][0] && v <= e[d][nb[d]])) {
+          if (v < e[d][0] || v > e[d][nb[d]]) {
             in = false;
             break;
           }
-          idx += find_bin(e[d], nb[d], v, uniform) * stride[d];
+          // NaN passes the range check and lands in the last bin, as in PyTorch 1.13.
+          idx += (v == v ? find_bin(e[d], nb[d], v, uniform) : nb[d] - 1) * stride[d];
         }
         if (in) hh[idx] += w ? double(w[r]) : 1.0;
       }
