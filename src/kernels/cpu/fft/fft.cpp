@@ -35,7 +35,7 @@ namespace {
 // complex numbers and every butterfly is whole vectors, at every pass, for every radix.
 // - Many short lines (a batch, the columns of a 2-D array): gather bw lines into a block,
 //   transform, scatter (scaled) to the output.
-// - One long line (n > kFourStepMin): the four-step split n = n1 n2: column FFTs of length n1
+// - One long line (n >= kFourStepMin): the four-step split n = n1 n2: column FFTs of length n1
 //   over the [n1][n2] view, twiddles W_n^(i2 k1) with a transposed store, then column FFTs of
 //   length n2, which leaves the result in natural order; each step is threaded over its blocks.
 // - Lengths with a prime factor above kMaxRadix: Bluestein's chirp-z, a cyclic convolution of
@@ -43,7 +43,8 @@ namespace {
 // - Real transforms of even length n: a complex transform of length n/2 on (x[2j], x[2j+1])
 //   and a pass that splits the even and odd spectra (odd n: a complex transform of length n).
 // Twiddles are computed in long double from exact integer exponents, so the error is the
-// butterflies' own: about one rounding per pass.
+// butterflies' own: about one rounding per pass. Plans (schedules, twiddles, chirps) are cached
+// per dtype by (length, direction); threads: Note [FFT threads].
 
 constexpr int64_t kMaxRadix = 31;            // larger prime factors go to Bluestein
 constexpr int64_t kColMax = 65536;           // longest length run as one column block
