@@ -374,11 +374,12 @@ T* scratch(int slot, size_t count) {
   return static_cast<T*>(b.p);
 }
 
-/// Frees this thread's buffer of `slot` when it is large, so that one huge transform does not
-/// keep its working memory for the life of the thread.
+/// Frees this thread's buffer of `slot` above 128 MiB, so that one huge transform does not keep
+/// its working memory for the life of the thread (smaller ones stay: fresh pages cost more than
+/// the transform of a 2^20 prime).
 void trim_scratch(int slot) {
   ScratchBuf& b = t_scratch[slot];
-  if (b.bytes > (size_t(16) << 20)) {
+  if (b.bytes > (size_t(128) << 20)) {
     std::free(b.p);
     b.p = nullptr;
     b.bytes = 0;
