@@ -3,8 +3,8 @@
 // native_layer_norm and constant_pad_nd (on _C).
 #include "ember/factory.h"
 #include "ember/linalg_extra.h"
+#include "ember/nn/functional/sampling.h"
 #include "ember/nn_ops.h"
-#include "ember/random.h"
 #include "ember/shape_ops.h"
 #include "nn_functional.h"
 
@@ -12,6 +12,7 @@ namespace ember::python {
 namespace {
 
 using nnf::opt_tensor;
+namespace F = ember::nn::functional;
 using py::arg;
 
 std::vector<int64_t> n_ints(py::handle o, size_t n, const char* fn, const char* name) {
@@ -36,8 +37,7 @@ std::optional<bool> align_arg(py::handle o, const char* fn) {
   return to_bool(o.ptr(), fn, "align_corners");
 }
 
-/// F.fractional_max_pool{2,3}d: output size from output_ratio when not given, and the random
-/// samples drawn as torch draws them (uniform [0, 1), one (n_batch, C, nd) tensor).
+/// F.fractional_max_pool{2,3}d's arguments as the options of the C++ functional form.
 std::tuple<Tensor, Tensor> fractional(int nd, const Tensor& x, py::handle kernel_size,
                                       py::handle output_size, py::handle output_ratio,
                                       py::handle samples) {
@@ -46,37 +46,32 @@ std::tuple<Tensor, Tensor> fractional(int nd, const Tensor& x, py::handle kernel
     throw py::value_error(std::string(fn) +
                           " requires specifying either an output_size or an output_ratio");
   }
-  std::vector<int64_t> k = n_ints(kernel_size, size_t(nd), fn, "kernel_size");
-  std::vector<int64_t> out;
-  if (!output_size.is_none()) {
-    out = n_ints(output_size, size_t(nd), fn, "output_size");
-  } else {
-    std::vector<double> ratio;
+  std::optional<std::vector<double>> ratio;
+  if (!output_ratio.is_none()) {
+    ratio.emplace();
     if (PyFloat_Check(output_ratio.ptr()) || PyLong_Check(output_ratio.ptr())) {
-      ratio.assign(size_t(nd), to_double(output_ratio.ptr(), fn, "output_ratio"));
+      ratio->push_back(to_double(output_ratio.ptr(), fn, "output_ratio"));
     } else {
-      py::sequence s = py::reinterpret_borrow<py::sequence>(output_ratio);
-      for (auto item : s) ratio.push_back(to_double(item.ptr(), fn, "output_ratio"));
-      if (ratio.size() == 1) ratio.assign(size_t(nd), ratio[0]);
+      py::sequence seq = py::reinterpret_borrow<py::sequence>(output_ratio);
+      for (auto item : seq) ratio->push_back(to_double(item.ptr(), fn, "output_ratio"));
     }
-    EMBER_CHECK(ratio.size() == size_t(nd), "[", fn,
-                "] output_ratio must be a float or a tuple of ", nd, " floats");
-    EMBER_CHECK_INDEX(x.dim() >= nd, "[", fn, "] Dimension out of range: input has ", x.dim(),
-                      " dims");
-    for (int d = 0; d < nd; ++d)
-      out.push_back(int64_t(double(x.size(x.dim() - nd + d)) * ratio[size_t(d)]));
   }
-  Tensor s;
-  if (samples.is_none()) {
-    EMBER_CHECK_INDEX(x.dim() >= nd + 1, "[", fn,
-                      "] Dimension out of range (expected an input with at least ", nd + 1,
-                      " dims, but got ", x.dim(), ")");
-    const int64_t n_batch = x.dim() == nd + 1 ? 1 : x.size(0);
-    s = rand({n_batch, x.size(x.dim() - nd - 1), nd}, TensorOptions(x.dtype()).device(x.device()));
-  } else {
-    s = to_tensor(samples.ptr(), fn, "_random_samples");
+  Tensor s = samples.is_none() ? Tensor() : to_tensor(samples.ptr(), fn, "_random_samples");
+  auto run = [&](auto opts) {
+    if (!output_size.is_none()) {
+      opts.output_size(n_ints(output_size, size_t(nd), fn, "output_size"));
+    } else {
+      opts.output_ratio(*ratio);
+    }
+    opts._random_samples(s);
+    return opts;
+  };
+  if (nd == 2) {
+    return F::fractional_max_pool2d_with_indices(
+        x, run(nn::FractionalMaxPool2dFuncOptions(n_ints(kernel_size, 2, fn, "kernel_size"))));
   }
-  return nd == 2 ? fractional_max_pool2d(x, k, out, s) : fractional_max_pool3d(x, k, out, s);
+  return F::fractional_max_pool3d_with_indices(
+      x, run(nn::FractionalMaxPool3dFuncOptions(n_ints(kernel_size, 3, fn, "kernel_size"))));
 }
 
 void def_fractional(py::module_& f, int nd) {
@@ -129,7 +124,9 @@ void init_nn_extra(py::module_& m) {
               padding_mode + "'");
         }
         auto ac = align_arg(align_corners, "grid_sample");
-        return grid_sample(input, grid, mode, padding_mode, ac);
+        return F::grid_sample(
+            input, grid,
+            nn::GridSampleFuncOptions().mode(mode).padding_mode(padding_mode).align_corners(ac));
       },
       arg("input"), arg("grid"), arg("mode") = "bilinear", arg("padding_mode") = "zeros",
       arg("align_corners") = py::none());
@@ -138,7 +135,7 @@ void init_nn_extra(py::module_& m) {
       [](const Tensor& theta, py::handle size, py::handle align_corners) {
         DimVector s = to_int_list(size.ptr(), "affine_grid", "size");
         auto ac = align_arg(align_corners, "affine_grid");
-        return affine_grid(theta, s, ac);
+        return F::affine_grid(theta, s, ac.value_or(false));
       },
       arg("theta"), arg("size"), arg("align_corners") = py::none());
   def_fractional(f, 2);
