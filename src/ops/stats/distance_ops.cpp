@@ -1,7 +1,9 @@
 // Pairwise distances: cdist (the direct primitive _cdist_forward with its own kernel, and the
 // matrix-product form for Euclidean distances) and pdist.
+#include <algorithm>
 #include <cmath>
 #include <limits>
+#include <vector>
 
 #include "autograd/record.h"
 #include "core/tensor_util.h"
@@ -52,6 +54,15 @@ Tensor euclid_ratio(const Tensor& g, const Tensor& dist) {
   return where(zero, 0.0, g / where(zero, 1.0, dist));
 }
 
+/// How many rows of x1 the rules take at a time: the (..., rows, R, M) partials hold about
+/// kPartialElems elements (at least one row).
+constexpr int64_t kPartialElems = int64_t(1) << 22;
+int64_t partial_rows(const Tensor& x1, const Tensor& x2) {
+  int64_t per_row = x2.size(-2) * x2.size(-1);
+  for (int64_t i = 0; i < x1.dim() - 2; ++i) per_row *= x1.size(i);
+  return std::max<int64_t>(1, kPartialElems / std::max<int64_t>(1, per_row));
+}
+
 variable_list cdist_vjp(VjpCtx& c) {
   const double p = c.args().f(0);
   const Tensor &x1 = c.saved[0], &x2 = c.saved[1], &dist = c.saved[2];
@@ -63,9 +74,21 @@ variable_list cdist_vjp(VjpCtx& c) {
     if (c.needs(1)) r[1] = x2 * ratio.sum(-2).unsqueeze(-1) - ratio.mT().matmul(x1);
     return r;
   }
-  Tensor wg = cdist_partial(x1, x2, dist, p) * g.unsqueeze(-1);
-  if (c.needs(0)) r[0] = wg.sum(-2);
-  if (c.needs(1)) r[1] = wg.sum(-3).neg();
+  // The per-coordinate partials are (..., P, R, M): they are formed for a block of x1's rows
+  // at a time, so the rule's memory stays near kPartialElems elements.
+  const int64_t P = x1.size(-2), step = partial_rows(x1, x2);
+  std::vector<Tensor> g1;
+  Tensor g2;
+  for (int64_t i = 0; i < P || (P == 0 && i == 0); i += step) {
+    const int64_t n = std::min(step, P - i);
+    const Tensor a = x1.narrow(-2, i, n);
+    const Tensor wg =
+        cdist_partial(a, x2, dist.narrow(-2, i, n), p) * g.narrow(-2, i, n).unsqueeze(-1);
+    if (c.needs(0)) g1.push_back(wg.sum(-2));
+    if (c.needs(1)) g2 = g2.defined() ? g2 - wg.sum(-3) : wg.sum(-3).neg();
+  }
+  if (c.needs(0)) r[0] = g1.size() == 1 ? g1[0] : cat(g1, -2);
+  if (c.needs(1)) r[1] = g2;
   return r;
 }
 
@@ -78,8 +101,15 @@ variable_list cdist_jvp(JvpCtx& c) {
                  x1.matmul(t2.mT()) - t1.matmul(x2.mT());
     return {euclid_ratio(num, dist)};
   }
-  Tensor dt = t1.unsqueeze(-2) - t2.unsqueeze(-3);
-  return {(cdist_partial(x1, x2, dist, p) * dt).sum(-1)};
+  const int64_t P = x1.size(-2), step = partial_rows(x1, x2);
+  std::vector<Tensor> parts;
+  for (int64_t i = 0; i < P || (P == 0 && i == 0); i += step) {
+    const int64_t n = std::min(step, P - i);
+    const Tensor dt = t1.narrow(-2, i, n).unsqueeze(-2) - t2.unsqueeze(-3);
+    parts.push_back(
+        (cdist_partial(x1.narrow(-2, i, n), x2, dist.narrow(-2, i, n), p) * dt).sum(-1));
+  }
+  return {parts.size() == 1 ? parts[0] : cat(parts, -2)};
 }
 
 void check_cdist_inputs(const Tensor& x1, const Tensor& x2, double p) {
