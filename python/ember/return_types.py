@@ -47,6 +47,8 @@ _FIELDS = {
     "linalg_lu": ("P", "L", "U"), "linalg_lu_factor": ("LU", "pivots"),
     "linalg_lu_factor_ex": ("LU", "pivots", "info"), "lu_unpack": ("P", "L", "U"),
     "triangular_solve": ("solution", "cloned_coefficient"), "geqrf": ("a", "tau"),
+    "linalg_ldl_factor": ("LD", "pivots"), "linalg_ldl_factor_ex": ("LD", "pivots", "info"),
+    "symeig": ("eigenvalues", "eigenvectors"), "_lu_with_info": ("LU", "pivots", "info"),
 }
 for _name, _f in _FIELDS.items():
     globals()[_name] = _make(_name, _f)

@@ -8,7 +8,7 @@ namespace ember::nn::functional {
 
 Tensor batch_norm(const Tensor& input, const Tensor& running_mean, const Tensor& running_var,
                   const BatchNormFuncOptions& o) {
-  if (o.training()) {
+  if (o.training() && input.numel() > 0) {
     EMBER_CHECK(input.dim() >= 2, "[batch_norm] expected an (N, C, *) input, got ", input.sizes());
     int64_t per_channel = input.numel() / std::max<int64_t>(input.size(1), 1);
     EMBER_CHECK_VALUE(per_channel != 1,

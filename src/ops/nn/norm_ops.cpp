@@ -73,11 +73,12 @@ std::tuple<Tensor, Tensor, Tensor> native_batch_norm(const Tensor& input, const 
            eps);
   const char* op = "batch_norm";
   check_norm_input(input, op);
-  EMBER_CHECK(input.dim() >= 2,
+  EMBER_CHECK(input.dim() >= 2 || input.numel() == 0,
               "[batch_norm] expected an (N, C, *) input with at least 2 dims, "
               "got ",
               shape_str(input.sizes()));
-  const int64_t N = input.size(0), C = input.size(1);
+  // A zero-size input of any rank returns early below, as PyTorch's.
+  const int64_t N = input.dim() > 0 ? input.size(0) : 1, C = input.dim() >= 2 ? input.size(1) : 0;
   check_vec(weight, C, "weight");
   check_vec(bias, C, "bias");
   check_vec(running_mean, C, "running_mean");

@@ -39,6 +39,7 @@ from ember.nn.modules.padding import (ConstantPad1d, ConstantPad2d, ConstantPad3
                                       ZeroPad2d)
 from ember.nn.modules.rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
 from ember.nn.modules.upsampling import Upsample, UpsamplingBilinear2d, UpsamplingNearest2d
+from ember.nn.modules.fractional_pool import FractionalMaxPool2d, FractionalMaxPool3d
 
 __all__ = [
     "Module", "Identity", "Linear", "Bilinear", "Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d",
@@ -55,6 +56,7 @@ __all__ = [
     "MaxPool3d", "MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d", "AvgPool1d", "AvgPool2d",
     "AvgPool3d", "LPPool1d", "LPPool2d", "LPPool3d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d",
     "AdaptiveMaxPool3d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveAvgPool3d",
+    "FractionalMaxPool2d", "FractionalMaxPool3d",
     "Flatten", "Unflatten", "PairwiseDistance", "CosineSimilarity", "PixelShuffle",
     "PixelUnshuffle", "ChannelShuffle", "Fold", "Unfold", "BatchNorm1d", "BatchNorm2d",
     "BatchNorm3d", "SyncBatchNorm", "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d",
