@@ -16,6 +16,7 @@
 #include "ember/shape_ops.h"
 #include "ember/sort.h"
 #include "func/batching.h"
+#include "ops/fft/fft_internal.h"
 
 namespace ember::func {
 
@@ -932,12 +933,32 @@ RULE(index_put) {
   return {s};
 }
 
+// The FFT primitives transform the logical dims; the batch dim rides along as one more batch.
+RULE(_fft_c2c) {
+  return one(_fft_c2c(fx(c, 0, l), phys_dims(arg_ints(c, 1), rank0(c), nm(c)), arg_int(c, 2),
+                      arg_bool(c, 3)),
+             l);
+}
+RULE(_fft_r2c) {
+  return one(_fft_r2c(fx(c, 0, l), phys_dims(arg_ints(c, 1), rank0(c), nm(c)), arg_int(c, 2),
+                      arg_bool(c, 3)),
+             l);
+}
+RULE(_fft_c2r) {
+  return one(_fft_c2r(fx(c, 0, l), phys_dims(arg_ints(c, 1), rank0(c), nm(c)), arg_int(c, 2),
+                      arg_int(c, 3)),
+             l);
+}
+
 #undef RULE
 
 }  // namespace
 
 void register_core_rules() {
 #define R(name) register_batch_rule(OpId::name, rule_##name)
+  R(_fft_c2c);
+  R(_fft_r2c);
+  R(_fft_c2r);
   R(sum);
   R(sum_1);
   R(nansum);
