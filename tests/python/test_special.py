@@ -742,8 +742,6 @@ def test_bad_input_types():
         ember.special.xlog1py(2.0, 3.0)
 
 
-@pytest.mark.xfail(strict=True, reason="heaviside's equal-dtype check lives on the elementwise "
-                   "path (elementwise_core.cpp), not yet applied")
 def test_heaviside_mixed_dtypes_raise_as_torch():
     e, t = make("float32")
     raises_like(lambda lib, x: lib.heaviside(x, x.double()), (e, t))
