@@ -13,7 +13,8 @@ namespace ember {
 template <class T>
 using complex = std::complex<T>;
 
-/// The element types. `ComplexHalf` is reserved (no kernels yet). Order is ember's own.
+/// The element types. complex32 (`ComplexHalf`) computes through complex64 (Note [complex32] in
+/// src/core/complex_half.h). Order is ember's own.
 enum class ScalarType : int8_t {
   Bool = 0,
   Byte,        // uint8
@@ -25,7 +26,7 @@ enum class ScalarType : int8_t {
   BFloat16,    // bfloat16
   Float,       // float32
   Double,      // float64
-  ComplexHalf, // complex32 (reserved)
+  ComplexHalf, // complex32
   ComplexFloat,
   ComplexDouble,
   Undefined,

@@ -12,6 +12,7 @@
 #include "ember/nn/functional/normalization.h"
 #include "ember/nn/functional/padding.h"
 #include "ember/nn/functional/pooling.h"
+#include "ember/nn/functional/sampling.h"
 #include "ember/nn/functional/vision.h"
 #include "ember/nn/modules/conv.h"
 #include "ember/nn/modules/distance.h"

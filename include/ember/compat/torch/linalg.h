@@ -1,0 +1,4 @@
+#pragma once
+/// torch::linalg, mapped onto ember (Note [libtorch compatibility headers]).
+
+#include "detail/aliases.h"
