@@ -48,6 +48,9 @@ bench: deps-bench build
 	PYTHONPATH=build/release/python $(PY) bench/rnn_side_by_side.py
 	PYTHONPATH=build/release/python $(PY) bench/adam_side_by_side.py
 	PYTHONPATH=build/release/python $(PY) bench/profiler_overhead.py
+	PYTHONPATH=build/release/python $(PY) bench/fft_side_by_side.py
+	PYTHONPATH=build/release/python $(PY) bench/special_side_by_side.py
+	PYTHONPATH=build/release/python $(PY) bench/cdist_side_by_side.py
 	$(PY) bench/cnn_epoch.py --build build/release
 
 # The libFuzzer targets (safetensors loader, IDX reader, PyTorch-checkpoint unpickler, PNG and

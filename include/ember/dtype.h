@@ -13,8 +13,7 @@ namespace ember {
 template <class T>
 using complex = std::complex<T>;
 
-/// The element types. complex32 (`ComplexHalf`) computes through complex64 (Note [complex32] in
-/// src/core/complex_half.h). Order is ember's own.
+/// The element types (complex32 computes in complex64: src/core/complex_half.h). Order is ember's.
 enum class ScalarType : int8_t {
   Bool = 0,
   Byte,        // uint8
