@@ -189,9 +189,6 @@ void init_stats(py::module_& m) {
       arg("x1"), arg("x2"), arg("p"), arg("compute_mode") = py::none());
   auto pdist_fn = [](const Tensor& x, double p) { return pdist(x, p); };
   m.def("pdist", pdist_fn, arg("input"), arg("p") = 2.0);
-  // torch.nn.functional.pdist is the same function.
-  if (py::hasattr(m, "_nn") && py::hasattr(m.attr("_nn"), "functional"))
-    m.attr("_nn").attr("functional").attr("pdist") = m.attr("pdist");
 
   // ---- histograms ----
   m.def("histogram", histogram_call, arg("input"), arg("bins") = 100, py::kw_only(),
