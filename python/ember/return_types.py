@@ -37,6 +37,7 @@ _FIELDS = {
     "mode": ("values", "indices"), "cummax": ("values", "indices"),
     "cummin": ("values", "indices"), "aminmax": ("min", "max"),
     "frexp": ("mantissa", "exponent"), "histogram": ("hist", "bin_edges"),
+    "histogramdd": ("hist", "bin_edges"),
     "slogdet": ("sign", "logabsdet"), "linalg_slogdet": ("sign", "logabsdet"),
     "qr": ("Q", "R"), "linalg_qr": ("Q", "R"), "svd": ("U", "S", "V"),
     "linalg_svd": ("U", "S", "Vh"), "linalg_eig": ("eigenvalues", "eigenvectors"),
