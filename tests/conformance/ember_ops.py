@@ -65,6 +65,11 @@ def _slice(f, x, dim=0, start=None, end=None, step=1):
     return f(x, (slice(None),) * dim + (slice(start, end, step),))
 
 
+def _ember_pairwise_distance():
+    import ember
+    return ember.nn.PairwiseDistance()
+
+
 def _swap01(f, a, b, *args, **kwargs):
     return f(b, a, *args, **kwargs)
 
@@ -72,8 +77,9 @@ def _swap01(f, a, b, *args, **kwargs):
 TABLE = {
     # ---- OpInfos that wrap the op in a lambda ----
     "slice": op(call=".__getitem__", adapt=_slice),
-    "polygamma": op(adapt=_swap01),
-    "special.polygamma": op(adapt=_swap01),
+    # torch's float32 polygamma loses digits near the negative poles (sin(pi x) in float).
+    "polygamma": op(adapt=_swap01, reference="float64"),
+    "special.polygamma": op(adapt=_swap01, reference="float64"),
     "einsum": op(adapt=_swap01),
     "where": op(adapt=lambda f, x, condition, other: f(condition, x, other)),
     "zero_": op(call=".zero_", adapt=lambda f, x: f(x.clone())),
@@ -83,6 +89,11 @@ TABLE = {
     "nn.functional.embedding_bag": op(adapt=_swap01),
     "linalg.lstsq[grad_oriented]": op(adapt=lambda f, a, b, driver: f(a, b, driver=driver)[0]),
     "linalg.pinv[singular]": op(adapt=lambda f, a, b: f(a @ b.mT)),
+    # The sample's distance function is torch's own module: call ember's.
+    "nn.functional.triplet_margin_with_distance_loss": op(
+        adapt=lambda f, a, p, n, distance_function=None, **kw: f(
+            a, p, n, distance_function=None if distance_function is None
+            else _ember_pairwise_distance(), **kw)),
     # ---- torch's float32 result is less accurate than the tolerance ----
     "matrix_exp": op(reference="float64"),
     # ---- random or uninitialised results ----
@@ -353,3 +364,64 @@ def lookup(name, variant):
     if variant and f"{name}[{variant}]" in TABLE:
         return TABLE[f"{name}[{variant}]"]
     return TABLE.get(name, Op())
+
+# ---- fft, torch.special, complex, statistics, the remaining tensor, linalg and nn ops,
+# torch.masked (passing every sample) ----
+supported(FLOAT, """
+    cdist sum_to_size symeig view_as_complex complex corrcoef cov deg2rad stft istft i0 frexp
+    geqrf gradient isin ldexp logaddexp logaddexp2 lu lu_solve heaviside as_strided_scatter
+    native_batch_norm constant_pad_nd nn.functional.fractional_max_pool2d
+    nn.functional.fractional_max_pool3d nn.functional.triplet_margin_with_distance_loss
+    nn.functional.batch_norm igamma igammac mvlgamma[mvlgamma_p_1] mvlgamma[mvlgamma_p_3]
+    mvlgamma[mvlgamma_p_5] narrow_copy ormqr rad2deg sinc __rdiv__ rsub hsplit vsplit dsplit
+    angle svd_lowrank pca_lowrank polar polygamma index_reduce
+    chalf randint_like new_empty_strided histogram histogramdd renorm fill resize_ resize_as_
+    trapz trapezoid cumulative_trapezoid digamma lgamma nn.functional.grid_sample
+    nn.functional.pdist segment_reduce[lengths] segment_reduce[offsets] fft.fft fft.fft2
+    fft.fftn fft.hfft fft.hfft2 fft.hfftn fft.rfft fft.rfft2 fft.rfftn fft.ifft fft.ifft2
+    fft.ifftn fft.ihfft fft.ihfft2 fft.ihfftn fft.irfft fft.irfft2 fft.irfftn fft.fftshift
+    fft.ifftshift linalg.vecdot linalg.ldl_factor linalg.ldl_factor_ex linalg.ldl_solve
+    linalg.vander linalg.tensorinv special.i0e special.i1 special.i1e special.ndtr
+    special.polygamma special.xlog1py special.zeta special.entr
+    special.ndtri special.log_ndtr special.erfcx special.bessel_y0 special.bessel_y1
+    special.chebyshev_polynomial_t special.chebyshev_polynomial_u special.chebyshev_polynomial_v
+    special.chebyshev_polynomial_w special.hermite_polynomial_h special.hermite_polynomial_he
+    special.laguerre_polynomial_l special.legendre_polynomial_p special.modified_bessel_i0
+    special.modified_bessel_i1 special.modified_bessel_k0 special.modified_bessel_k1
+    special.scaled_modified_bessel_k0 special.scaled_modified_bessel_k1
+    special.shifted_chebyshev_polynomial_t special.shifted_chebyshev_polynomial_u
+    special.shifted_chebyshev_polynomial_v special.shifted_chebyshev_polynomial_w
+    special.spherical_bessel_j0 masked.sum masked.prod masked.cumsum masked.cumprod masked.amax
+    masked.amin masked.argmax masked.argmin masked.mean masked.median masked.norm masked.var
+    masked.std masked.softmax masked.log_softmax masked.softmin masked.normalize
+    masked.logaddexp masked.logsumexp
+""")
+supported(F32, """
+    special.airy_ai special.bessel_j0 special.bessel_j1
+""")
+supported(F64, """
+    native_layer_norm linalg.tensorsolve
+""")
+differentiable(F64, GRAD | FWD, """
+    __rdiv__ angle complex constant_pad_nd corrcoef cumulative_trapezoid deg2rad digamma dsplit
+    fft.fft fft.fft2 fft.fftn fft.fftshift fft.hfft fft.hfft2 fft.hfftn fft.ifft fft.ifft2
+    fft.ifftn fft.ifftshift fft.ihfft fft.ihfft2 fft.ihfftn fft.irfft fft.irfft2 fft.irfftn
+    fft.rfft fft.rfft2 fft.rfftn fill frexp gradient hsplit i0 istft ldexp lgamma
+    linalg.tensorinv linalg.tensorsolve linalg.vander linalg.vecdot logaddexp logaddexp2 lu
+    lu_solve masked.amax masked.amin masked.cumprod masked.cumsum masked.log_softmax
+    masked.logaddexp masked.logsumexp masked.mean masked.median masked.norm masked.normalize
+    masked.prod masked.softmax masked.softmin masked.std masked.sum masked.var
+    mvlgamma[mvlgamma_p_1] mvlgamma[mvlgamma_p_3] mvlgamma[mvlgamma_p_5] native_batch_norm
+    nn.functional.batch_norm nn.functional.triplet_margin_with_distance_loss polar
+    polygamma rad2deg rsub sinc special.entr
+    special.erfcx special.i0e special.i1 special.i1e special.log_ndtr special.ndtr special.ndtri
+    special.polygamma special.xlog1py stft sum_to_size trapezoid trapz
+    view_as_complex vsplit
+""")
+differentiable(F64, GRAD, """
+    cdist symeig cov native_layer_norm index_reduce chalf renorm nn.functional.grid_sample
+    nn.functional.pdist segment_reduce[lengths] segment_reduce[offsets]
+""")
+# as_strided_scatter's gradient: torch 1.13's backward reads uninitialised memory (tangents only).
+differentiable(F64, FWD, "as_strided_scatter")
+
