@@ -6,6 +6,7 @@
 #include "ember/nn/functional/sampling.h"
 #include "ember/nn_ops.h"
 #include "ember/shape_ops.h"
+#include "ember/stats.h"
 #include "nn_functional.h"
 
 namespace ember::python {
@@ -106,6 +107,10 @@ void def_fractional(py::module_& f, int nd) {
 void init_nn_extra(py::module_& m) {
   py::module_ nn = m.attr("_nn");
   py::module_ f = nn.attr("functional");
+  // F.pdist is the op itself (ember::pdist, ember/stats.h).
+  f.def(
+      "pdist", [](const Tensor& input, double p) { return ember::pdist(input, p); },
+      py::arg("input"), py::arg("p") = 2.0);
 
   f.def(
       "grid_sample",

@@ -46,6 +46,6 @@ from ember._C._nn.functional import (  # noqa: F401,E402
     fractional_max_pool2d_with_indices, fractional_max_pool3d_with_indices,
 )
 
-from ember._C import pdist  # noqa: F401,E402  (the op itself: ember/stats.h)
+from ember._C._nn.functional import pdist  # noqa: F401,E402  (the op: ember::pdist)
 
 __all__ = [_name for _name in dir() if not _name.startswith("_")]
