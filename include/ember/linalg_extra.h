@@ -1,6 +1,6 @@
 #pragma once
 // The rest of torch.linalg and the LAPACK-style legacy functions (geqrf, ormqr, lu, lu_solve,
-// symeig, the randomized low-rank factorizations), and the sampling ops of nn.functional
+// the randomized low-rank factorizations), and the sampling ops of nn.functional
 // (grid_sample, affine_grid, fractional max pooling).
 
 #include <cstdint>
@@ -53,9 +53,6 @@ std::tuple<Tensor, Tensor, Tensor> svd_lowrank(const Tensor& A, std::optional<in
 std::tuple<Tensor, Tensor, Tensor> pca_lowrank(const Tensor& A,
                                                std::optional<int64_t> q = std::nullopt,
                                                bool center = true, int64_t niter = 2);
-/// Deprecated eigh: ascending eigenvalues and, with `eigenvectors`, the vectors (else an empty
-/// tensor); `upper` picks the triangle read.
-std::tuple<Tensor, Tensor> symeig(const Tensor& self, bool eigenvectors = false, bool upper = true);
 
 /// The grid sampler of ATen: interpolation 0 bilinear, 1 nearest, 2 bicubic; padding 0 zeros,
 /// 1 border, 2 reflection. input (N, C, [D,] H, W), grid (N, [D,] H, W, 2 or 3).

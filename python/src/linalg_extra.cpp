@@ -2,6 +2,7 @@
 // ldl_factor(_ex), ldl_solve on _C._linalg) and the LAPACK-style legacy functions (geqrf, ormqr,
 // lu, lu_solve, symeig, svd_lowrank, pca_lowrank on _C, with their Tensor methods).
 #include "ember/linalg_extra.h"
+#include "ops/linalg/symeig.h"
 #include "pyember.h"
 
 namespace ember::python {

@@ -417,15 +417,13 @@ Tensor elementwise(OpId op, std::initializer_list<Tensor> inputs_il, const OpPar
 
   const ScalarType promoted = result_type(ins);
   if (op == OpId::heaviside) {
-    // PyTorch 1.13 refuses complex operands and operands (out= included) of differing dtypes; a
-    // Python number takes the tensor's dtype.
+    // PyTorch 1.13 refuses complex operands and operands (out= included) of differing dtypes. A
+    // number counts as the 0-dim tensor PyTorch needs in its place (heaviside takes no numbers).
     const bool to_out = mode == OutMode::Out;
     EMBER_CHECK(!isComplexType(promoted) && !(to_out && isComplexType(out->dtype())), "[", name,
                 "] heaviside is not yet implemented for complex tensors.");
     bool same = !to_out || out->dtype() == promoted;
-    for (int k = 0; k < n; ++k)
-      if (!inputs[k].unsafeGetTensorImpl()->is_wrapped_number())
-        same = same && inputs[k].dtype() == promoted;
+    for (int k = 0; k < n; ++k) same = same && inputs[k].dtype() == promoted;
     EMBER_CHECK(same, "[", name, "] heaviside is not yet implemented for tensors with different ",
                 "dtypes (", inputs[0].dtype(), ", ", inputs[1].dtype(), ").");
   }

@@ -15,6 +15,7 @@
 #include "kernels/stubs/linalg_extra.h"
 #include "ops/call_path.h"
 #include "ops/linalg/linalg_util.h"
+#include "ops/linalg/symeig.h"
 
 namespace ember {
 using namespace linalg_detail;

@@ -15,13 +15,20 @@ inline double lgamma_d(double x) {
   return ::lgamma_r(x, &sign);
 }
 
+/// log|Γ(x)| in float, thread-safe.
+inline float lgamma_f(float x) {
+  int sign = 0;
+  return ::lgammaf_r(x, &sign);
+}
+
 /// ψ(x) = Γ'(x)/Γ(x): reflection below 0, the recurrence ψ(x) = ψ(x+1) - 1/x up to x >= 10,
 /// then the asymptotic series log x - 1/(2x) - Σ B_2k / (2k x^2k).
 inline double digamma_d(double x) {
   constexpr double kPi = 3.14159265358979323846;
   if (x == 0) return std::copysign(std::numeric_limits<double>::infinity(), -x);
   if (std::isnan(x)) return x;
-  if (x == -std::numeric_limits<double>::infinity()) return std::numeric_limits<double>::quiet_NaN();
+  if (x == -std::numeric_limits<double>::infinity())
+    return std::numeric_limits<double>::quiet_NaN();
   double result = 0;
   if (x < 0) {
     if (x == std::trunc(x)) return std::numeric_limits<double>::quiet_NaN();
@@ -37,7 +44,7 @@ inline double digamma_d(double x) {
   }
   if (x == std::numeric_limits<double>::infinity()) return result + x;
   // B_2k / 2k for k = 1..7.
-  constexpr double kCoef[] = {1.0 / 12,  -1.0 / 120,      1.0 / 252,  -1.0 / 240,
+  constexpr double kCoef[] = {1.0 / 12,  -1.0 / 120,     1.0 / 252, -1.0 / 240,
                               1.0 / 132, -691.0 / 32760, 1.0 / 12};
   double z = 1 / (x * x), poly = 0;
   for (int k = 6; k >= 0; --k) poly = poly * z + kCoef[k];
