@@ -418,12 +418,19 @@ Tensor elementwise(OpId op, std::initializer_list<Tensor> inputs_il, const OpPar
   const ScalarType promoted = result_type(ins);
   if (op == OpId::heaviside) {
     // PyTorch 1.13 refuses complex operands and operands (out= included) of differing dtypes. A
-    // number counts as the 0-dim tensor PyTorch needs in its place (heaviside takes no numbers).
+    // number counts as the 0-dim tensor PyTorch needs in its place (heaviside takes no numbers):
+    // torch.tensor(number), of the default dtype of its kind.
     const bool to_out = mode == OutMode::Out;
     EMBER_CHECK(!isComplexType(promoted) && !(to_out && isComplexType(out->dtype())), "[", name,
                 "] heaviside is not yet implemented for complex tensors.");
+    auto as_tensor_dtype = [](const Tensor& t) {
+      const ScalarType d = t.dtype();
+      if (!t.unsafeGetTensorImpl()->is_wrapped_number()) return d;
+      if (isComplexType(d)) return toComplexType(get_default_dtype());
+      return isFloatingType(d) ? get_default_dtype() : d;
+    };
     bool same = !to_out || out->dtype() == promoted;
-    for (int k = 0; k < n; ++k) same = same && inputs[k].dtype() == promoted;
+    for (int k = 0; k < n; ++k) same = same && as_tensor_dtype(inputs[k]) == promoted;
     EMBER_CHECK(same, "[", name, "] heaviside is not yet implemented for tensors with different ",
                 "dtypes (", inputs[0].dtype(), ", ", inputs[1].dtype(), ").");
   }
