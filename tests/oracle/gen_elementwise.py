@@ -715,8 +715,9 @@ for _name in BINARY_OPS + "eq ne lt le gt ge".split():
            signed_zero=_name in ("copysign", "nextafter"), grid=True, mixed=True,
            forms=binary_forms(_name, _doms)))
 
-# heaviside: torch 1.13 refuses operands of different dtypes, so only the same-dtype forms
-# (a Python scalar of the tensor's own kind) are generated
+# heaviside: torch 1.13 refuses operands of different dtypes, so only the same-dtype forms are
+# generated: a number counts as torch.tensor(number), so it meets tensors of its kind's default
+# dtype (int64, float32, bool)
 _heaviside_forms = [
     f for f in binary_forms("heaviside", ("real", "real"))
     if f.name in ("tt", "ts_i", "st_i", "ts_f", "st_f", "ts_b", "st_b")
@@ -724,8 +725,7 @@ _heaviside_forms = [
 for _f in _heaviside_forms:
     if _f.name != "tt":
         _k = _f.name[-1]
-        _f.dtypes = {"b": [torch.bool], "i": [torch.uint8, torch.int8, torch.int16, torch.int32,
-                                              torch.int64], "f": [torch.float32]}[_k]
+        _f.dtypes = {"b": [torch.bool], "i": [torch.int64], "f": [torch.float32]}[_k]
 add_op(
     Op("heaviside", wrapped(torch.heaviside), inplace=wrapped(method_inplace("heaviside")),
        out=wrapped(torch_out(torch.heaviside), skip=1), tol="exact", grid=True, mixed=False,
