@@ -2,6 +2,7 @@ SHELL := /bin/bash
 # ember: top-level commands. Each target installs what is missing and builds first, so each
 # works alone on a fresh machine.
 #   make demo            build and run the main job: train the Fashion-MNIST CNN for 3 epochs
+#   make demo-lm         build and run the second job: a character-level Transformer LM
 #   make tour            a short tour of the C++ API (examples/demo.cpp)
 #   make test            build and run every test (ctest)
 #   make bench           build and run the benchmarks side by side with PyTorch
@@ -14,7 +15,7 @@ export CCACHE_BASEDIR := $(CURDIR)
 export OMP_NUM_THREADS ?= 2
 PY := /usr/bin/python3
 
-.PHONY: all deps deps-bench build demo tour test bench fuzz conformance test-sanitize debug clean
+.PHONY: all deps deps-bench build demo demo-lm tour test bench fuzz conformance test-sanitize debug clean
 
 all: build
 
@@ -32,6 +33,9 @@ build: deps build/release/build.ninja
 
 demo: build
 	./build/release/fashion_mnist --epochs 3 --out build/fashion_mnist
+
+demo-lm: build
+	./build/release/char_lm --out build/char_lm
 
 tour: build
 	./build/release/demo

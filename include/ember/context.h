@@ -16,4 +16,15 @@ bool are_deterministic_algorithms_enabled();
 /// Whether a missing deterministic algorithm only warns.
 bool is_deterministic_algorithms_warn_only_enabled();
 
+/// Internal precision of float32 matrix products (`torch.set_float32_matmul_precision`):
+/// Highest computes in float32; High and Medium allow a faster reduced-precision internal
+/// format (on CPU, Medium may run float32 GEMMs through bfloat16 with float32 accumulation).
+enum class MatmulPrecision { Highest, High, Medium };
+/// Sets the precision from "highest", "high" or "medium"; anything else raises ValueError.
+void set_float32_matmul_precision(const char* precision);
+/// "highest" (the default), "high" or "medium".
+const char* get_float32_matmul_precision();
+/// The current setting as an enum (read by GEMM kernels).
+MatmulPrecision float32_matmul_precision();
+
 }  // namespace ember

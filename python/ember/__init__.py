@@ -232,6 +232,8 @@ from ember.autograd.anomaly_mode import is_anomaly_enabled  # noqa: E402,F401
 from ember import cuda, linalg, nn, optim, profiler, special, utils, vision  # noqa: E402,F401
 from ember import backends, distributed, multiprocessing, onnx  # noqa: E402,F401
 from ember import fft, masked  # noqa: E402,F401
+from ember import amp, cpu, nested  # noqa: E402,F401
+from ember.amp import autocast  # noqa: E402,F401
 
 # Loaded on first use (`ember.distributions.Normal`, `import ember.distributions`): its 46
 # modules would add about 90 ms to every `import ember`.

@@ -91,7 +91,10 @@ void init_call_path(py::module_& m) {
            {"autocast_lower", kAutocastLower},
            {"autocast_fp32", kAutocastFp32},
            {"autocast_promote", kAutocastPromote},
-           {"alloc_only", kAllocOnly}})
+           {"alloc_only", kAllocOnly},
+           {"autocast_cpu_lower", kAutocastCpuLower},
+           {"autocast_cpu_fp32", kAutocastCpuFp32},
+           {"autocast_cpu_promote", kAutocastCpuPromote}})
     traits[name] = bit;
   c.attr("TRAITS") = traits;
   c.def("trace", &trace,

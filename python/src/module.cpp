@@ -20,6 +20,10 @@ void init_tensor_extra(py::module_& m);
 void init_linalg_extra(py::module_& m);
 // grid_sample, affine_grid, fractional max pooling and friends (python/src/nn_extra.cpp).
 void init_nn_extra(py::module_& m);
+void init_attention(py::module_& m);
+void init_transformer(py::module_& m);
+void init_nested(py::module_& m);
+void init_amp(py::module_& m);
 }  // namespace ember::python
 
 PYBIND11_MODULE(_C, m) {
@@ -80,6 +84,10 @@ PYBIND11_MODULE(_C, m) {
   init_tensor_extra(m);
   init_linalg_extra(m);
   init_nn_extra(m);
+  init_attention(m);
+  init_transformer(m);
+  init_nested(m);
+  init_amp(m);
   m.attr("__version__") = ember::kVersion;
   m.attr("_cpu_capability") = ember::cpu_capability();
   m.def("_cuda_is_available", [] { return ember::cuda_is_available(); });

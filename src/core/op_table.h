@@ -93,10 +93,13 @@ enum OpTrait : uint32_t {
   kJvp = 1u << 8,               ///< has a forward rule
   kFactory = 1u << 9,           ///< creates a tensor from no tensor input
   kElementwise = 1u << 10,      ///< the generic elementwise path (OpDef row)
-  kAutocastLower = 1u << 11,    ///< autocast runs it in the lower-precision dtype
-  kAutocastFp32 = 1u << 12,     ///< autocast runs it in float32
-  kAutocastPromote = 1u << 13,  ///< autocast promotes its inputs to the widest dtype
+  kAutocastLower = 1u << 11,    ///< CUDA autocast runs it in the lower-precision dtype
+  kAutocastFp32 = 1u << 12,     ///< CUDA autocast runs it in float32
+  kAutocastPromote = 1u << 13,  ///< CUDA autocast promotes its inputs to the widest dtype
   kAllocOnly = 1u << 14,        ///< allocates, reads and writes no tensor data (empty)
+  kAutocastCpuLower = 1u << 15,    ///< CPU autocast runs it in the lower-precision dtype
+  kAutocastCpuFp32 = 1u << 16,     ///< CPU autocast runs it in float32
+  kAutocastCpuPromote = 1u << 17,  ///< CPU autocast promotes its inputs to the widest dtype
 };
 }  // namespace op_trait
 

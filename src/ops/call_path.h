@@ -35,6 +35,7 @@
 #include "ember/array_ref.h"
 #include "ember/indexing.h"
 #include "ember/tensor.h"
+#include "ops/autocast_call.h"
 
 #if defined(__GNUC__)
 #define EMBER_OP_UNLIKELY(x) __builtin_expect(!!(x), 0)
@@ -271,6 +272,22 @@ void set_global_layer(Layer layer, bool on);
   if (EMBER_OP_UNLIKELY(::ember::dispatch::slow_path()) &&                           \
       ember_op_scope_.enter(__VA_ARGS__))                                            \
   return ::ember::dispatch::Redirected {}
+
+/// EMBER_OP for an op with an autocast policy (Note [Autocast layer]): `fn` is the op function
+/// itself (an unqualified name, found from inside the op's own namespace), which the autocast
+/// layer runs again on cast arguments.
+#define EMBER_OP_CAST(id, fn, ...)                                                                \
+  ::ember::dispatch::OpScope ember_op_scope_(::ember::OpId::id);                                  \
+  if (EMBER_OP_UNLIKELY(::ember::dispatch::slow_path())) {                                        \
+    if (::ember::dispatch::CastPlan ember_cast_ =                                                 \
+            ::ember::dispatch::autocast_plan(::ember::OpId::id, __VA_ARGS__);                     \
+        ember_cast_.needed)                                                                       \
+      return ::ember::dispatch::autocast_call(                                                    \
+          ember_cast_, [](const auto&... ember_a_) -> decltype(auto) { return fn(ember_a_...); }, \
+          __VA_ARGS__);                                                                           \
+    if (ember_op_scope_.enter(__VA_ARGS__)) return ::ember::dispatch::Redirected{};               \
+  }                                                                                               \
+  static_assert(true, "")
 
 /// The same for an elementwise op: its id is a runtime value and its tensors come as a list.
 #define EMBER_OP_EACH(op_value, inplace, tensors)                \

@@ -123,7 +123,7 @@ Tensor view_as_real(const Tensor& self) {
 }
 
 Tensor view_as_complex(const Tensor& self) {
-  EMBER_OP(view_as_complex, self);
+  EMBER_OP_CAST(view_as_complex, view_as_complex, self);
   const ScalarType dt = self.dtype();
   EMBER_CHECK(dt == kHalf || dt == kFloat || dt == kDouble,
               "[view_as_complex] view_as_complex is only supported for half, float and double "
@@ -224,7 +224,7 @@ Tensor& make_complex_out(Tensor& out, const Tensor& real, const Tensor& imag) {
 }
 
 Tensor polar(const Tensor& r, const Tensor& theta) {
-  EMBER_OP(polar, r, theta);
+  EMBER_OP_CAST(polar, polar, r, theta);
   return polar_impl(r, theta);
 }
 

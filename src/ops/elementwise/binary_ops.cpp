@@ -408,7 +408,7 @@ Tensor where_impl(const Tensor& condition, const Tensor& a, const Tensor& b) {
 }  // namespace
 
 Tensor where(const Tensor& condition, const Tensor& a, const Tensor& b) {
-  EMBER_OP(where_1, condition, a, b);
+  EMBER_OP_CAST(where_1, where, condition, a, b);
   // Gradient: routed to a where the condition holds, to b elsewhere.
   autograd::OpRecorder rec("where", {a, b});
   Tensor out = where_impl(condition, a, b);
@@ -433,15 +433,15 @@ Tensor where(const Tensor& condition, const Tensor& a, const Tensor& b) {
   return out;
 }
 Tensor where(const Tensor& condition, const Scalar& a, const Tensor& b) {
-  EMBER_OP(where_2, condition, a, b);
+  EMBER_OP_CAST(where_2, where, condition, a, b);
   return where(condition, wrap_scalar(a), b);
 }
 Tensor where(const Tensor& condition, const Tensor& a, const Scalar& b) {
-  EMBER_OP(where_3, condition, a, b);
+  EMBER_OP_CAST(where_3, where, condition, a, b);
   return where(condition, a, wrap_scalar(b));
 }
 Tensor where(const Tensor& condition, const Scalar& a, const Scalar& b) {
-  EMBER_OP(where_4, condition, a, b);
+  EMBER_OP_CAST(where_4, where, condition, a, b);
   return where(condition, wrap_scalar(a), wrap_scalar(b));
 }
 Tensor Tensor::where(const Tensor& condition, const Tensor& other) const {

@@ -244,54 +244,54 @@ Tensor ihfftn_impl(const char* op, const Tensor& self, OptionalIntArrayRef s,
 // ---- one-dimensional ----
 
 Tensor fft(const Tensor& self, std::optional<int64_t> n, int64_t dim, Norm norm) {
-  EMBER_OP(fft_fft, self, n, dim, norm);
+  EMBER_OP_CAST(fft_fft, fft, self, n, dim, norm);
   return c2c_1d("fft.fft", self, n, dim, norm, true);
 }
 
 Tensor ifft(const Tensor& self, std::optional<int64_t> n, int64_t dim, Norm norm) {
-  EMBER_OP(fft_ifft, self, n, dim, norm);
+  EMBER_OP_CAST(fft_ifft, ifft, self, n, dim, norm);
   return c2c_1d("fft.ifft", self, n, dim, norm, false);
 }
 
 Tensor rfft(const Tensor& self, std::optional<int64_t> n, int64_t dim, Norm norm) {
-  EMBER_OP(fft_rfft, self, n, dim, norm);
+  EMBER_OP_CAST(fft_rfft, rfft, self, n, dim, norm);
   return r2c_1d("fft.rfft", "rfft", self, n, dim, norm, true);
 }
 
 Tensor irfft(const Tensor& self, std::optional<int64_t> n, int64_t dim, Norm norm) {
-  EMBER_OP(fft_irfft, self, n, dim, norm);
+  EMBER_OP_CAST(fft_irfft, irfft, self, n, dim, norm);
   return c2r_1d("fft.irfft", self, n, dim, norm, false);
 }
 
 Tensor hfft(const Tensor& self, std::optional<int64_t> n, int64_t dim, Norm norm) {
-  EMBER_OP(fft_hfft, self, n, dim, norm);
+  EMBER_OP_CAST(fft_hfft, hfft, self, n, dim, norm);
   return c2r_1d("fft.hfft", self, n, dim, norm, true);
 }
 
 Tensor ihfft(const Tensor& self, std::optional<int64_t> n, int64_t dim, Norm norm) {
-  EMBER_OP(fft_ihfft, self, n, dim, norm);
+  EMBER_OP_CAST(fft_ihfft, ihfft, self, n, dim, norm);
   return r2c_1d("fft.ihfft", "ihfft", self, n, dim, norm, false);
 }
 
 // ---- two-dimensional ----
 
 Tensor fft2(const Tensor& self, OptionalIntArrayRef s, IntArrayRef dim, Norm norm) {
-  EMBER_OP(fft_fft2, self, s, dim, norm);
+  EMBER_OP_CAST(fft_fft2, fft2, self, s, dim, norm);
   return c2c_nd("fft.fft2", self, s, dim, norm, true);
 }
 
 Tensor ifft2(const Tensor& self, OptionalIntArrayRef s, IntArrayRef dim, Norm norm) {
-  EMBER_OP(fft_ifft2, self, s, dim, norm);
+  EMBER_OP_CAST(fft_ifft2, ifft2, self, s, dim, norm);
   return c2c_nd("fft.ifft2", self, s, dim, norm, false);
 }
 
 Tensor rfft2(const Tensor& self, OptionalIntArrayRef s, IntArrayRef dim, Norm norm) {
-  EMBER_OP(fft_rfft2, self, s, dim, norm);
+  EMBER_OP_CAST(fft_rfft2, rfft2, self, s, dim, norm);
   return rfftn_impl("rfft2", self, s, dim, norm);
 }
 
 Tensor irfft2(const Tensor& self, OptionalIntArrayRef s, IntArrayRef dim, Norm norm) {
-  EMBER_OP(fft_irfft2, self, s, dim, norm);
+  EMBER_OP_CAST(fft_irfft2, irfft2, self, s, dim, norm);
   return irfftn_impl("irfft2", self, s, dim, norm);
 }
 
@@ -308,22 +308,22 @@ Tensor ihfft2(const Tensor& self, OptionalIntArrayRef s, IntArrayRef dim, Norm n
 // ---- n-dimensional ----
 
 Tensor fftn(const Tensor& self, OptionalIntArrayRef s, OptionalIntArrayRef dim, Norm norm) {
-  EMBER_OP(fft_fftn, self, s, dim, norm);
+  EMBER_OP_CAST(fft_fftn, fftn, self, s, dim, norm);
   return c2c_nd("fft.fftn", self, s, dim, norm, true);
 }
 
 Tensor ifftn(const Tensor& self, OptionalIntArrayRef s, OptionalIntArrayRef dim, Norm norm) {
-  EMBER_OP(fft_ifftn, self, s, dim, norm);
+  EMBER_OP_CAST(fft_ifftn, ifftn, self, s, dim, norm);
   return c2c_nd("fft.ifftn", self, s, dim, norm, false);
 }
 
 Tensor rfftn(const Tensor& self, OptionalIntArrayRef s, OptionalIntArrayRef dim, Norm norm) {
-  EMBER_OP(fft_rfftn, self, s, dim, norm);
+  EMBER_OP_CAST(fft_rfftn, rfftn, self, s, dim, norm);
   return rfftn_impl("rfftn", self, s, dim, norm);
 }
 
 Tensor irfftn(const Tensor& self, OptionalIntArrayRef s, OptionalIntArrayRef dim, Norm norm) {
-  EMBER_OP(fft_irfftn, self, s, dim, norm);
+  EMBER_OP_CAST(fft_irfftn, irfftn, self, s, dim, norm);
   return irfftn_impl("irfftn", self, s, dim, norm);
 }
 

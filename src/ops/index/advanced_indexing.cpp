@@ -216,7 +216,7 @@ Tensor& index_put_(Tensor& self, ArrayRef<std::optional<Tensor>> indices, const 
 
 Tensor index_put(const Tensor& self, ArrayRef<std::optional<Tensor>> indices, const Tensor& values,
                  bool accumulate) {
-  EMBER_OP(index_put, self, indices, values, accumulate);
+  EMBER_OP_CAST(index_put, index_put, self, indices, values, accumulate);
   Tensor r = self.clone();
   index_put_(r, indices, values, accumulate);
   return r;

@@ -398,7 +398,7 @@ Tensor& Tensor::index_copy_(int64_t dim, const Tensor& index, const Tensor& sour
 }
 
 Tensor index_copy(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source) {
-  EMBER_OP(index_copy, self, dim, index, source);
+  EMBER_OP_CAST(index_copy, index_copy, self, dim, index, source);
   return self.clone().index_copy_(dim, index, source);
 }
 Tensor Tensor::index_copy(int64_t dim, const Tensor& index, const Tensor& source) const {

@@ -193,7 +193,7 @@ Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, const Scala
   return self.clone().scatter_(dim, index, value, reduce);
 }
 Tensor scatter_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
-  EMBER_OP(scatter_add, self, dim, index, src);
+  EMBER_OP_CAST(scatter_add, scatter_add, self, dim, index, src);
   return self.clone().scatter_add_(dim, index, src);
 }
 Tensor Tensor::scatter(int64_t dim, const Tensor& index, const Tensor& src) const {

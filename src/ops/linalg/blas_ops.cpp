@@ -294,7 +294,7 @@ int64_t folded_row_stride(const Tensor& t) {
 // ---- mm / bmm / matmul ----
 
 Tensor mm(const Tensor& self, const Tensor& mat2) {
-  EMBER_OP(mm, self, mat2);
+  EMBER_OP_CAST(mm, mm, self, mat2);
   OpRecorder rec("mm", {self, mat2});
   Tensor out = addmm_impl(nullptr, self, mat2, 0, 1, "mm");
   record_product<mm, mm_grad_a, mm_grad_b>(rec, out, self, mat2);
@@ -307,7 +307,7 @@ Tensor& mm_out(Tensor& out, const Tensor& self, const Tensor& mat2) {
 }
 
 Tensor bmm(const Tensor& self, const Tensor& mat2) {
-  EMBER_OP(bmm, self, mat2);
+  EMBER_OP_CAST(bmm, bmm, self, mat2);
   OpRecorder rec("bmm", {self, mat2});
   Tensor out = baddbmm(empty({0}, TensorOptions().dtype(self.dtype())), self, mat2, 0, 1);
   record_product<bmm, bmm_grad_a, bmm_grad_b>(rec, out, self, mat2);
@@ -361,7 +361,7 @@ variable_list matmul_backward(VjpCtx& c) {
 }  // namespace
 
 Tensor matmul(const Tensor& a, const Tensor& b) {
-  EMBER_OP(matmul, a, b);
+  EMBER_OP_CAST(matmul, matmul, a, b);
   const int64_t da = a.dim(), db = b.dim();
   // 1-D and 2-D operands go to dot / mv / mm, which record themselves.
   if ((da == 1 || da == 2) && (db == 1 || db == 2)) return matmul_impl(a, b);
@@ -453,7 +453,7 @@ Tensor& linalg_matmul_out(Tensor& out, const Tensor& self, const Tensor& other) 
 
 Tensor addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const Scalar& beta,
              const Scalar& alpha) {
-  EMBER_OP(addmm, self, mat1, mat2, beta, alpha);
+  EMBER_OP_CAST(addmm, addmm, self, mat1, mat2, beta, alpha);
   OpRecorder rec("addmm", {self, mat1, mat2});
   Tensor out = addmm_impl(&self, mat1, mat2, beta, alpha, "addmm");
   record_addproduct<mm, mm_grad_a, mm_grad_b>(rec, out, mat1, mat2, beta, alpha);
@@ -473,7 +473,7 @@ Tensor baddbmm_impl(const Tensor& self, const Tensor& b1, const Tensor& b2, cons
 
 Tensor baddbmm(const Tensor& self, const Tensor& b1, const Tensor& b2, const Scalar& beta,
                const Scalar& alpha) {
-  EMBER_OP(baddbmm, self, b1, b2, beta, alpha);
+  EMBER_OP_CAST(baddbmm, baddbmm, self, b1, b2, beta, alpha);
   OpRecorder rec("baddbmm", {self, b1, b2});
   Tensor out = baddbmm_impl(self, b1, b2, beta, alpha);
   record_addproduct<bmm, bmm_grad_a, bmm_grad_b>(rec, out, b1, b2, beta, alpha);
@@ -520,7 +520,7 @@ Tensor& baddbmm_out(Tensor& out, const Tensor& self, const Tensor& b1, const Ten
 
 Tensor addbmm(const Tensor& self, const Tensor& b1, const Tensor& b2, const Scalar& beta,
               const Scalar& alpha) {
-  EMBER_OP(addbmm, self, b1, b2, beta, alpha);
+  EMBER_OP_CAST(addbmm, addbmm, self, b1, b2, beta, alpha);
   const char* op = "addbmm";
   EMBER_CHECK(b1.dim() == 3, "[", op, "] batch1 must be a 3D tensor, got ", b1.dim(), "-D");
   EMBER_CHECK(b2.dim() == 3, "[", op, "] batch2 must be a 3D tensor, got ", b2.dim(), "-D");
@@ -592,7 +592,7 @@ Tensor dot_impl(const Tensor& a, const Tensor& b, const char* op) {
 
 Tensor addmv(const Tensor& self, const Tensor& mat, const Tensor& vec, const Scalar& beta,
              const Scalar& alpha) {
-  EMBER_OP(addmv, self, mat, vec, beta, alpha);
+  EMBER_OP_CAST(addmv, addmv, self, mat, vec, beta, alpha);
   OpRecorder rec("addmv", {self, mat, vec});
   Tensor out = addmv_impl(&self, mat, vec, beta, alpha, "addmv");
   record_addproduct<mv, mv_grad_a, mv_grad_b>(rec, out, mat, vec, beta, alpha);
@@ -604,7 +604,7 @@ Tensor& addmv_out(Tensor& out, const Tensor& self, const Tensor& mat, const Tens
   return assign_out(out, addmv(self, mat, vec, beta, alpha), "addmv");
 }
 Tensor mv(const Tensor& self, const Tensor& vec) {
-  EMBER_OP(mv, self, vec);
+  EMBER_OP_CAST(mv, mv, self, vec);
   OpRecorder rec("mv", {self, vec});
   Tensor out = addmv_impl(nullptr, self, vec, 0, 1, "mv");
   record_product<mv, mv_grad_a, mv_grad_b>(rec, out, self, vec);
@@ -615,7 +615,7 @@ Tensor& mv_out(Tensor& out, const Tensor& self, const Tensor& vec) {
   return assign_out(out, mv(self, vec), "mv");
 }
 Tensor dot(const Tensor& self, const Tensor& other) {
-  EMBER_OP(dot, self, other);
+  EMBER_OP_CAST(dot, dot, self, other);
   OpRecorder rec("dot", {self, other});
   Tensor out = dot_impl(self, other, "dot");
   record_product<dot, dot_grad_a, dot_grad_b>(rec, out, self, other);
@@ -626,7 +626,7 @@ Tensor& dot_out(Tensor& out, const Tensor& self, const Tensor& other) {
   return assign_out(out, dot(self, other), "dot");
 }
 Tensor vdot(const Tensor& self, const Tensor& other) {
-  EMBER_OP(vdot, self, other);
+  EMBER_OP_CAST(vdot, vdot, self, other);
   OpRecorder rec("vdot", {self, other});
   // The conj bit of the first operand turns into a conjugating BLAS op, no copy.
   Tensor out = dot_impl(self.is_complex() ? self.conj() : self, other, "vdot");
@@ -675,7 +675,7 @@ Tensor& ger_out(Tensor& out, const Tensor& self, const Tensor& vec2) {
 
 Tensor addr(const Tensor& self, const Tensor& vec1, const Tensor& vec2, const Scalar& beta,
             const Scalar& alpha) {
-  EMBER_OP(addr, self, vec1, vec2, beta, alpha);
+  EMBER_OP_CAST(addr, addr, self, vec1, vec2, beta, alpha);
   const char* op = "addr";
   EMBER_CHECK(vec1.dim() == 1, "[addr] expected 1-D argument vec1, but got ", vec1.dim(), "-D");
   EMBER_CHECK(vec2.dim() == 1, "[addr] expected 1-D argument vec2, but got ", vec2.dim(), "-D");
@@ -715,7 +715,7 @@ Tensor& addr_out(Tensor& out, const Tensor& self, const Tensor& vec1, const Tens
 // ---- inner / tensordot ----
 
 Tensor tensordot(const Tensor& a, const Tensor& b, IntArrayRef dims_a, IntArrayRef dims_b) {
-  EMBER_OP(tensordot, a, b, dims_a, dims_b);
+  EMBER_OP_CAST(tensordot, tensordot, a, b, dims_a, dims_b);
   const char* op = "tensordot";
   EMBER_CHECK(dims_a.size() == dims_b.size(),
               "[tensordot] both dimension lists should have the "
@@ -763,7 +763,7 @@ Tensor tensordot(const Tensor& a, const Tensor& b, IntArrayRef dims_a, IntArrayR
 }
 
 Tensor tensordot(const Tensor& a, const Tensor& b, int64_t dims) {
-  EMBER_OP(tensordot_1, a, b, dims);
+  EMBER_OP_CAST(tensordot_1, tensordot, a, b, dims);
   EMBER_CHECK(dims >= 0, "[tensordot] tensordot expects dims >= 0, but got dims=", dims);
   EMBER_CHECK(dims <= a.dim() && dims <= b.dim(),
               "[tensordot] tensordot expects dims < ndim_a "
@@ -851,7 +851,7 @@ Tensor& linalg_cross_out(Tensor& out, const Tensor& self, const Tensor& other, i
 }
 
 Tensor cross(const Tensor& self, const Tensor& other, std::optional<int64_t> dim) {
-  EMBER_OP(cross, self, other, dim);
+  EMBER_OP_CAST(cross, cross, self, other, dim);
   if (dim) return linalg_cross(self, other, *dim);
   // Deprecated default: the first dim of size 3 of the input.
   for (int64_t i = 0; i < self.dim(); ++i)
@@ -866,7 +866,7 @@ Tensor& cross_out(Tensor& out, const Tensor& self, const Tensor& other,
 }
 
 Tensor trace(const Tensor& self) {
-  EMBER_OP(trace, self);
+  EMBER_OP_CAST(trace, trace, self);
   EMBER_CHECK(self.dim() == 2, "[trace] expected a matrix, but got tensor with dim ", self.dim());
   const ScalarType dt = self.dtype();
   EMBER_CHECK(dt != kBool, "[trace] not implemented for 'Bool'");
@@ -892,7 +892,7 @@ Tensor trace(const Tensor& self) {
 // ---- multi_dot / chain_matmul ----
 
 Tensor linalg_multi_dot(ArrayRef<Tensor> ts) {
-  EMBER_OP(linalg_multi_dot, ts);
+  EMBER_OP_CAST(linalg_multi_dot, linalg_multi_dot, ts);
   const char* op = "linalg.multi_dot";
   const size_t n = ts.size();
   EMBER_CHECK(n >= 2, "[linalg.multi_dot] expected at least 2 tensors but got ", n);
@@ -957,7 +957,7 @@ Tensor& linalg_multi_dot_out(Tensor& out, ArrayRef<Tensor> ts) {
 }
 
 Tensor chain_matmul(ArrayRef<Tensor> ms) {
-  EMBER_OP(chain_matmul, ms);
+  EMBER_OP_CAST(chain_matmul, chain_matmul, ms);
   EMBER_CHECK(!ms.empty(), "[chain_matmul] expected one or more matrices");
   for (size_t i = 0; i < ms.size(); ++i)
     EMBER_CHECK(ms[i].dim() == 2, "[chain_matmul] tensor ", i, " has dimension ", ms[i].dim(),

@@ -140,7 +140,7 @@ Tensor contract_pair(Tensor a, Tensor b, const std::vector<bool>& keep) {
 }  // namespace
 
 Tensor einsum(std::string_view equation, ArrayRef<Tensor> tensors) {
-  EMBER_OP(einsum, equation, tensors);
+  EMBER_OP_CAST(einsum, einsum, equation, tensors);
   const size_t arrow = equation.find("->");
   std::string_view lhs = equation.substr(0, arrow);
   std::vector<Term> terms;

@@ -73,7 +73,7 @@ Tensor vecdot(const Tensor& x, const Tensor& y, int64_t dim) {
 }
 
 Tensor tensorinv(const Tensor& A, int64_t ind) {
-  EMBER_OP(linalg_tensorinv, A, ind);
+  EMBER_OP_CAST(linalg_tensorinv, tensorinv, A, ind);
   const char* op = "linalg.tensorinv";
   EMBER_CHECK(ind > 0, "[", op, "] Expected a strictly positive integer for 'ind', but got ", ind);
   EMBER_CHECK(ind <= A.dim(), "[", op, "] ind (", ind, ") exceeds the number of dims of A (",
@@ -90,7 +90,7 @@ Tensor tensorinv(const Tensor& A, int64_t ind) {
 }
 
 Tensor tensorsolve(const Tensor& A, const Tensor& B, OptionalIntArrayRef dims) {
-  EMBER_OP(linalg_tensorsolve, A, B, dims);
+  EMBER_OP_CAST(linalg_tensorsolve, tensorsolve, A, B, dims);
   const char* op = "linalg.tensorsolve";
   Tensor a = A;
   if (dims && !dims->empty()) {
@@ -177,7 +177,7 @@ Tensor ldl_solve(const Tensor& LD, const Tensor& pivots, const Tensor& B, bool h
 }  // namespace linalg
 
 std::tuple<Tensor, Tensor> geqrf(const Tensor& self) {
-  EMBER_OP(geqrf, self);
+  EMBER_OP_CAST(geqrf, geqrf, self);
   const char* op = "geqrf";
   EMBER_CHECK(self.dim() >= 2, "[", op, "] input must have at least 2 dimensions, got shape ",
               shape_str(self.sizes()));
@@ -192,7 +192,7 @@ std::tuple<Tensor, Tensor> geqrf(const Tensor& self) {
 
 Tensor ormqr(const Tensor& self, const Tensor& tau, const Tensor& other, bool left,
              bool transpose) {
-  EMBER_OP(ormqr, self, tau, other, left, transpose);
+  EMBER_OP_CAST(ormqr, ormqr, self, tau, other, left, transpose);
   const char* op = "ormqr";
   EMBER_CHECK(self.dim() >= 2, "[", op, "] input must have at least 2 dimensions.");
   EMBER_CHECK(other.dim() >= 2, "[", op, "] other must have at least 2 dimensions.");
@@ -247,12 +247,12 @@ std::tuple<Tensor, Tensor, Tensor> lu(const Tensor& A, bool pivot, bool get_info
 }
 
 Tensor lu_solve(const Tensor& b, const Tensor& LU_data, const Tensor& LU_pivots) {
-  EMBER_OP(lu_solve, b, LU_data, LU_pivots);
+  EMBER_OP_CAST(lu_solve, lu_solve, b, LU_data, LU_pivots);
   return linalg::lu_solve(LU_data, LU_pivots, b);
 }
 
 std::tuple<Tensor, Tensor> symeig(const Tensor& self, bool eigenvectors, bool upper) {
-  EMBER_OP(symeig, self, eigenvectors, upper);
+  EMBER_OP_CAST(symeig, symeig, self, eigenvectors, upper);
   const std::string_view uplo = upper ? "U" : "L";
   if (!eigenvectors) {
     return {linalg::eigvalsh(self, uplo), empty_tensor({0}, self.dtype())};

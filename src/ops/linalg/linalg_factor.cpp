@@ -169,17 +169,17 @@ Tensor householder_product_kernel(const Tensor& A, const Tensor& tau);
 namespace linalg {
 
 Tensor cholesky(const Tensor& A, bool upper) {
-  EMBER_OP(linalg_cholesky, A, upper);
+  EMBER_OP_CAST(linalg_cholesky, cholesky, A, upper);
   return std::get<0>(cholesky_impl(A, upper, true, "linalg.cholesky"));
 }
 
 std::tuple<Tensor, Tensor> cholesky_ex(const Tensor& A, bool upper, bool check_errors) {
-  EMBER_OP(linalg_cholesky_ex, A, upper, check_errors);
+  EMBER_OP_CAST(linalg_cholesky_ex, cholesky_ex, A, upper, check_errors);
   return cholesky_impl(A, upper, check_errors, "linalg.cholesky_ex");
 }
 
 std::tuple<Tensor, Tensor> qr(const Tensor& A, std::string_view mode) {
-  EMBER_OP(linalg_qr, A, mode);
+  EMBER_OP_CAST(linalg_qr, qr, A, mode);
   const char* op = "linalg.qr";
   check_matrix(A, op);
   check_dtype(A, op);
@@ -240,7 +240,7 @@ std::tuple<Tensor, Tensor, Tensor> lu(const Tensor& A, bool pivot) {
 }
 
 Tensor householder_product(const Tensor& A, const Tensor& tau) {
-  EMBER_OP(linalg_householder_product, A, tau);
+  EMBER_OP_CAST(linalg_householder_product, householder_product, A, tau);
   const char* op = "linalg.householder_product";
   EMBER_CHECK(A.dim() >= 2, "[", op, "] input must have at least 2 dimensions, got shape ",
               shape_str(A.sizes()));
@@ -327,7 +327,7 @@ std::tuple<Tensor, Tensor, Tensor> lu_unpack(const Tensor& LU, const Tensor& piv
 }
 
 std::tuple<Tensor, Tensor> qr(const Tensor& A, bool some) {
-  EMBER_OP(qr, A, some);
+  EMBER_OP_CAST(qr, qr, A, some);
   return linalg::qr(A, some ? "reduced" : "complete");
 }
 

@@ -282,7 +282,7 @@ Tensor pinv(const Tensor& A, double rcond, bool hermitian) {
 
 Tensor matrix_rank(const Tensor& A, std::optional<double> atol, std::optional<double> rtol,
                    bool hermitian) {
-  EMBER_OP(linalg_matrix_rank, A, atol, rtol, hermitian);
+  EMBER_OP_CAST(linalg_matrix_rank, matrix_rank, A, atol, rtol, hermitian);
   const char* op = "linalg.matrix_rank";
   check_pinv_input(A, op);
   const double at = atol.value_or(0.0), rt = default_rtol(A, atol, rtol);
@@ -296,7 +296,7 @@ Tensor matrix_rank(const Tensor& A, std::optional<double> atol, std::optional<do
 }
 
 Tensor matrix_rank(const Tensor& A, double tol, bool hermitian) {
-  EMBER_OP(linalg_matrix_rank_1, A, tol, hermitian);
+  EMBER_OP_CAST(linalg_matrix_rank_1, matrix_rank, A, tol, hermitian);
   return matrix_rank(A, tol, 0.0, hermitian);
 }
 
@@ -372,7 +372,7 @@ Tensor pinv_composite(const Tensor& A, const std::optional<Tensor>& atol,
 
 Tensor matrix_rank(const Tensor& A, const std::optional<Tensor>& atol,
                    const std::optional<Tensor>& rtol, bool hermitian) {
-  EMBER_OP(linalg_matrix_rank_2, A, atol, rtol, hermitian);
+  EMBER_OP_CAST(linalg_matrix_rank_2, matrix_rank, A, atol, rtol, hermitian);
   const char* op = "linalg.matrix_rank";
   check_pinv_input(A, op);
   if (A.size(-2) == 0 || A.size(-1) == 0) {
@@ -443,7 +443,7 @@ void check_norm_dims(const Tensor& A, const std::optional<std::vector<int64_t>>&
 
 Tensor norm(const Tensor& A, std::optional<double> ord, std::optional<std::vector<int64_t>> dim,
             bool keepdim, std::optional<ScalarType> dtype) {
-  EMBER_OP(linalg_norm, A, ord, dim, keepdim, dtype);
+  EMBER_OP_CAST(linalg_norm, norm, A, ord, dim, keepdim, dtype);
   check_norm_dims(A, dim, ord.has_value());
   if (ord && ((dim && dim->size() == 2) || (!dim && A.dim() == 2))) {
     return matrix_norm(A, *ord, dim ? *dim : std::vector<int64_t>{0, 1}, keepdim, dtype);
@@ -455,7 +455,7 @@ Tensor norm(const Tensor& A, std::optional<double> ord, std::optional<std::vecto
 
 Tensor norm(const Tensor& A, std::string_view ord, std::optional<std::vector<int64_t>> dim,
             bool keepdim, std::optional<ScalarType> dtype) {
-  EMBER_OP(linalg_norm_1, A, ord, dim, keepdim, dtype);
+  EMBER_OP_CAST(linalg_norm_1, norm, A, ord, dim, keepdim, dtype);
   check_norm_dims(A, dim, true);
   return matrix_norm(A, ord, dim ? *dim : std::vector<int64_t>{0, 1}, keepdim, dtype);
 }
@@ -491,7 +491,7 @@ Tensor cond_by_inverse(const Tensor& A, NormKind kind) {
 }  // namespace
 
 Tensor cond(const Tensor& A, std::optional<double> p) {
-  EMBER_OP(linalg_cond, A, p);
+  EMBER_OP_CAST(linalg_cond, cond, A, p);
   const char* op = "linalg.cond";
   EMBER_CHECK(A.dim() >= 2, "[", op, "] The input tensor must have at least 2 dimensions.");
   const double ord = p.value_or(2.0);
@@ -514,7 +514,7 @@ Tensor cond(const Tensor& A, std::optional<double> p) {
 }
 
 Tensor cond(const Tensor& A, std::string_view p) {
-  EMBER_OP(linalg_cond_1, A, p);
+  EMBER_OP_CAST(linalg_cond_1, cond, A, p);
   const char* op = "linalg.cond";
   EMBER_CHECK(A.dim() >= 2, "[", op, "] The input tensor must have at least 2 dimensions.");
   EMBER_CHECK(p == "fro" || p == "nuc", "[", op, "] linalg.cond got an invalid norm type: ", p);
@@ -602,7 +602,7 @@ Tensor Tensor::det() const { return linalg::det(*this); }
 Tensor Tensor::logdet() const { return ember::logdet(*this); }
 std::tuple<Tensor, Tensor> Tensor::slogdet() const { return linalg::slogdet(*this); }
 Tensor Tensor::inverse() const {
-  EMBER_OP(inverse, *this);
+  EMBER_OP_CAST(inverse, linalg::inv, *this);
   return linalg::inv(*this);
 }
 Tensor Tensor::cholesky(bool upper) const { return linalg::cholesky(*this, upper); }
@@ -611,7 +611,7 @@ std::tuple<Tensor, Tensor, Tensor> Tensor::svd(bool some, bool compute_uv) const
   return ember::svd(*this, some, compute_uv);
 }
 Tensor Tensor::pinverse(double rcond) const {
-  EMBER_OP(pinverse, *this, rcond);
+  EMBER_OP_CAST(pinverse, linalg::pinv, *this, rcond);
   return linalg::pinv(*this, rcond);
 }
 Tensor Tensor::matrix_power(int64_t n) const { return linalg::matrix_power(*this, n); }

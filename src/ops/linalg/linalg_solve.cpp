@@ -194,17 +194,17 @@ Tensor lu_solve_LU_backward(const Tensor& gX, const Tensor& LU, const Tensor& pi
 namespace linalg {
 
 Tensor inv(const Tensor& A) {
-  EMBER_OP(linalg_inv, A);
+  EMBER_OP_CAST(linalg_inv, inv, A);
   return std::get<0>(inv_impl(A, true, "linalg.inv"));
 }
 
 std::tuple<Tensor, Tensor> inv_ex(const Tensor& A, bool check_errors) {
-  EMBER_OP(linalg_inv_ex, A, check_errors);
+  EMBER_OP_CAST(linalg_inv_ex, inv_ex, A, check_errors);
   return inv_impl(A, check_errors, "linalg.inv_ex");
 }
 
 Tensor solve(const Tensor& A, const Tensor& B, bool left) {
-  EMBER_OP(linalg_solve, A, B, left);
+  EMBER_OP_CAST(linalg_solve, solve, A, B, left);
   return std::get<0>(solve_impl(A, B, left, true, "linalg.solve"));
 }
 
@@ -352,7 +352,7 @@ namespace linalg {
 std::tuple<Tensor, Tensor, Tensor, Tensor> lstsq(const Tensor& A, const Tensor& B,
                                                  std::optional<double> rcond,
                                                  std::optional<std::string_view> driver) {
-  EMBER_OP(linalg_lstsq, A, B, rcond, driver);
+  EMBER_OP_CAST(linalg_lstsq, lstsq, A, B, rcond, driver);
   const char* op = "linalg.lstsq";
   check_matrix(A, op, "input");
   EMBER_CHECK(B.dim() >= 1, "[", op, "] other must have at least 1 dimension.");
@@ -449,7 +449,7 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> lstsq(const Tensor& A, const Tensor& 
 
 std::tuple<Tensor, Tensor> triangular_solve(const Tensor& B, const Tensor& A, bool upper,
                                             bool transpose, bool unitriangular) {
-  EMBER_OP(triangular_solve, B, A, upper, transpose, unitriangular);
+  EMBER_OP_CAST(triangular_solve, triangular_solve, B, A, upper, transpose, unitriangular);
   const char* op = "triangular_solve";
   check_matrix(B, op, "self");
   check_matrix(A, op, "A");
@@ -508,7 +508,7 @@ Tensor cholesky_solve_kernel(const Tensor& B, const Tensor& L, bool upper, const
 }
 
 Tensor cholesky_solve(const Tensor& B, const Tensor& L, bool upper) {
-  EMBER_OP(cholesky_solve, B, L, upper);
+  EMBER_OP_CAST(cholesky_solve, cholesky_solve, B, L, upper);
   const char* op = "cholesky_solve";
   check_matrix(B, op, "self");
   check_matrix(L, op, "input2");
@@ -561,7 +561,7 @@ Tensor cholesky_solve_kernel(const Tensor& B, const Tensor& L, bool upper, const
 }  // namespace
 
 Tensor cholesky_inverse(const Tensor& L, bool upper) {
-  EMBER_OP(cholesky_inverse, L, upper);
+  EMBER_OP_CAST(cholesky_inverse, cholesky_inverse, L, upper);
   const char* op = "cholesky_inverse";
   check_square(L, op, "input");
   check_dtype(L, op);

@@ -259,7 +259,7 @@ namespace linalg {
 
 std::tuple<Tensor, Tensor, Tensor> svd(const Tensor& A, bool full_matrices,
                                        std::optional<std::string_view> driver) {
-  EMBER_OP(linalg_svd, A, full_matrices, driver);
+  EMBER_OP_CAST(linalg_svd, svd, A, full_matrices, driver);
   EMBER_CHECK(!driver.has_value(),
               "[linalg.svd] keyword argument `driver=` is only supported on "
               "CUDA inputs with cuSOLVER backend.");
@@ -267,34 +267,34 @@ std::tuple<Tensor, Tensor, Tensor> svd(const Tensor& A, bool full_matrices,
 }
 
 Tensor svdvals(const Tensor& A) {
-  EMBER_OP(linalg_svdvals, A);
+  EMBER_OP_CAST(linalg_svdvals, svdvals, A);
   return std::get<1>(svd_impl(A, false, false, "linalg.svdvals"));
 }
 
 std::tuple<Tensor, Tensor> eigh(const Tensor& A, std::string_view uplo) {
-  EMBER_OP(linalg_eigh, A, uplo);
+  EMBER_OP_CAST(linalg_eigh, eigh, A, uplo);
   return eigh_impl(A, uplo, true, "linalg.eigh");
 }
 
 Tensor eigvalsh(const Tensor& A, std::string_view uplo) {
-  EMBER_OP(linalg_eigvalsh, A, uplo);
+  EMBER_OP_CAST(linalg_eigvalsh, eigvalsh, A, uplo);
   return std::get<0>(eigh_impl(A, uplo, false, "linalg.eigvalsh"));
 }
 
 std::tuple<Tensor, Tensor> eig(const Tensor& A) {
-  EMBER_OP(linalg_eig, A);
+  EMBER_OP_CAST(linalg_eig, eig, A);
   return eig_impl(A, true, "linalg.eig");
 }
 
 Tensor eigvals(const Tensor& A) {
-  EMBER_OP(linalg_eigvals, A);
+  EMBER_OP_CAST(linalg_eigvals, eigvals, A);
   return std::get<0>(eig_impl(A, false, "linalg.eigvals"));
 }
 
 }  // namespace linalg
 
 std::tuple<Tensor, Tensor, Tensor> svd(const Tensor& A, bool some, bool compute_uv) {
-  EMBER_OP(svd, A, some, compute_uv);
+  EMBER_OP_CAST(svd, svd, A, some, compute_uv);
   if (!compute_uv) {
     Tensor S = std::get<1>(svd_impl(A, false, false, "svd"));
     const DimVector bs = batch_shape(A);

@@ -371,8 +371,8 @@ Tensor conv_transpose_nd(const char* op, int nd, const Tensor& input, const Tens
 Tensor convolution(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias,
                    IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, bool transposed,
                    IntArrayRef output_padding, int64_t groups) {
-  EMBER_OP(convolution, input, weight, bias, stride, padding, dilation, transposed, output_padding,
-           groups);
+  EMBER_OP_CAST(convolution, convolution, input, weight, bias, stride, padding, dilation,
+                transposed, output_padding, groups);
   return convolution_impl("convolution", input, weight, bias, stride, padding, padding, dilation,
                           transposed, output_padding.empty() ? IntArrayRef(0) : output_padding,
                           groups, 0);
@@ -380,55 +380,55 @@ Tensor convolution(const Tensor& input, const Tensor& weight, const std::optiona
 
 Tensor conv1d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias,
               IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, int64_t groups) {
-  EMBER_OP(conv1d, input, weight, bias, stride, padding, dilation, groups);
+  EMBER_OP_CAST(conv1d, conv1d, input, weight, bias, stride, padding, dilation, groups);
   return conv_nd("conv1d", 1, input, weight, bias, stride, padding, dilation, groups);
 }
 Tensor conv2d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias,
               IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, int64_t groups) {
-  EMBER_OP(conv2d, input, weight, bias, stride, padding, dilation, groups);
+  EMBER_OP_CAST(conv2d, conv2d, input, weight, bias, stride, padding, dilation, groups);
   return conv_nd("conv2d", 2, input, weight, bias, stride, padding, dilation, groups);
 }
 Tensor conv3d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias,
               IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, int64_t groups) {
-  EMBER_OP(conv3d, input, weight, bias, stride, padding, dilation, groups);
+  EMBER_OP_CAST(conv3d, conv3d, input, weight, bias, stride, padding, dilation, groups);
   return conv_nd("conv3d", 3, input, weight, bias, stride, padding, dilation, groups);
 }
 Tensor conv1d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias,
               IntArrayRef stride, std::string_view padding, IntArrayRef dilation, int64_t groups) {
-  EMBER_OP(conv1d_1, input, weight, bias, stride, padding, dilation, groups);
+  EMBER_OP_CAST(conv1d_1, conv1d, input, weight, bias, stride, padding, dilation, groups);
   return conv_nd_mode("conv1d", 1, input, weight, bias, stride, padding, dilation, groups);
 }
 Tensor conv2d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias,
               IntArrayRef stride, std::string_view padding, IntArrayRef dilation, int64_t groups) {
-  EMBER_OP(conv2d_1, input, weight, bias, stride, padding, dilation, groups);
+  EMBER_OP_CAST(conv2d_1, conv2d, input, weight, bias, stride, padding, dilation, groups);
   return conv_nd_mode("conv2d", 2, input, weight, bias, stride, padding, dilation, groups);
 }
 Tensor conv3d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias,
               IntArrayRef stride, std::string_view padding, IntArrayRef dilation, int64_t groups) {
-  EMBER_OP(conv3d_1, input, weight, bias, stride, padding, dilation, groups);
+  EMBER_OP_CAST(conv3d_1, conv3d, input, weight, bias, stride, padding, dilation, groups);
   return conv_nd_mode("conv3d", 3, input, weight, bias, stride, padding, dilation, groups);
 }
 Tensor conv_transpose1d(const Tensor& input, const Tensor& weight,
                         const std::optional<Tensor>& bias, IntArrayRef stride, IntArrayRef padding,
                         IntArrayRef output_padding, int64_t groups, IntArrayRef dilation) {
-  EMBER_OP(conv_transpose1d, input, weight, bias, stride, padding, output_padding, groups,
-           dilation);
+  EMBER_OP_CAST(conv_transpose1d, conv_transpose1d, input, weight, bias, stride, padding,
+                output_padding, groups, dilation);
   return conv_transpose_nd("conv_transpose1d", 1, input, weight, bias, stride, padding,
                            output_padding, groups, dilation);
 }
 Tensor conv_transpose2d(const Tensor& input, const Tensor& weight,
                         const std::optional<Tensor>& bias, IntArrayRef stride, IntArrayRef padding,
                         IntArrayRef output_padding, int64_t groups, IntArrayRef dilation) {
-  EMBER_OP(conv_transpose2d, input, weight, bias, stride, padding, output_padding, groups,
-           dilation);
+  EMBER_OP_CAST(conv_transpose2d, conv_transpose2d, input, weight, bias, stride, padding,
+                output_padding, groups, dilation);
   return conv_transpose_nd("conv_transpose2d", 2, input, weight, bias, stride, padding,
                            output_padding, groups, dilation);
 }
 Tensor conv_transpose3d(const Tensor& input, const Tensor& weight,
                         const std::optional<Tensor>& bias, IntArrayRef stride, IntArrayRef padding,
                         IntArrayRef output_padding, int64_t groups, IntArrayRef dilation) {
-  EMBER_OP(conv_transpose3d, input, weight, bias, stride, padding, output_padding, groups,
-           dilation);
+  EMBER_OP_CAST(conv_transpose3d, conv_transpose3d, input, weight, bias, stride, padding,
+                output_padding, groups, dilation);
   return conv_transpose_nd("conv_transpose3d", 3, input, weight, bias, stride, padding,
                            output_padding, groups, dilation);
 }

@@ -94,7 +94,8 @@ std::tuple<Tensor, Tensor> fractional_pool(const char* op, int nd, const Tensor&
 std::tuple<Tensor, Tensor> fractional_max_pool2d(const Tensor& self, IntArrayRef kernel_size,
                                                  IntArrayRef output_size,
                                                  const Tensor& random_samples) {
-  EMBER_OP(fractional_max_pool2d, self, kernel_size, output_size, random_samples);
+  EMBER_OP_CAST(fractional_max_pool2d, fractional_max_pool2d, self, kernel_size, output_size,
+                random_samples);
   return fractional_pool("fractional_max_pool2d", 2, self, kernel_size, output_size,
                          random_samples);
 }
@@ -102,7 +103,8 @@ std::tuple<Tensor, Tensor> fractional_max_pool2d(const Tensor& self, IntArrayRef
 std::tuple<Tensor, Tensor> fractional_max_pool3d(const Tensor& self, IntArrayRef kernel_size,
                                                  IntArrayRef output_size,
                                                  const Tensor& random_samples) {
-  EMBER_OP(fractional_max_pool3d, self, kernel_size, output_size, random_samples);
+  EMBER_OP_CAST(fractional_max_pool3d, fractional_max_pool3d, self, kernel_size, output_size,
+                random_samples);
   return fractional_pool("fractional_max_pool3d", 3, self, kernel_size, output_size,
                          random_samples);
 }

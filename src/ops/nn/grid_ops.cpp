@@ -55,7 +55,8 @@ GridSampleArgs sample_args(int64_t interp, int64_t pad, bool align_corners) {
 
 Tensor grid_sampler(const Tensor& input, const Tensor& grid, int64_t interpolation_mode,
                     int64_t padding_mode, bool align_corners) {
-  EMBER_OP(grid_sampler, input, grid, interpolation_mode, padding_mode, align_corners);
+  EMBER_OP_CAST(grid_sampler, grid_sampler, input, grid, interpolation_mode, padding_mode,
+                align_corners);
   check_grid_sampler(input, grid, interpolation_mode, padding_mode);
   autograd::OpRecorder rec("grid_sampler", {input, grid});
   DimVector os;

@@ -85,7 +85,7 @@ void check_long_target(const Tensor& target) {
 
 Tensor nll_loss(const Tensor& input, const Tensor& target, const Tensor& weight, int64_t reduction,
                 int64_t ignore_index) {
-  EMBER_OP(nll_loss, input, target, weight, reduction, ignore_index);
+  EMBER_OP_CAST(nll_loss, nll_loss, input, target, weight, reduction, ignore_index);
   check_defined(input, "nll_loss", "input");
   check_defined(target, "nll_loss", "target");
   check_reduction(reduction, "nll_loss");
@@ -129,7 +129,7 @@ Tensor nll_loss(const Tensor& input, const Tensor& target, const Tensor& weight,
 
 Tensor nll_loss2d(const Tensor& input, const Tensor& target, const Tensor& weight,
                   int64_t reduction, int64_t ignore_index) {
-  EMBER_OP(nll_loss2d, input, target, weight, reduction, ignore_index);
+  EMBER_OP_CAST(nll_loss2d, nll_loss2d, input, target, weight, reduction, ignore_index);
   check_defined(input, "nll_loss2d", "input");
   check_defined(target, "nll_loss2d", "target");
   EMBER_CHECK(input.dim() == 4, "[nll_loss2d] only batches of spatial inputs supported (4D ",
@@ -141,7 +141,8 @@ Tensor nll_loss2d(const Tensor& input, const Tensor& target, const Tensor& weigh
 
 Tensor cross_entropy(const Tensor& input, const Tensor& target, const Tensor& weight,
                      int64_t reduction, int64_t ignore_index, double label_smoothing) {
-  EMBER_OP(cross_entropy, input, target, weight, reduction, ignore_index, label_smoothing);
+  EMBER_OP_CAST(cross_entropy, cross_entropy, input, target, weight, reduction, ignore_index,
+                label_smoothing);
   check_defined(input, "cross_entropy", "input");
   check_defined(target, "cross_entropy", "target");
   check_reduction(reduction, "cross_entropy");
@@ -217,7 +218,7 @@ Tensor weighted(const Tensor& loss, const Tensor& weight) {
 
 Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const Tensor& weight,
                             int64_t reduction) {
-  EMBER_OP(binary_cross_entropy, input, target, weight, reduction);
+  EMBER_OP_CAST(binary_cross_entropy, binary_cross_entropy, input, target, weight, reduction);
   check_defined(input, "binary_cross_entropy", "input");
   check_defined(target, "binary_cross_entropy", "target");
   check_reduction(reduction, "binary_cross_entropy");
@@ -258,7 +259,8 @@ Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const Ten
 Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& target,
                                         const Tensor& weight, const Tensor& pos_weight,
                                         int64_t reduction) {
-  EMBER_OP(binary_cross_entropy_with_logits, input, target, weight, pos_weight, reduction);
+  EMBER_OP_CAST(binary_cross_entropy_with_logits, binary_cross_entropy_with_logits, input, target,
+                weight, pos_weight, reduction);
   check_defined(input, "binary_cross_entropy_with_logits", "input");
   check_defined(target, "binary_cross_entropy_with_logits", "target");
   check_reduction(reduction, "binary_cross_entropy_with_logits");
@@ -270,7 +272,7 @@ Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& targe
 }
 
 Tensor kl_div(const Tensor& input, const Tensor& target, int64_t reduction, bool log_target) {
-  EMBER_OP(kl_div, input, target, reduction, log_target);
+  EMBER_OP_CAST(kl_div, kl_div, input, target, reduction, log_target);
   check_defined(input, "kl_div", "input");
   check_defined(target, "kl_div", "target");
   Tensor out = log_target ? exp(target) * (target - input) : xlogy(target, target) - target * input;
@@ -280,7 +282,7 @@ Tensor kl_div(const Tensor& input, const Tensor& target, int64_t reduction, bool
 // ---- regression ----
 
 Tensor mse_loss(const Tensor& input, const Tensor& target, int64_t reduction) {
-  EMBER_OP(mse_loss, input, target, reduction);
+  EMBER_OP_CAST(mse_loss, mse_loss, input, target, reduction);
   check_defined(input, "mse_loss", "input");
   check_defined(target, "mse_loss", "target");
   Tensor d = input - target;
@@ -288,14 +290,14 @@ Tensor mse_loss(const Tensor& input, const Tensor& target, int64_t reduction) {
 }
 
 Tensor l1_loss(const Tensor& input, const Tensor& target, int64_t reduction) {
-  EMBER_OP(l1_loss, input, target, reduction);
+  EMBER_OP_CAST(l1_loss, l1_loss, input, target, reduction);
   check_defined(input, "l1_loss", "input");
   check_defined(target, "l1_loss", "target");
   return apply_loss_reduction(abs(input - target), reduction, "l1_loss");
 }
 
 Tensor smooth_l1_loss(const Tensor& input, const Tensor& target, int64_t reduction, double beta) {
-  EMBER_OP(smooth_l1_loss, input, target, reduction, beta);
+  EMBER_OP_CAST(smooth_l1_loss, smooth_l1_loss, input, target, reduction, beta);
   check_defined(input, "smooth_l1_loss", "input");
   check_defined(target, "smooth_l1_loss", "target");
   EMBER_CHECK(beta >= 0, "smooth_l1_loss does not support negative values for beta.");
@@ -328,7 +330,7 @@ Tensor smooth_l1_loss(const Tensor& input, const Tensor& target, int64_t reducti
 }
 
 Tensor huber_loss(const Tensor& input, const Tensor& target, int64_t reduction, double delta) {
-  EMBER_OP(huber_loss, input, target, reduction, delta);
+  EMBER_OP_CAST(huber_loss, huber_loss, input, target, reduction, delta);
   check_defined(input, "huber_loss", "input");
   check_defined(target, "huber_loss", "target");
   EMBER_CHECK(delta > 0, "huber_loss does not support non-positive values for delta.");

@@ -53,7 +53,7 @@ Tensor class_targets(const Tensor& target, int64_t N, int64_t C, const char* op)
 
 Tensor poisson_nll_loss(const Tensor& input, const Tensor& target, bool log_input, bool full,
                         double eps, int64_t reduction) {
-  EMBER_OP(poisson_nll_loss, input, target, log_input, full, eps, reduction);
+  EMBER_OP_CAST(poisson_nll_loss, poisson_nll_loss, input, target, log_input, full, eps, reduction);
   check_defined({input, target}, "poisson_nll_loss");
   Tensor loss = log_input ? exp(input) - target * input : input - target * log(input + eps);
   if (full) {
@@ -90,7 +90,7 @@ Tensor gaussian_nll_loss(const Tensor& input, const Tensor& target, const Tensor
 
 Tensor multi_margin_loss(const Tensor& input, const Tensor& target, const Scalar& p,
                          const Scalar& margin, const Tensor& weight, int64_t reduction) {
-  EMBER_OP(multi_margin_loss, input, target, p, margin, weight, reduction);
+  EMBER_OP_CAST(multi_margin_loss, multi_margin_loss, input, target, p, margin, weight, reduction);
   const char* op = "multi_margin_loss";
   check_defined({input, target}, op);
   const int64_t pv = p.toLong();
@@ -115,7 +115,7 @@ Tensor multi_margin_loss(const Tensor& input, const Tensor& target, const Scalar
 }
 
 Tensor multilabel_margin_loss(const Tensor& input, const Tensor& target, int64_t reduction) {
-  EMBER_OP(multilabel_margin_loss, input, target, reduction);
+  EMBER_OP_CAST(multilabel_margin_loss, multilabel_margin_loss, input, target, reduction);
   const char* op = "multilabel_margin_loss";
   check_defined({input, target}, op);
   EMBER_CHECK(input.dim() <= 2,
@@ -157,14 +157,15 @@ Tensor multilabel_soft_margin_loss(const Tensor& input, const Tensor& target, co
 }
 
 Tensor soft_margin_loss(const Tensor& input, const Tensor& target, int64_t reduction) {
-  EMBER_OP(soft_margin_loss, input, target, reduction);
+  EMBER_OP_CAST(soft_margin_loss, soft_margin_loss, input, target, reduction);
   check_defined({input, target}, "soft_margin_loss");
   return reduce_loss(log1p(exp(-input * target)), reduction, "soft_margin_loss");
 }
 
 Tensor cosine_embedding_loss(const Tensor& input1, const Tensor& input2, const Tensor& target,
                              double margin, int64_t reduction) {
-  EMBER_OP(cosine_embedding_loss, input1, input2, target, margin, reduction);
+  EMBER_OP_CAST(cosine_embedding_loss, cosine_embedding_loss, input1, input2, target, margin,
+                reduction);
   const char* op = "cosine_embedding_loss";
   check_defined({input1, input2, target}, op);
   const int64_t td = target.dim();
@@ -193,7 +194,8 @@ Tensor cosine_embedding_loss(const Tensor& input1, const Tensor& input2, const T
 
 Tensor margin_ranking_loss(const Tensor& input1, const Tensor& input2, const Tensor& target,
                            double margin, int64_t reduction) {
-  EMBER_OP(margin_ranking_loss, input1, input2, target, margin, reduction);
+  EMBER_OP_CAST(margin_ranking_loss, margin_ranking_loss, input1, input2, target, margin,
+                reduction);
   check_defined({input1, input2, target}, "margin_ranking_loss");
   return reduce_loss((-target * (input1 - input2) + margin).clamp_min(0), reduction,
                      "margin_ranking_loss");
@@ -201,7 +203,7 @@ Tensor margin_ranking_loss(const Tensor& input1, const Tensor& input2, const Ten
 
 Tensor hinge_embedding_loss(const Tensor& input, const Tensor& target, double margin,
                             int64_t reduction) {
-  EMBER_OP(hinge_embedding_loss, input, target, margin, reduction);
+  EMBER_OP_CAST(hinge_embedding_loss, hinge_embedding_loss, input, target, margin, reduction);
   check_defined({input, target}, "hinge_embedding_loss");
   Tensor z = zeros_like(input);
   Tensor out = where(target != 1, (margin - input).clamp_min(0), z) + where(target != -1, input, z);
@@ -210,7 +212,8 @@ Tensor hinge_embedding_loss(const Tensor& input, const Tensor& target, double ma
 
 Tensor triplet_margin_loss(const Tensor& anchor, const Tensor& positive, const Tensor& negative,
                            double margin, double p, double eps, bool swap, int64_t reduction) {
-  EMBER_OP(triplet_margin_loss, anchor, positive, negative, margin, p, eps, swap, reduction);
+  EMBER_OP_CAST(triplet_margin_loss, triplet_margin_loss, anchor, positive, negative, margin, p,
+                eps, swap, reduction);
   check_defined({anchor, positive, negative}, "triplet_margin_loss");
   EMBER_CHECK(anchor.dim() == positive.dim() && positive.dim() == negative.dim(),
               "The anchor, positive, and negative tensors are expected to have the same number "
@@ -229,8 +232,8 @@ Tensor triplet_margin_loss(const Tensor& anchor, const Tensor& positive, const T
 // in src/kernels/cpu/nn/loss.cpp); the op validates, converts and reduces.
 Tensor ctc_loss(const Tensor& log_probs, const Tensor& targets, IntArrayRef input_lengths,
                 IntArrayRef target_lengths, int64_t blank, int64_t reduction, bool zero_infinity) {
-  EMBER_OP(ctc_loss, log_probs, targets, input_lengths, target_lengths, blank, reduction,
-           zero_infinity);
+  EMBER_OP_CAST(ctc_loss, ctc_loss, log_probs, targets, input_lengths, target_lengths, blank,
+                reduction, zero_infinity);
   const char* op = "ctc_loss";
   check_defined({log_probs, targets}, op);
   EMBER_CHECK(log_probs.dim() == 3 || log_probs.dim() == 2,
@@ -317,8 +320,8 @@ Tensor ctc_loss(const Tensor& log_probs, const Tensor& targets, IntArrayRef inpu
 Tensor ctc_loss(const Tensor& log_probs, const Tensor& targets, const Tensor& input_lengths,
                 const Tensor& target_lengths, int64_t blank, int64_t reduction,
                 bool zero_infinity) {
-  EMBER_OP(ctc_loss_1, log_probs, targets, input_lengths, target_lengths, blank, reduction,
-           zero_infinity);
+  EMBER_OP_CAST(ctc_loss_1, ctc_loss, log_probs, targets, input_lengths, target_lengths, blank,
+                reduction, zero_infinity);
   EMBER_CHECK(input_lengths.defined() && target_lengths.defined(),
               "[ctc_loss] lengths must be defined");
   Tensor il = input_lengths.to(kLong).contiguous().reshape({-1});

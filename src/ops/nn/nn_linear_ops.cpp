@@ -14,7 +14,7 @@
 namespace ember {
 
 Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias) {
-  EMBER_OP(linear, input, weight, bias);
+  EMBER_OP_CAST(linear, linear, input, weight, bias);
   EMBER_CHECK(input.defined() && weight.defined(), "[linear] input and weight must be defined");
   EMBER_CHECK(input.dim() >= 1, "[linear] input must have at least 1 dim, got a 0-dim tensor");
   EMBER_CHECK(weight.dim() == 1 || weight.dim() == 2, "[linear] weight must be 1-D or 2-D, got ",
@@ -44,7 +44,7 @@ Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias) {
 
 Tensor bilinear(const Tensor& input1, const Tensor& input2, const Tensor& weight,
                 const Tensor& bias) {
-  EMBER_OP(bilinear, input1, input2, weight, bias);
+  EMBER_OP_CAST(bilinear, bilinear, input1, input2, weight, bias);
   EMBER_CHECK(input1.defined() && input2.defined() && weight.defined(),
               "[bilinear] inputs and weight must be defined");
   EMBER_CHECK(input1.dim() == input2.dim(), "[bilinear] input dimensions do not match: got ",
@@ -78,7 +78,7 @@ Tensor bilinear(const Tensor& input1, const Tensor& input2, const Tensor& weight
 }
 
 Tensor cosine_similarity(const Tensor& x1, const Tensor& x2, int64_t dim, double eps) {
-  EMBER_OP(cosine_similarity, x1, x2, dim, eps);
+  EMBER_OP_CAST(cosine_similarity, cosine_similarity, x1, x2, dim, eps);
   EMBER_CHECK(x1.defined() && x2.defined(), "[cosine_similarity] inputs must be defined");
   const DimVector shape = broadcast_shapes(x1.sizes(), x2.sizes());
   const int64_t nd = int64_t(shape.size());

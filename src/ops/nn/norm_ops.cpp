@@ -194,8 +194,8 @@ std::tuple<Tensor, Tensor, Tensor> native_batch_norm(const Tensor& input, const 
 Tensor batch_norm(const Tensor& input, const Tensor& weight, const Tensor& bias,
                   const Tensor& running_mean, const Tensor& running_var, bool training,
                   double momentum, double eps, bool cudnn_enabled) {
-  EMBER_OP(batch_norm, input, weight, bias, running_mean, running_var, training, momentum, eps,
-           cudnn_enabled);
+  EMBER_OP_CAST(batch_norm, batch_norm, input, weight, bias, running_mean, running_var, training,
+                momentum, eps, cudnn_enabled);
   return std::get<0>(
       native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps));
 }
@@ -291,7 +291,7 @@ std::tuple<Tensor, Tensor, Tensor> native_layer_norm(const Tensor& input,
 
 Tensor layer_norm(const Tensor& input, IntArrayRef normalized_shape, const Tensor& weight,
                   const Tensor& bias, double eps, bool cudnn_enable) {
-  EMBER_OP(layer_norm, input, normalized_shape, weight, bias, eps, cudnn_enable);
+  EMBER_OP_CAST(layer_norm, layer_norm, input, normalized_shape, weight, bias, eps, cudnn_enable);
   return std::get<0>(native_layer_norm(input, normalized_shape, weight, bias, eps));
 }
 
@@ -299,7 +299,7 @@ Tensor layer_norm(const Tensor& input, IntArrayRef normalized_shape, const Tenso
 
 Tensor group_norm(const Tensor& input, int64_t num_groups, const Tensor& weight, const Tensor& bias,
                   double eps, bool cudnn_enabled) {
-  EMBER_OP(group_norm, input, num_groups, weight, bias, eps, cudnn_enabled);
+  EMBER_OP_CAST(group_norm, group_norm, input, num_groups, weight, bias, eps, cudnn_enabled);
   check_norm_input(input, "group_norm");
   EMBER_CHECK(input.dim() >= 2, "Expected at least 2 dimensions for input tensor but received ",
               input.dim());
@@ -378,8 +378,8 @@ Tensor group_norm(const Tensor& input, int64_t num_groups, const Tensor& weight,
 Tensor instance_norm(const Tensor& input, const Tensor& weight, const Tensor& bias,
                      const Tensor& running_mean, const Tensor& running_var, bool use_input_stats,
                      double momentum, double eps, bool cudnn_enabled) {
-  EMBER_OP(instance_norm, input, weight, bias, running_mean, running_var, use_input_stats, momentum,
-           eps, cudnn_enabled);
+  EMBER_OP_CAST(instance_norm, instance_norm, input, weight, bias, running_mean, running_var,
+                use_input_stats, momentum, eps, cudnn_enabled);
   check_norm_input(input, "instance_norm");
   EMBER_CHECK(input.dim() >= 2, "[instance_norm] expected an (N, C, *) input, got ",
               shape_str(input.sizes()));

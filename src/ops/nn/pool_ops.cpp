@@ -349,37 +349,38 @@ Tensor max_unpool_impl(const char* op, int nd, const Tensor& input, const Tensor
 
 }  // namespace
 
-#define EMBER_MAX_POOL(N)                                                                       \
-  std::tuple<Tensor, Tensor> max_pool##N##d_with_indices(                                       \
-      const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding,    \
-      IntArrayRef dilation, bool ceil_mode) {                                                   \
-    EMBER_OP(max_pool##N##d_with_indices, input, kernel_size, stride, padding, dilation,        \
-             ceil_mode);                                                                        \
-    return max_pool_impl("max_pool" #N "d", N, input, kernel_size, stride, padding, dilation,   \
-                         ceil_mode);                                                            \
-  }                                                                                             \
-  Tensor max_pool##N##d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride,       \
-                        IntArrayRef padding, IntArrayRef dilation, bool ceil_mode) {            \
-    EMBER_OP(max_pool##N##d, input, kernel_size, stride, padding, dilation, ceil_mode);         \
-    return std::get<0>(max_pool_impl("max_pool" #N "d", N, input, kernel_size, stride, padding, \
-                                     dilation, ceil_mode));                                     \
-  }                                                                                             \
-  Tensor avg_pool##N##d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride,       \
-                        IntArrayRef padding, bool ceil_mode, bool count_include_pad,            \
-                        std::optional<int64_t> divisor_override) {                              \
-    EMBER_OP(avg_pool##N##d, input, kernel_size, stride, padding, ceil_mode, count_include_pad, \
-             divisor_override);                                                                 \
-    return avg_pool_impl("avg_pool" #N "d", N, input, kernel_size, stride, padding, ceil_mode,  \
-                         count_include_pad, divisor_override);                                  \
-  }                                                                                             \
-  Tensor adaptive_avg_pool##N##d(const Tensor& input, IntArrayRef output_size) {                \
-    EMBER_OP(adaptive_avg_pool##N##d, input, output_size);                                      \
-    return adaptive_avg_impl("adaptive_avg_pool" #N "d", N, input, output_size);                \
-  }                                                                                             \
-  std::tuple<Tensor, Tensor> adaptive_max_pool##N##d(const Tensor& input,                       \
-                                                     IntArrayRef output_size) {                 \
-    EMBER_OP(adaptive_max_pool##N##d, input, output_size);                                      \
-    return adaptive_max_impl("adaptive_max_pool" #N "d", N, input, output_size);                \
+#define EMBER_MAX_POOL(N)                                                                         \
+  std::tuple<Tensor, Tensor> max_pool##N##d_with_indices(                                         \
+      const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding,      \
+      IntArrayRef dilation, bool ceil_mode) {                                                     \
+    EMBER_OP(max_pool##N##d_with_indices, input, kernel_size, stride, padding, dilation,          \
+             ceil_mode);                                                                          \
+    return max_pool_impl("max_pool" #N "d", N, input, kernel_size, stride, padding, dilation,     \
+                         ceil_mode);                                                              \
+  }                                                                                               \
+  Tensor max_pool##N##d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride,         \
+                        IntArrayRef padding, IntArrayRef dilation, bool ceil_mode) {              \
+    EMBER_OP_CAST(max_pool##N##d, max_pool##N##d, input, kernel_size, stride, padding, dilation,  \
+                  ceil_mode);                                                                     \
+    return std::get<0>(max_pool_impl("max_pool" #N "d", N, input, kernel_size, stride, padding,   \
+                                     dilation, ceil_mode));                                       \
+  }                                                                                               \
+  Tensor avg_pool##N##d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride,         \
+                        IntArrayRef padding, bool ceil_mode, bool count_include_pad,              \
+                        std::optional<int64_t> divisor_override) {                                \
+    EMBER_OP_CAST(avg_pool##N##d, avg_pool##N##d, input, kernel_size, stride, padding, ceil_mode, \
+                  count_include_pad, divisor_override);                                           \
+    return avg_pool_impl("avg_pool" #N "d", N, input, kernel_size, stride, padding, ceil_mode,    \
+                         count_include_pad, divisor_override);                                    \
+  }                                                                                               \
+  Tensor adaptive_avg_pool##N##d(const Tensor& input, IntArrayRef output_size) {                  \
+    EMBER_OP_CAST(adaptive_avg_pool##N##d, adaptive_avg_pool##N##d, input, output_size);          \
+    return adaptive_avg_impl("adaptive_avg_pool" #N "d", N, input, output_size);                  \
+  }                                                                                               \
+  std::tuple<Tensor, Tensor> adaptive_max_pool##N##d(const Tensor& input,                         \
+                                                     IntArrayRef output_size) {                   \
+    EMBER_OP_CAST(adaptive_max_pool##N##d, adaptive_max_pool##N##d, input, output_size);          \
+    return adaptive_max_impl("adaptive_max_pool" #N "d", N, input, output_size);                  \
   }
 EMBER_MAX_POOL(1)
 EMBER_MAX_POOL(2)
@@ -390,12 +391,12 @@ Tensor max_unpool1d(const Tensor& input, const Tensor& indices, IntArrayRef outp
   return max_unpool_impl("max_unpool1d", 1, input, indices, output_size);
 }
 Tensor max_unpool2d(const Tensor& input, const Tensor& indices, IntArrayRef output_size) {
-  EMBER_OP(max_unpool2d, input, indices, output_size);
+  EMBER_OP_CAST(max_unpool2d, max_unpool2d, input, indices, output_size);
   return max_unpool_impl("max_unpool2d", 2, input, indices, output_size);
 }
 Tensor max_unpool3d(const Tensor& input, const Tensor& indices, IntArrayRef output_size,
                     IntArrayRef stride, IntArrayRef padding) {
-  EMBER_OP(max_unpool3d, input, indices, output_size, stride, padding);
+  EMBER_OP_CAST(max_unpool3d, max_unpool3d, input, indices, output_size, stride, padding);
   (void)stride, (void)padding;  // PyTorch only validates them
   return max_unpool_impl("max_unpool3d", 3, input, indices, output_size);
 }

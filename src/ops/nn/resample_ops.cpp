@@ -312,7 +312,8 @@ Tensor upsample_linear1d(const Tensor& input, IntArrayRef output_size, bool alig
 }
 Tensor upsample_bilinear2d(const Tensor& input, IntArrayRef output_size, bool align_corners,
                            std::optional<double> scales_h, std::optional<double> scales_w) {
-  EMBER_OP(upsample_bilinear2d, input, output_size, align_corners, scales_h, scales_w);
+  EMBER_OP_CAST(upsample_bilinear2d, upsample_bilinear2d, input, output_size, align_corners,
+                scales_h, scales_w);
   return resample("upsample_bilinear2d", Mode::Linear, 2, input, output_size, align_corners,
                   {scales_h, scales_w});
 }
@@ -325,7 +326,8 @@ Tensor upsample_bicubic2d(const Tensor& input, IntArrayRef output_size, bool ali
 Tensor upsample_trilinear3d(const Tensor& input, IntArrayRef output_size, bool align_corners,
                             std::optional<double> scales_d, std::optional<double> scales_h,
                             std::optional<double> scales_w) {
-  EMBER_OP(upsample_trilinear3d, input, output_size, align_corners, scales_d, scales_h, scales_w);
+  EMBER_OP_CAST(upsample_trilinear3d, upsample_trilinear3d, input, output_size, align_corners,
+                scales_d, scales_h, scales_w);
   return resample("upsample_trilinear3d", Mode::Linear, 3, input, output_size, align_corners,
                   {scales_d, scales_h, scales_w});
 }

@@ -306,7 +306,7 @@ Tensor rnn_cell(Mode m, const Tensor& input, const Tensor& hx, const Tensor& w_i
 
 std::tuple<Tensor, Tensor> lstm_cell(const Tensor& input, ArrayRef<Tensor> hx, const Tensor& w_ih,
                                      const Tensor& w_hh, const Tensor& b_ih, const Tensor& b_hh) {
-  EMBER_OP(lstm_cell, input, hx, w_ih, w_hh, b_ih, b_hh);
+  EMBER_OP_CAST(lstm_cell, lstm_cell, input, hx, w_ih, w_hh, b_ih, b_hh);
   const char* op = "lstm_cell";
   EMBER_CHECK(hx.size() == 2, "[", op, "] expected two hidden state tensors (h, c), got ",
               hx.size());
@@ -327,17 +327,17 @@ std::tuple<Tensor, Tensor> lstm_cell(const Tensor& input, ArrayRef<Tensor> hx, c
 
 Tensor gru_cell(const Tensor& input, const Tensor& hx, const Tensor& w_ih, const Tensor& w_hh,
                 const Tensor& b_ih, const Tensor& b_hh) {
-  EMBER_OP(gru_cell, input, hx, w_ih, w_hh, b_ih, b_hh);
+  EMBER_OP_CAST(gru_cell, gru_cell, input, hx, w_ih, w_hh, b_ih, b_hh);
   return rnn_cell(Mode::GRU, input, hx, w_ih, w_hh, b_ih, b_hh);
 }
 Tensor rnn_tanh_cell(const Tensor& input, const Tensor& hx, const Tensor& w_ih, const Tensor& w_hh,
                      const Tensor& b_ih, const Tensor& b_hh) {
-  EMBER_OP(rnn_tanh_cell, input, hx, w_ih, w_hh, b_ih, b_hh);
+  EMBER_OP_CAST(rnn_tanh_cell, rnn_tanh_cell, input, hx, w_ih, w_hh, b_ih, b_hh);
   return rnn_cell(Mode::RNN_TANH, input, hx, w_ih, w_hh, b_ih, b_hh);
 }
 Tensor rnn_relu_cell(const Tensor& input, const Tensor& hx, const Tensor& w_ih, const Tensor& w_hh,
                      const Tensor& b_ih, const Tensor& b_hh) {
-  EMBER_OP(rnn_relu_cell, input, hx, w_ih, w_hh, b_ih, b_hh);
+  EMBER_OP_CAST(rnn_relu_cell, rnn_relu_cell, input, hx, w_ih, w_hh, b_ih, b_hh);
   return rnn_cell(Mode::RNN_RELU, input, hx, w_ih, w_hh, b_ih, b_hh);
 }
 

@@ -100,7 +100,7 @@ Tensor softmax_rec(const Tensor& self, int64_t dim0, std::optional<ScalarType> d
 }  // namespace
 
 Tensor softmax(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
-  EMBER_OP(softmax, self, dim, dtype);
+  EMBER_OP_CAST(softmax, softmax, self, dim, dtype);
   return softmax_rec(self, dim, dtype, false);
 }
 Tensor& softmax_out(Tensor& out, const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
@@ -109,7 +109,7 @@ Tensor& softmax_out(Tensor& out, const Tensor& self, int64_t dim, std::optional<
   return softmax_out_impl(out, self, dim, dtype, false);
 }
 Tensor log_softmax(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
-  EMBER_OP(log_softmax, self, dim, dtype);
+  EMBER_OP_CAST(log_softmax, log_softmax, self, dim, dtype);
   return softmax_rec(self, dim, dtype, true);
 }
 Tensor& log_softmax_out(Tensor& out, const Tensor& self, int64_t dim,

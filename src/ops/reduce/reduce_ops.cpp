@@ -441,12 +441,12 @@ std::tuple<Tensor, Tensor> arg_rec(const Tensor& x, int64_t dim0, bool keepdim, 
 // ---- sums and means ----
 
 Tensor sum(const Tensor& self, std::optional<ScalarType> dtype) {
-  EMBER_OP(sum, self, dtype);
+  EMBER_OP_CAST(sum, sum, self, dtype);
   return sum_rec<false, false>(self, {}, false, dtype, "sum");
 }
 Tensor sum(const Tensor& self, OptionalIntArrayRef dim, bool keepdim,
            std::optional<ScalarType> dtype) {
-  EMBER_OP(sum_1, self, dim, keepdim, dtype);
+  EMBER_OP_CAST(sum_1, sum, self, dim, keepdim, dtype);
   return sum_rec<false, false>(self, dim.value_or_empty(), keepdim, dtype, "sum",
                                dim.has_value() && !dim->empty() ? 1 : 0);
 }
@@ -476,12 +476,12 @@ Tensor& nansum_out(Tensor& out, const Tensor& self, OptionalIntArrayRef dim, boo
   return out;
 }
 Tensor mean(const Tensor& self, std::optional<ScalarType> dtype) {
-  EMBER_OP(mean, self, dtype);
+  EMBER_OP_CAST(mean, mean, self, dtype);
   return sum_rec<false, true>(self, {}, false, dtype, "mean");
 }
 Tensor mean(const Tensor& self, OptionalIntArrayRef dim, bool keepdim,
             std::optional<ScalarType> dtype) {
-  EMBER_OP(mean_1, self, dim, keepdim, dtype);
+  EMBER_OP_CAST(mean_1, mean, self, dim, keepdim, dtype);
   return sum_rec<false, true>(self, dim.value_or_empty(), keepdim, dtype, "mean",
                               dim.has_value() && !dim->empty() ? 1 : 0);
 }
@@ -528,11 +528,11 @@ Tensor prod_impl(const Tensor& x0, IntArrayRef dim, bool keepdim, std::optional<
 }  // namespace
 
 Tensor prod(const Tensor& self, std::optional<ScalarType> dtype) {
-  EMBER_OP(prod, self, dtype);
+  EMBER_OP_CAST(prod, prod, self, dtype);
   return prod_rec(self, std::nullopt, false, dtype);
 }
 Tensor prod(const Tensor& self, int64_t dim, bool keepdim, std::optional<ScalarType> dtype) {
-  EMBER_OP(prod_1, self, dim, keepdim, dtype);
+  EMBER_OP_CAST(prod_1, prod, self, dim, keepdim, dtype);
   return prod_rec(self, dim, keepdim, dtype);
 }
 Tensor& prod_out(Tensor& out, const Tensor& self, int64_t dim, bool keepdim,

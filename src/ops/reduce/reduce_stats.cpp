@@ -16,7 +16,7 @@ namespace ember {
 using namespace reduce_detail;
 
 Tensor dist(const Tensor& self, const Tensor& other, const Scalar& p) {
-  EMBER_OP(dist, self, other, p);
+  EMBER_OP_CAST(dist, dist, self, other, p);
   return linalg::vector_norm(sub(self, other), p);
 }
 Tensor Tensor::dist(const Tensor& other, const Scalar& p) const {
@@ -129,16 +129,16 @@ std::tuple<Tensor, Tensor> var_rec(const Tensor& x, OptionalIntArrayRef dim,
 }  // namespace
 
 Tensor var(const Tensor& self, bool unbiased) {
-  EMBER_OP(var, self, unbiased);
+  EMBER_OP_CAST(var, var, self, unbiased);
   return std::get<0>(var_rec(self, std::nullopt, corr(unbiased), false, false, false, "var"));
 }
 Tensor var(const Tensor& self, OptionalIntArrayRef dim, bool unbiased, bool keepdim) {
-  EMBER_OP(var_1, self, dim, unbiased, keepdim);
+  EMBER_OP_CAST(var_1, var, self, dim, unbiased, keepdim);
   return std::get<0>(var_rec(self, dim, corr(unbiased), keepdim, false, false, "var"));
 }
 Tensor var(const Tensor& self, OptionalIntArrayRef dim, std::optional<int64_t> correction,
            bool keepdim) {
-  EMBER_OP(var_2, self, dim, correction, keepdim);
+  EMBER_OP_CAST(var_2, var, self, dim, correction, keepdim);
   return std::get<0>(var_rec(self, dim, correction, keepdim, false, false, "var"));
 }
 Tensor& var_out(Tensor& out, const Tensor& self, OptionalIntArrayRef dim,
@@ -149,16 +149,16 @@ Tensor& var_out(Tensor& out, const Tensor& self, OptionalIntArrayRef dim,
   return out;
 }
 Tensor std(const Tensor& self, bool unbiased) {
-  EMBER_OP(std, self, unbiased);
+  EMBER_OP_CAST(std, std, self, unbiased);
   return std::get<0>(var_rec(self, std::nullopt, corr(unbiased), false, true, false, "std"));
 }
 Tensor std(const Tensor& self, OptionalIntArrayRef dim, bool unbiased, bool keepdim) {
-  EMBER_OP(std_1, self, dim, unbiased, keepdim);
+  EMBER_OP_CAST(std_1, std, self, dim, unbiased, keepdim);
   return std::get<0>(var_rec(self, dim, corr(unbiased), keepdim, true, false, "std"));
 }
 Tensor std(const Tensor& self, OptionalIntArrayRef dim, std::optional<int64_t> correction,
            bool keepdim) {
-  EMBER_OP(std_2, self, dim, correction, keepdim);
+  EMBER_OP_CAST(std_2, std, self, dim, correction, keepdim);
   return std::get<0>(var_rec(self, dim, correction, keepdim, true, false, "std"));
 }
 Tensor& std_out(Tensor& out, const Tensor& self, OptionalIntArrayRef dim,
@@ -218,7 +218,7 @@ Tensor logsumexp_impl(const Tensor& self, IntArrayRef dim, bool keepdim) {
 
 // d logsumexp / dx = exp(x - logsumexp(x)) (softmax over the reduced dims).
 Tensor logsumexp(const Tensor& self, IntArrayRef dim, bool keepdim) {
-  EMBER_OP(logsumexp, self, dim, keepdim);
+  EMBER_OP_CAST(logsumexp, logsumexp, self, dim, keepdim);
   OpRecorder rec("logsumexp", {self});
   Tensor out = logsumexp_impl(self, dim, keepdim);
   if (rec) {
@@ -367,7 +367,7 @@ Tensor vector_norm_impl(const Tensor& self, double p, IntArrayRef dims0, bool ke
 
 Tensor linalg_vector_norm(const Tensor& self, const Scalar& ord, OptionalIntArrayRef dim,
                           bool keepdim, std::optional<ScalarType> dtype) {
-  EMBER_OP(linalg_vector_norm, self, ord, dim, keepdim, dtype);
+  EMBER_OP_CAST(linalg_vector_norm, linalg_vector_norm, self, ord, dim, keepdim, dtype);
   EMBER_CHECK(!ord.isComplex(), "[linalg.vector_norm] ord must be a real number");
   return vector_norm_impl(self, ord.toDouble(), dim ? *dim : IntArrayRef{}, keepdim, dtype,
                           "linalg.vector_norm");
@@ -390,13 +390,13 @@ Tensor vector_norm(const Tensor& self, const Scalar& ord, OptionalIntArrayRef di
 
 Tensor norm(const Tensor& self, const std::optional<Scalar>& p, IntArrayRef dim, bool keepdim,
             std::optional<ScalarType> dtype) {
-  EMBER_OP(norm, self, p, dim, keepdim, dtype);
+  EMBER_OP_CAST(norm, norm, self, p, dim, keepdim, dtype);
   const double pv = p ? p->toDouble() : 2.0;
   return vector_norm_impl(self, pv, dim, keepdim, dtype, "norm", true);
 }
 Tensor norm(const Tensor& self, std::string_view p, IntArrayRef dim, bool keepdim,
             std::optional<ScalarType> dtype) {
-  EMBER_OP(norm_1, self, p, dim, keepdim, dtype);
+  EMBER_OP_CAST(norm_1, norm, self, p, dim, keepdim, dtype);
   if (p == "fro") return vector_norm_impl(self, 2.0, dim, keepdim, dtype, "norm", true);
   if (p == "nuc") {
     // Sum of singular values of the matrices spanned by the two dims (the last two by default).
@@ -422,7 +422,7 @@ Tensor norm(const Tensor& self, std::string_view p, IntArrayRef dim, bool keepdi
 }
 Tensor norm(const Tensor& self, const char* p, IntArrayRef dim, bool keepdim,
             std::optional<ScalarType> dtype) {
-  EMBER_OP(norm_2, self, p, dim, keepdim, dtype);
+  EMBER_OP_CAST(norm_2, norm, self, p, dim, keepdim, dtype);
   return norm(self, std::string_view(p), dim, keepdim, dtype);
 }
 

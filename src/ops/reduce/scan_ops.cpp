@@ -395,7 +395,7 @@ Tensor& scan_inplace_rec(Tensor& self, int64_t dim0, std::optional<ScalarType> d
 }  // namespace
 
 Tensor cumsum(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
-  EMBER_OP(cumsum, self, dim, dtype);
+  EMBER_OP_CAST(cumsum, cumsum, self, dim, dtype);
   check_input(self, "cumsum");
   return cumsum_rec(self, dim, dtype);
 }
@@ -406,7 +406,7 @@ Tensor& cumsum_out(Tensor& out, const Tensor& self, int64_t dim, std::optional<S
   return scan_out(out, self, dim, dtype.value_or(out.dtype()), ScanKind::Sum, "cumsum");
 }
 Tensor cumprod(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
-  EMBER_OP(cumprod, self, dim, dtype);
+  EMBER_OP_CAST(cumprod, cumprod, self, dim, dtype);
   check_input(self, "cumprod");
   return cumprod_rec(self, dim, dtype);
 }

@@ -96,7 +96,7 @@ std::vector<Tensor> map(ArrayRef<Tensor> tensors, F f) {
 // cat: input i's gradient is its slab of the output gradient (a legacy 1-D empty input, skipped
 // by cat, gets an empty gradient); the tangent is the cat of the tangents.
 Tensor cat(ArrayRef<Tensor> tensors, int64_t dim) {
-  EMBER_OP(cat, tensors, dim);
+  EMBER_OP_CAST(cat, cat, tensors, dim);
   const autograd::variable_list inputs(tensors.begin(), tensors.end());
   autograd::OpRecorder rec("cat", inputs);
   auto [shape, dt] = cat_meta(tensors, dim, "cat");
@@ -160,7 +160,7 @@ Tensor& cat_out(Tensor& out, ArrayRef<Tensor> tensors, int64_t dim) {
 }
 
 Tensor stack(ArrayRef<Tensor> tensors, int64_t dim) {
-  EMBER_OP(stack, tensors, dim);
+  EMBER_OP_CAST(stack, stack, tensors, dim);
   return cat(unsqueezed(tensors, dim, "stack"), dim);
 }
 

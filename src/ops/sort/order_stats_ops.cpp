@@ -430,22 +430,22 @@ std::tuple<Tensor, Tensor> mode(const Tensor& self, int64_t dim, bool keepdim) {
 
 Tensor quantile(const Tensor& self, const Tensor& q, std::optional<int64_t> dim, bool keepdim,
                 std::string_view interpolation) {
-  EMBER_OP(quantile, self, q, dim, keepdim, interpolation);
+  EMBER_OP_CAST(quantile, quantile, self, q, dim, keepdim, interpolation);
   return quantile_rec(self, q, dim, keepdim, interpolation, false);
 }
 Tensor quantile(const Tensor& self, double q, std::optional<int64_t> dim, bool keepdim,
                 std::string_view interpolation) {
-  EMBER_OP(quantile_1, self, q, dim, keepdim, interpolation);
+  EMBER_OP_CAST(quantile_1, quantile, self, q, dim, keepdim, interpolation);
   return quantile_scalar(self, q, dim, keepdim, interpolation, false);
 }
 Tensor nanquantile(const Tensor& self, const Tensor& q, std::optional<int64_t> dim, bool keepdim,
                    std::string_view interpolation) {
-  EMBER_OP(nanquantile, self, q, dim, keepdim, interpolation);
+  EMBER_OP_CAST(nanquantile, nanquantile, self, q, dim, keepdim, interpolation);
   return quantile_rec(self, q, dim, keepdim, interpolation, true);
 }
 Tensor nanquantile(const Tensor& self, double q, std::optional<int64_t> dim, bool keepdim,
                    std::string_view interpolation) {
-  EMBER_OP(nanquantile_1, self, q, dim, keepdim, interpolation);
+  EMBER_OP_CAST(nanquantile_1, nanquantile, self, q, dim, keepdim, interpolation);
   return quantile_scalar(self, q, dim, keepdim, interpolation, true);
 }
 

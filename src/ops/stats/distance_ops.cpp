@@ -187,7 +187,7 @@ Tensor _cdist_forward(const Tensor& x1, const Tensor& x2, double p,
 }
 
 Tensor cdist(const Tensor& x1, const Tensor& x2, double p, std::optional<int64_t> compute_mode) {
-  EMBER_OP(cdist, x1, x2, p, compute_mode);
+  EMBER_OP_CAST(cdist, cdist, x1, x2, p, compute_mode);
   check_cdist_inputs(x1, x2, p);
   const int64_t mode = compute_mode.value_or(0);
   EMBER_CHECK_VALUE(mode >= 0 && mode <= 2, "[cdist] ", mode,

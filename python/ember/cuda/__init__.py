@@ -11,3 +11,5 @@ def is_available():
 def device_count():
     """Number of visible CUDA devices."""
     return _C._cuda_device_count()
+
+from ember.cuda import amp  # noqa: E402,F401

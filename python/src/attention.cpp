@@ -1,0 +1,3 @@
+#include "pyember.h"
+
+void init_attention(py::module_& m) { (void)m; }

@@ -1,0 +1,2 @@
+// Nested tensors (include/ember/nested.h).
+#include "ember/nested.h"
