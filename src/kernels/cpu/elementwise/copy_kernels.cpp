@@ -49,6 +49,15 @@ struct FillComplexHalf {
 
 template <class Src, class Dst>
 void cast_fn(char** data, const int64_t* s, int64_t n, const OpParams& p) {
+  // float32 <-> bfloat16/float16 on dense runs: straight through the vector conversion, no
+  // staging buffer (Note [Vector 16-bit float conversion]).
+  if constexpr (kVectorConvert<Dst, Src>) {
+    if (s[0] == int64_t(sizeof(Dst)) && s[1] == int64_t(sizeof(Src))) {
+      convert_contiguous(reinterpret_cast<const Src*>(data[1]), reinterpret_cast<Dst*>(data[0]),
+                         n);
+      return;
+    }
+  }
   Identity<opmath_t<Src>> f(p);
   elementwise_loop<Dst, Src, 1>(data, s, n, f);
 }

@@ -6,7 +6,7 @@
 //  - dense: the output is contiguous and each input is contiguous or a broadcast scalar
 //    (stride 0). Work goes in blocks of kBlock elements of the compute type: inputs of the
 //    compute type are read in place, others (half/bfloat16, broadcast scalars) are converted
-//    into a small stack buffer first; the block kernel is a plain contiguous loop that uses the
+//    into a small stack buffer first (vectorised: Note [Vector 16-bit float conversion]); the block kernel is a plain contiguous loop that uses the
 //    functor's `vec()` (SLEEF/vector ops) for float/double when it has one, and is left to the
 //    compiler's auto-vectorizer otherwise.
 //  - strided: a scalar loop with byte strides.
@@ -20,6 +20,7 @@
 #include "core/scalar_traits.h"
 #include "ember/dispatch_type.h"
 #include "kernels/common/element.h"
+#include "kernels/cpu/elementwise/convert_vec.h"
 #include "kernels/cpu/kernel_registry.h"
 #include "kernels/cpu/vec.h"
 
@@ -94,6 +95,17 @@ constexpr bool functor_has_vec() {
 }
 
 constexpr int64_t kBlock = 256;
+
+/// dst[i] = convert<To>(src[i]) for n contiguous elements; float32 <-> bfloat16/float16 take
+/// the vector path of Note [Vector 16-bit float conversion] (same bits as the scalar rule).
+template <class From, class To>
+inline void convert_block(const From* __restrict src, To* __restrict dst, int64_t n) {
+  if constexpr (kVectorConvert<To, From>) {
+    convert_contiguous(src, dst, n);
+  } else {
+    for (int64_t i = 0; i < n; ++i) dst[i] = convert<To>(src[i]);
+  }
+}
 
 // Contiguous block kernel on compute-type pointers.
 template <int N, class OutC, class C, class F>
@@ -174,7 +186,7 @@ inline void elementwise_loop(char** data, const int64_t* s, int64_t n, const F& 
       } else if constexpr (direct_in) {
         in[k] = reinterpret_cast<const C*>(src);
       } else {
-        for (int64_t i = 0; i < len; ++i) buf[k][i] = convert<C>(src[i]);
+        convert_block(src, buf[k], len);
         in[k] = buf[k];
       }
     }
@@ -183,7 +195,7 @@ inline void elementwise_loop(char** data, const int64_t* s, int64_t n, const F& 
       block_kernel<N>(reinterpret_cast<OutC*>(dst), in, len, f);
     } else {
       block_kernel<N>(obuf, in, len, f);
-      for (int64_t i = 0; i < len; ++i) dst[i] = convert<Out>(obuf[i]);
+      convert_block(obuf, dst, len);
     }
   }
 }

@@ -1,5 +1,6 @@
 // CPU kernels of the convolution maps: oneDNN where it has a primitive, else the im2col + BLAS
-// reference of conv_im2col.cpp (bfloat16 computed in float32 and rounded once).
+// reference of conv_im2col.cpp; bfloat16/float16 without a oneDNN kernel of their own run the
+// float32 ones on converted copies and are rounded once.
 #include <algorithm>
 
 #include "core/tensor_util.h"
@@ -55,13 +56,16 @@ void run_pass(ConvPass pass, const ConvGeom& g, const Tensor& a, const Tensor& b
   void* bias_ptr = bias.defined() ? bias.data_ptr() : nullptr;
   if (dt != kDouble && dnnl_conv(pass, g, dt, a.data_ptr(), b.data_ptr(), out.data_ptr(), bias_ptr))
     return;
-  if (dt == kBFloat16) {  // no oneDNN kernel: compute in float32, round once
+  if (dt == kBFloat16 || dt == kHalf) {
+    // No 16-bit oneDNN kernel on this CPU (oneDNN 2.x has bfloat16 convolutions only from
+    // AVX-512 on): compute in float32, oneDNN first, and round once.
     Tensor af = to_float(a), bf = to_float(b), of = empty_tensor(out.sizes(), kFloat);
     Tensor biasf;
     if (bias.defined())
       biasf = pass == ConvPass::Forward ? to_float(bias) : empty_tensor(bias.sizes(), kFloat);
-    ref_conv(pass, g, kFloat, af.data_ptr(), bf.data_ptr(), of.data_ptr(),
-             biasf.defined() ? biasf.data_ptr() : nullptr);
+    void* biasf_ptr = biasf.defined() ? biasf.data_ptr() : nullptr;
+    if (!dnnl_conv(pass, g, kFloat, af.data_ptr(), bf.data_ptr(), of.data_ptr(), biasf_ptr))
+      ref_conv(pass, g, kFloat, af.data_ptr(), bf.data_ptr(), of.data_ptr(), biasf_ptr);
     cast_into(out, of);
     if (bias.defined() && pass == ConvPass::BackwardWeights) cast_into(bias, biasf);
     return;
