@@ -239,20 +239,36 @@ void TransformerEncoderImpl::reset_parameters() {
     if (auto* ln = dynamic_cast<LayerNormImpl*>(norm.ptr().get())) ln->reset_parameters();
 }
 
+bool TransformerEncoderImpl::packing_ok(const Tensor& src, const Tensor& src_mask,
+                                        const Tensor& src_key_padding_mask) const {
+  // PyTorch 1.13's conditions for its nested-tensor path: the first layer post-LN and fast, a
+  // left-aligned padding mask; here every layer must be fast too.
+  if (!options.enable_nested_tensor() || !src_key_padding_mask.defined() || src_mask.defined() ||
+      src.dim() != 3 || layers->size() == 0)
+    return false;
+  for (size_t i = 0; i < layers->size(); ++i) {
+    auto* layer = layers->at<TransformerEncoderLayerImpl>(int64_t(i));
+    if (!layer || (i == 0 && layer->options.norm_first()) ||
+        !layer->fast_path_blocker(src, src_mask, src_key_padding_mask).empty())
+      return false;
+  }
+  NoGradGuard no_grad;
+  const Tensor& m = src_key_padding_mask;
+  Tensor keep = m.scalar_type() == kBool ? logical_not(m) : eq(m, Scalar(0.0));
+  Tensor len = keep.sum(std::vector<int64_t>{1}, true, kLong);
+  Tensor left = lt(arange(m.size(1), TensorOptions(kLong)).unsqueeze(0), len);
+  return equal(left, keep);
+}
+
 Tensor TransformerEncoderImpl::forward(const Tensor& src, const Tensor& src_mask,
                                        const Tensor& src_key_padding_mask) {
   check_key_padding_mask(src_key_padding_mask, "TransformerEncoder");
   Tensor out = src;
   bool packed = false;
   Tensor lengths;
-  if (options.enable_nested_tensor() && src_key_padding_mask.defined() && !src_mask.defined() &&
-      layers->size() > 0) {
-    auto* first = layers->at<TransformerEncoderLayerImpl>(0);
-    if (first && !first->options.norm_first() &&
-        first->fast_path_blocker(src, src_mask, src_key_padding_mask).empty()) {
-      std::tie(out, lengths) = _transformer_pack_padded(src, src_key_padding_mask);
-      packed = true;
-    }
+  if (packing_ok(src, src_mask, src_key_padding_mask)) {
+    std::tie(out, lengths) = _transformer_pack_padded(src, src_key_padding_mask);
+    packed = true;
   }
   for (const auto& m : *layers) {
     auto* layer = dynamic_cast<TransformerEncoderLayerImpl*>(m.get());

@@ -26,6 +26,11 @@ class TransformerEncoderImpl : public Cloneable<TransformerEncoderImpl> {
   TransformerEncoderOptions options;
   ModuleList layers = nullptr;
   AnyModule norm;
+
+ private:
+  /// Whether forward packs away the padding (PyTorch 1.13's nested-tensor conditions).
+  bool packing_ok(const Tensor& src, const Tensor& src_mask,
+                  const Tensor& src_key_padding_mask) const;
 };
 EMBER_MODULE(TransformerEncoder);
 

@@ -40,6 +40,9 @@ from ember.nn.modules.padding import (ConstantPad1d, ConstantPad2d, ConstantPad3
 from ember.nn.modules.rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
 from ember.nn.modules.upsampling import Upsample, UpsamplingBilinear2d, UpsamplingNearest2d
 from ember.nn.modules.fractional_pool import FractionalMaxPool2d, FractionalMaxPool3d
+from ember.nn.modules.transformer import (Transformer, TransformerDecoder,
+                                          TransformerDecoderLayer, TransformerEncoder,
+                                          TransformerEncoderLayer)
 
 __all__ = [
     "Module", "Identity", "Linear", "Bilinear", "Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d",
@@ -67,5 +70,6 @@ __all__ = [
     "ReplicationPad2d", "ReplicationPad3d", "ZeroPad2d", "Upsample", "UpsamplingNearest2d",
     "UpsamplingBilinear2d", "MultiheadAttention", "RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase",
     "RNNCell",
-    "LSTMCell", "GRUCell",
+    "LSTMCell", "GRUCell", "Transformer", "TransformerEncoder", "TransformerDecoder",
+    "TransformerEncoderLayer", "TransformerDecoderLayer",
 ]
