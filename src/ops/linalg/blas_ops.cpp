@@ -1,8 +1,9 @@
 // Matrix products. Every product funnels into `gemm_core`, a batched C = beta*C + alpha*A·B on
 // (batch, row, column) element strides run by strided_gemm_stub: operands whose strides fit a
 // BLAS layout (plain or transposed, with the conj bit folded into the op) are passed without a
-// copy; only operands that fit neither layout are copied. float16/bfloat16 run through float32
-// BLAS, integers through the blocked kernel in kernels/cpu/gemm.cpp.
+// copy; only operands that fit neither layout are copied. float16/bfloat16 accumulate in float32
+// (Note [16-bit float GEMM] in kernels/cpu/linalg/strided_gemm.cpp), integers run through the
+// blocked kernel in kernels/cpu/gemm.cpp.
 #include <algorithm>
 #include <climits>
 #include <complex>
@@ -156,8 +157,10 @@ void gemm_core(const char* op, int64_t batch, int64_t m, int64_t n, int64_t k, M
   }
   EMBER_CHECK(m <= INT_MAX && n <= INT_MAX && k <= INT_MAX, "[", op,
               "] matrix dims must be below 2^31, got ", m, "x", k, " and ", k, "x", n);
-  if (dt == kHalf || dt == kBFloat16) {
-    // float32 products, one rounding at the end (PyTorch accumulates in float32 as well).
+  const bool reduced = dt == kHalf || dt == kBFloat16;
+  if (reduced && c.device().type() != kCPU) {
+    // float32 products, one rounding at the end (PyTorch accumulates in float32 as well); the
+    // CPU kernel takes 16-bit operands as they are (Note [16-bit float GEMM]).
     Tensor cv = c.as_strided({batch, m, n}, {cbs, crs, 1});
     Tensor cf = is_zero(beta) ? empty({batch, m, n}, TensorOptions().dtype(kFloat))
                               : cv.to(kFloat).contiguous();
@@ -175,7 +178,7 @@ void gemm_core(const char* op, int64_t batch, int64_t m, int64_t n, int64_t k, M
     cv.copy_(cf);
     return;
   }
-  if (!integral) {
+  if (!integral && !reduced) {
     EMBER_CHECK(is_blas_type(dt), "[", op, "] not implemented for dtype ", dtype_name(dt));
     // An operand that fits neither BLAS layout: one contiguous copy of it (every batch entry).
     if (!blas_layout(m, k, a.rs, a.cs).ok) {

@@ -1,8 +1,15 @@
 // The batched strided GEMM behind every matrix product (kernels/stubs/blas.h): float and complex
-// through OpenBLAS, integers through the blocked kernel of kernels/cpu/gemm.cpp.
+// through OpenBLAS, integers through the blocked kernel of kernels/cpu/gemm.cpp, bfloat16 and
+// float16 as Note [16-bit float GEMM] says.
+#include <complex>
+#include <utility>
+
 #include "core/parallel_internal.h"
+#include "core/tensor_util.h"
+#include "ember/context.h"
 #include "ember/parallel.h"
 #include "kernels/cpu/linalg/gemm.h"
+#include "kernels/cpu/linalg/gemm_dnnl.h"
 #include "kernels/stubs/blas.h"
 
 namespace ember {
@@ -22,10 +29,75 @@ namespace {
 // smaller than the thread count also stays inside BLAS.
 constexpr double kBatchAcrossMaxWork = 256.0 * 256.0 * 256.0;
 
+// Note [16-bit float GEMM]
+// bfloat16/float16 products accumulate in float32 and round once, as PyTorch's. oneDNN's matmul
+// runs them directly where it has a fast kernel (oneDNN 2.x: bfloat16 from AVX-512 on, see
+// gemm_dnnl.cpp). Elsewhere (AVX2: oneDNN has no bfloat16 matmul and Debian's OpenBLAS exports
+// no sbgemm) the operands are converted to float32 by the vector casts and multiplied by sgemm:
+// the conversions cost O(n^2) against the product's O(n^3), so this runs at sgemm's speed.
+// float32 products under set_float32_matmul_precision("medium") round their operands to
+// bfloat16 and take oneDNN's bfloat16 kernel, float32 accumulation and output, when that kernel
+// exists and the product is large enough to repay the two conversions (m*n*k >= 128^3); without
+// it bfloat16 would only add rounding, so they stay float32, as "high" and "highest" always do.
+constexpr double kMediumMinWork = 128.0 * 128.0 * 128.0;
+
+void strided_gemm_cpu(const Tensor& a, MatStrides sa, const Tensor& b, MatStrides sb,
+                      const Tensor& c, int64_t cbs, int64_t crs, int64_t batch, int64_t m,
+                      int64_t n, int64_t k, const Scalar& beta, const Scalar& alpha);
+
+/// A packed (batch or 1, rows, cols) copy of an operand in dtype `to`, and its strides.
+std::pair<Tensor, MatStrides> packed_copy(const Tensor& t, MatStrides s, ScalarType to,
+                                          int64_t batch, int64_t rows, int64_t cols) {
+  const int64_t nb = s.bs == 0 ? 1 : batch;
+  Tensor p = empty_tensor({nb, rows, cols}, to);
+  const MatStrides ps{s.bs == 0 ? 0 : rows * cols, cols, 1};
+  convert_matrix(t.dtype(), t.data_ptr(), s, to, p.data_ptr(), {rows * cols, cols, 1}, nb, rows,
+                 cols);
+  return {p, ps};
+}
+
+void reduced_gemm(const Tensor& a, MatStrides sa, const Tensor& b, MatStrides sb, const Tensor& c,
+                  int64_t cbs, int64_t crs, int64_t batch, int64_t m, int64_t n, int64_t k,
+                  const Scalar& beta, const Scalar& alpha) {
+  const ScalarType dt = c.dtype();
+  const float fa = alpha.to<float>(), fb = beta.to<float>();
+  if (dnnl_gemm(dt, dt, batch, m, n, k, a.data_ptr(), sa, b.data_ptr(), sb, c.data_ptr(), cbs,
+                crs, fa, fb))
+    return;
+  auto [af, saf] = packed_copy(a, sa, kFloat, batch, m, k);
+  auto [bf, sbf] = packed_copy(b, sb, kFloat, batch, k, n);
+  Tensor cf = empty_tensor({batch, m, n}, kFloat);
+  const bool beta_zero = beta.toComplexDouble() == std::complex<double>(0, 0);
+  if (!beta_zero)
+    convert_matrix(dt, c.data_ptr(), {cbs, crs, 1}, kFloat, cf.data_ptr(), {m * n, n, 1}, batch, m,
+                   n);
+  strided_gemm_cpu(af, saf, bf, sbf, cf, m * n, n, batch, m, n, k, beta, alpha);
+  convert_matrix(kFloat, cf.data_ptr(), {m * n, n, 1}, dt, c.data_ptr(), {cbs, crs, 1}, batch, m,
+                 n);
+}
+
+/// A float32 product through bfloat16 operands (precision "medium"); false when not taken.
+bool medium_gemm(const Tensor& a, MatStrides sa, const Tensor& b, MatStrides sb, const Tensor& c,
+                 int64_t cbs, int64_t crs, int64_t batch, int64_t m, int64_t n, int64_t k,
+                 const Scalar& beta, const Scalar& alpha) {
+  if (float32_matmul_precision() != MatmulPrecision::Medium ||
+      double(m) * double(n) * double(k) < kMediumMinWork || !dnnl_gemm_available(kBFloat16))
+    return false;
+  auto [ab, sab] = packed_copy(a, sa, kBFloat16, batch, m, k);
+  auto [bb, sbb] = packed_copy(b, sb, kBFloat16, batch, k, n);
+  return dnnl_gemm(kBFloat16, kFloat, batch, m, n, k, ab.data_ptr(), sab, bb.data_ptr(), sbb,
+                   c.data_ptr(), cbs, crs, alpha.to<float>(), beta.to<float>());
+}
+
 void strided_gemm_cpu(const Tensor& a, MatStrides sa, const Tensor& b, MatStrides sb,
                       const Tensor& c, int64_t cbs, int64_t crs, int64_t batch, int64_t m,
                       int64_t n, int64_t k, const Scalar& beta, const Scalar& alpha) {
   const ScalarType dt = c.dtype();
+  if (dt == kBFloat16 || dt == kHalf)
+    return reduced_gemm(a, sa, b, sb, c, cbs, crs, batch, m, n, k, beta, alpha);
+  if (dt == kFloat && !a.is_conj() && !b.is_conj() &&
+      medium_gemm(a, sa, b, sb, c, cbs, crs, batch, m, n, k, beta, alpha))
+    return;
   const int nt = get_num_threads();
   const bool across = batch > 1 && nt > 1 && batch >= nt &&
                       double(m) * double(n) * double(k) <= kBatchAcrossMaxWork;
