@@ -1,8 +1,8 @@
 // The binding of the Transformer encoder layer's inference fast path
 // (_C._transformer_encoder_layer_fwd, as torch._transformer_encoder_layer_fwd), the packing of a
 // padded batch that TransformerEncoder uses to skip padding, and _C._add_layer_norm.
-#include "ember/nn/functional/attention.h"
 #include "ember/nn/functional/transformer.h"
+#include "ember/nn/functional/attention.h"
 #include "nn_functional.h"
 
 namespace ember::python {
@@ -18,8 +18,8 @@ void init_transformer(py::module_& m) {
          py::handle qkv_bias, const Tensor& proj_weight, py::handle proj_bias, bool use_gelu,
          bool norm_first, double eps, py::handle norm_weight_1, py::handle norm_bias_1,
          py::handle norm_weight_2, py::handle norm_bias_2, const Tensor& ffn_weight_1,
-         py::handle ffn_bias_1, const Tensor& ffn_weight_2, py::handle ffn_bias_2,
-         py::handle mask, py::handle mask_type, py::handle seq_lengths) {
+         py::handle ffn_bias_1, const Tensor& ffn_weight_2, py::handle ffn_bias_2, py::handle mask,
+         py::handle mask_type, py::handle seq_lengths) {
         const char* fn = "_transformer_encoder_layer_fwd";
         auto t = [fn](py::handle h, const char* name) { return opt_tensor(h, fn, name); };
         std::optional<int64_t> mt;

@@ -39,17 +39,17 @@ TransformerEncoderLayerImpl::TransformerEncoderLayerImpl(TransformerEncoderLayer
 
 void TransformerEncoderLayerImpl::reset() {
   const auto& o = options;
-  self_attn = register_module(
-      "self_attn", MultiheadAttention(MultiheadAttentionOptions(o.d_model(), o.nhead())
-                                          .dropout(o.dropout())
-                                          .batch_first(o.batch_first())));
+  self_attn = register_module("self_attn",
+                              MultiheadAttention(MultiheadAttentionOptions(o.d_model(), o.nhead())
+                                                     .dropout(o.dropout())
+                                                     .batch_first(o.batch_first())));
   linear1 = register_module("linear1", Linear(o.d_model(), o.dim_feedforward()));
   dropout = register_module("dropout", Dropout(o.dropout()));
   linear2 = register_module("linear2", Linear(o.dim_feedforward(), o.d_model()));
-  norm1 = register_module(
-      "norm1", LayerNorm(LayerNormOptions({o.d_model()}).eps(o.layer_norm_eps())));
-  norm2 = register_module(
-      "norm2", LayerNorm(LayerNormOptions({o.d_model()}).eps(o.layer_norm_eps())));
+  norm1 =
+      register_module("norm1", LayerNorm(LayerNormOptions({o.d_model()}).eps(o.layer_norm_eps())));
+  norm2 =
+      register_module("norm2", LayerNorm(LayerNormOptions({o.d_model()}).eps(o.layer_norm_eps())));
   dropout1 = register_module("dropout1", Dropout(o.dropout()));
   dropout2 = register_module("dropout2", Dropout(o.dropout()));
 }
@@ -106,11 +106,10 @@ Tensor TransformerEncoderLayerImpl::fast_forward(const Tensor& src, const Tensor
                                                  const Tensor& seq_lengths) {
   const bool gelu = std::holds_alternative<enumtype::kGELU>(options.activation());
   return _transformer_encoder_layer_fwd(
-      src, options.d_model(), options.nhead(), self_attn->in_proj_weight,
-      self_attn->in_proj_bias, self_attn->out_proj->weight, self_attn->out_proj->bias, gelu,
-      options.norm_first(), norm1->options.eps(), norm1->weight, norm1->bias, norm2->weight,
-      norm2->bias, linear1->weight, linear1->bias, linear2->weight, linear2->bias, mask,
-      mask_type, seq_lengths);
+      src, options.d_model(), options.nhead(), self_attn->in_proj_weight, self_attn->in_proj_bias,
+      self_attn->out_proj->weight, self_attn->out_proj->bias, gelu, options.norm_first(),
+      norm1->options.eps(), norm1->weight, norm1->bias, norm2->weight, norm2->bias, linear1->weight,
+      linear1->bias, linear2->weight, linear2->bias, mask, mask_type, seq_lengths);
 }
 
 Tensor TransformerEncoderLayerImpl::forward_packed(const Tensor& packed,
@@ -189,9 +188,7 @@ Tensor TransformerDecoderLayerImpl::forward(const Tensor& tgt, const Tensor& mem
     return dropout2(std::get<0>(
         multihead_attn(x, memory, memory, memory_key_padding_mask, false, memory_mask)));
   };
-  auto ff = [&](const Tensor& x) {
-    return dropout3(linear2(dropout(activation(linear1(x)))));
-  };
+  auto ff = [&](const Tensor& x) { return dropout3(linear2(dropout(activation(linear1(x))))); };
   Tensor x = tgt;
   if (options.norm_first()) {
     x = x + sa(norm1(x));
@@ -234,7 +231,8 @@ void TransformerEncoderImpl::reset() {
 }
 
 void TransformerEncoderImpl::reset_parameters() {
-  for (const auto& m : *layers) std::dynamic_pointer_cast<TransformerEncoderLayerImpl>(m)->reset_parameters();
+  for (const auto& m : *layers)
+    std::dynamic_pointer_cast<TransformerEncoderLayerImpl>(m)->reset_parameters();
   if (!norm.is_empty())
     if (auto* ln = dynamic_cast<LayerNormImpl*>(norm.ptr().get())) ln->reset_parameters();
 }
@@ -272,7 +270,8 @@ Tensor TransformerEncoderImpl::forward(const Tensor& src, const Tensor& src_mask
   }
   for (const auto& m : *layers) {
     auto* layer = dynamic_cast<TransformerEncoderLayerImpl*>(m.get());
-    EMBER_CHECK(layer != nullptr, "[TransformerEncoder] its layers must be TransformerEncoderLayers");
+    EMBER_CHECK(layer != nullptr,
+                "[TransformerEncoder] its layers must be TransformerEncoderLayers");
     out = packed ? layer->forward_packed(out, lengths)
                  : layer->forward(out, src_mask, src_key_padding_mask);
   }
@@ -296,7 +295,8 @@ void TransformerDecoderImpl::reset() {
 }
 
 void TransformerDecoderImpl::reset_parameters() {
-  for (const auto& m : *layers) std::dynamic_pointer_cast<TransformerDecoderLayerImpl>(m)->reset_parameters();
+  for (const auto& m : *layers)
+    std::dynamic_pointer_cast<TransformerDecoderLayerImpl>(m)->reset_parameters();
   if (!norm.is_empty())
     if (auto* ln = dynamic_cast<LayerNormImpl*>(norm.ptr().get())) ln->reset_parameters();
 }
@@ -308,7 +308,8 @@ Tensor TransformerDecoderImpl::forward(const Tensor& tgt, const Tensor& memory,
   Tensor out = tgt;
   for (const auto& m : *layers) {
     auto* layer = dynamic_cast<TransformerDecoderLayerImpl*>(m.get());
-    EMBER_CHECK(layer != nullptr, "[TransformerDecoder] its layers must be TransformerDecoderLayers");
+    EMBER_CHECK(layer != nullptr,
+                "[TransformerDecoder] its layers must be TransformerDecoderLayers");
     out = layer->forward(out, memory, tgt_mask, memory_mask, tgt_key_padding_mask,
                          memory_key_padding_mask);
   }
@@ -327,8 +328,10 @@ void TransformerImpl::reset() {
   auto ln = [&] { return LayerNorm(LayerNormOptions({o.d_model()}).eps(o.layer_norm_eps())); };
   if (o.custom_encoder()) {
     auto enc = std::dynamic_pointer_cast<TransformerEncoderImpl>(o.custom_encoder()->clone());
-    EMBER_CHECK_TYPE(enc != nullptr, "[Transformer] custom_encoder must be a TransformerEncoder, "
-                     "got a ", o.custom_encoder()->name());
+    EMBER_CHECK_TYPE(enc != nullptr,
+                     "[Transformer] custom_encoder must be a TransformerEncoder, "
+                     "got a ",
+                     o.custom_encoder()->name());
     encoder = TransformerEncoder(enc);
   } else {
     TransformerEncoderLayer layer(TransformerEncoderLayerOptions(o.d_model(), o.nhead())
@@ -344,8 +347,10 @@ void TransformerImpl::reset() {
   register_module("encoder", encoder);
   if (o.custom_decoder()) {
     auto dec = std::dynamic_pointer_cast<TransformerDecoderImpl>(o.custom_decoder()->clone());
-    EMBER_CHECK_TYPE(dec != nullptr, "[Transformer] custom_decoder must be a TransformerDecoder, "
-                     "got a ", o.custom_decoder()->name());
+    EMBER_CHECK_TYPE(dec != nullptr,
+                     "[Transformer] custom_decoder must be a TransformerDecoder, "
+                     "got a ",
+                     o.custom_decoder()->name());
     decoder = TransformerDecoder(dec);
   } else {
     TransformerDecoderLayer layer(TransformerDecoderLayerOptions(o.d_model(), o.nhead())
@@ -384,8 +389,10 @@ Tensor TransformerImpl::forward(const Tensor& src, const Tensor& tgt, const Tens
 }
 
 Tensor TransformerImpl::generate_square_subsequent_mask(int64_t sz) {
-  EMBER_CHECK_VALUE(sz >= 0, "[Transformer] generate_square_subsequent_mask: sz must be "
-                    "non-negative, got ", sz);
+  EMBER_CHECK_VALUE(sz >= 0,
+                    "[Transformer] generate_square_subsequent_mask: sz must be "
+                    "non-negative, got ",
+                    sz);
   return ember::triu(full({sz, sz}, -std::numeric_limits<double>::infinity()), 1);
 }
 

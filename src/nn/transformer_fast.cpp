@@ -173,20 +173,19 @@ Tensor _transformer_encoder_layer_fwd(
                   qkv_weight.size(1) == embed_dim,
               fn, "qkv_weight must be (", 3 * embed_dim, ", ", embed_dim, ")");
   EMBER_CHECK(!(packed && mask.defined()), fn, "a mask cannot be combined with packed rows");
-  const Tensor* all[] = {&src,          &qkv_weight,    &qkv_bias,     &proj_weight,
-                         &proj_bias,    &norm_weight_1, &norm_bias_1,  &norm_weight_2,
-                         &norm_bias_2,  &ffn_weight_1,  &ffn_bias_1,   &ffn_weight_2,
-                         &ffn_bias_2};
+  const Tensor* all[] = {&src,           &qkv_weight,   &qkv_bias,      &proj_weight, &proj_bias,
+                         &norm_weight_1, &norm_bias_1,  &norm_weight_2, &norm_bias_2, &ffn_weight_1,
+                         &ffn_bias_1,    &ffn_weight_2, &ffn_bias_2};
   if (GradMode::is_enabled())
     for (const Tensor* t : all)
       EMBER_CHECK(!(t->defined() && t->requires_grad()), fn,
                   "is an inference path: run it under no_grad, or with no tensor requiring grad");
   NoGradGuard no_grad;
 
-  const LayerWeights w{embed_dim,     num_heads,   qkv_weight,    qkv_bias,     proj_weight,
-                       proj_bias,     use_gelu,    norm_first,    eps,          norm_weight_1,
-                       norm_bias_1,   norm_weight_2, norm_bias_2, ffn_weight_1, ffn_bias_1,
-                       ffn_weight_2,  ffn_bias_2};
+  const LayerWeights w{embed_dim,    num_heads,     qkv_weight,  qkv_bias,     proj_weight,
+                       proj_bias,    use_gelu,      norm_first,  eps,          norm_weight_1,
+                       norm_bias_1,  norm_weight_2, norm_bias_2, ffn_weight_1, ffn_bias_1,
+                       ffn_weight_2, ffn_bias_2};
   std::vector<int64_t> lengths;
   Tensor x;
   if (packed) {
@@ -219,11 +218,11 @@ Tensor _transformer_encoder_layer_fwd(
     EMBER_CHECK(m.dim() == 2 && m.size(0) == B && m.size(1) == L, fn,
                 "the key padding mask must be (", B, ", ", L, ")");
   } else if (type == 0) {
-    EMBER_CHECK((m.dim() == 2 && m.size(0) == L && m.size(1) == L) ||
-                    (m.dim() == 3 && m.size(0) == B * num_heads && m.size(1) == L &&
-                     m.size(2) == L),
-                fn, "the attention mask must be (", L, ", ", L, ") or (", B * num_heads, ", ", L,
-                ", ", L, ")");
+    EMBER_CHECK(
+        (m.dim() == 2 && m.size(0) == L && m.size(1) == L) ||
+            (m.dim() == 3 && m.size(0) == B * num_heads && m.size(1) == L && m.size(2) == L),
+        fn, "the attention mask must be (", L, ", ", L, ") or (", B * num_heads, ", ", L, ", ", L,
+        ")");
   } else if (m.defined()) {
     EMBER_THROW(ValueError, fn, "mask_type must be 0 (attention mask) or 1 (key padding mask)");
   }

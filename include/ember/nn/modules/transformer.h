@@ -62,8 +62,7 @@ class TransformerImpl : public Cloneable<TransformerImpl> {
   /// src (S, N, E), tgt (T, N, E) ((N, *, E) with batch_first) -> (T, N, E).
   Tensor forward(const Tensor& src, const Tensor& tgt, const Tensor& src_mask = {},
                  const Tensor& tgt_mask = {}, const Tensor& memory_mask = {},
-                 const Tensor& src_key_padding_mask = {},
-                 const Tensor& tgt_key_padding_mask = {},
+                 const Tensor& src_key_padding_mask = {}, const Tensor& tgt_key_padding_mask = {},
                  const Tensor& memory_key_padding_mask = {});
   /// (sz, sz) float: -inf above the diagonal, 0 elsewhere.
   static Tensor generate_square_subsequent_mask(int64_t sz);

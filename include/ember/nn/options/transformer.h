@@ -13,8 +13,7 @@ namespace ember::nn {
 /// of `encoder_layer`, then `norm` when given. enable_nested_tensor packs away the padded
 /// positions of a src_key_padding_mask in the inference fast path (their outputs are zeros).
 struct TransformerEncoderOptions {
-  TransformerEncoderOptions(const TransformerEncoderLayerOptions& encoder_layer,
-                            int64_t num_layers)
+  TransformerEncoderOptions(const TransformerEncoderLayerOptions& encoder_layer, int64_t num_layers)
       : encoder_layer_(encoder_layer), num_layers_(num_layers) {}
   TransformerEncoderOptions(TransformerEncoderLayer encoder_layer, int64_t num_layers)
       : encoder_layer_(std::move(encoder_layer)), num_layers_(num_layers) {}
@@ -27,8 +26,7 @@ struct TransformerEncoderOptions {
 
 /// `TransformerDecoderOptions(layer, 6).norm(...)`.
 struct TransformerDecoderOptions {
-  TransformerDecoderOptions(const TransformerDecoderLayerOptions& decoder_layer,
-                            int64_t num_layers)
+  TransformerDecoderOptions(const TransformerDecoderLayerOptions& decoder_layer, int64_t num_layers)
       : decoder_layer_(decoder_layer), num_layers_(num_layers) {}
   TransformerDecoderOptions(TransformerDecoderLayer decoder_layer, int64_t num_layers)
       : decoder_layer_(std::move(decoder_layer)), num_layers_(num_layers) {}

@@ -31,8 +31,8 @@ inline typename Acc<T>::type load(T v) {
 inline float load(BFloat16 v) { return float(v); }
 
 template <class T>
-void add_layer_norm_rows(const T* x, const T* r, const T* w, const T* b, T* y, int64_t M,
-                         int64_t D, double eps) {
+void add_layer_norm_rows(const T* x, const T* r, const T* w, const T* b, T* y, int64_t M, int64_t D,
+                         double eps) {
   using A = typename Acc<T>::type;
   // Rows per task: about 64 KiB of work each, so small inputs stay on one thread.
   const int64_t grain = std::max<int64_t>(1, 16384 / std::max<int64_t>(D, 1));
@@ -82,9 +82,9 @@ void add_layer_norm(const Tensor& x, const Tensor& r, const Tensor& weight, cons
                     int64_t M, int64_t D, double eps, Tensor& y) {
   auto run = [&](auto tag) {
     using T = decltype(tag);
-    add_layer_norm_rows<T>(static_cast<const T*>(x.data_ptr()),
-                           static_cast<const T*>(r.data_ptr()), ptr_or_null<T>(weight),
-                           ptr_or_null<T>(bias), static_cast<T*>(y.data_ptr()), M, D, eps);
+    add_layer_norm_rows<T>(static_cast<const T*>(x.data_ptr()), static_cast<const T*>(r.data_ptr()),
+                           ptr_or_null<T>(weight), ptr_or_null<T>(bias),
+                           static_cast<T*>(y.data_ptr()), M, D, eps);
   };
   switch (x.dtype()) {
     case kFloat:
