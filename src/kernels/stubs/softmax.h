@@ -10,7 +10,8 @@
 namespace ember {
 
 /// out = softmax(x) (log_softmax when `log`) over the wrapped dim `dim` of `x`, a non-empty
-/// contiguous float32 or float64 tensor; `out` is contiguous, of x's shape and dtype.
+/// contiguous float32 or float64 tensor (on CPU also bfloat16 / float16, computed in float32);
+/// `out` is contiguous, of x's shape and dtype.
 EMBER_DECLARE_KERNEL(softmax_stub, void(const Tensor& x, Tensor& out, int64_t dim, bool log));
 
 }  // namespace ember

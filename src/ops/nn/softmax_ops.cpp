@@ -1,6 +1,6 @@
 // softmax / log_softmax: validation and dtype handling; the parallel split and the fused loops
 // are behind kernels/stubs/softmax.h (Note [Fused softmax]). float16/bfloat16 are computed in
-// float32 and rounded once at the end, as PyTorch.
+// float32 and rounded once at the end, as PyTorch (the CPU kernel converts block by block).
 #include "autograd/record.h"
 #include "core/tensor_util.h"
 #include "ember/factory.h"
@@ -25,11 +25,19 @@ ScalarType softmax_meta(const Tensor& self, int64_t& dim, std::optional<ScalarTy
   return dt;
 }
 
-/// Computes softmax of `self` into `dst`, a contiguous tensor of self's shape and the compute
-/// dtype (float or double) of `dt`.
+/// The dtype the kernel reads and writes for result dtype `dt`: float32 for float16/bfloat16,
+/// except on CPU, whose kernel converts blocks of rows itself.
+ScalarType kernel_dtype(ScalarType dt, const Tensor& self) {
+  if (dt == kDouble) return kDouble;
+  if ((dt == kBFloat16 || dt == kHalf) && self.device().type() == kCPU) return dt;
+  return kFloat;
+}
+
+/// Computes softmax of `self` into `dst`, a contiguous tensor of self's shape and the kernel
+/// dtype of `dt`.
 void softmax_into(Tensor& dst, const Tensor& self, int64_t dim, ScalarType dt, bool log) {
   if (self.numel() == 0) return;
-  const ScalarType ct = dt == kDouble ? kDouble : kFloat;
+  const ScalarType ct = dst.dtype();
   // dtype= casts the input first (a float input asked for bfloat16 is rounded to it), then the
   // math runs in float or double.
   Tensor x = self.to(dt).to(ct).resolve_conj().contiguous();
@@ -39,7 +47,7 @@ void softmax_into(Tensor& dst, const Tensor& self, int64_t dim, ScalarType dt, b
 Tensor softmax_impl(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype, bool log) {
   const char* op = log ? "log_softmax" : "softmax";
   const ScalarType dt = softmax_meta(self, dim, dtype, op);
-  const ScalarType ct = dt == kDouble ? kDouble : kFloat;
+  const ScalarType ct = kernel_dtype(dt, self);
   Tensor y = empty_tensor(self.sizes(), ct);
   softmax_into(y, self, dim, dt, log);
   return ct == dt ? y : y.to(dt);
@@ -56,7 +64,7 @@ Tensor& softmax_out_impl(Tensor& out, const Tensor& self, int64_t dim,
                 " but the result has shape ", shape_str(self.sizes()));
     resize_output(out, self.sizes());
   }
-  const ScalarType ct = dt == kDouble ? kDouble : kFloat;
+  const ScalarType ct = kernel_dtype(dt, self);
   // Write straight into a contiguous out that does not alias the input.
   if (out.is_contiguous() && ct == dt && !out.is_alias_of(self)) {
     softmax_into(out, self, dim, dt, log);

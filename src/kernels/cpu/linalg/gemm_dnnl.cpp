@@ -50,8 +50,7 @@ uint32_t f32_bits(float f) {
 }
 
 /// The descs of one operand: a broadcast batch (stride 0) becomes a batch dim of 1.
-memory::desc operand_desc(ScalarType dt, int64_t batch, int64_t rows, int64_t cols,
-                          MatStrides s) {
+memory::desc operand_desc(ScalarType dt, int64_t batch, int64_t rows, int64_t cols, MatStrides s) {
   const bool bcast = s.bs == 0 || batch == 1;
   const int64_t span = std::max<int64_t>({1, s.rs * rows, s.cs * cols});
   return memory::desc({bcast ? 1 : batch, rows, cols}, dnnl_type(dt),
@@ -77,8 +76,7 @@ std::shared_ptr<Entry> create(ScalarType ab, ScalarType cdt, int64_t batch, int6
   try {
     dnnl::matmul::desc d(e->a, e->b, e->c);
     dnnl::matmul::primitive_desc pd(d, attr, cpu_engine());
-    if (std::string_view(pd.impl_info_str()).find("ref") != std::string_view::npos)
-      return nullptr;
+    if (std::string_view(pd.impl_info_str()).find("ref") != std::string_view::npos) return nullptr;
     e->prim = dnnl::matmul(pd);
     e->scratchpad = pd.scratchpad_desc();
   } catch (const dnnl::error&) {
@@ -95,9 +93,23 @@ std::shared_ptr<Entry> lookup(ScalarType ab, ScalarType cdt, int64_t batch, int6
   static std::mutex mu;
   // A null entry is cached too: a problem oneDNN cannot run is not re-created every call.
   static std::map<std::vector<int64_t>, std::shared_ptr<Entry>> cache;
-  std::vector<int64_t> key{int64_t(ab), int64_t(cdt), batch, m,     n,     k,   sa.bs,
-                           sa.rs,       sa.cs,        sb.bs, sb.rs, sb.cs, cbs, crs,
-                           f32_bits(alpha), f32_bits(beta), get_num_threads()};
+  std::vector<int64_t> key{int64_t(ab),
+                           int64_t(cdt),
+                           batch,
+                           m,
+                           n,
+                           k,
+                           sa.bs,
+                           sa.rs,
+                           sa.cs,
+                           sb.bs,
+                           sb.rs,
+                           sb.cs,
+                           cbs,
+                           crs,
+                           f32_bits(alpha),
+                           f32_bits(beta),
+                           get_num_threads()};
   std::lock_guard<std::mutex> lock(mu);
   auto it = cache.find(key);
   if (it != cache.end()) return it->second;

@@ -61,8 +61,8 @@ void reduced_gemm(const Tensor& a, MatStrides sa, const Tensor& b, MatStrides sb
                   const Scalar& beta, const Scalar& alpha) {
   const ScalarType dt = c.dtype();
   const float fa = alpha.to<float>(), fb = beta.to<float>();
-  if (dnnl_gemm(dt, dt, batch, m, n, k, a.data_ptr(), sa, b.data_ptr(), sb, c.data_ptr(), cbs,
-                crs, fa, fb))
+  if (dnnl_gemm(dt, dt, batch, m, n, k, a.data_ptr(), sa, b.data_ptr(), sb, c.data_ptr(), cbs, crs,
+                fa, fb))
     return;
   auto [af, saf] = packed_copy(a, sa, kFloat, batch, m, k);
   auto [bf, sbf] = packed_copy(b, sb, kFloat, batch, k, n);
