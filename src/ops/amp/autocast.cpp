@@ -2,6 +2,7 @@
 #include <unordered_map>
 
 #include "ember/amp.h"
+#include "ember/autograd.h"
 #include "ember/error.h"
 #include "ops/call_path.h"
 
@@ -53,19 +54,23 @@ CastPolicy autocast_policy(OpId op, DeviceType device) {
 
 bool autocast_enabled_for(DeviceType device) { return autocast::is_enabled(device); }
 
-ScalarType autocast_lower_dtype(DeviceType device) {
-  return autocast::get_autocast_dtype(device);
-}
+ScalarType autocast_lower_dtype(DeviceType device) { return autocast::get_autocast_dtype(device); }
 
+// Note [Weight cast cache]
+// As PyTorch's cached_cast: only float32 leaves that require grad (the weights), cast to the
+// region's lower dtype, are cached, keyed by TensorImpl; a hit returns the same cast tensor, so
+// one ToCopy node feeds every use of the weight in the region. Unlike PyTorch, a cast made with
+// grad mode off (no_grad or inference mode inside the region) is not stored: it has no graph, and
+// a later use with grad mode on would otherwise get a cast that never reaches the weight's grad.
 Tensor autocast_cast(const Tensor& t, ScalarType to, DeviceType device) {
   AutocastState& s = state();
-  bool cacheable = s.cache_enabled && to == autocast_lower_dtype(device) &&
-                   t.dtype() == kFloat && t.requires_grad() && t.is_leaf() && !t.is_view();
+  bool cacheable = s.cache_enabled && to == autocast_lower_dtype(device) && t.dtype() == kFloat &&
+                   t.requires_grad() && t.is_leaf() && !t.is_view();
   if (!cacheable) return t.to(to);
   auto it = s.cache.find(t.unsafeGetTensorImpl());
   if (it != s.cache.end() && it->second.second.dtype() == to) return it->second.second;
   Tensor cast = t.to(to);
-  s.cache[t.unsafeGetTensorImpl()] = {t, cast};
+  if (GradMode::is_enabled()) s.cache[t.unsafeGetTensorImpl()] = {t, cast};
   return cast;
 }
 
@@ -96,8 +101,16 @@ ScalarType get_autocast_dtype(DeviceType device) {
 }
 
 void set_autocast_dtype(DeviceType device, ScalarType dtype) {
-  if (dtype != kBFloat16 && dtype != kHalf)
-    EMBER_THROW(ValueError, "[autocast] the lower-precision dtype must be bfloat16 or float16, got ",
+  EMBER_CHECK(device == kCPU || device == kCUDA,
+              "[autocast] autocast is supported on cpu and cuda, got ", device_type_name(device));
+  // CPU autocast has kernels for bfloat16 and float16; at::autocast takes any CUDA dtype, of
+  // which only the floating ones make sense as a cast target.
+  if (device == kCPU)
+    EMBER_CHECK(dtype == kBFloat16 || dtype == kHalf,
+                "[autocast] CPU autocast supports the dtypes bfloat16 and float16, got ",
+                dtype_name(dtype));
+  else
+    EMBER_CHECK(isFloatingType(dtype), "[autocast] the CUDA autocast dtype must be floating, got ",
                 dtype_name(dtype));
   (device == kCPU ? state().cpu_dtype : state().cuda_dtype) = dtype;
 }
@@ -108,8 +121,7 @@ void clear_cache() { state().cache.clear(); }
 int increment_nesting() { return ++state().nesting; }
 int decrement_nesting() { return --state().nesting; }
 
-AutocastGuard::AutocastGuard(DeviceType device, ScalarType dtype, bool enabled,
-                             bool cache_enabled)
+AutocastGuard::AutocastGuard(DeviceType device, ScalarType dtype, bool enabled, bool cache_enabled)
     : device_(device),
       prev_enabled_(is_enabled(device)),
       prev_dtype_(get_autocast_dtype(device)),
