@@ -365,17 +365,11 @@ double lr_at(int64_t step, const Args& a) {
   return a.lr * (0.1 + 0.9 * 0.5 * (1.0 + std::cos(M_PI * std::min(progress, 1.0))));
 }
 
-std::optional<ember::autocast::AutocastGuard> autocast_region(const Args& a) {
-  std::optional<ember::autocast::AutocastGuard> g;
-  if (a.amp) g.emplace(ember::kCPU, ember::kBFloat16);
-  return g;
-}
-
 // Mean cross-entropy (nats per character) over --eval-batches batches of windows spread evenly
 // over `data` (numpy.linspace's positions, as the Python twin).
 double evaluate(CharLM& model, const std::vector<int64_t>& data, const Args& a) {
   int64_t n = a.eval_batches * a.batch_size, hi = int64_t(data.size()) - a.context - 2;
-  std::vector<int64_t> starts(size_t(n));
+  std::vector<int64_t> starts(static_cast<size_t>(n));
   double step = n > 1 ? double(hi) / double(n - 1) : 0.0;
   for (int64_t i = 0; i < n; ++i) starts[size_t(i)] = int64_t(double(i) * step);
   if (n > 1) starts.back() = hi;
@@ -387,7 +381,7 @@ double evaluate(CharLM& model, const std::vector<int64_t>& data, const Args& a) 
     auto [x, y] = make_batch(data, part, a.context);
     Tensor logits;
     {
-      auto guard = autocast_region(a);
+      ember::autocast::AutocastGuard guard(ember::kCPU, ember::kBFloat16, a.amp);
       logits = model(x);
     }
     logits = logits.to(ember::kFloat32);
@@ -413,7 +407,7 @@ std::u32string sample(CharLM& model, const Vocab& vocab, const Args& a) {
                    .view({1, int64_t(window.size())});
     Tensor logits;
     {
-      auto guard = autocast_region(a);
+      ember::autocast::AutocastGuard guard(ember::kCPU, ember::kBFloat16, a.amp);
       logits = model(x);
     }
     Tensor z =
@@ -544,7 +538,7 @@ int run(const Args& a) {
     auto [x, y] = make_batch(train_ids, starts, a.context);
     Tensor loss;
     {
-      auto guard = autocast_region(a);
+      ember::autocast::AutocastGuard guard(ember::kCPU, ember::kBFloat16, a.amp);
       Tensor logits = model(x);
       loss = ember::cross_entropy(logits.view({-1, V}), y.view({-1}));
     }

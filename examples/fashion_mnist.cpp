@@ -5,7 +5,11 @@
 //   fashion_mnist [--epochs 3] [--batch-size 64] [--lr 1e-3] [--threads N] [--seed 0]
 //                 [--data /usr/share/datasets/fashion-mnist] [--out fashion_mnist_out]
 //                 [--resume CHECKPOINT] [--limit N] [--test-limit N]
-//                 [--ddp] [--checkpoint-dir DIR] [--checkpoint-every N]
+//                 [--ddp] [--checkpoint-dir DIR] [--checkpoint-every N] [--amp none|bf16]
+//
+// --amp bf16 runs the forward passes and the loss under CPU autocast with bfloat16
+// (ember::autocast::AutocastGuard): convolutions and linear layers compute in bfloat16, the
+// parameters and the optimizer state stay float32.
 //
 // --ddp trains data-parallel on the processes `ember-run --nproc-per-node W` starts (RANK,
 // WORLD_SIZE, MASTER_ADDR, MASTER_PORT): each rank takes its share of every global batch of
@@ -33,6 +37,7 @@
 #include <tuple>
 #include <vector>
 
+#include "ember/amp.h"
 #include "ember/data.h"
 #include "ember/distributed.h"
 #include "ember/ember.h"
@@ -82,6 +87,7 @@ struct Args {
   bool ddp = false;
   std::string checkpoint_dir;
   int64_t checkpoint_every = 0;
+  bool amp = false;  ///< --amp bf16
 };
 
 // Fashion-MNIST's training-set pixel mean and standard deviation (of values in [0, 1]).
@@ -92,7 +98,8 @@ constexpr double kMean = 0.2860, kStd = 0.3530;
       << "fashion_mnist: " << error
       << "\nusage: fashion_mnist [--epochs N] [--batch-size N] [--lr X] [--threads N] "
          "[--seed N] [--data DIR] [--out DIR] [--resume CHECKPOINT] [--limit N] [--test-limit N] "
-         "[--no-normalize] [--ddp] [--checkpoint-dir DIR] [--checkpoint-every N]\n";
+         "[--no-normalize] [--ddp] [--checkpoint-dir DIR] [--checkpoint-every N] "
+         "[--amp none|bf16]\n";
   std::exit(2);
 }
 
@@ -136,7 +143,10 @@ Args parse(int argc, char** argv) {
         a.checkpoint_dir = v;
       else if (k == "--checkpoint-every")
         a.checkpoint_every = std::stoll(v);
-      else
+      else if (k == "--amp") {
+        if (v != "none" && v != "bf16") usage("--amp takes none or bf16");
+        a.amp = v == "bf16";
+      } else
         usage("unknown option " + k);
     } catch (const std::logic_error&) {
       usage("bad value '" + v + "' for " + k);
@@ -206,7 +216,12 @@ std::pair<double, double> evaluate(Net& model, ember::data::Dataset& test, const
     std::vector<size_t> idx;
     for (int64_t j = i; j < std::min(n, i + 1000); ++j) idx.push_back(size_t(j));
     ember::data::Example b = test.get_batch(idx);
-    ember::Tensor logits = model(prepare(b.data, a));
+    ember::Tensor logits;
+    {
+      ember::autocast::AutocastGuard amp(ember::kCPU, ember::kBFloat16, a.amp);
+      logits = model(prepare(b.data, a));
+    }
+    logits = logits.to(ember::kFloat32);
     loss += ember::cross_entropy(logits, b.target, {}, ember::Reduction::Sum).item<double>();
     correct += logits.argmax(1).eq(b.target).sum().item<int64_t>();
   }
@@ -518,8 +533,12 @@ int run_resumable(const Args& a) {
       for (int64_t i = begin; i < begin + count; ++i) idx.push_back(size_t(perm[i]));
       ember::data::Example b = train.get_batch(idx);
       opt.zero_grad();
-      ember::Tensor loss_sum =
-          ember::cross_entropy(forward(prepare(b.data, a)), b.target, {}, ember::Reduction::Sum);
+      ember::Tensor loss_sum;
+      {
+        ember::autocast::AutocastGuard amp(ember::kCPU, ember::kBFloat16, a.amp);
+        loss_sum =
+            ember::cross_entropy(forward(prepare(b.data, a)), b.target, {}, ember::Reduction::Sum);
+      }
       (loss_sum * (double(world) / double(size))).backward();
       opt.step();
       local_loss += loss_sum.item<double>();
@@ -584,7 +603,8 @@ int main(int argc, char** argv) {
     if (a.threads > 0) ember::set_num_threads(a.threads);
     ember::manual_seed(a.seed);
     std::cout << "ember " << ember::kVersion << " | Fashion-MNIST CNN | CPU kernels "
-              << ember::cpu_capability() << " | threads " << ember::get_num_threads() << "\n";
+              << ember::cpu_capability() << " | threads " << ember::get_num_threads()
+              << (a.amp ? " | amp bf16" : "") << "\n";
 
     auto train =
         std::make_shared<ember::data::FashionMNIST>(a.data, ember::data::MNIST::Mode::kTrain);
@@ -619,7 +639,11 @@ int main(int argc, char** argv) {
       int64_t seen = 0;
       for (auto& batch : *loader) {
         opt.zero_grad();
-        ember::Tensor loss = ember::cross_entropy(model(prepare(batch.data, a)), batch.target);
+        ember::Tensor loss;
+        {
+          ember::autocast::AutocastGuard amp(ember::kCPU, ember::kBFloat16, a.amp);
+          loss = ember::cross_entropy(model(prepare(batch.data, a)), batch.target);
+        }
         loss.backward();
         opt.step();
         int64_t bs = batch.data.size(0);

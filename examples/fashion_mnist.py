@@ -2,7 +2,7 @@
 
     PYTHONPATH=build/release/python /usr/bin/python3 examples/fashion_mnist.py [--epochs 3]
         [--batch-size 64] [--lr 1e-3] [--threads N] [--seed 0] [--limit N] [--out DIR]
-        [--backend ember|torch] [--test-limit N]
+        [--backend ember|torch] [--test-limit N] [--amp none|bf16]
         [--ddp] [--checkpoint-dir DIR] [--checkpoint-every N]
 
 The script is written against PyTorch's API: `--backend torch` runs the very same code on
@@ -15,6 +15,10 @@ averages the gradients. --checkpoint-dir checkpoints at each epoch's end and eve
 --checkpoint-every steps, and a (re)start resumes after the latest checkpoint (the model, the
 optimizer, the epoch, the batch within it and the sampler's generator state), so a restarted job
 ends with the parameters of an uninterrupted one.
+
+--amp bf16 runs the forward passes and the loss under CPU autocast with bfloat16
+(`torch.autocast("cpu", dtype=torch.bfloat16)`): convolutions and linear layers compute in
+bfloat16, the parameters and the optimizer stay float32.
 """
 
 import argparse
@@ -61,12 +65,18 @@ def build(nn):
         nn.Flatten(), nn.Linear(1600, 128), nn.ReLU(), nn.Linear(128, 10))
 
 
-def evaluate(torch, model, images, labels):
+def autocast(torch, args):
+    """The --amp region: CPU autocast with bfloat16, or a disabled one."""
+    return torch.autocast("cpu", dtype=torch.bfloat16, enabled=args.amp == "bf16")
+
+
+def evaluate(torch, model, images, labels, args):
     model.eval()
     loss, correct = 0.0, 0
     with torch.no_grad():
         for i in range(0, len(images), 1000):
-            logits = model(images[i:i + 1000])
+            with autocast(torch, args):
+                logits = model(images[i:i + 1000]).float()
             loss += float(torch.nn.functional.cross_entropy(logits, labels[i:i + 1000],
                                                             reduction="sum"))
             correct += int((logits.argmax(1) == labels[i:i + 1000]).sum())
@@ -155,7 +165,8 @@ def train_resumable(torch, args, train_x, train_y, test_x, test_y):
             mine = torch.tensor(idx[lo:hi], dtype=torch.long)
             xb, yb = train_x[mine], train_y[mine]
             opt.zero_grad()
-            loss_sum = torch.nn.functional.cross_entropy(net(xb), yb, reduction="sum")
+            with autocast(torch, args):
+                loss_sum = torch.nn.functional.cross_entropy(net(xb), yb, reduction="sum")
             (loss_sum * (world / len(idx))).backward()
             opt.step()
             local_loss += float(loss_sum)
@@ -171,7 +182,7 @@ def train_resumable(torch, args, train_x, train_y, test_x, test_y):
         result = torch.zeros(2, dtype=torch.float64)
         if lead:
             n_test = args.test_limit or len(test_x)
-            result = torch.tensor(evaluate(torch, model, test_x[:n_test], test_y[:n_test]),
+            result = torch.tensor(evaluate(torch, model, test_x[:n_test], test_y[:n_test], args),
                                   dtype=torch.float64)
         if args.ddp:
             dist.broadcast(result, 0)
@@ -212,6 +223,8 @@ def main(argv=None):
     p.add_argument("--ddp", action="store_true", help="data-parallel under ember-run/torchrun")
     p.add_argument("--checkpoint-dir", default="", help="checkpoint here and resume from it")
     p.add_argument("--checkpoint-every", type=int, default=0, help="also every N steps")
+    p.add_argument("--amp", choices=["none", "bf16"], default="none",
+                   help="bf16: forward and loss under CPU autocast with bfloat16")
     args = p.parse_args(argv)
     if args.checkpoint_every and not args.checkpoint_dir:
         p.error("--checkpoint-every needs --checkpoint-dir")
@@ -245,7 +258,7 @@ def main(argv=None):
                         sampler=BatchSampler(RandomSampler(ds, generator=g), args.batch_size,
                                              drop_last=False))
     print(f"{args.backend} | Fashion-MNIST CNN | {len(train_x)} training, {len(test_x)} test "
-          f"images | threads {torch.get_num_threads()}")
+          f"images | amp {args.amp} | threads {torch.get_num_threads()}")
     print(model)
     tty = sys.stderr.isatty()
     history = []
@@ -253,7 +266,8 @@ def main(argv=None):
         start, seen, loss_sum = time.perf_counter(), 0, 0.0
         for xb, yb in loader:
             opt.zero_grad()
-            loss = torch.nn.functional.cross_entropy(model(xb), yb)
+            with autocast(torch, args):
+                loss = torch.nn.functional.cross_entropy(model(xb), yb)
             loss.backward()
             opt.step()
             seen += len(xb)
@@ -265,7 +279,7 @@ def main(argv=None):
         secs = time.perf_counter() - start
         if tty:
             print(file=sys.stderr)
-        test_loss, acc = evaluate(torch, model, test_x, test_y)
+        test_loss, acc = evaluate(torch, model, test_x, test_y, args)
         history.append((loss_sum / seen, test_loss, acc, secs))
         print(f"epoch {epoch}: train loss {loss_sum / seen:.4f} | test loss {test_loss:.4f} | "
               f"test accuracy {100 * acc:.2f}% | {secs:.1f} s, {seen / secs:.0f} images/s",
