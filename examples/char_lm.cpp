@@ -2,8 +2,8 @@
 // `fortunes` package (make demo-lm). The C++ twin of examples/char_lm.py: the same model,
 // split, schedule, flags and output.
 //
-//   char_lm [--steps 600] [--seed 0] [--layers 4] [--d-model 128] [--heads 4] [--context 128]
-//           [--batch-size 32] [--lr 3e-3] [--warmup 60] [--weight-decay 0.1] [--clip 1.0]
+//   char_lm [--steps 800] [--seed 0] [--layers 4] [--d-model 128] [--heads 4] [--context 64]
+//           [--batch-size 32] [--lr 4e-3] [--warmup 60] [--weight-decay 0.1] [--clip 1.0]
 //           [--amp none|bf16] [--tie] [--eval-every 100] [--eval-batches 8] [--threads N]
 //           [--prompt TEXT] [--sample-chars 300] [--temperature 0.8] [--top-k 40]
 //           [--out char_lm_out] [--init CHECKPOINT] [--data /usr/share/games/fortunes]
@@ -52,10 +52,10 @@ using ember::Tensor;
 namespace {
 
 struct Args {
-  int64_t steps = 600;
+  int64_t steps = 800;
   uint64_t seed = 0;
-  int64_t layers = 4, d_model = 128, heads = 4, context = 128, batch_size = 32;
-  double lr = 3e-3;
+  int64_t layers = 4, d_model = 128, heads = 4, context = 64, batch_size = 32;
+  double lr = 4e-3;
   int64_t warmup = 60;
   double weight_decay = 0.1, clip = 1.0;
   bool amp = false, tie = false;

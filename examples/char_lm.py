@@ -1,8 +1,8 @@
 """A character-level Transformer language model on the fortune files, as examples/char_lm.cpp.
 
     PYTHONPATH=build/release/python /usr/bin/python3 examples/char_lm.py [--backend ember|torch]
-        [--steps 600] [--seed 0] [--layers 4] [--d-model 128] [--heads 4] [--context 128]
-        [--batch-size 32] [--lr 3e-3] [--warmup 60] [--weight-decay 0.1] [--clip 1.0]
+        [--steps 800] [--seed 0] [--layers 4] [--d-model 128] [--heads 4] [--context 64]
+        [--batch-size 32] [--lr 4e-3] [--warmup 60] [--weight-decay 0.1] [--clip 1.0]
         [--amp bf16] [--tie] [--eval-every 100] [--eval-batches 8] [--threads N]
         [--prompt TEXT] [--sample-chars 300] [--temperature 0.8] [--top-k 40] [--out DIR]
         [--init CHECKPOINT]
@@ -225,14 +225,14 @@ def load_checkpoint(torch, path):
 def parse(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--backend", choices=["ember", "torch"], default="ember")
-    p.add_argument("--steps", type=int, default=600)
+    p.add_argument("--steps", type=int, default=800)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--layers", type=int, default=4)
     p.add_argument("--d-model", type=int, default=128)
     p.add_argument("--heads", type=int, default=4)
-    p.add_argument("--context", type=int, default=128)
+    p.add_argument("--context", type=int, default=64)
     p.add_argument("--batch-size", type=int, default=32)
-    p.add_argument("--lr", type=float, default=3e-3)
+    p.add_argument("--lr", type=float, default=4e-3)
     p.add_argument("--warmup", type=int, default=60)
     p.add_argument("--weight-decay", type=float, default=0.1)
     p.add_argument("--clip", type=float, default=1.0)
