@@ -118,9 +118,23 @@ std::tuple<Tensor, Tensor> multi_head_attention_forward(
     auto b = o.in_proj_bias().chunk(3);
     b_q = b[0], b_k = b[1], b_v = b[2];
   }
-  Tensor q = ember::linear(query, w_q, b_q);
-  Tensor k = ember::linear(key, w_k, b_k);
-  Tensor v = ember::linear(value, w_v, b_v);
+  // Self-attention projects with the packed weight in one product (as PyTorch's
+  // _in_projection_packed); key == value shares one product for both.
+  Tensor q, k, v;
+  if (!o.use_separate_proj_weight() && query_in.is_same(key_in) && key_in.is_same(value_in)) {
+    auto qkv = ember::linear(query, o.in_proj_weight(), o.in_proj_bias()).chunk(3, -1);
+    q = qkv[0], k = qkv[1], v = qkv[2];
+  } else if (!o.use_separate_proj_weight() && key_in.is_same(value_in)) {
+    const int64_t e = w_q.size(0);
+    Tensor b_kv = o.in_proj_bias().defined() ? o.in_proj_bias().narrow(0, e, 2 * e) : Tensor();
+    q = ember::linear(query, w_q, b_q);
+    auto kv = ember::linear(key, o.in_proj_weight().narrow(0, e, 2 * e), b_kv).chunk(2, -1);
+    k = kv[0], v = kv[1];
+  } else {
+    q = ember::linear(query, w_q, b_q);
+    k = ember::linear(key, w_k, b_k);
+    v = ember::linear(value, w_v, b_v);
+  }
 
   if (attn_mask.defined()) {
     if (attn_mask.scalar_type() == kByte) {
