@@ -49,3 +49,10 @@ from ember._C._nn.functional import (  # noqa: F401,E402
 from ember._C._nn.functional import pdist  # noqa: F401,E402  (the op: ember::pdist)
 
 __all__ = [_name for _name in dir() if not _name.startswith("_")]
+
+from ember._C._nn.functional import (  # noqa: F401,E402
+    # attention (torch 2.1's, and torch 1.13's private form)
+    scaled_dot_product_attention, _scaled_dot_product_attention,
+)
+
+__all__ = [_name for _name in dir() if not _name.startswith("_")]
