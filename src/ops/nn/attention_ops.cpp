@@ -231,8 +231,10 @@ Tensor scaled_dot_product_attention(const Tensor& query, const Tensor& key, cons
   EMBER_CHECK_VALUE(dropout_p >= 0.0 && dropout_p <= 1.0, "[", kSdpa,
                     "] dropout probability has to be between 0 and 1, but got ", dropout_p);
   const ScalarType dt = query.dtype();
+  // A mask that requires grad takes the decomposition: the fused rule has no mask gradient.
   const bool fused = dropout_p == 0.0 && query.device().is_cpu() &&
-                     (dt == kFloat || dt == kBFloat16 || dt == kDouble);
+                     (dt == kFloat || dt == kBFloat16 || dt == kDouble) &&
+                     !(attn_mask.defined() && attn_mask.requires_grad());
   if (!fused)
     return std::get<0>(_scaled_dot_product_attention_math(query, key, value, attn_mask, dropout_p,
                                                           is_causal, Tensor(), scale));
