@@ -274,8 +274,9 @@ void set_global_layer(Layer layer, bool on);
   return ::ember::dispatch::Redirected {}
 
 /// EMBER_OP for an op with an autocast policy (Note [Autocast layer]): `fn` is the op function
-/// itself (an unqualified name, found from inside the op's own namespace), which the autocast
-/// layer runs again on cast arguments.
+/// itself (an unqualified name, found from inside the op's own namespace; it is called as `(fn)`
+/// so that argument-dependent lookup adds no ember:: overloads), which the autocast layer runs
+/// again on cast arguments.
 #define EMBER_OP_CAST(id, fn, ...)                                                                \
   ::ember::dispatch::OpScope ember_op_scope_(::ember::OpId::id);                                  \
   if (EMBER_OP_UNLIKELY(::ember::dispatch::slow_path())) {                                        \
@@ -283,7 +284,8 @@ void set_global_layer(Layer layer, bool on);
             ::ember::dispatch::autocast_plan(::ember::OpId::id, __VA_ARGS__);                     \
         ember_cast_.needed)                                                                       \
       return ::ember::dispatch::autocast_call(                                                    \
-          ember_cast_, [](const auto&... ember_a_) -> decltype(auto) { return fn(ember_a_...); }, \
+          ember_cast_,                                                                            \
+          [](const auto&... ember_a_) -> decltype(auto) { return (fn)(ember_a_...); },           \
           __VA_ARGS__);                                                                           \
     if (ember_op_scope_.enter(__VA_ARGS__)) return ::ember::dispatch::Redirected{};               \
   }                                                                                               \
