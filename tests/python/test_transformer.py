@@ -217,6 +217,22 @@ def test_encoder_layer_train_and_grads(act, norm_first, batch_first, masks):
         close(ep.grad, tp.grad, what=n)
 
 
+def test_encoder_layer_dropout_seeded():
+    em = enn.TransformerEncoderLayer(8, 2, 16, dropout=0.5)
+    x = ember.randn(5, 3, 8)
+    ember.manual_seed(11)
+    a = em(x)
+    ember.manual_seed(11)
+    b = em(x)
+    ember.manual_seed(12)
+    c = em(x)
+    np.testing.assert_array_equal(to_torch(a.detach()).numpy(), to_torch(b.detach()).numpy())
+    assert not np.allclose(to_torch(a.detach()).numpy(), to_torch(c.detach()).numpy())
+    em.eval()
+    np.testing.assert_array_equal(to_torch(em(x).detach()).numpy(),
+                                  to_torch(em(x).detach()).numpy())
+
+
 def test_encoder_layer_unbatched():
     tm, em = layer_pair("TransformerEncoderLayer", dropout=0.0)
     tm.eval(), em.eval()
@@ -501,7 +517,7 @@ def test_state_dict_through_safetensors(tmp_path):
 # _add_layer_norm
 
 @pytest.mark.parametrize("dtype,tol", [(torch.float32, 2e-6), (torch.float64, 1e-12),
-                                       (torch.bfloat16, 1e-2)])
+                                       (torch.bfloat16, 2e-2)])
 @pytest.mark.parametrize("shape", [(5, 16), (2, 3, 7), (0, 4), (1, 1000)])
 @pytest.mark.parametrize("affine", [True, False])
 def test_add_layer_norm(dtype, tol, shape, affine):

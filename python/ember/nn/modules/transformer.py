@@ -208,7 +208,7 @@ class TransformerEncoderLayer(Module):
         self.activation = activation
 
     def __setstate__(self, state):
-        super().__setstate__(state)
+        self.__dict__.update(state)
         if not hasattr(self, "activation"):
             self.activation = F.relu
 
@@ -321,7 +321,7 @@ class TransformerDecoderLayer(Module):
     def __setstate__(self, state):
         if "activation" not in state:
             state["activation"] = F.relu
-        super().__setstate__(state)
+        self.__dict__.update(state)
 
     def forward(self, tgt, memory, tgt_mask=None, memory_mask=None, tgt_key_padding_mask=None,
                 memory_key_padding_mask=None):
