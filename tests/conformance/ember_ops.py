@@ -117,7 +117,7 @@ TABLE = {
     "nn.functional.rrelu": meta(),
     "nn.functional.fractional_max_pool2d": meta(),
     "nn.functional.fractional_max_pool3d": meta(),
-    "nn.functional._scaled_dot_product_attention": meta(),
+    "nn.functional._scaled_dot_product_attention": meta(FLOAT),
     "svd_lowrank": meta(adapt=lambda f, a, b, **kw: f(a @ b.mT, **kw)),
     "pca_lowrank": meta(adapt=lambda f, a, b, **kw: f(a @ b.mT, **kw)),
     # ---- no ember counterpart ----
