@@ -8,7 +8,9 @@ matrix stays feasible), d = 64, no mask, forward and forward+backward, float32 a
 each thread count of --threads. Each (library, row, dtype, pass) runs in a fresh subprocess, so
 that its peak memory is the growth of the process's peak RSS over the inputs (ru_maxrss); a
 torch case whose full matrices would need more than --torch-limit GiB is skipped and marked so.
-The table quotes median milliseconds per call and ember / torch (< 1 means ember is faster).
+The table quotes the best wall-clock milliseconds per call and the best process CPU
+milliseconds per call (all threads; the fairer figure on a loaded machine), each with
+ember / torch (< 1 means ember is faster).
 
     PYTHONPATH=build/release/python /usr/bin/python3 bench/sdpa_side_by_side.py
         [--threads 1,2] [--lengths 1024,4096,16384] [--dtypes float32,bfloat16]
@@ -78,19 +80,19 @@ def worker(lib, L, dtype, mode, threads, budget):
     run()
     first = time.perf_counter() - t0
     peak = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - rss0) * 1024
-    times = {}
+    times, cpu = {}, {}
     for n in threads:
         M.set_num_threads(n)
-        ts = []
+        ts, cs = [], []
         start = time.perf_counter()
         reps = 1 if first * 3 > budget else 5
         while len(ts) < reps and (not ts or time.perf_counter() - start < budget):
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), time.process_time()
             run()
             ts.append((time.perf_counter() - t0) * 1e3)
-        ts.sort()
-        times[n] = ts[len(ts) // 2]
-    print(json.dumps({"peak": peak, "times": times}))
+            cs.append((time.process_time() - c0) * 1e3)
+        times[n], cpu[n] = min(ts), min(cs)
+    print(json.dumps({"peak": peak, "times": times, "cpu": cpu}))
 
 
 def measure(lib, L, dtype, mode, threads, budget):
@@ -119,8 +121,8 @@ def main():
     threads = [int(x) for x in a.threads.split(",")]
     print(f"d={D}, no mask; ember fused vs torch 1.13 _scaled_dot_product_attention; "
           f"peak = growth of peak RSS in a fresh process")
-    hdr = f"{'case':<34}{'thr':>4}{'ember ms':>11}{'torch ms':>11}{'ratio':>7}" \
-          f"{'ember MiB':>11}{'torch MiB':>11}"
+    hdr = f"{'case':<34}{'thr':>4}{'ember ms':>10}{'torch ms':>10}{'ratio':>7}" \
+          f"{'ember cpu':>10}{'torch cpu':>10}{'ratio':>7}{'ember MiB':>10}{'torch MiB':>10}"
     print(hdr)
     print("-" * len(hdr))
     for L in [int(x) for x in a.lengths.split(",")]:
@@ -134,15 +136,18 @@ def main():
                     t = {"skip": f"needs ~{need / 2**30:.0f} GiB"}
                 else:
                     t = measure("torch", L, dtype, mode, threads, a.budget)
+                miss = "skip" if "skip" in t else "err"
                 for n in threads:
-                    em = e.get("times", {}).get(str(n))
-                    tm = t.get("times", {}).get(str(n))
-                    es = f"{em:11.1f}" if em else f"{'err':>11}"
-                    ts = f"{tm:11.1f}" if tm else f"{'skip' if 'skip' in t else 'err':>11}"
-                    ratio = f"{em / tm:7.2f}" if em and tm else f"{'-':>7}"
-                    emem = f"{e['peak'] / 2**20:11.1f}" if "peak" in e else f"{'-':>11}"
-                    tmem = f"{t['peak'] / 2**20:11.1f}" if "peak" in t else f"{'-':>11}"
-                    print(f"{name:<34}{n:>4}{es}{ts}{ratio}{emem}{tmem}", flush=True)
+                    cells = []
+                    for key in ("times", "cpu"):
+                        em = e.get(key, {}).get(str(n))
+                        tm = t.get(key, {}).get(str(n))
+                        cells.append(f"{em:10.1f}" if em else f"{'err':>10}")
+                        cells.append(f"{tm:10.1f}" if tm else f"{miss:>10}")
+                        cells.append(f"{em / tm:7.2f}" if em and tm else f"{'-':>7}")
+                    for r in (e, t):
+                        cells.append(f"{r['peak'] / 2**20:10.1f}" if "peak" in r else f"{'-':>10}")
+                    print(f"{name:<34}{n:>4}" + "".join(cells), flush=True)
                 for r, lib in [(e, "ember"), (t, "torch")]:
                     if "error" in r or "skip" in r:
                         print(f"    {lib}: {r.get('error') or r.get('skip')}")
