@@ -7,6 +7,7 @@
 #include "ember/blas.h"
 #include "ember/factory.h"
 #include "ember/nn/diagnostics.h"
+#include "ember/nn/functional/attention.h"
 #include "ember/nn/init.h"
 #include "ember/nn/modules/activation.h"
 #include "ember/nn_ops.h"
@@ -80,17 +81,16 @@ std::tuple<Tensor, Tensor> multi_head_attention_forward(
                       key_padding_mask.is_floating_point(),
                   fn, "only bool and floating types of key_padding_mask are supported");
   const bool batched = batched_shapes(query, key, value, key_padding_mask, attn_mask, heads);
-  if (batched && o.batch_first()) {
-    query = query.transpose(1, 0);
-    key = key.transpose(1, 0);
-    value = value.transpose(1, 0);
-  }
-  if (!batched) {
-    query = query.unsqueeze(1);
-    key = key.unsqueeze(1);
-    value = value.unsqueeze(1);
-    if (key_padding_mask.defined()) key_padding_mask = key_padding_mask.unsqueeze(0);
-  }
+  // The (L, N, E) view of an input (or of its projection: projections are row-wise, so they run
+  // on the caller's layout, where a batch-first input is contiguous and folds into one GEMM).
+  auto to_lne = [&](const Tensor& t) {
+    if (!batched) return t.unsqueeze(1);
+    return o.batch_first() ? t.transpose(1, 0) : t;
+  };
+  query = to_lne(query);
+  key = to_lne(key);
+  value = to_lne(value);
+  if (!batched && key_padding_mask.defined()) key_padding_mask = key_padding_mask.unsqueeze(0);
   const int64_t tgt_len = query.size(0), bsz = query.size(1), embed_dim = query.size(2);
   const int64_t src_len = key.size(0);
   EMBER_NN_ASSERT(embed_dim == o.embed_dim_to_check(), fn, "was expecting embedding dimension of ",
@@ -122,18 +122,19 @@ std::tuple<Tensor, Tensor> multi_head_attention_forward(
   // _in_projection_packed); key == value shares one product for both.
   Tensor q, k, v;
   if (!o.use_separate_proj_weight() && query_in.is_same(key_in) && key_in.is_same(value_in)) {
-    auto qkv = ember::linear(query, o.in_proj_weight(), o.in_proj_bias()).chunk(3, -1);
+    auto qkv = to_lne(ember::linear(query_in, o.in_proj_weight(), o.in_proj_bias())).chunk(3, -1);
     q = qkv[0], k = qkv[1], v = qkv[2];
   } else if (!o.use_separate_proj_weight() && key_in.is_same(value_in)) {
     const int64_t e = w_q.size(0);
     Tensor b_kv = o.in_proj_bias().defined() ? o.in_proj_bias().narrow(0, e, 2 * e) : Tensor();
-    q = ember::linear(query, w_q, b_q);
-    auto kv = ember::linear(key, o.in_proj_weight().narrow(0, e, 2 * e), b_kv).chunk(2, -1);
+    q = to_lne(ember::linear(query_in, w_q, b_q));
+    auto kv =
+        to_lne(ember::linear(key_in, o.in_proj_weight().narrow(0, e, 2 * e), b_kv)).chunk(2, -1);
     k = kv[0], v = kv[1];
   } else {
-    q = ember::linear(query, w_q, b_q);
-    k = ember::linear(key, w_k, b_k);
-    v = ember::linear(value, w_v, b_v);
+    q = to_lne(ember::linear(query_in, w_q, b_q));
+    k = to_lne(ember::linear(key_in, w_k, b_k));
+    v = to_lne(ember::linear(value_in, w_v, b_v));
   }
 
   if (attn_mask.defined()) {
@@ -170,7 +171,8 @@ std::tuple<Tensor, Tensor> multi_head_attention_forward(
   }
 
   // (L, N, E) -> (N * heads, L, head_dim).
-  q = q.contiguous().view({tgt_len, bsz * heads, head_dim}).transpose(0, 1);
+  // Scaling q here makes the one copy its strided projection needs anyway.
+  q = (q / std::sqrt(double(head_dim))).reshape({tgt_len, bsz * heads, head_dim}).transpose(0, 1);
   auto heads_view = [&](const Tensor& t, const Tensor& fixed, const char* name) {
     if (!fixed.defined())
       return t.contiguous().view({t.size(0), bsz * heads, head_dim}).transpose(0, 1);
@@ -213,18 +215,31 @@ std::tuple<Tensor, Tensor> multi_head_attention_forward(
   if (attn_mask.defined() && attn_mask.scalar_type() == kBool)
     attn_mask = zeros_like(attn_mask, q.options()).masked_fill(attn_mask, kNegInf);
 
-  Tensor q_scaled = q / std::sqrt(double(head_dim));
-  Tensor weights = attn_mask.defined() ? baddbmm(attn_mask, q_scaled, k.transpose(-2, -1))
-                                       : bmm(q_scaled, k.transpose(-2, -1));
-  weights = ember::softmax(weights, -1);
-  if (o.training() && o.dropout_p() > 0.0) weights = ember::dropout(weights, o.dropout_p(), true);
-  Tensor out = bmm(weights, v).transpose(0, 1).contiguous().view({tgt_len * bsz, embed_dim});
-  out = ember::linear(out, o.out_proj_weight(), o.out_proj_bias());
-  out = out.view({tgt_len, bsz, out.size(1)});
-  if (!batched)
-    out = out.squeeze(1);
-  else if (o.batch_first())
-    out = out.transpose(1, 0);
+  const double dropout_p = o.training() ? o.dropout_p() : 0.0;
+  Tensor weights, ctx;  // ctx: (N * heads, L, head_dim)
+  if (!o.need_weights()) {
+    // No weights to return: the fused kernel, which never forms the L x S matrix (q is scaled).
+    ctx = scaled_dot_product_attention(q, k, v, attn_mask, dropout_p, false, 1.0);
+  } else {
+    weights = attn_mask.defined() ? baddbmm(attn_mask, q, k.transpose(-2, -1))
+                                  : bmm(q, k.transpose(-2, -1));
+    weights = ember::softmax(weights, -1);
+    if (dropout_p > 0.0) weights = ember::dropout(weights, dropout_p, true);
+    ctx = bmm(weights, v);
+  }
+  Tensor out;
+  if (batched && o.batch_first()) {
+    // Gathered straight into the caller's (N, L, E) layout.
+    ctx = ctx.view({bsz, heads, tgt_len, head_dim}).permute({0, 2, 1, 3}).contiguous();
+    out =
+        ember::linear(ctx.view({bsz * tgt_len, embed_dim}), o.out_proj_weight(), o.out_proj_bias());
+    out = out.view({bsz, tgt_len, out.size(1)});
+  } else {
+    out = ctx.transpose(0, 1).contiguous().view({tgt_len * bsz, embed_dim});
+    out = ember::linear(out, o.out_proj_weight(), o.out_proj_bias());
+    out = out.view({tgt_len, bsz, out.size(1)});
+    if (!batched) out = out.squeeze(1);
+  }
   if (!o.need_weights()) return {out, Tensor()};
   weights = weights.view({bsz, heads, tgt_len, kv_len});
   if (o.average_attn_weights()) weights = weights.sum(1) / double(heads);
