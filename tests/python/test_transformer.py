@@ -425,6 +425,21 @@ def test_generate_square_subsequent_mask_and_errors():
         enn.TransformerEncoderLayer(8, 3)
 
 
+def test_is_causal_hint():
+    # PyTorch 2.x's is_causal: without a mask the causal one is applied; with one, it is used.
+    torch.manual_seed(0)
+    tm, em = layer_pair("TransformerEncoderLayer", dropout=0.0, batch_first=True)
+    x = randn(2, 5, 8, seed=1)
+    causal = tnn.Transformer.generate_square_subsequent_mask(5).double()
+    want = tm(x, src_mask=causal)
+    close(em(to_ember(x), is_causal=True), want)
+    close(em(to_ember(x), src_mask=to_ember(causal), is_causal=True), want)
+    td, ed = layer_pair("TransformerDecoderLayer", dropout=0.0)
+    t, m = randn(4, 2, 8, seed=2), randn(6, 2, 8, seed=3)
+    close(ed(to_ember(t), to_ember(m), tgt_is_causal=True),
+          td(t, m, tgt_mask=tnn.Transformer.generate_square_subsequent_mask(4).double()))
+
+
 def test_encoder_decoder_stacks_and_custom():
     torch.manual_seed(0)
     tl = tnn.TransformerEncoderLayer(8, 2, 16, dropout=0.0)

@@ -38,6 +38,15 @@ def _autocast_enabled():
     return bool((fn is not None and fn()) or (cpu_fn is not None and cpu_fn()))
 
 
+def _causal_mask(is_causal, mask, x, seq_dim):
+    """PyTorch 2.x's is_causal hint: the given mask is taken as the causal one; without a mask,
+    the causal mask is built."""
+    if is_causal and mask is None:
+        sz = x.size(seq_dim)
+        return ember.triu(ember.full((sz, sz), float("-inf"), dtype=x.dtype), diagonal=1)
+    return mask
+
+
 def _check_key_padding_mask(mask):
     if mask is not None and mask.dtype != ember.bool and not ember.is_floating_point(mask):
         raise AssertionError("only bool and floating types of key_padding_mask are supported")
@@ -75,7 +84,8 @@ class Transformer(Module):
 
     def forward(self, src, tgt, src_mask=None, tgt_mask=None, memory_mask=None,
                 src_key_padding_mask=None, tgt_key_padding_mask=None,
-                memory_key_padding_mask=None):
+                memory_key_padding_mask=None, src_is_causal=None, tgt_is_causal=None,
+                memory_is_causal=False):
         is_batched = src.dim() == 3
         if not self.batch_first and src.size(1) != tgt.size(1) and is_batched:
             raise RuntimeError("the batch number of src and tgt must be equal")
@@ -83,6 +93,9 @@ class Transformer(Module):
             raise RuntimeError("the batch number of src and tgt must be equal")
         if src.size(-1) != self.d_model or tgt.size(-1) != self.d_model:
             raise RuntimeError("the feature number of src and tgt must be equal to d_model")
+        seq = 1 if self.batch_first and is_batched else 0
+        src_mask = _causal_mask(src_is_causal, src_mask, src, seq)
+        tgt_mask = _causal_mask(tgt_is_causal, tgt_mask, tgt, seq)
         memory = self.encoder(src, mask=src_mask, src_key_padding_mask=src_key_padding_mask)
         return self.decoder(tgt, memory, tgt_mask=tgt_mask, memory_mask=memory_mask,
                             tgt_key_padding_mask=tgt_key_padding_mask,
@@ -138,8 +151,12 @@ class TransformerEncoder(Module):
                 return False
         return True
 
-    def forward(self, src, mask=None, src_key_padding_mask=None):
+    def forward(self, src, mask=None, src_key_padding_mask=None, is_causal=None):
         _check_key_padding_mask(src_key_padding_mask)
+        first = self.layers[0] if len(self.layers) else None
+        seq = 1 if getattr(first, "self_attn", None) is not None and \
+            first.self_attn.batch_first and src.dim() == 3 else 0
+        mask = _causal_mask(is_causal, mask, src, seq)
         if self._packing_ok(src, mask, src_key_padding_mask):
             packed, lengths = _C._transformer_pack_padded(src, src_key_padding_mask)
             for mod in self.layers:
@@ -166,7 +183,11 @@ class TransformerDecoder(Module):
         self.norm = norm
 
     def forward(self, tgt, memory, tgt_mask=None, memory_mask=None, tgt_key_padding_mask=None,
-                memory_key_padding_mask=None):
+                memory_key_padding_mask=None, tgt_is_causal=None, memory_is_causal=False):
+        first = self.layers[0] if len(self.layers) else None
+        seq = 1 if getattr(first, "self_attn", None) is not None and \
+            first.self_attn.batch_first and tgt.dim() == 3 else 0
+        tgt_mask = _causal_mask(tgt_is_causal, tgt_mask, tgt, seq)
         output = tgt
         for mod in self.layers:
             output = mod(output, memory, tgt_mask=tgt_mask, memory_mask=memory_mask,
@@ -263,8 +284,10 @@ class TransformerEncoderLayer(Module):
             self.linear1.weight, self.linear1.bias, self.linear2.weight, self.linear2.bias,
             mask, mask_type, seq_lengths=seq_lengths)
 
-    def forward(self, src, src_mask=None, src_key_padding_mask=None):
+    def forward(self, src, src_mask=None, src_key_padding_mask=None, is_causal=False):
         _check_key_padding_mask(src_key_padding_mask)
+        src_mask = _causal_mask(is_causal, src_mask, src,
+                                1 if self.self_attn.batch_first and src.dim() == 3 else 0)
         if self._fast_path_blocker(src, src_mask, src_key_padding_mask) == "":
             if src_key_padding_mask is not None:
                 return self._fast_forward(src, src_key_padding_mask, 1)
@@ -324,7 +347,9 @@ class TransformerDecoderLayer(Module):
         self.__dict__.update(state)
 
     def forward(self, tgt, memory, tgt_mask=None, memory_mask=None, tgt_key_padding_mask=None,
-                memory_key_padding_mask=None):
+                memory_key_padding_mask=None, tgt_is_causal=False, memory_is_causal=False):
+        tgt_mask = _causal_mask(tgt_is_causal, tgt_mask, tgt,
+                                1 if self.self_attn.batch_first and tgt.dim() == 3 else 0)
         x = tgt
         if self.norm_first:
             x = x + self._sa_block(self.norm1(x), tgt_mask, tgt_key_padding_mask)
