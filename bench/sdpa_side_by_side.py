@@ -112,6 +112,9 @@ def main():
     ap.add_argument("--modes", default="fwd,fwdbwd")
     ap.add_argument("--budget", type=float, default=10.0, help="seconds per timing")
     ap.add_argument("--torch-limit", type=float, default=8.0, help="GiB")
+    ap.add_argument("--torch-bf16-max-length", type=int, default=4096,
+                    help="longer bfloat16 rows skip torch (its bfloat16 CPU matmul is slow: "
+                         "about 17 s per forward at L=4096 on a 2-core AMD EPYC)")
     ap.add_argument("--worker", nargs=6)
     a = ap.parse_args()
     if a.worker:
@@ -134,6 +137,8 @@ def main():
                 need = torch_bytes(L, b, h, dtype, mode)
                 if need > a.torch_limit * 2**30:
                     t = {"skip": f"needs ~{need / 2**30:.0f} GiB"}
+                elif dtype == "bfloat16" and L > a.torch_bf16_max_length:
+                    t = {"skip": f"bfloat16 above L={a.torch_bf16_max_length} (too slow)"}
                 else:
                     t = measure("torch", L, dtype, mode, threads, a.budget)
                 miss = "skip" if "skip" in t else "err"
