@@ -28,11 +28,8 @@ bool bool_arg(py::handle o, const char* fn) {
 }
 
 }  // namespace
-}  // namespace ember::python
 
 void init_amp(py::module_& m) {
-  using namespace ember;
-  using namespace ember::python;
   namespace ac = ember::autocast;
 
   m.def(
@@ -134,3 +131,5 @@ void init_amp(py::module_& m) {
       arg("scale_backoff_factor"), arg("growth_interval"),
       "Updates the loss scale and the growth tracker in place after a step; returns self.");
 }
+
+}  // namespace ember::python
