@@ -235,7 +235,8 @@ def test_mixed_grad_dtypes_and_missing_grads():
     p32 = ember.nn.Parameter(ember.ones(2))
     p16 = ember.nn.Parameter(ember.ones(2, dtype=ember.bfloat16))
     unused = ember.nn.Parameter(ember.ones(2))
-    opt = ember.optim.SGD([p32, p16, unused], lr=1.0)
+    # ember's SGD takes one dtype per group.
+    opt = ember.optim.SGD([{"params": [p32, unused]}, {"params": [p16]}], lr=1.0)
     loss = p32.sum() + p16.float().sum() * 2
     scaler.scale(loss).backward()
     scaler.unscale_(opt)
@@ -357,7 +358,7 @@ def test_state_machine_errors():
 
 
 def test_float16_grads_are_refused():
-    scaler = ember.amp.GradScaler()
+    scaler = ember.amp.GradScaler(init_scale=1024.0)
     p = ember.nn.Parameter(ember.ones(2, dtype=ember.float16))
     opt = ember.optim.SGD([p], lr=1.0)
     scaler.scale(p.float().sum()).backward()
@@ -366,6 +367,12 @@ def test_float16_grads_are_refused():
     # The private check accepts them (torch's _check_inf_per_device).
     found = scaler._check_inf_per_device(opt)
     assert sum(v.item() for v in found.values()) == 0.0
+    # 2^16 times a unit gradient overflows float16: found.
+    big = ember.amp.GradScaler()
+    p.grad = None
+    big.scale(p.float().sum()).backward()
+    assert p.grad.isinf().all().item()
+    assert sum(v.item() for v in big._check_inf_per_device(opt).values()) == 1.0
 
 
 def test_optimizer_that_scales_itself():
