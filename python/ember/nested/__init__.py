@@ -48,7 +48,7 @@ def to_padded_tensor(input, padding, output_size=None, out=None):
 
 def _repr(self):
     if self.size(0) == 0:
-        body = "\n"
+        body = ""
     else:
         parts = []
         for t in self.unbind():
