@@ -125,11 +125,15 @@ CONVERSION_CHECK = textwrap.dedent(r"""
         # An op's float32 result rounded once: products of 16-bit floats are exact in float32.
         a = x.to(dt)
         b = a[ember.from_numpy(perm)]
+        # (A NaN product's payload depends on the operand order the compiler picked: only
+        # NaN-ness is checked there.)
         with np.errstate(all="ignore"):
             prod = a.float().numpy() * b.float().numpy()
-        check(f"mul {dt} dense", bits16(a * b), rnd(prod))
-        check(f"mul {dt} strided", bits16(ember.from_numpy(np.repeat(bits16(a).view(np.int16), 2))
-                                          .view(dt)[::2] * b), rnd(prod))
+        pnan = np.isnan(prod)
+        a2 = ember.from_numpy(np.repeat(bits16(a).view(np.int16), 2)).view(dt)[::2]
+        for how, got in (("dense", a * b), ("strided", a2 * b)):
+            check(f"mul {dt} {how}", bits16(got)[~pnan], rnd(prod)[~pnan])
+            assert np.isnan(got.float().numpy()[pnan]).all()
     print("OK", ember._C._cpu_capability)
 """)
 
@@ -221,6 +225,13 @@ def test_unary_ops_close(edt, tdt, n):
     rng = np.random.default_rng(7 + n)
     a = torch.from_numpy(np.abs(rng.standard_normal(n)).astype(np.float32) + 0.1).to(tdt)
     for op in UNARY:
+        try:
+            getattr(torch, op)(a)
+        except RuntimeError:
+            # torch 1.13 has no CPU kernel of this op for the dtype: neither has ember
+            with pytest.raises(RuntimeError, match="not implemented"):
+                getattr(ember, op)(t2e(a))
+            continue
         got = e2t(getattr(ember, op)(t2e(a))).float()
         # reference: float32 math on the rounded input, rounded once
         want = getattr(torch, op)(a.float()).to(tdt).float()
@@ -402,7 +413,7 @@ def test_layer_norm_16bit(edt, tdt, rows, d):
 @pytest.mark.parametrize("log", [False, True])
 def test_softmax_16bit(edt, tdt, shape, dim, log):
     g = torch.Generator().manual_seed(len(shape) + 7)
-    x = (torch.randn(*shape, generator=g) * 4).to(tdt)
+    x = (torch.randn(shape, generator=g) * 4).to(tdt)
     tf_ = torch.log_softmax if log else torch.softmax
     ef = ember.log_softmax if log else ember.softmax
     want = tf_(x.float(), dim).to(tdt).float()
@@ -414,7 +425,7 @@ def test_softmax_16bit(edt, tdt, shape, dim, log):
         torch.testing.assert_close(e2t(ef(xt, dim)).float(), want, rtol=2 * ULP[edt],
                                    atol=2 * ULP[edt])
     # dtype= rounds a float32 input to the 16-bit type first, then computes in float32
-    xf = torch.randn(*shape, generator=g)
+    xf = torch.randn(shape, generator=g)
     want_d = tf_(xf.to(tdt).float(), dim).to(tdt).float()
     torch.testing.assert_close(e2t(ef(t2e(xf), dim, dtype=edt)).float(), want_d,
                                rtol=2 * ULP[edt], atol=2 * ULP[edt])
