@@ -4,8 +4,8 @@
 #include <string>
 
 #include "ember/error.h"
-#include "ember/nested.h"
 #include "ember/factory.h"
+#include "ember/nested.h"
 #include "ember/ops.h"
 #include "ember/tensor_extra.h"
 
