@@ -44,9 +44,28 @@ std::vector<Tensor> rule_flash_attention(const BoxedCall& c, const TransformLeve
   return {wrap0(out, l), wrap0(lse, l)};
 }
 
+// The backward's tensors share their leading dims, so batch-first physical tensors do too.
+std::vector<Tensor> rule_flash_attention_backward(const BoxedCall& c, const TransformLevel& l) {
+  std::vector<Tensor> t;
+  for (size_t i = 0; i < 6; ++i) t.push_back(front_or_expand(arg_tensor(c, i), l));
+  Tensor mask = arg_tensor(c, 8);
+  if (mask.defined() && batched_at(mask, l)) {
+    const int64_t mrank = mask.dim();
+    mask = front(mask, l).v;
+    for (int64_t d = mrank; d < arg_tensor(c, 1).dim(); ++d) mask = mask.unsqueeze(1);
+  }
+  std::optional<double> scale;
+  if (!arg_none(c, 9)) scale = arg_double(c, 9);
+  auto [gq, gk, gv] = _scaled_dot_product_flash_attention_for_cpu_backward(
+      t[0], t[1], t[2], t[3], t[4], t[5], arg_double(c, 6), arg_bool(c, 7), mask, scale);
+  return {wrap0(gq, l), wrap0(gk, l), wrap0(gv, l)};
+}
+
 struct Register {
   Register() {
     register_batch_rule(OpId::_scaled_dot_product_flash_attention_for_cpu, rule_flash_attention);
+    register_batch_rule(OpId::_scaled_dot_product_flash_attention_for_cpu_backward,
+                        rule_flash_attention_backward);
   }
 } g_register;
 

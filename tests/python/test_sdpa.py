@@ -383,3 +383,32 @@ def test_bad_input():
         sdpa(q, k, v, 0.0, 0.0, False, 1.0)  # scale is keyword-only
     with pytest.raises(RuntimeError):
         sdpa(et(rand((2, 5, 8)), "float32").to(ember.int64), k.to(ember.int64), v.to(ember.int64))
+
+
+def test_vmap_of_grad_matches_loop():
+    q, k, v = et(rand((3, 5, 4))), et(rand((3, 6, 4), 1)), et(rand((3, 6, 4), 2))
+
+    def f(q, k, v):
+        return (F.scaled_dot_product_attention(q, k, v, is_causal=True) ** 2).sum()
+
+    g = ember.func.grad(f, argnums=(0, 1, 2))
+    batched = ember.func.vmap(g)(q, k, v)
+    for i in range(3):
+        for b, e in zip(batched, g(q[i], k[i], v[i])):
+            np.testing.assert_allclose(npy(b[i]), npy(e), rtol=1e-10, atol=1e-12)
+
+
+def test_vmap_of_fused_backward_matches_loop():
+    q, k, v = et(rand((3, 2, 5, 4))), et(rand((3, 2, 6, 4), 1)), et(rand((3, 2, 6, 3), 2))
+    g = et(rand((3, 2, 5, 3), 3))
+    fwd = ember._C._scaled_dot_product_flash_attention_for_cpu
+    bwd = ember._C._scaled_dot_product_flash_attention_for_cpu_backward
+
+    def grads(g, q, k, v):
+        out, lse = fwd(q, k, v, is_causal=True)
+        return bwd(g, q, k, v, out, lse, 0.0, True)
+
+    batched = ember.func.vmap(grads)(g, q, k, v)
+    for i in range(3):
+        for b, e in zip(batched, grads(g[i], q[i], k[i], v[i])):
+            np.testing.assert_allclose(npy(b[i]), npy(e), rtol=1e-12, atol=1e-12)

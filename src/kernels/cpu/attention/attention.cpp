@@ -100,8 +100,8 @@ void fwd_run(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& ma
   FlashParams<T> p = make_params<T>(q, k, v, mask, causal, scale, off, B);
   p.out = out.data_ptr<T>();
   p.out_lse = lse.data_ptr<T>();
-  p.bq = 64;
-  p.bk = 512;
+  p.bq = 128;
+  p.bk = 256;
   const AttentionKernelsT<T>& kern = kernels_of<T>();
   const int64_t nqb = (p.L + p.bq - 1) / p.bq;
   const int64_t wsz = p.bq * p.bk + p.bq * p.Ev + 3 * p.bq;
@@ -125,7 +125,7 @@ void bwd_run(const Tensor& go, const Tensor& q, const Tensor& k, const Tensor& v
   p.lse = lse.data_ptr<T>();
   p.gk = gk.data_ptr<T>();
   p.gv = gv.data_ptr<T>();
-  p.bq = 64;
+  p.bq = 128;
   p.bk = 128;
   const int64_t L = p.L, Ev = p.Ev;
   // delta = rowsum(dO ∘ O), the softmax backward's correction per query.
