@@ -13,15 +13,16 @@ namespace ember {
 /// softmax(q kᵀ · scale + mask) v, with dropout on the attention weights in training.
 /// `attn_mask` is bool (true = take part) or additive (float, added to the scores) and
 /// broadcasts to (*, L, S); `is_causal` masks keys after each query (top-left aligned, as
-/// PyTorch); `scale` defaults to 1/sqrt(E). Without dropout and with no mask or a causal one it
-/// runs a tiled kernel that never builds the L×S matrix.
+/// PyTorch); `scale` defaults to 1/sqrt(E). Without dropout (float32, bfloat16, float64) it
+/// runs a tiled kernel that never builds the L×S matrix; otherwise the decomposition.
 Tensor scaled_dot_product_attention(const Tensor& query, const Tensor& key, const Tensor& value,
                                     const Tensor& attn_mask = {}, double dropout_p = 0.0,
                                     bool is_causal = false,
                                     std::optional<double> scale = std::nullopt);
 
-/// PyTorch 1.13's `_scaled_dot_product_attention`: (output, attention weights); the weights
-/// are returned (and materialised) only when `need_attn_weights`, else an empty tensor.
+/// PyTorch 1.13's `_scaled_dot_product_attention`: (output, attention weights). As the 1.13
+/// release, q and k are each divided by E^(1/4) and the weights are materialised and returned
+/// whatever `need_attn_weights` says.
 std::tuple<Tensor, Tensor> _scaled_dot_product_attention(const Tensor& query, const Tensor& key,
                                                          const Tensor& value,
                                                          const Tensor& attn_mask = {},
@@ -37,8 +38,9 @@ std::tuple<Tensor, Tensor> _scaled_dot_product_attention_math(
     double dropout_p = 0.0, bool is_causal = false, const Tensor& dropout_mask = {},
     std::optional<double> scale = std::nullopt);
 
-/// The fused CPU kernel: (output, logsumexp of each query's scores (*, L) in float32).
-/// query/key/value have the same leading dims; no dropout.
+/// The fused CPU kernel: (output, logsumexp of each query's scores (*, L); float32, or float64
+/// for float64 inputs). query/key/value have the same leading dims; no dropout; `attn_mask`
+/// (bool or additive, broadcast to (*, L, S)) is read tile by tile.
 std::tuple<Tensor, Tensor> _scaled_dot_product_flash_attention_for_cpu(
     const Tensor& query, const Tensor& key, const Tensor& value, double dropout_p = 0.0,
     bool is_causal = false, const Tensor& attn_mask = {},
