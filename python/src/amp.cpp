@@ -84,7 +84,12 @@ void init_amp(py::module_& m) {
       "The internal precision of float32 matrix products: 'highest', 'high' or 'medium'.");
   m.def(
       "set_float32_matmul_precision",
-      [](const std::string& p) {
+      [](py::handle precision) {
+        if (!PyUnicode_Check(precision.ptr()))
+          throw std::runtime_error(
+              std::string("set_float32_matmul_precision expects a str, but got ") +
+              Py_TYPE(precision.ptr())->tp_name);
+        std::string p = py::cast<std::string>(precision);
         // As PyTorch: an unknown value warns and changes nothing.
         if (p != "highest" && p != "high" && p != "medium") {
           std::string msg = p +

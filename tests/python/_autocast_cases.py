@@ -60,8 +60,9 @@ def _geqrf_parts(rng):
     return [qr.numpy(), tau.numpy()]
 
 
-def _lu_parts(rng, T, a):
-    return T.linalg.lu_factor(a)
+def _lu_parts(T, a, b):
+    # LU in float32 (float64 for float64 inputs): lu_factor itself is on no list.
+    return T.linalg.lu_factor(a.double() if b.dtype == T.float64 else a.float())
 
 
 def _ctc(T, F, lp, tensors):
@@ -176,7 +177,7 @@ FP32 = [
          lambda T, F, b, l: T.cholesky_solve(b, l)),
     Case("inverse", "fp32", lambda r: [_wellcond(r, 4)], lambda T, F, a: T.inverse(a)),
     Case("lu_solve", "fp32", lambda r: [_v(r, 4, 2), _wellcond(r, 4)],
-         lambda T, F, b, a: T.lu_solve(b, *_lu_parts(None, T, a.float()))),
+         lambda T, F, b, a: T.lu_solve(b, *_lu_parts(T, a, b))),
     Case("orgqr", "fp32", _geqrf_parts, lambda T, F, a, tau: T.orgqr(a, tau)),
     Case("ormqr", "fp32", lambda r: _geqrf_parts(r) + [_v(r, 4, 3)],
          lambda T, F, a, tau, c: T.ormqr(a, tau, c)),
