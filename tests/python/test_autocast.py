@@ -34,7 +34,8 @@ KNOWN_GAPS = {
     "replication_pad1d": "F.pad(mode='replicate') goes through the pad op, which has no policy",
     "replication_pad2d": "F.pad(mode='replicate') goes through the pad op, which has no policy",
     "replication_pad3d": "F.pad(mode='replicate') goes through the pad op, which has no policy",
-    "linalg_matrix_norm": "op_list.def: linalg_matrix_norm needs kAutocastCpuFp32 (+ EMBER_OP_CAST)",
+    "linalg_matrix_norm": "op_list.def: linalg_matrix_norm needs kAutocastCpuFp32 "
+                          "(+ EMBER_OP_CAST)",
     "linalg_matrix_norm.str_ord": "op_list.def: linalg_matrix_norm_1 needs kAutocastCpuFp32 "
                                   "(+ EMBER_OP_CAST)",
     "_lu_with_info": "op_list.def: lu needs kAutocastCpuFp32 (+ EMBER_OP_CAST)",
