@@ -22,7 +22,8 @@ Tensor exact(std::vector<int64_t> shape, int seed = 0) {
   for (int64_t s : shape) n *= s;
   std::vector<float> v(static_cast<size_t>(n));
   for (int64_t i = 0; i < n; ++i) v[size_t(i)] = float(((i * 7 + seed * 3) % 17) - 8) / 8.0f;
-  return tensor(v).reshape(shape);
+  // A fresh tensor, not a view (views are never cached).
+  return tensor(v).reshape(shape).clone();
 }
 
 // The node that the cast of the second argument of a recorded binary op feeds.
@@ -277,7 +278,11 @@ TEST_F(Autocast, AutogradThroughCasts) {
 
 TEST_F(Autocast, AmpUnscale) {
   Tensor a = tensor(std::vector<float>{2.f, -4.f, 8.f, 0.f});
-  Tensor b = tensor(std::vector<double>{6.0, 1.0}).reshape({2, 1}).expand({2, 3}).contiguous().t();
+  Tensor b = tensor(std::vector<double>{6.0, 1.0}, TensorOptions().dtype(kDouble))
+                 .reshape({2, 1})
+                 .expand({2, 3})
+                 .contiguous()
+                 .t();
   Tensor found = zeros({1});
   Tensor inv = full({1}, 0.25);
   _amp_foreach_non_finite_check_and_unscale_({a, b}, found, inv);
