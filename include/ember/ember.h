@@ -3,6 +3,7 @@
 /// optim, data and serialization.
 
 #include "ember/allocator.h"
+#include "ember/amp.h"
 #include "ember/autograd.h"
 #include "ember/blas.h"
 #include "ember/complex_ops.h"
@@ -21,6 +22,7 @@
 #include "ember/indexing.h"
 #include "ember/linalg.h"
 #include "ember/linalg_extra.h"
+#include "ember/nested.h"
 #include "ember/nn.h"
 #include "ember/nn_ops.h"
 #include "ember/ops.h"

@@ -9,6 +9,7 @@ from ember._C import Tensor, Size, dtype, device, Generator, finfo, iinfo  # noq
 from ember._C import _unique2  # noqa: F401  (torch._unique2; `import *` skips it)
 from ember._C import _standard_gamma, _standard_gamma_grad  # noqa: F401
 from ember._C import _sample_dirichlet, _dirichlet_grad  # noqa: F401  (`import *` skips them)
+from ember._C import _amp_foreach_non_finite_check_and_unscale_, _amp_update_scale_  # noqa: F401
 
 __version__ = _C.__version__
 
@@ -71,6 +72,8 @@ def _function_of(name):
     method = getattr(Tensor, name)
 
     def fn(input, *args, **kwargs):
+        if not isinstance(input, Tensor) and hasattr(type(input), name):
+            return getattr(input, name)(*args, **kwargs)  # a nested tensor's own method
         return method(input, *args, **kwargs)
 
     fn.__name__ = fn.__qualname__ = name

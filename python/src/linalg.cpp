@@ -438,7 +438,7 @@ void init_linalg(py::module_& m) {
       arg("input"), arg("some") = true, arg("compute_uv") = true, py::kw_only(),
       arg("out") = py::none());
   m.def(
-      "pinverse", [](const Tensor& A, double rcond) { return wrap_obj(pinverse(A, rcond)); },
+      "pinverse", [](const Tensor& A, double rcond) { return wrap_obj(A.pinverse(rcond)); },
       arg("input"), arg("rcond") = 1e-15);
   m.def(
       "matrix_power",

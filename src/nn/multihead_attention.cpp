@@ -219,7 +219,7 @@ std::tuple<Tensor, Tensor> multi_head_attention_forward(
   Tensor weights, ctx;  // ctx: (N * heads, L, head_dim)
   if (!o.need_weights()) {
     // No weights to return: the fused kernel, which never forms the L x S matrix (q is scaled).
-    ctx = scaled_dot_product_attention(q, k, v, attn_mask, dropout_p, false, 1.0);
+    ctx = ember::scaled_dot_product_attention(q, k, v, attn_mask, dropout_p, false, 1.0);
   } else {
     weights = attn_mask.defined() ? baddbmm(attn_mask, q, k.transpose(-2, -1))
                                   : bmm(q, k.transpose(-2, -1));

@@ -119,10 +119,21 @@ void OpScope::enter_each(ArrayRef<Tensor> tensors) {
   enter_layers(call, layers);
 }
 
+namespace {
+// Set in OpScope::layers_ (above the layer bits) when the op turned the autocast layer off.
+constexpr uint32_t kAutocastSuspended = 1u << 31;
+}  // namespace
+
 void OpScope::enter_layers(const BoxedCall& call, uint32_t layers) {
   ++thread_state().depth;
   entered_ = true;
   layers_ = layers;
+  // Out= and in-place forms are not autocast (Note [Autocast layer]): the functional ops their
+  // bodies call run on the dtypes they are given, as PyTorch's redispatch of mm.out does.
+  if ((layers & kAutocast) &&
+      (inplace_ || (op_info(op_).traits & (op_trait::kOut | op_trait::kInplace))) &&
+      set_thread_layer(kAutocast, false))
+    layers_ |= kAutocastSuspended;
   // Note [Call path layers]: tracer, vmap, autocast, autograd, profiler, coverage.
   for (int bit = 0; bit < int(kNumVisitedLayers); ++bit) {
     if (!(layers & (1u << bit))) continue;
@@ -169,6 +180,7 @@ void OpScope::exit() {
     const LayerHooks& h = hooks()[size_t(bit)];
     if (h.exit) h.exit(op_);
   }
+  if (layers_ & kAutocastSuspended) set_thread_layer(kAutocast, true);
   --thread_state().depth;
 }
 

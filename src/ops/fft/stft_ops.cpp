@@ -54,8 +54,8 @@ Tensor stft(const Tensor& self, int64_t n_fft, std::optional<int64_t> hop_length
             std::optional<int64_t> win_length, const std::optional<Tensor>& window, bool center,
             std::string_view pad_mode, bool normalized, std::optional<bool> onesided,
             std::optional<bool> return_complex) {
-  EMBER_OP(stft, self, n_fft, hop_length, win_length, window, center, pad_mode, normalized,
-           onesided, return_complex);
+  EMBER_OP_CAST(stft, stft, self, n_fft, hop_length, win_length, window, center, pad_mode,
+                normalized, onesided, return_complex);
   const char* op = "stft";
   const Tensor* win_t = window && window->defined() ? &*window : nullptr;
   const bool rc = return_complex.value_or(self.is_complex() || (win_t && win_t->is_complex()));

@@ -58,8 +58,17 @@ std::tuple<Tensor, Tensor, Tensor> _scaled_dot_product_flash_attention_for_cpu_b
 Tensor _add_layer_norm(const Tensor& input, const Tensor& residual, IntArrayRef normalized_shape,
                        const Tensor& weight, const Tensor& bias, double eps);
 
-namespace nn::functional {
-using ember::scaled_dot_product_attention;
-}  // namespace nn::functional
-
 }  // namespace ember
+
+namespace ember::nn::functional {
+
+/// `F::scaled_dot_product_attention`: ember::scaled_dot_product_attention.
+inline Tensor scaled_dot_product_attention(const Tensor& query, const Tensor& key,
+                                           const Tensor& value, const Tensor& attn_mask = {},
+                                           double dropout_p = 0.0, bool is_causal = false,
+                                           std::optional<double> scale = std::nullopt) {
+  return ember::scaled_dot_product_attention(query, key, value, attn_mask, dropout_p, is_causal,
+                                             scale);
+}
+
+}  // namespace ember::nn::functional

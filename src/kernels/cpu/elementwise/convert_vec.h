@@ -34,8 +34,8 @@ inline __m256i f32_to_bf16(__m512 f) {
   const __m512i x = _mm512_castps_si512(f);
   const __m512i hi = _mm512_srli_epi32(x, 16);
   const __m512i lsb = _mm512_and_si512(hi, _mm512_set1_epi32(1));
-  __m512i r = _mm512_srli_epi32(_mm512_add_epi32(_mm512_add_epi32(x, _mm512_set1_epi32(0x7fff)), lsb),
-                                16);
+  __m512i r =
+      _mm512_srli_epi32(_mm512_add_epi32(_mm512_add_epi32(x, _mm512_set1_epi32(0x7fff)), lsb), 16);
   const __mmask16 nan = _mm512_cmpgt_epi32_mask(_mm512_and_si512(x, _mm512_set1_epi32(0x7fffffff)),
                                                 _mm512_set1_epi32(0x7f800000));
   r = _mm512_mask_blend_epi32(nan, r, _mm512_or_si512(hi, _mm512_set1_epi32(0x40)));
@@ -56,9 +56,9 @@ inline __m256i f32_to_f16(__m512 f) {
   const __mmask16 nan = _mm512_cmpgt_epi32_mask(_mm512_and_si512(x, _mm512_set1_epi32(0x7fffffff)),
                                                 _mm512_set1_epi32(0x7f800000));
   const __m256i h = _mm512_cvtps_ph(f, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-  const __m256i nanv = _mm512_cvtepi32_epi16(_mm512_or_si512(
-      _mm512_and_si512(_mm512_srli_epi32(x, 16), _mm512_set1_epi32(0x8000)),
-      _mm512_set1_epi32(0x7e00)));
+  const __m256i nanv = _mm512_cvtepi32_epi16(
+      _mm512_or_si512(_mm512_and_si512(_mm512_srli_epi32(x, 16), _mm512_set1_epi32(0x8000)),
+                      _mm512_set1_epi32(0x7e00)));
   return _mm256_mask_blend_epi16(nan, h, nanv);
 }
 }  // namespace cvt512
@@ -73,8 +73,8 @@ inline __m128i f32_to_bf16(__m256 f) {
   const __m256i x = _mm256_castps_si256(f);
   const __m256i hi = _mm256_srli_epi32(x, 16);
   const __m256i lsb = _mm256_and_si256(hi, _mm256_set1_epi32(1));
-  __m256i r = _mm256_srli_epi32(_mm256_add_epi32(_mm256_add_epi32(x, _mm256_set1_epi32(0x7fff)), lsb),
-                                16);
+  __m256i r =
+      _mm256_srli_epi32(_mm256_add_epi32(_mm256_add_epi32(x, _mm256_set1_epi32(0x7fff)), lsb), 16);
   const __m256i nan = _mm256_cmpgt_epi32(_mm256_and_si256(x, _mm256_set1_epi32(0x7fffffff)),
                                          _mm256_set1_epi32(0x7f800000));
   r = _mm256_blendv_epi8(r, _mm256_or_si256(hi, _mm256_set1_epi32(0x40)), nan);
@@ -83,23 +83,22 @@ inline __m128i f32_to_bf16(__m256 f) {
 }
 inline __m256 f16_to_f32(__m128i h) {
   const __m256i w = _mm256_cvtepu16_epi32(h);
-  const __m256i nan = _mm256_cmpgt_epi32(_mm256_and_si256(w, _mm256_set1_epi32(0x7fff)),
-                                         _mm256_set1_epi32(0x7c00));
+  const __m256i nan =
+      _mm256_cmpgt_epi32(_mm256_and_si256(w, _mm256_set1_epi32(0x7fff)), _mm256_set1_epi32(0x7c00));
   const __m256i nanv = _mm256_or_si256(
       _mm256_or_si256(_mm256_slli_epi32(_mm256_and_si256(w, _mm256_set1_epi32(0x8000)), 16),
                       _mm256_set1_epi32(0x7f800000)),
       _mm256_slli_epi32(_mm256_and_si256(w, _mm256_set1_epi32(0x3ff)), 13));
-  return _mm256_blendv_ps(_mm256_cvtph_ps(h), _mm256_castsi256_ps(nanv),
-                          _mm256_castsi256_ps(nan));
+  return _mm256_blendv_ps(_mm256_cvtph_ps(h), _mm256_castsi256_ps(nanv), _mm256_castsi256_ps(nan));
 }
 inline __m128i f32_to_f16(__m256 f) {
   const __m256i x = _mm256_castps_si256(f);
   const __m256i nan = _mm256_cmpgt_epi32(_mm256_and_si256(x, _mm256_set1_epi32(0x7fffffff)),
                                          _mm256_set1_epi32(0x7f800000));
   const __m128i h = _mm256_cvtps_ph(f, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-  const __m256i nanv = _mm256_or_si256(
-      _mm256_and_si256(_mm256_srli_epi32(x, 16), _mm256_set1_epi32(0x8000)),
-      _mm256_set1_epi32(0x7e00));
+  const __m256i nanv =
+      _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi32(x, 16), _mm256_set1_epi32(0x8000)),
+                      _mm256_set1_epi32(0x7e00));
   // The masks are 0 or -1 and the NaN words at most 0xfe00, so both packs keep them intact.
   const __m128i nan16 =
       _mm_packs_epi32(_mm256_castsi256_si128(nan), _mm256_extracti128_si256(nan, 1));
@@ -120,8 +119,8 @@ inline void cvt_bf16_to_f32(const BFloat16* __restrict src, float* __restrict ds
 #endif
 #if defined(__AVX2__)
   for (; i + 8 <= n; i += 8)
-    _mm256_storeu_ps(dst + i, cvt256::bf16_to_f32(
-                                  _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i))));
+    _mm256_storeu_ps(
+        dst + i, cvt256::bf16_to_f32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i))));
 #endif
   for (; i < n; ++i) dst[i] = float(src[i]);
 }
@@ -147,13 +146,13 @@ inline void cvt_f16_to_f32(const Half* __restrict src, float* __restrict dst, in
   int64_t i = 0;
 #if defined(__AVX512F__)
   for (; i + 16 <= n; i += 16)
-    _mm512_storeu_ps(dst + i, cvt512::f16_to_f32(
-                                  _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + i))));
+    _mm512_storeu_ps(
+        dst + i, cvt512::f16_to_f32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + i))));
 #endif
 #if defined(__AVX2__)
   for (; i + 8 <= n; i += 8)
-    _mm256_storeu_ps(dst + i, cvt256::f16_to_f32(
-                                  _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i))));
+    _mm256_storeu_ps(
+        dst + i, cvt256::f16_to_f32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i))));
 #endif
   for (; i < n; ++i) dst[i] = float(src[i]);
 }
@@ -177,8 +176,7 @@ inline void cvt_f32_to_f16(const float* __restrict src, Half* __restrict dst, in
 /// Whether convert_contiguous<To, From> has a vector path (a float32 <-> 16-bit float pair).
 template <class To, class From>
 inline constexpr bool kVectorConvert =
-    (std::is_same_v<From, float> &&
-     (std::is_same_v<To, BFloat16> || std::is_same_v<To, Half>)) ||
+    (std::is_same_v<From, float> && (std::is_same_v<To, BFloat16> || std::is_same_v<To, Half>)) ||
     (std::is_same_v<To, float> && (std::is_same_v<From, BFloat16> || std::is_same_v<From, Half>));
 
 /// The vector conversion of n contiguous elements between float32 and a 16-bit float.
