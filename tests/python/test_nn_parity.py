@@ -60,6 +60,7 @@ PY_ONLY_OPTIONS = {
     "return_indices",  # libtorch returns the indices from forward_with_indices instead
     "min_value", "max_value",  # Hardtanh's deprecated aliases of min_val / max_val
     "recompute_scale_factor",  # nn.Upsample's; libtorch's UpsampleOptions has none
+    "mask_check",  # nn.TransformerEncoder's; libtorch's TransformerEncoderOptions has none
 }
 # C++-only options: (module, option).
 CPP_ONLY_OPTIONS = {
