@@ -55,6 +55,9 @@ bench: deps-bench build
 	PYTHONPATH=build/release/python $(PY) bench/fft_side_by_side.py
 	PYTHONPATH=build/release/python $(PY) bench/special_side_by_side.py
 	PYTHONPATH=build/release/python $(PY) bench/cdist_side_by_side.py
+	PYTHONPATH=build/release/python $(PY) bench/sdpa_side_by_side.py
+	PYTHONPATH=build/release/python $(PY) bench/transformer_side_by_side.py
+	PYTHONPATH=build/release/python $(PY) bench/bf16_side_by_side.py
 	$(PY) bench/cnn_epoch.py --build build/release
 
 # The libFuzzer targets (safetensors loader, IDX reader, PyTorch-checkpoint unpickler, PNG and

@@ -372,6 +372,9 @@ class _ProcessIter:
                     w.join()
             for q in self._index_queues:
                 q.close()
+                # The stop message went through the queue's feeder thread: wait for it to
+                # flush and exit, so that no thread outlives the iterator.
+                q.join_thread()
             self._data_queue.cancel_join_thread()
             self._data_queue.close()
 
