@@ -277,18 +277,18 @@ void set_global_layer(Layer layer, bool on);
 /// itself (an unqualified name, found from inside the op's own namespace; it is called as `(fn)`
 /// so that argument-dependent lookup adds no ember:: overloads), which the autocast layer runs
 /// again on cast arguments.
-#define EMBER_OP_CAST(id, fn, ...)                                                                \
-  ::ember::dispatch::OpScope ember_op_scope_(::ember::OpId::id);                                  \
-  if (EMBER_OP_UNLIKELY(::ember::dispatch::slow_path())) {                                        \
-    if (::ember::dispatch::CastPlan ember_cast_ =                                                 \
-            ::ember::dispatch::autocast_plan(::ember::OpId::id, __VA_ARGS__);                     \
-        ember_cast_.needed)                                                                       \
-      return ::ember::dispatch::autocast_call(                                                    \
-          ember_cast_,                                                                            \
-          [](const auto&... ember_a_) -> decltype(auto) { return (fn)(ember_a_...); },           \
-          __VA_ARGS__);                                                                           \
-    if (ember_op_scope_.enter(__VA_ARGS__)) return ::ember::dispatch::Redirected{};               \
-  }                                                                                               \
+#define EMBER_OP_CAST(id, fn, ...)                                                     \
+  ::ember::dispatch::OpScope ember_op_scope_(::ember::OpId::id);                       \
+  if (EMBER_OP_UNLIKELY(::ember::dispatch::slow_path())) {                             \
+    if (::ember::dispatch::CastPlan ember_cast_ =                                      \
+            ::ember::dispatch::autocast_plan(::ember::OpId::id, __VA_ARGS__);          \
+        ember_cast_.needed)                                                            \
+      return ::ember::dispatch::autocast_call(                                         \
+          ember_cast_,                                                                 \
+          [](const auto&... ember_a_) -> decltype(auto) { return (fn)(ember_a_...); }, \
+          __VA_ARGS__);                                                                \
+    if (ember_op_scope_.enter(__VA_ARGS__)) return ::ember::dispatch::Redirected{};    \
+  }                                                                                    \
   static_assert(true, "")
 
 /// The same for an elementwise op: its id is a runtime value and its tensors come as a list.

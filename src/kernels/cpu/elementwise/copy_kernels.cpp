@@ -53,8 +53,7 @@ void cast_fn(char** data, const int64_t* s, int64_t n, const OpParams& p) {
   // staging buffer (Note [Vector 16-bit float conversion]).
   if constexpr (kVectorConvert<Dst, Src>) {
     if (s[0] == int64_t(sizeof(Dst)) && s[1] == int64_t(sizeof(Src))) {
-      convert_contiguous(reinterpret_cast<const Src*>(data[1]), reinterpret_cast<Dst*>(data[0]),
-                         n);
+      convert_contiguous(reinterpret_cast<const Src*>(data[1]), reinterpret_cast<Dst*>(data[0]), n);
       return;
     }
   }

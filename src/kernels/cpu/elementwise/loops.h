@@ -6,9 +6,9 @@
 //  - dense: the output is contiguous and each input is contiguous or a broadcast scalar
 //    (stride 0). Work goes in blocks of kBlock elements of the compute type: inputs of the
 //    compute type are read in place, others (half/bfloat16, broadcast scalars) are converted
-//    into a small stack buffer first (vectorised: Note [Vector 16-bit float conversion]); the block kernel is a plain contiguous loop that uses the
-//    functor's `vec()` (SLEEF/vector ops) for float/double when it has one, and is left to the
-//    compiler's auto-vectorizer otherwise.
+//    into a small stack buffer first (vectorised: Note [Vector 16-bit float conversion]); the block
+//    kernel is a plain contiguous loop that uses the functor's `vec()` (SLEEF/vector ops) for
+//    float/double when it has one, and is left to the compiler's auto-vectorizer otherwise.
 //  - strided: a scalar loop with byte strides.
 // Functors take and return the compute type `opmath_t<T>` (float for half/bfloat16), are
 // constructed from OpParams once per run, and are written once for all ISAs.
