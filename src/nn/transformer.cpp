@@ -214,6 +214,23 @@ ModuleList clones(const Holder& layer, int64_t n, const char* who) {
   for (int64_t i = 0; i < n; ++i) list->push_back(layer->clone());
   return list;
 }
+
+// A stack (encoder or decoder): its clones of the layer and its own copy of the final norm.
+template <class Stack, class Holder>
+void reset_stack(Stack& stack, const Holder& layer, const char* who) {
+  stack.layers = stack.register_module("layers", clones(layer, stack.options.num_layers(), who));
+  if (!stack.options.norm().is_empty()) {
+    stack.norm = stack.options.norm().rebind(stack.options.norm().ptr()->clone());
+    stack.register_module("norm", stack.norm.ptr());
+  }
+}
+
+template <class LayerImpl, class Stack>
+void reset_stack_parameters(Stack& stack) {
+  for (const auto& m : *stack.layers) std::dynamic_pointer_cast<LayerImpl>(m)->reset_parameters();
+  if (!stack.norm.is_empty())
+    if (auto* ln = dynamic_cast<LayerNormImpl*>(stack.norm.ptr().get())) ln->reset_parameters();
+}
 }  // namespace
 
 TransformerEncoderImpl::TransformerEncoderImpl(TransformerEncoderOptions options_)
@@ -222,19 +239,11 @@ TransformerEncoderImpl::TransformerEncoderImpl(TransformerEncoderOptions options
 }
 
 void TransformerEncoderImpl::reset() {
-  layers = register_module(
-      "layers", clones(options.encoder_layer(), options.num_layers(), "TransformerEncoder"));
-  if (!options.norm().is_empty()) {
-    norm = options.norm().rebind(options.norm().ptr()->clone());
-    register_module("norm", norm.ptr());
-  }
+  reset_stack(*this, options.encoder_layer(), "TransformerEncoder");
 }
 
 void TransformerEncoderImpl::reset_parameters() {
-  for (const auto& m : *layers)
-    std::dynamic_pointer_cast<TransformerEncoderLayerImpl>(m)->reset_parameters();
-  if (!norm.is_empty())
-    if (auto* ln = dynamic_cast<LayerNormImpl*>(norm.ptr().get())) ln->reset_parameters();
+  reset_stack_parameters<TransformerEncoderLayerImpl>(*this);
 }
 
 bool TransformerEncoderImpl::packing_ok(const Tensor& src, const Tensor& src_mask,
@@ -286,19 +295,11 @@ TransformerDecoderImpl::TransformerDecoderImpl(TransformerDecoderOptions options
 }
 
 void TransformerDecoderImpl::reset() {
-  layers = register_module(
-      "layers", clones(options.decoder_layer(), options.num_layers(), "TransformerDecoder"));
-  if (!options.norm().is_empty()) {
-    norm = options.norm().rebind(options.norm().ptr()->clone());
-    register_module("norm", norm.ptr());
-  }
+  reset_stack(*this, options.decoder_layer(), "TransformerDecoder");
 }
 
 void TransformerDecoderImpl::reset_parameters() {
-  for (const auto& m : *layers)
-    std::dynamic_pointer_cast<TransformerDecoderLayerImpl>(m)->reset_parameters();
-  if (!norm.is_empty())
-    if (auto* ln = dynamic_cast<LayerNormImpl*>(norm.ptr().get())) ln->reset_parameters();
+  reset_stack_parameters<TransformerDecoderLayerImpl>(*this);
 }
 
 Tensor TransformerDecoderImpl::forward(const Tensor& tgt, const Tensor& memory,
@@ -323,43 +324,48 @@ TransformerImpl::TransformerImpl(TransformerOptions options_) : options(std::mov
   reset();
 }
 
+namespace {
+// The options of the Transformer's own encoder or decoder layer, from its options.
+template <class LayerOptions>
+LayerOptions layer_options(const TransformerOptions& o) {
+  LayerOptions l(o.d_model(), o.nhead());
+  l.dim_feedforward(o.dim_feedforward())
+      .dropout(o.dropout())
+      .activation(o.activation())
+      .layer_norm_eps(o.layer_norm_eps())
+      .batch_first(o.batch_first())
+      .norm_first(o.norm_first());
+  return l;
+}
+
+// A clone of a custom encoder or decoder, which must be a `StackImpl`.
+template <class StackImpl>
+std::shared_ptr<StackImpl> clone_custom(const std::shared_ptr<Module>& custom, const char* what,
+                                        const char* type) {
+  auto stack = std::dynamic_pointer_cast<StackImpl>(custom->clone());
+  EMBER_CHECK_TYPE(stack != nullptr, "[Transformer] ", what, " must be a ", type, ", got a ",
+                   custom->name());
+  return stack;
+}
+}  // namespace
+
 void TransformerImpl::reset() {
   const auto& o = options;
   auto ln = [&] { return LayerNorm(LayerNormOptions({o.d_model()}).eps(o.layer_norm_eps())); };
   if (o.custom_encoder()) {
-    auto enc = std::dynamic_pointer_cast<TransformerEncoderImpl>(o.custom_encoder()->clone());
-    EMBER_CHECK_TYPE(enc != nullptr,
-                     "[Transformer] custom_encoder must be a TransformerEncoder, "
-                     "got a ",
-                     o.custom_encoder()->name());
-    encoder = TransformerEncoder(enc);
+    encoder = TransformerEncoder(clone_custom<TransformerEncoderImpl>(
+        o.custom_encoder(), "custom_encoder", "TransformerEncoder"));
   } else {
-    TransformerEncoderLayer layer(TransformerEncoderLayerOptions(o.d_model(), o.nhead())
-                                      .dim_feedforward(o.dim_feedforward())
-                                      .dropout(o.dropout())
-                                      .activation(o.activation())
-                                      .layer_norm_eps(o.layer_norm_eps())
-                                      .batch_first(o.batch_first())
-                                      .norm_first(o.norm_first()));
+    TransformerEncoderLayer layer(layer_options<TransformerEncoderLayerOptions>(o));
     encoder = TransformerEncoder(
         TransformerEncoderOptions(layer, o.num_encoder_layers()).norm(AnyModule(ln())));
   }
   register_module("encoder", encoder);
   if (o.custom_decoder()) {
-    auto dec = std::dynamic_pointer_cast<TransformerDecoderImpl>(o.custom_decoder()->clone());
-    EMBER_CHECK_TYPE(dec != nullptr,
-                     "[Transformer] custom_decoder must be a TransformerDecoder, "
-                     "got a ",
-                     o.custom_decoder()->name());
-    decoder = TransformerDecoder(dec);
+    decoder = TransformerDecoder(clone_custom<TransformerDecoderImpl>(
+        o.custom_decoder(), "custom_decoder", "TransformerDecoder"));
   } else {
-    TransformerDecoderLayer layer(TransformerDecoderLayerOptions(o.d_model(), o.nhead())
-                                      .dim_feedforward(o.dim_feedforward())
-                                      .dropout(o.dropout())
-                                      .activation(o.activation())
-                                      .layer_norm_eps(o.layer_norm_eps())
-                                      .batch_first(o.batch_first())
-                                      .norm_first(o.norm_first()));
+    TransformerDecoderLayer layer(layer_options<TransformerDecoderLayerOptions>(o));
     decoder = TransformerDecoder(
         TransformerDecoderOptions(layer, o.num_decoder_layers()).norm(AnyModule(ln())));
   }

@@ -153,6 +153,15 @@ Tensor as_compute(const Tensor& t) {
   return c.contiguous();
 }
 
+// The mask as the kernels read it: broadcast to (batch..., L, S), bfloat16 widened to float32.
+Tensor kernel_mask(const Tensor& attn_mask, const DimVector& batch, int64_t L, int64_t S) {
+  if (!attn_mask.defined()) return {};
+  DimVector ms(batch);
+  ms.push_back(L);
+  ms.push_back(S);
+  return (attn_mask.dtype() == kBFloat16 ? attn_mask.to(kFloat) : attn_mask)
+      .expand(IntArrayRef(ms));
+}
 }  // namespace
 
 // ---- the reference decomposition ----
@@ -282,14 +291,7 @@ std::tuple<Tensor, Tensor> _scaled_dot_product_flash_attention_for_cpu(
       out.zero_();
       lse.fill_(-std::numeric_limits<double>::infinity());
     } else if (L > 0) {
-      Tensor mask;
-      if (attn_mask.defined()) {
-        DimVector ms(batch);
-        ms.push_back(L);
-        ms.push_back(S);
-        mask = (attn_mask.dtype() == kBFloat16 ? attn_mask.to(kFloat) : attn_mask)
-                   .expand(IntArrayRef(ms));
-      }
+      Tensor mask = kernel_mask(attn_mask, batch, L, S);
       flash_attention_fwd_stub(query.device().type(), as_compute(query), as_compute(key),
                                as_compute(value), mask, out, lse, is_causal, s);
     }
@@ -369,14 +371,7 @@ std::tuple<Tensor, Tensor, Tensor> _scaled_dot_product_flash_attention_for_cpu_b
   Tensor gk = zeros(key.sizes(), key.options().dtype(ct));
   Tensor gv = zeros(value.sizes(), value.options().dtype(ct));
   if (L > 0 && S > 0 && gq.numel() + gk.numel() + gv.numel() > 0) {
-    Tensor mask;
-    if (attn_mask.defined()) {
-      DimVector ms(batch);
-      ms.push_back(L);
-      ms.push_back(S);
-      mask = (attn_mask.dtype() == kBFloat16 ? attn_mask.to(kFloat) : attn_mask)
-                 .expand(IntArrayRef(ms));
-    }
+    Tensor mask = kernel_mask(attn_mask, batch, L, S);
     flash_attention_bwd_stub(query.device().type(), as_compute(grad_out), as_compute(query),
                              as_compute(key), as_compute(value), as_compute(out),
                              logsumexp.to(ct).contiguous(), mask, gq, gk, gv, is_causal, s);
