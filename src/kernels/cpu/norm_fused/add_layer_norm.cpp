@@ -6,7 +6,7 @@
 
 #include "core/parallel_internal.h"
 #include "ember/half.h"
-#include "kernels/cpu/norm_fused/add_layer_norm.h"
+#include "kernels/stubs/add_layer_norm.h"
 
 namespace ember {
 
