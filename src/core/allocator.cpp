@@ -1,4 +1,5 @@
 #include "ember/allocator.h"
+#include "core/cuda_hooks.h"
 
 #include "core/memory_observer.h"
 
@@ -184,8 +185,10 @@ Allocator* get_allocator(DeviceType t) {
   int i = static_cast<int>(t);
   Allocator* a = (i >= 0 && i < kMaxDeviceTypes) ? allocator_table()[i] : nullptr;
   if (!a && t == kCPU) a = &CpuCachingAllocator::get();
-  EMBER_CHECK(a, "[allocator] no allocator registered for device type '", device_type_name(t), "'",
-              t == kCUDA ? " (ember was built without CUDA, or no GPU is present)" : "");
+  // The CUDA backend registers its allocator when it is loaded (Note [CUDA backend library]).
+  if (!a && t == kCUDA && cuda::load_cuda()) a = allocator_table()[i];
+  if (!a && t == kCUDA) cuda::no_cuda("allocator");
+  EMBER_CHECK(a, "[allocator] no allocator registered for device type '", device_type_name(t), "'");
   return a;
 }
 
@@ -196,11 +199,20 @@ void set_allocator(DeviceType t, Allocator* a) {
 }
 
 Storage Storage::allocate(size_t nbytes, Device device) {
-  // Allocators serve one device of their type for now (see Note [CUDA device index]).
-  EMBER_CHECK(device.is_cpu() || device.index() <= 0, "[allocate] only index 0 of device type ",
-              device_type_name(device.type()), " is supported so far, got ", device);
   Allocator* a = get_allocator(device.type());
-  DataPtr p = a->allocate(nbytes);
+  DataPtr p;
+  if (device.is_cuda()) {
+    // The CUDA allocator serves the current device, as PyTorch's: select the tensor's.
+    const int n = cuda::cuda_hooks().device_count();
+    EMBER_CHECK(device.index() < n, "[allocate] CUDA error: invalid device ordinal: ", device,
+                " does not exist (", n, " CUDA device", n == 1 ? "" : "s", " visible)");
+    cuda::DeviceGuard guard(device.index() < 0 ? cuda::current_device() : device.index());
+    p = a->allocate(nbytes);
+  } else {
+    EMBER_CHECK(device.is_cpu() || device.index() <= 0, "[allocate] only index 0 of device type ",
+                device_type_name(device.type()), " is supported so far, got ", device);
+    p = a->allocate(nbytes);
+  }
   return Storage(make_intrusive<StorageImpl>(std::move(p), nbytes, a));
 }
 

@@ -23,6 +23,22 @@ class DeviceBackend {
   virtual bool copy(const Tensor& dst, const Tensor& src) = 0;
 };
 
+/// Whether the copy running on this thread was asked for with non_blocking=True (copy_ and to()
+/// set it for their body; a backend may then return before a copy from or to pinned host memory
+/// has finished, as PyTorch does).
+bool copy_non_blocking();
+/// Sets copy_non_blocking() for a scope.
+class NonBlockingCopyScope {
+ public:
+  explicit NonBlockingCopyScope(bool on);
+  ~NonBlockingCopyScope();
+  NonBlockingCopyScope(const NonBlockingCopyScope&) = delete;
+  NonBlockingCopyScope& operator=(const NonBlockingCopyScope&) = delete;
+
+ private:
+  bool prev_;
+};
+
 /// Installs the backend for device type `t` (not owned).
 void register_device_backend(DeviceType t, DeviceBackend* backend);
 /// The backend of `t`, or null.

@@ -3,6 +3,7 @@
 #include <limits>
 
 #include "autograd/record.h"
+#include "core/cuda_hooks.h"
 #include "core/memory_check.h"
 #include "core/tensor_util.h"
 #include "ember/error.h"
@@ -70,8 +71,18 @@ namespace {
 Tensor& copy_recorded(Tensor& self, const Tensor& src_in, const char* op);
 }  // namespace
 
-Tensor& Tensor::copy_(const Tensor& src_in, bool /*non_blocking*/) {
+namespace {
+thread_local bool t_copy_non_blocking = false;
+}  // namespace
+bool copy_non_blocking() { return t_copy_non_blocking; }
+NonBlockingCopyScope::NonBlockingCopyScope(bool on) : prev_(t_copy_non_blocking) {
+  t_copy_non_blocking = on;
+}
+NonBlockingCopyScope::~NonBlockingCopyScope() { t_copy_non_blocking = prev_; }
+
+Tensor& Tensor::copy_(const Tensor& src_in, bool non_blocking) {
   EMBER_OP(copy_, *this, src_in);
+  NonBlockingCopyScope nb(non_blocking);
   return copy_recorded(*this, src_in, "copy_");
 }
 
@@ -196,9 +207,11 @@ Tensor Tensor::to(const TensorOptions& opts, bool non_blocking, bool copy) const
   EMBER_OP(to, *this, opts, non_blocking, copy);
   ScalarType dt = opts.has_dtype() ? opts.dtype() : dtype();
   Device dev = opts.has_device() ? opts.device() : device();
-  if (dev.type() == kCUDA && dev.index() < 0) dev = Device(kCUDA, 0);
+  // "cuda" is the current device, as in PyTorch.
+  if (dev.type() == kCUDA && dev.index() < 0) dev = Device(kCUDA, int8_t(cuda::current_device()));
   if (dt == dtype() && dev == device() && !copy) return *this;
   Tensor out = empty_like_layout(sizes(), dt, dev, {*this});
+  NonBlockingCopyScope nb(non_blocking);
   copy_recorded(out, *this, "_to_copy");
   if (opts.requires_grad()) out.set_requires_grad(true);
   return out;

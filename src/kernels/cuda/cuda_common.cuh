@@ -15,20 +15,12 @@
 
 #include "ember/dtype.h"
 #include "ember/error.h"
+#include "cuda/cuda_context.h"
 
 namespace ember::cuda {
 
 constexpr int kMaxDims = 8;
 constexpr int kBlockSize = 256;
-
-/// Throws ember::Error naming `what` when a CUDA runtime call failed (and clears the error).
-inline void check(cudaError_t err, const char* what) {
-  if (err != cudaSuccess) {
-    (void)cudaGetLastError();
-    EMBER_THROW(::ember::Error, "[cuda] ", what, " failed: ", cudaGetErrorString(err));
-  }
-}
-#define EMBER_CUDA_CHECK(expr) ::ember::cuda::check((expr), #expr)
 
 /// Sizes of the iteration space plus the element strides of N operands (operand 0 = output).
 /// Broadcast dims have stride 0. Passed to kernels by value.
@@ -98,14 +90,14 @@ __global__ void elementwise_kernel(Geometry<N> g, F f) {
   }
 }
 
-/// Launches elementwise_kernel on the current device's default stream.
+/// Launches elementwise_kernel on the current stream (Note [CUDA kernels and streams]).
 template <int N, class F>
 void launch_elementwise(const Geometry<N>& g, const F& f, const char* name) {
   if (g.numel == 0) return;
   if (is_contiguous(g))
-    elementwise_kernel<N, true><<<grid_for(g.numel), kBlockSize>>>(g, f);
+    elementwise_kernel<N, true><<<grid_for(g.numel), kBlockSize, 0, current_raw_stream()>>>(g, f);
   else
-    elementwise_kernel<N, false><<<grid_for(g.numel), kBlockSize>>>(g, f);
+    elementwise_kernel<N, false><<<grid_for(g.numel), kBlockSize, 0, current_raw_stream()>>>(g, f);
   check_launch(name);
 }
 

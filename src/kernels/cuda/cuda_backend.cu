@@ -1,14 +1,6 @@
-// The CUDA runtime glue: device query, the caching allocator, and the DeviceBackend that turns
-// tensors into kernel geometry (Note [CUDA kernel interface]). Everything registers itself at
-// library load, and only when cudaGetDeviceCount reports a device: without a GPU (or with the
-// stub libcuda of CI) ember behaves as a CPU-only build and "cuda" tensors fail with the
-// allocator's "no allocator registered for device type 'cuda'" error.
-//
-// Note [CUDA device index]
-// Allocator::allocate() is not told the requested device, so every CUDA tensor lives on cuda:0:
-// the allocator allocates under a guard that selects device 0 and tags blocks cuda:0, and the
-// backend runs kernels on the device of the tensors it gets (always 0 today). Multi-GPU needs
-// the device passed to the allocator (Storage::allocate knows it).
+// The CUDA device backend (Note [Device backends]): elementwise ops and copies, turning tensors
+// into kernel geometry (Note [CUDA kernel interface]). Registered when libember_cuda.so is
+// loaded and a GPU is present.
 
 #include <array>
 #include <cstdint>
@@ -20,7 +12,8 @@
 #include "core/tensor_util.h"
 #include "ember/allocator.h"
 #include "ember/dispatch_type.h"
-#include "ember/version.h"
+#include "ember/cuda.h"
+#include "cuda/cuda_context.h"
 #include "kernels/cuda/cuda_common.cuh"
 #include "ops/device_backend.h"
 
@@ -28,135 +21,6 @@ namespace ember {
 
 namespace cuda {
 namespace {
-
-// cudaGetDeviceCount fails (no driver, stub libcuda, no device) without printing anything; any
-// failure means "no GPU". Cached: the answer cannot change within a process.
-int device_count_once() {
-  static const int n = [] {
-    int count = 0;
-    cudaError_t err = cudaGetDeviceCount(&count);
-    if (err != cudaSuccess) {
-      (void)cudaGetLastError();
-      return 0;
-    }
-    return count;
-  }();
-  return n;
-}
-
-// Selects `index` for the scope and restores the caller's device afterwards.
-class DeviceGuard {
- public:
-  explicit DeviceGuard(int index) {
-    EMBER_CUDA_CHECK(cudaGetDevice(&prev_));
-    if (prev_ != index)
-      EMBER_CUDA_CHECK(cudaSetDevice(index));
-    else
-      prev_ = -1;
-  }
-  explicit DeviceGuard(Device d) : DeviceGuard(d.index() < 0 ? 0 : d.index()) {}
-  ~DeviceGuard() {
-    if (prev_ >= 0) (void)cudaSetDevice(prev_);
-  }
-  DeviceGuard(const DeviceGuard&) = delete;
-  DeviceGuard& operator=(const DeviceGuard&) = delete;
-
- private:
-  int prev_ = -1;
-};
-
-// Note [CUDA caching allocator]
-// cudaMalloc/cudaFree are slow and cudaFree synchronizes the device, so freed blocks go to
-// per-size free lists and are reused. All work runs on the legacy default stream, so a block
-// reused by a later op is ordered after every kernel that used it before. Sizes round up to
-// buckets (512 B minimum, powers of two to 1 MiB, then multiples of 2 MiB). The cache is
-// unbounded; on cudaMalloc failure it is emptied and the allocation retried once.
-class CudaCachingAllocator final : public Allocator {
- public:
-  DataPtr allocate(size_t nbytes) override {
-    const size_t size = bucket(nbytes);
-    void* p = nullptr;
-    {
-      std::lock_guard<std::mutex> g(mu_);
-      auto it = free_.find(size);
-      if (it != free_.end() && !it->second.empty()) {
-        p = it->second.back();
-        it->second.pop_back();
-        cached_ -= size;
-        allocated_ += size;
-      }
-    }
-    if (!p) {
-      DeviceGuard guard(0);
-      cudaError_t err = cudaMalloc(&p, size);
-      if (err == cudaErrorMemoryAllocation) {
-        (void)cudaGetLastError();
-        empty_cache();
-        err = cudaMalloc(&p, size);
-      }
-      if (err != cudaSuccess) {
-        (void)cudaGetLastError();
-        EMBER_THROW(Error, "[CUDA allocator] out of memory: tried to allocate ", nbytes,
-                    " bytes on cuda:0 with ", allocated_bytes(),
-                    " bytes already allocated by ember (", cudaGetErrorString(err), ")");
-      }
-      std::lock_guard<std::mutex> g(mu_);
-      allocated_ += size;
-    }
-    return DataPtr(p, reinterpret_cast<void*>(size), &CudaCachingAllocator::release,
-                   Device(kCUDA, 0));
-  }
-
-  void copy_data(void* dst, const void* src, size_t n) const override {
-    if (n) EMBER_CUDA_CHECK(cudaMemcpy(dst, src, n, cudaMemcpyDeviceToDevice));
-  }
-
-  void empty_cache() {
-    std::unordered_map<size_t, std::vector<void*>> blocks;
-    {
-      std::lock_guard<std::mutex> g(mu_);
-      blocks.swap(free_);
-      cached_ = 0;
-    }
-    DeviceGuard guard(0);
-    for (auto& [size, list] : blocks)
-      for (void* p : list) (void)cudaFree(p);
-  }
-
-  size_t allocated_bytes() {
-    std::lock_guard<std::mutex> g(mu_);
-    return allocated_;
-  }
-
-  static CudaCachingAllocator& get() {
-    // Leaked on purpose: tensors in static storage may be freed after main returns, and
-    // cudaFree after the runtime's own teardown would fail anyway.
-    static auto* a = new CudaCachingAllocator();
-    return *a;
-  }
-
- private:
-  static size_t bucket(size_t n) {
-    constexpr size_t kMin = 512, kMiB = size_t(1) << 20;
-    if (n <= kMin) return kMin;
-    if (n <= kMiB) return size_t(1) << (64 - __builtin_clzll(n - 1));
-    return (n + 2 * kMiB - 1) / (2 * kMiB) * (2 * kMiB);
-  }
-
-  static void release(void* ctx, void* p) {
-    auto& self = get();
-    size_t size = reinterpret_cast<size_t>(ctx);
-    std::lock_guard<std::mutex> g(self.mu_);
-    self.allocated_ -= size;
-    self.cached_ += size;
-    self.free_[size].push_back(p);
-  }
-
-  std::mutex mu_;
-  std::unordered_map<size_t, std::vector<void*>> free_;
-  size_t cached_ = 0;
-  size_t allocated_ = 0;
-};
 
 // ---- tensors -> kernel geometry ----
 
@@ -389,30 +253,13 @@ class CudaBackend final : public DeviceBackend {
   }
 };
 
-// Registers the allocator and backend once, when a GPU is present; never throws. Called at
-// library load and by cuda_is_available() (whichever static initializer runs first).
-bool registered() {
-  static const bool ok = [] {
-    try {
-      if (device_count_once() <= 0) return false;
-      static CudaBackend backend;
-      set_allocator(kCUDA, &CudaCachingAllocator::get());
-      register_device_backend(kCUDA, &backend);
-      return true;
-    } catch (...) {
-      // Leave CUDA unregistered: the first cuda tensor then raises the allocator's error.
-      return false;
-    }
-  }();
-  return ok;
-}
-
-[[maybe_unused]] const bool g_register_cuda = registered();
+// Registers the backend when a GPU is present (the allocator registers itself likewise).
+[[maybe_unused]] const bool g_register_backend = [] {
+  static CudaBackend backend;
+  if (raw_device_count() > 0) register_device_backend(kCUDA, &backend);
+  return true;
+}();
 
 }  // namespace
 }  // namespace cuda
-
-bool cuda_is_available() { return cuda::registered(); }
-int cuda_device_count() { return cuda::registered() ? cuda::device_count_once() : 0; }
-
 }  // namespace ember
