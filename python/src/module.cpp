@@ -24,6 +24,8 @@ void init_attention(py::module_& m);
 void init_transformer(py::module_& m);
 void init_nested(py::module_& m);
 void init_amp(py::module_& m);
+// ember.cuda: devices, streams, events, memory, graphs (python/src/cuda.cpp).
+void init_cuda(py::module_& m);
 }  // namespace ember::python
 
 PYBIND11_MODULE(_C, m) {
@@ -88,6 +90,7 @@ PYBIND11_MODULE(_C, m) {
   init_transformer(m);
   init_nested(m);
   init_amp(m);
+  init_cuda(m);
   m.attr("__version__") = ember::kVersion;
   m.attr("_cpu_capability") = ember::cpu_capability();
   m.def("_cuda_is_available", [] { return ember::cuda_is_available(); });
