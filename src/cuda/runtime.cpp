@@ -28,7 +28,7 @@ int raw_current_device() {
 }
 
 cudaStream_t current_raw_stream(int) { return nullptr; }
-void check_not_capturing(const char*) {}
+
 void sync_current_stream() { EMBER_CUDA_CHECK(cudaStreamSynchronize(current_raw_stream())); }
 
 namespace {
