@@ -76,10 +76,10 @@ int to_int(int64_t v, const char* op) {
 
 /// Tensor sizes as cuDNN sees them (at least 2 spatial dims) and the convolution parameters.
 struct CudnnGeom {
-  int nsp = 0;                     // cuDNN's spatial dims: 2 or 3
-  std::vector<int> x, w, y;        // N, C, in_c... / K, C / groups, kernel... / N, K, out_c...
+  int nsp = 0;               // cuDNN's spatial dims: 2 or 3
+  std::vector<int> x, w, y;  // N, C, in_c... / K, C / groups, kernel... / N, K, out_c...
   std::vector<int> pad, stride, dilation;
-  DimVector x_sizes, y_sizes;      // ember sizes of the cuDNN-side x and y (the real rank)
+  DimVector x_sizes, y_sizes;  // ember sizes of the cuDNN-side x and y (the real rank)
   bool x_extended = false, y_extended = false;
   int groups = 1;
 };
@@ -95,8 +95,8 @@ CudnnGeom make_geom(const ConvParams& p, IntArrayRef xs, IntArrayRef ws, IntArra
   g.x_sizes = {xs[0], xs[1]};
   g.y_sizes = {ys[0], ys[1]};
   for (int i = 0; i < nd; ++i) {
-    const CudnnConvDim d = cudnn_conv_dim(xs[2 + i], ys[2 + i], ws[2 + i], p.stride[i], p.pad_l[i],
-                                          p.dilation[i]);
+    const CudnnConvDim d =
+        cudnn_conv_dim(xs[2 + i], ys[2 + i], ws[2 + i], p.stride[i], p.pad_l[i], p.dilation[i]);
     g.x_extended = g.x_extended || d.in != xs[2 + i];
     g.y_extended = g.y_extended || d.out != ys[2 + i];
     g.x.push_back(to_int(d.in, op));
@@ -156,8 +156,8 @@ void setup(Call& c, int pass, const ConvParams& p, IntArrayRef xs, IntArrayRef w
   c.fma_only = st == kFloat && float32_matmul_precision() == MatmulPrecision::Highest;
   set_tensor(c.x, c.dt, c.g.x);
   set_tensor(c.y, c.dt, c.g.y);
-  EMBER_CUDNN_CHECK(cudnnSetFilterNdDescriptor(c.w.d, c.dt, CUDNN_TENSOR_NCHW, int(c.g.w.size()),
-                                               c.g.w.data()));
+  EMBER_CUDNN_CHECK(
+      cudnnSetFilterNdDescriptor(c.w.d, c.dt, CUDNN_TENSOR_NCHW, int(c.g.w.size()), c.g.w.data()));
   const cudnnDataType_t compute = st == kDouble ? CUDNN_DATA_DOUBLE : CUDNN_DATA_FLOAT;
   EMBER_CUDNN_CHECK(cudnnSetConvolutionNdDescriptor(c.conv.d, c.g.nsp, c.g.pad.data(),
                                                     c.g.stride.data(), c.g.dilation.data(),
@@ -249,8 +249,8 @@ void run_with_algo(Call& c, const char* op, const Query& query, const WsSize& ws
   };
   if (!cached.empty() && try_all(cached)) return;
   if (try_all(query())) return;
-  EMBER_THROW(Error, "[", op, "] no cuDNN algorithm ran this convolution: ",
-              cudnnGetErrorString(last));
+  EMBER_THROW(Error, "[", op,
+              "] no cuDNN algorithm ran this convolution: ", cudnnGetErrorString(last));
 }
 
 cudnnHandle_t handle() {
@@ -350,8 +350,8 @@ void conv_backward_data_cuda(const Tensor& grad, const Tensor& weight, const Con
     return candidates(c, perf, n, op);
   };
   auto ws_size = [&](int algo, size_t* bytes) {
-    return cudnnGetConvolutionBackwardDataWorkspaceSize(
-        h, c.w.d, c.y.d, c.conv.d, c.x.d, cudnnConvolutionBwdDataAlgo_t(algo), bytes);
+    return cudnnGetConvolutionBackwardDataWorkspaceSize(h, c.w.d, c.y.d, c.conv.d, c.x.d,
+                                                        cudnnConvolutionBwdDataAlgo_t(algo), bytes);
   };
   auto exec = [&](int algo, void* ws, size_t bytes) {
     return cudnnConvolutionBackwardData(h, c.one(), c.w.d, weight.data_ptr(), c.y.d, dy.data_ptr(),
@@ -409,9 +409,9 @@ void conv_backward_weight_cuda(const Tensor& x, const Tensor& grad, const ConvPa
 }
 
 [[maybe_unused]] const bool registered = [] {
-  for (OpId id : {OpId::convolution, OpId::conv1d, OpId::conv2d, OpId::conv3d, OpId::conv1d_1,
-                  OpId::conv2d_1, OpId::conv3d_1, OpId::conv_transpose1d, OpId::conv_transpose2d,
-                  OpId::conv_transpose3d})
+  for (OpId id :
+       {OpId::convolution, OpId::conv1d, OpId::conv2d, OpId::conv3d, OpId::conv1d_1, OpId::conv2d_1,
+        OpId::conv3d_1, OpId::conv_transpose1d, OpId::conv_transpose2d, OpId::conv_transpose3d})
     register_kernel(kCUDA, id, {kFloat, kDouble, kHalf, kBFloat16});
   return true;
 }();

@@ -85,8 +85,8 @@ cufftType plan_type(Kind k, bool dbl) {
 
 std::shared_ptr<Plan> get_plan(const Layout& l) {
   const int device = raw_current_device();
-  std::vector<int64_t> key{device,    int64_t(l.kind), l.dbl,   l.istride,
-                           l.idist,   l.ostride,       l.odist, l.batch};
+  std::vector<int64_t> key{device,  int64_t(l.kind), l.dbl,   l.istride,
+                           l.idist, l.ostride,       l.odist, l.batch};
   key.insert(key.end(), l.n.begin(), l.n.end());
   {
     std::lock_guard<std::mutex> lock(cache_mutex());
@@ -101,9 +101,9 @@ std::shared_ptr<Plan> get_plan(const Layout& l) {
   if (l.kind == Kind::R2C) onembed[rank - 1] = n[rank - 1] / 2 + 1;
   if (l.kind == Kind::C2R) inembed[rank - 1] = n[rank - 1] / 2 + 1;
   size_t work = 0;
-  EMBER_CUFFT_CHECK(cufftMakePlanMany64(plan->handle, rank, n, inembed, l.istride, l.idist,
-                                        onembed, l.ostride, l.odist, plan_type(l.kind, l.dbl),
-                                        l.batch, &work));
+  EMBER_CUFFT_CHECK(cufftMakePlanMany64(plan->handle, rank, n, inembed, l.istride, l.idist, onembed,
+                                        l.ostride, l.odist, plan_type(l.kind, l.dbl), l.batch,
+                                        &work));
   plan->work = work;
   std::lock_guard<std::mutex> lock(cache_mutex());
   plan_cache().insert(key, plan);
@@ -156,8 +156,8 @@ int64_t prod(IntArrayRef s, size_t from, size_t to) {
 void c2c_pass(const void* in, void* out, IntArrayRef s, size_t lo, size_t hi, bool dbl,
               bool forward) {
   const int64_t outer = prod(s, 0, lo), pts = prod(s, lo, hi), inner = prod(s, hi, s.size());
-  Layout l{Kind::C2C, dbl, std::vector<int64_t>(s.begin() + lo, s.begin() + hi), 1, pts, 1, pts,
-           outer};
+  Layout l{Kind::C2C, dbl,  std::vector<int64_t>(s.begin() + lo, s.begin() + hi), 1, pts, 1,
+           pts,       outer};
   if (inner == 1) {
     execute(get_plan(l), l, const_cast<void*>(in), out, forward);
     return;
@@ -201,9 +201,9 @@ DimVector dims_last(int64_t ndim, IntArrayRef dims) {
 
 void check_fft(const Tensor& self, const Tensor& out, IntArrayRef dims, bool complex_in,
                const char* op) {
-  const ScalarType want = complex_in ? (self.dtype() == kComplexDouble ? kComplexDouble
-                                                                       : kComplexFloat)
-                                     : (self.dtype() == kDouble ? kDouble : kFloat);
+  const ScalarType want = complex_in
+                              ? (self.dtype() == kComplexDouble ? kComplexDouble : kComplexFloat)
+                              : (self.dtype() == kDouble ? kDouble : kFloat);
   EMBER_CHECK_T(NotImplementedError, self.dtype() == want, "[", op, "] not implemented for cuda ",
                 dtype_name(self.dtype()));
   EMBER_CHECK(self.device() == out.device(), "[", op, "] input on ", self.device().str(),
@@ -213,9 +213,9 @@ void check_fft(const Tensor& self, const Tensor& out, IntArrayRef dims, bool com
 
 /// The dense buffer a transform writes: `out` permuted when that is dense, else a new one.
 Tensor dense_target(const Tensor& out_perm) {
-  return out_perm.is_contiguous() ? out_perm
-                                  : empty_tensor(out_perm.sizes(), out_perm.dtype(),
-                                                 out_perm.device());
+  return out_perm.is_contiguous()
+             ? out_perm
+             : empty_tensor(out_perm.sizes(), out_perm.dtype(), out_perm.device());
 }
 
 void fft_c2c_cuda(const Tensor& self, Tensor& out, IntArrayRef dims, double scale, bool forward) {
@@ -255,8 +255,8 @@ void fft_r2c_cuda(const Tensor& self, Tensor& out, IntArrayRef dims, double scal
   const size_t lo = std::max(first, nd >= 3 ? nd - 3 : 0);
   const int64_t pts = prod(s, lo, nd);
   const int64_t half_pts = pts / s[nd - 1] * (s[nd - 1] / 2 + 1);
-  Layout l{Kind::R2C, dbl, std::vector<int64_t>(s.begin() + lo, s.end()), 1, pts, 1, half_pts,
-           prod(s, 0, lo)};
+  Layout l{Kind::R2C, dbl,           std::vector<int64_t>(s.begin() + lo, s.end()), 1, pts, 1,
+           half_pts,  prod(s, 0, lo)};
   execute(get_plan(l), l, const_cast<void*>(x.data_ptr()), dst.data_ptr(), true);
   // The remaining dims complex to complex, in place on the half spectrum.
   const IntArrayRef hs = dst.sizes();
@@ -295,6 +295,7 @@ void fft_c2r_cuda(const Tensor& self, Tensor& out, IntArrayRef dims, double scal
   Tensor op = out.permute(perm);
   Tensor dst = dense_target(op);
   const int64_t n = op.size(int64_t(nd) - 1), bins = s[nd - 1], rows = tmp.numel() / bins;
+  EMBER_INTERNAL_ASSERT(bins == n / 2 + 1, "[fft_c2r] expected ", n / 2 + 1, " bins, got ", bins);
   // The imaginary parts of the zero and (even n) Nyquist bins do not take part.
   const size_t real = dbl ? 8 : 4, pitch = size_t(bins) * 2 * real;
   cudaStream_t stream = current_raw_stream();

@@ -1,11 +1,11 @@
 // The max-pooling kernel entries on CUDA (kernels/stubs/pool.h): geometry from the tensors, the
 // loops in src/kernels/cuda/pool.cu. Average pooling is made of other ops (Note [Separable
 // average pooling]); its ops are registered here because their bodies run on device tensors.
+#include "kernels/stubs/pool.h"
 #include "cuda/cuda_context.h"
 #include "ember/context.h"
 #include "ember/cuda.h"
 #include "kernels/cuda/pool_launch.h"
-#include "kernels/stubs/pool.h"
 #include "ops/device_kernels.h"
 
 namespace ember::cuda {
@@ -13,8 +13,8 @@ namespace {
 
 void check_pool_dtype(ScalarType dt, const char* op) {
   EMBER_CHECK_T(NotImplementedError, dt == kFloat || dt == kDouble || dt == kBFloat16, "[", op,
-                   "] not implemented for cuda ", dtype_name(dt),
-                   " (supported: float32, float64, bfloat16)");
+                "] not implemented for cuda ", dtype_name(dt),
+                " (supported: float32, float64, bfloat16)");
 }
 
 /// The geometry of batched x (N, C, in...) pooled to y (N, C, out...), right-aligned in 3 dims.
@@ -63,12 +63,11 @@ void max_pool_backward_cuda(const Tensor& grad, const Tensor& indices, Tensor& g
 }
 
 [[maybe_unused]] const bool registered = [] {
-  for (OpId id :
-       {OpId::max_pool1d_with_indices, OpId::max_pool2d_with_indices,
-        OpId::max_pool3d_with_indices, OpId::max_pool1d, OpId::max_pool2d, OpId::max_pool3d,
-        OpId::adaptive_max_pool1d, OpId::adaptive_max_pool2d, OpId::adaptive_max_pool3d,
-        OpId::avg_pool1d, OpId::avg_pool2d, OpId::avg_pool3d, OpId::adaptive_avg_pool1d,
-        OpId::adaptive_avg_pool2d, OpId::adaptive_avg_pool3d})
+  for (OpId id : {OpId::max_pool1d_with_indices, OpId::max_pool2d_with_indices,
+                  OpId::max_pool3d_with_indices, OpId::max_pool1d, OpId::max_pool2d,
+                  OpId::max_pool3d, OpId::adaptive_max_pool1d, OpId::adaptive_max_pool2d,
+                  OpId::adaptive_max_pool3d, OpId::avg_pool1d, OpId::avg_pool2d, OpId::avg_pool3d,
+                  OpId::adaptive_avg_pool1d, OpId::adaptive_avg_pool2d, OpId::adaptive_avg_pool3d})
     register_kernel(kCUDA, id, {kFloat, kDouble, kBFloat16});
   return true;
 }();

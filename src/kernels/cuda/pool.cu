@@ -97,9 +97,9 @@ __global__ void max_pool_backward_atomic(const T* __restrict__ gy, const int64_t
 }
 
 template <class T>
-__global__ void max_pool_backward_ordered(const T* __restrict__ gy,
-                                          const int64_t* __restrict__ idx, T* __restrict__ gx,
-                                          int64_t planes, int64_t in_plane, int64_t out_plane) {
+__global__ void max_pool_backward_ordered(const T* __restrict__ gy, const int64_t* __restrict__ idx,
+                                          T* __restrict__ gx, int64_t planes, int64_t in_plane,
+                                          int64_t out_plane) {
   const int64_t step = int64_t(blockDim.x) * gridDim.x;
   for (int64_t p = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; p < planes; p += step) {
     T* gp = gx + p * in_plane;

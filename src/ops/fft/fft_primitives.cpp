@@ -230,7 +230,7 @@ Tensor _fft_c2r(const Tensor& self, IntArrayRef dim, int64_t normalization, int6
           const int64_t m = gi.size(last);
           const int64_t doubled = g.size(last) - m;
           if (doubled > 0) {
-            Tensor w = ones({m}, TensorOptions(g.dtype()));
+            Tensor w = ones({m}, TensorOptions(g.dtype()).device(g.device()));
             w.narrow(0, 1, doubled).fill_(2);
             std::vector<int64_t> shape(size_t(gi.dim()), 1);
             shape[size_t(last)] = m;

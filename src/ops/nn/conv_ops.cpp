@@ -52,8 +52,8 @@ Tensor conv_backward_weight(const Tensor& x, const Tensor& gy, const ConvSpec& s
 /// The weight and bias gradients in one pass, unrecorded (for backward without create_graph).
 std::tuple<Tensor, Tensor> conv_weight_bias_grad(const Tensor& x, const Tensor& gy,
                                                  const ConvSpec& s, IntArrayRef w_sizes) {
-  Tensor gw = empty_tensor(w_sizes, x.dtype());
-  Tensor gb = empty_tensor({w_sizes[0]}, x.dtype());
+  Tensor gw = empty_tensor(w_sizes, x.dtype(), x.device());
+  Tensor gb = empty_tensor({w_sizes[0]}, x.dtype(), x.device());
   if (x.numel() == 0 || gy.numel() == 0 || gw.numel() == 0) {
     gw.zero_();
     DimVector dims{0};
@@ -76,7 +76,7 @@ Tensor conv_forward(const Tensor& x, const Tensor& w, const Tensor& bias, const 
     ys.push_back(y_sizes.empty() ? conv_out_size(x.size(2 + i), w.size(2 + i), s.stride[i],
                                                  s.pad_l[i], s.pad_r[i], s.dilation[i])
                                  : y_sizes[2 + i]);
-  Tensor y = empty_tensor(ys, x.dtype());
+  Tensor y = empty_tensor(ys, x.dtype(), x.device());
   if (y.numel() > 0) {
     if (x.numel() == 0 || w.numel() == 0) {
       y.zero_();
@@ -135,7 +135,7 @@ Tensor conv_forward(const Tensor& x, const Tensor& w, const Tensor& bias, const 
 Tensor conv_backward_data(const Tensor& gy, const Tensor& w, const ConvSpec& s,
                           IntArrayRef x_sizes) {
   autograd::OpRecorder rec("convolution_backward_data", {gy, w});
-  Tensor gx = empty_tensor(x_sizes, gy.dtype());
+  Tensor gx = empty_tensor(x_sizes, gy.dtype(), gy.device());
   if (gx.numel() > 0) {
     if (gy.numel() == 0 || w.numel() == 0) {
       gx.zero_();
@@ -175,7 +175,7 @@ Tensor conv_backward_data(const Tensor& gy, const Tensor& w, const ConvSpec& s,
 Tensor conv_backward_weight(const Tensor& x, const Tensor& gy, const ConvSpec& s,
                             IntArrayRef w_sizes) {
   autograd::OpRecorder rec("convolution_backward_weight", {x, gy});
-  Tensor gw = empty_tensor(w_sizes, x.dtype());
+  Tensor gw = empty_tensor(w_sizes, x.dtype(), x.device());
   if (gw.numel() > 0) {
     if (x.numel() == 0 || gy.numel() == 0) {
       gw.zero_();
@@ -252,8 +252,14 @@ Tensor convolution_impl(const char* op, const Tensor& input, const Tensor& weigh
       dtype_name(dt), ") and weight type (", dtype_name(weight.dtype()), ")",
       bias.defined() ? std::string(" and bias type (") + dtype_name(bias.dtype()) + ")" : "",
       " should be the same");
-  EMBER_CHECK(dt == kFloat || dt == kDouble || dt == kBFloat16, "[", op,
-              "] \"slow_conv2d_cpu\" not implemented for '", dtype_name(dt),
+  EMBER_CHECK(
+      input.device() == weight.device() && (!bias.defined() || bias.device() == input.device()),
+      "[", op, "] Input (", input.device().str(), ") and weight (", weight.device().str(), ")",
+      bias.defined() ? std::string(" and bias (") + bias.device().str() + ")" : "",
+      " should be on the same device");
+  // float16 convolutions exist on CUDA only (cuDNN), as in PyTorch.
+  EMBER_CHECK(dt == kFloat || dt == kDouble || dt == kBFloat16 || (dt == kHalf && input.is_cuda()),
+              "[", op, "] \"slow_conv2d_cpu\" not implemented for '", dtype_name(dt),
               "' (supported: float32, float64, bfloat16)");
   EMBER_CHECK(groups > 0, "[", op, "] non-positive groups is not supported");
   ConvSpec s;

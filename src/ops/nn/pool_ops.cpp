@@ -106,7 +106,7 @@ DimVector pooled_shape(const char* op, const Tensor& x, IntArrayRef out) {
 /// An empty pooled output of shape `os`, built without window tables or maps (their sizes come
 /// from the spatial output sizes alone, which may be huge), still in x's graph.
 Tensor empty_pooled(const Tensor& x, IntArrayRef os) {
-  return zeros(os, TensorOptions().dtype(x.dtype())) + x.sum() * 0;
+  return zeros(os, TensorOptions().dtype(x.dtype()).device(x.device())) + x.sum() * 0;
 }
 
 bool has_zero(IntArrayRef sizes) {
@@ -122,8 +122,8 @@ std::tuple<Tensor, Tensor> max_pool_windows(const char* op, const Tensor& x, Int
                                             const Pool& pool) {
   autograd::OpRecorder rec(op, {x});
   const DimVector os = pooled_shape(op, x, out);
-  Tensor y = empty_tensor(op, os, x.dtype());
-  Tensor idx = empty_tensor(op, os, kLong);
+  Tensor y = empty_tensor(op, os, x.dtype(), x.device());
+  Tensor idx = empty_tensor(op, os, kLong, x.device());
   if (y.numel() > 0) {
     Tensor xc = x.contiguous();
     pool(xc, y, idx);
@@ -147,7 +147,7 @@ std::tuple<Tensor, Tensor> max_pool_windows(const char* op, const Tensor& x, Int
 /// The adjoint of the pooled gather: gx = 0; gx[idx] += g (per plane).
 Tensor max_pool_backward(const Tensor& g, const Tensor& idx, IntArrayRef in_sizes) {
   autograd::OpRecorder rec("max_pool_backward", {g});
-  Tensor gx = empty_tensor(in_sizes, g.dtype());
+  Tensor gx = empty_tensor(in_sizes, g.dtype(), g.device());
   if (gx.numel() > 0) {
     if (g.numel() == 0) {
       gx.zero_();
@@ -207,19 +207,23 @@ Tensor apply_dim_map(const Tensor& x, int64_t dim, const DimMap& m) {
   // x gets one zero slice at index `in`, where the taps of windows shorter than the widest point.
   DimVector zs(x.sizes());
   zs[size_t(dim)] = 1;
-  const Tensor xe = cat({x, zeros(zs, TensorOptions().dtype(x.dtype()))}, dim);
+  const Tensor xe = cat({x, zeros(zs, TensorOptions().dtype(x.dtype()).device(x.device()))}, dim);
   const int64_t taps = std::max<int64_t>(1, *std::max_element(m.count.begin(), m.count.end()));
   Tensor y;
   std::vector<int64_t> idx(size_t(out), 0);
   for (int64_t j = 0; j < taps; ++j) {
     for (int64_t o = 0; o < out; ++o)
       idx[size_t(o)] = j < m.count[size_t(o)] ? m.first[size_t(o)] + j : in;
-    Tensor t = xe.index_select(dim, tensor(idx, kLong));
+    Tensor it = tensor(idx, kLong);
+    if (!x.device().is_cpu()) it = it.to(x.device());
+    Tensor t = xe.index_select(dim, it);
     y = j == 0 ? t : y + t;
   }
   DimVector ws(size_t(x.dim()), 1);
   ws[size_t(dim)] = out;
-  return y * tensor(m.weight, kDouble).to(x.dtype()).view(ws);
+  Tensor w = tensor(m.weight, kDouble).to(x.dtype());
+  if (!x.device().is_cpu()) w = w.to(x.device());
+  return y * w.view(ws);
 }
 
 Tensor apply_dim_maps(Tensor x, int nd, const std::vector<DimMap>& maps) {
