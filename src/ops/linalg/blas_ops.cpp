@@ -131,6 +131,16 @@ struct Mat {
 Mat mat2(const Tensor& t) { return {t, 0, t.stride(0), t.stride(1)}; }
 Mat mat3(const Tensor& t) { return {t, t.stride(0), t.stride(1), t.stride(2)}; }
 
+/// The operands of a product live on one device (a kernel reads them all from there).
+void check_same_device(const char* op, std::initializer_list<Tensor> ts) {
+  const Tensor& first = *ts.begin();
+  for (const Tensor& t : ts)
+    EMBER_CHECK(t.device() == first.device(), "[", op,
+                "] expected all tensors to be on the same device, but found at least two "
+                "devices, ",
+                first.device().str(), " and ", t.device().str(), "!");
+}
+
 bool is_zero(const Scalar& s) { return s.toComplexDouble() == std::complex<double>(0, 0); }
 
 bool is_blas_type(ScalarType dt) {
@@ -141,6 +151,7 @@ bool is_blas_type(ScalarType dt) {
 /// n == 1) and a row stride >= n; it is written in place. Same dtype everywhere.
 void gemm_core(const char* op, int64_t batch, int64_t m, int64_t n, int64_t k, Mat a, Mat b,
                const Tensor& c, int64_t cbs, int64_t crs, const Scalar& beta, const Scalar& alpha) {
+  check_same_device(op, {a.t, b.t, c});
   if (batch == 0 || m == 0 || n == 0) return;
   const ScalarType dt = c.dtype();
   EMBER_CHECK(dt != kBool, "[", op, "] not implemented for 'Bool'");
@@ -158,11 +169,12 @@ void gemm_core(const char* op, int64_t batch, int64_t m, int64_t n, int64_t k, M
   EMBER_CHECK(m <= INT_MAX && n <= INT_MAX && k <= INT_MAX, "[", op,
               "] matrix dims must be below 2^31, got ", m, "x", k, " and ", k, "x", n);
   const bool reduced = dt == kHalf || dt == kBFloat16;
-  if (reduced && c.device().type() != kCPU) {
+  const bool cuda = c.device().type() == kCUDA;
+  if (reduced && c.device().type() != kCPU && !cuda) {
     // float32 products, one rounding at the end (PyTorch accumulates in float32 as well); the
     // CPU kernel takes 16-bit operands as they are (Note [16-bit float GEMM]).
     Tensor cv = c.as_strided({batch, m, n}, {cbs, crs, 1});
-    Tensor cf = is_zero(beta) ? empty({batch, m, n}, TensorOptions().dtype(kFloat))
+    Tensor cf = is_zero(beta) ? empty({batch, m, n}, c.options().dtype(kFloat))
                               : cv.to(kFloat).contiguous();
     auto to_float = [&](const Mat& x, int64_t rows, int64_t cols) {
       // A broadcast batch (stride 0) converts one matrix only.
@@ -178,14 +190,23 @@ void gemm_core(const char* op, int64_t batch, int64_t m, int64_t n, int64_t k, M
     cv.copy_(cf);
     return;
   }
-  if (!integral && !reduced) {
-    EMBER_CHECK(is_blas_type(dt), "[", op, "] not implemented for dtype ", dtype_name(dt));
+  if (!integral && (!reduced || cuda)) {
+    EMBER_CHECK(is_blas_type(dt) || reduced, "[", op, "] not implemented for dtype ",
+                dtype_name(dt));
     // An operand that fits neither BLAS layout: one contiguous copy of it (every batch entry).
-    if (!blas_layout(m, k, a.rs, a.cs).ok) {
-      a = {a.t.as_strided({batch, m, k}, {a.bs, a.rs, a.cs}).contiguous(), m * k, k, 1};
+    // cuBLAS has no conjugate-only op (Note [Row-major GEMM on cuBLAS] in src/cuda/blas.cpp):
+    // there a conj operand that is not laid out transposed is resolved in the same copy.
+    auto needs_copy = [&](const Mat& x, int64_t rows, int64_t cols) {
+      const BlasLayout l = blas_layout(rows, cols, x.rs, x.cs);
+      return !l.ok || (cuda && x.t.is_conj() && !l.transposed);
+    };
+    if (needs_copy(a, m, k)) {
+      Tensor v = a.t.as_strided({batch, m, k}, {a.bs, a.rs, a.cs});
+      a = {(cuda ? v.resolve_conj() : v).contiguous(), m * k, k, 1};
     }
-    if (!blas_layout(k, n, b.rs, b.cs).ok) {
-      b = {b.t.as_strided({batch, k, n}, {b.bs, b.rs, b.cs}).contiguous(), k * n, n, 1};
+    if (needs_copy(b, k, n)) {
+      Tensor v = b.t.as_strided({batch, k, n}, {b.bs, b.rs, b.cs});
+      b = {(cuda ? v.resolve_conj() : v).contiguous(), k * n, n, 1};
     }
   }
   strided_gemm_stub(c.device().type(), a.t, MatStrides{a.bs, a.rs, a.cs}, b.t,
@@ -241,10 +262,11 @@ Tensor addmm_impl(const Tensor* self, const Tensor& m1, const Tensor& m2, const 
               m1.size(0), "x", m1.size(1), " and ", m2.size(0), "x", m2.size(1), ")");
   const int64_t m = m1.size(0), k = m1.size(1), n = m2.size(1);
   const ScalarType dt = m1.dtype();
-  Tensor out = empty({m, n}, TensorOptions().dtype(dt));
+  Tensor out = empty({m, n}, TensorOptions().dtype(dt).device(m1.device()));
   Scalar b = 0;
   if (self) {
     check_same_dtype(*self, m1, op);
+    check_same_device(op, {*self, m1});
     check_coef(beta, dt, op, "beta");
     check_coef(alpha, dt, op, "alpha");
     Tensor s = self->expand({m, n});
@@ -312,7 +334,8 @@ Tensor& mm_out(Tensor& out, const Tensor& self, const Tensor& mat2) {
 Tensor bmm(const Tensor& self, const Tensor& mat2) {
   EMBER_OP_CAST(bmm, bmm, self, mat2);
   OpRecorder rec("bmm", {self, mat2});
-  Tensor out = baddbmm(empty({0}, TensorOptions().dtype(self.dtype())), self, mat2, 0, 1);
+  Tensor out = baddbmm(empty({0}, TensorOptions().dtype(self.dtype()).device(self.device())), self,
+                       mat2, 0, 1);
   record_product<bmm, bmm_grad_a, bmm_grad_b>(rec, out, self, mat2);
   return out;
 }
@@ -406,7 +429,7 @@ Tensor matmul_impl(const Tensor& a, const Tensor& b) {
     for (int64_t i = 0; i + 1 < da; ++i) m_all *= a.size(i);
     const int64_t n = db == 1 ? 1 : b.size(1);
     if (db == 2) shape.push_back(n);
-    Tensor out = empty(shape, TensorOptions().dtype(a.dtype()));
+    Tensor out = empty(shape, TensorOptions().dtype(a.dtype()).device(a.device()));
     Mat am{a, 0, folded_row_stride(a), a.stride(-1)};
     Mat bm = db == 1 ? Mat{b, 0, b.stride(0), 1} : mat2(b);
     gemm_core("matmul", 1, m_all, n, k, am, bm, out, 0, n, 0, 1);
@@ -430,7 +453,7 @@ Tensor matmul_impl(const Tensor& a, const Tensor& b) {
   DimVector so = batch;
   so.push_back(m);
   so.push_back(n);
-  Tensor out = empty(so, TensorOptions().dtype(a.dtype()));
+  Tensor out = empty(so, TensorOptions().dtype(a.dtype()).device(a.device()));
   gemm_core("matmul", nb, m, n, k, mat3(ae), mat3(be), out, m * n, n, 0, 1);
   if (da == 1) out = out.squeeze(-2);
   if (db == 1) out = out.squeeze(-1);
@@ -498,10 +521,11 @@ Tensor baddbmm_impl(const Tensor& self, const Tensor& b1, const Tensor& b2, cons
               "] expected size for first two dimensions of batch2 tensor to be: [", nb, ", ", k,
               "] but got: [", b2.size(0), ", ", b2.size(1), "] (batch1 ", shape_str(b1.sizes()),
               ", batch2 ", shape_str(b2.sizes()), ")");
-  Tensor out = empty({nb, m, n}, TensorOptions().dtype(b1.dtype()));
+  Tensor out = empty({nb, m, n}, TensorOptions().dtype(b1.dtype()).device(b1.device()));
   Scalar b = 0;
   if (!plain) {
     check_same_dtype(self, b1, op);
+    check_same_device(op, {self, b1});
     check_coef(beta, b1.dtype(), op, "beta");
     check_coef(alpha, b1.dtype(), op, "alpha");
     Tensor s = self.expand({nb, m, n});
@@ -559,10 +583,11 @@ Tensor addmv_impl(const Tensor* self, const Tensor& mat, const Tensor& vec, cons
   check_same_dtype(mat, vec, op);
   const int64_t m = mat.size(0), k = mat.size(1);
   const ScalarType dt = mat.dtype();
-  Tensor out = empty({m}, TensorOptions().dtype(dt));
+  Tensor out = empty({m}, TensorOptions().dtype(dt).device(mat.device()));
   Scalar b = 0;
   if (self) {
     check_same_dtype(*self, mat, op);
+    check_same_device(op, {*self, mat});
     check_coef(beta, dt, op, "beta");
     check_coef(alpha, dt, op, "alpha");
     Tensor s = self->expand({m});
@@ -585,7 +610,7 @@ Tensor dot_impl(const Tensor& a, const Tensor& b, const char* op) {
               " and ", dtype_name(b.dtype()));
   EMBER_CHECK(a.size(0) == b.size(0), "[", op, "] inconsistent tensor size, expected tensor [",
               a.size(0), "] and src [", b.size(0), "] to have the same number of elements");
-  Tensor out = empty({}, TensorOptions().dtype(a.dtype()));
+  Tensor out = empty({}, TensorOptions().dtype(a.dtype()).device(a.device()));
   gemm_core(op, 1, 1, 1, a.size(0), Mat{a, 0, 1, a.stride(0)}, Mat{b, 0, b.stride(0), 1}, out, 0, 1,
             0, 1);
   return out;
@@ -700,7 +725,7 @@ Tensor addr(const Tensor& self, const Tensor& vec1, const Tensor& vec2, const Sc
   Tensor prod = outer(vec1.to(rt), vec2.to(rt));
   if (rt == kBool) {
     // Boolean coefficients: (beta && self) || (alpha && vec1 ⊗ vec2).
-    Tensor r = alpha.toBool() ? prod : zeros(shape, TensorOptions().dtype(kBool));
+    Tensor r = alpha.toBool() ? prod : zeros(shape, prod.options().dtype(kBool));
     if (beta.toBool()) r = logical_or(r, s);
     return r.to(kBool);
   }
@@ -1018,9 +1043,11 @@ Tensor& Tensor::addmm_(const Tensor& m1, const Tensor& m2, const Scalar& beta,
   // Written straight into self when its layout suits BLAS and it does not alias an operand.
   if (m1.dim() == 2 && m2.dim() == 2 && dim() == 2 && size(0) == m1.size(0) &&
       size(1) == m2.size(1) && m1.size(1) == m2.size(0) && dtype() == m1.dtype() &&
-      dtype() == m2.dtype() && is_cpu() && m1.is_cpu() && m2.is_cpu() && writable_c(*this) &&
-      !is_alias_of(m1) && !is_alias_of(m2) && numel() > 0 &&
-      (is_blas_type(dtype()) || isIntegralType(dtype(), false)) &&
+      dtype() == m2.dtype() && (is_cpu() || is_cuda()) && m1.device() == device() &&
+      m2.device() == device() && writable_c(*this) && !is_alias_of(m1) && !is_alias_of(m2) &&
+      numel() > 0 &&
+      (is_blas_type(dtype()) ||
+       (is_cpu() ? isIntegralType(dtype(), false) : dtype() == kHalf || dtype() == kBFloat16)) &&
       !autograd::any_needs_recording({*this, m1, m2})) {
     check_coef(beta, dtype(), "addmm_", "beta");
     check_coef(alpha, dtype(), "addmm_", "alpha");
