@@ -46,6 +46,7 @@ Sleef___m256d_2 Sleef_sincospid4_u05avx2(__m256d);
 #include "ember/dispatch_type.h"
 #include "ember/error.h"
 #include "ember/version.h"
+#include "kernels/common/philox.h"
 
 namespace ember {
 
@@ -87,8 +88,8 @@ Isa isa() {
 #endif
 }
 
-constexpr uint32_t kPhiloxM0 = 0xD2511F53u, kPhiloxM1 = 0xCD9E8D57u;
-constexpr uint32_t kPhiloxW0 = 0x9E3779B9u, kPhiloxW1 = 0xBB67AE85u;
+constexpr uint32_t kPhiloxM0 = philox::kM0, kPhiloxM1 = philox::kM1;
+constexpr uint32_t kPhiloxW0 = philox::kW0, kPhiloxW1 = philox::kW1;
 
 // Counter words of lanes [l0, l0 + n) of a batch starting at the 128-bit counter (lo, hi).
 inline void counter_words(uint64_t lo, uint64_t hi, int64_t l0, int n, uint32_t* c0, uint32_t* c1,
@@ -105,24 +106,9 @@ inline void counter_words(uint64_t lo, uint64_t hi, int64_t l0, int n, uint32_t*
 
 void philox_batch_scalar(uint64_t key, uint64_t lo, uint64_t hi, int64_t nb, uint32_t* words) {
   for (int64_t b = 0; b < nb; ++b) {
-    uint32_t c0, c1, c2, c3;
-    counter_words(lo, hi, b, 1, &c0, &c1, &c2, &c3);
-    uint32_t k0 = uint32_t(key), k1 = uint32_t(key >> 32);
-    for (int r = 0; r < 10; ++r) {
-      uint64_t p0 = uint64_t(kPhiloxM0) * c0, p1 = uint64_t(kPhiloxM1) * c2;
-      uint32_t n0 = uint32_t(p1 >> 32) ^ c1 ^ k0, n2 = uint32_t(p0 >> 32) ^ c3 ^ k1;
-      c1 = uint32_t(p1);
-      c3 = uint32_t(p0);
-      c0 = n0;
-      c2 = n2;
-      k0 += kPhiloxW0;
-      k1 += kPhiloxW1;
-    }
-    uint32_t* w = words + 4 * b;
-    w[0] = c0;
-    w[1] = c1;
-    w[2] = c2;
-    w[3] = c3;
+    uint64_t clo = lo + uint64_t(b);
+    philox::Words w = philox::block(key, clo, hi + (clo < lo ? 1 : 0));
+    for (int j = 0; j < 4; ++j) words[4 * b + j] = w.w[j];
   }
 }
 
@@ -362,14 +348,12 @@ void for_blocks(int64_t n, Generator& gen, const F& f) {
   });
 }
 
-// Uniform floats on [0, 1): 24 random bits for float, 53 for double, 32 for a double
-// compared against a probability.
-inline float u24(uint32_t w) { return float(w >> 8) * 0x1.0p-24f; }
-inline double u53(uint32_t a, uint32_t b) {
-  return double(((uint64_t(b) << 32) | a) >> 11) * 0x1.0p-53;
-}
-inline double u32d(uint32_t w) { return double(w) * 0x1.0p-32; }
-inline uint64_t w64(uint32_t a, uint32_t b) { return (uint64_t(b) << 32) | a; }
+// Uniform floats on [0, 1) and 64-bit words: the map shared with the CUDA kernels
+// (kernels/common/philox.h).
+using philox::u24;
+using philox::u32d;
+using philox::u53;
+using philox::w64;
 
 // ---- kernels on a contiguous buffer of n real values ----
 
@@ -378,18 +362,18 @@ void uniform_kernel(T* p, int64_t n, double from, double to, Generator& gen) {
   if constexpr (std::is_same_v<T, double>) {
     double range = to - from;
     for_blocks<2>(n, gen, [&](const uint32_t* w, int64_t e0, int64_t cnt) {
-      for (int64_t i = 0; i < cnt; ++i) p[e0 + i] = from + u53(w[2 * i], w[2 * i + 1]) * range;
+      for (int64_t i = 0; i < cnt; ++i)
+        p[e0 + i] = philox::uniform_double(w[2 * i], w[2 * i + 1], from, range);
     });
   } else {
     // float16/bfloat16 take only as many bits as their significand holds (11 / 8), so every
     // draw is exactly representable and [0, 1) never rounds up to 1 (as PyTorch).
-    constexpr int kBits = std::is_same_v<T, Half> ? 11 : std::is_same_v<T, BFloat16> ? 8 : 24;
-    constexpr float kScale = 1.0f / float(1u << kBits);
+    constexpr int kBits = std::is_same_v<T, Half>       ? philox::kBitsHalf
+                          : std::is_same_v<T, BFloat16> ? philox::kBitsBFloat16
+                                                        : philox::kBitsFloat;
     float f = float(from), range = float(to - from);
     for_blocks<4>(n, gen, [&](const uint32_t* w, int64_t e0, int64_t cnt) {
-      for (int64_t i = 0; i < cnt; ++i) {
-        p[e0 + i] = T(f + float(w[i] >> (32 - kBits)) * kScale * range);
-      }
+      for (int64_t i = 0; i < cnt; ++i) p[e0 + i] = T(philox::uniform_float(w[i], kBits, f, range));
     });
   }
 }
@@ -472,7 +456,7 @@ void exponential_kernel(T* p, int64_t n, double lambd, Generator& gen) {
 template <class T, class P>
 void bernoulli_kernel(T* p, int64_t n, const P& prob, Generator& gen) {
   for_blocks<4>(n, gen, [&](const uint32_t* w, int64_t e0, int64_t cnt) {
-    for (int64_t i = 0; i < cnt; ++i) p[e0 + i] = T(u32d(w[i]) < prob(e0 + i) ? 1 : 0);
+    for (int64_t i = 0; i < cnt; ++i) p[e0 + i] = T(philox::bernoulli(w[i], prob(e0 + i)) ? 1 : 0);
   });
 }
 
@@ -487,16 +471,14 @@ void random_kernel(T* p, int64_t n, int64_t from, uint64_t range, Generator& gen
     else
       p[i] = T(x);
   };
-  if (range != 0 && range <= (uint64_t(1) << 32)) {
+  if (philox::random_one_word(range)) {
     for_blocks<4>(n, gen, [&](const uint32_t* w, int64_t e0, int64_t cnt) {
-      for (int64_t i = 0; i < cnt; ++i) put(e0 + i, (uint64_t(w[i]) * range) >> 32);
+      for (int64_t i = 0; i < cnt; ++i) put(e0 + i, philox::random32(w[i], range));
     });
   } else {
     for_blocks<2>(n, gen, [&](const uint32_t* w, int64_t e0, int64_t cnt) {
-      for (int64_t i = 0; i < cnt; ++i) {
-        uint64_t v = w64(w[2 * i], w[2 * i + 1]);
-        put(e0 + i, range ? uint64_t((unsigned __int128)v * range >> 64) : v);
-      }
+      for (int64_t i = 0; i < cnt; ++i)
+        put(e0 + i, philox::random64(w[2 * i], w[2 * i + 1], range));
     });
   }
 }
