@@ -22,14 +22,18 @@ Generator pick_generator(const std::optional<Generator>& gen, Device d) {
   return gen ? *gen : default_generator(d);
 }
 
-// Runs `fill(contiguous CPU tensor)` for `self`: directly when self is a plain contiguous CPU
-// tensor, else into a temporary that is then copied (strided, conj or other-device targets).
+// Runs `fill(contiguous tensor)` for `self`: directly when self is a plain contiguous CPU or
+// CUDA tensor (the stub of its device fills it), else into a contiguous temporary on the CPU
+// (other devices) or on self's device (strided, conj) that is then copied.
 template <class F>
 Tensor& fill_random(Tensor& self, const char* op, const F& fill) {
   EMBER_CHECK(self.defined(), "[", op, "] undefined tensor");
   if (self.numel() == 0) return self;
-  bool direct = self.is_cpu() && self.is_contiguous() && !self.is_conj();
-  Tensor buf = direct ? self : empty_tensor(self.sizes(), self.dtype(), Device(kCPU));
+  const bool has_stub = self.is_cpu() || self.is_cuda();
+  bool direct = has_stub && self.is_contiguous() && !self.is_conj();
+  Tensor buf =
+      direct ? self
+             : empty_tensor(self.sizes(), self.dtype(), has_stub ? self.device() : Device(kCPU));
   fill(buf);
   if (direct)
     self.unsafeGetTensorImpl()->bump_version();
@@ -193,7 +197,9 @@ Tensor& Tensor::bernoulli_(const Tensor& p, std::optional<Generator> gen) {
   EMBER_CHECK(isFloatingType(p.dtype()),
               "[bernoulli_] \"bernoulli_tensor_cpu_p_\" not implemented for '",
               ember::toString(p.dtype()), "'");
-  Tensor pd = as_double(p.expand(sizes()));
+  // The probabilities go where the kernel runs: self's device when it has a stub there.
+  Tensor pd = is_cuda() ? p.expand(sizes()).to(device(), kDouble).contiguous()
+                        : as_double(p.expand(sizes()));
   if (pd.is_alias_of(*this)) pd = pd.clone();  // x.bernoulli_(x): read p before writing
   Generator g = pick_generator(gen, device());
   // The kernel checks that every probability is in [0, 1] before drawing.
