@@ -3,6 +3,7 @@
 // loaded and a GPU is present.
 
 #include <array>
+#include <atomic>
 #include <cstdint>
 #include <cstring>
 #include <mutex>
@@ -14,7 +15,9 @@
 #include "ember/dispatch_type.h"
 #include "ember/cuda.h"
 #include "cuda/cuda_context.h"
+#include "kernels/cpu/kernel_registry.h"
 #include "kernels/cuda/cuda_common.cuh"
+#include "kernels/cuda/elementwise_kernels.cuh"
 #include "ops/device_backend.h"
 
 namespace ember {
@@ -114,8 +117,8 @@ void copy_on_device(const Tensor& dst, const Tensor& src) {
   check_aligned(dst, "copy_");
   check_aligned(src, "copy_");
   if (dst.dtype() == src.dtype() && dst.is_contiguous() && src.is_contiguous()) {
-    EMBER_CUDA_CHECK(
-        cudaMemcpy(dst.data_ptr(), src.data_ptr(), dst.nbytes(), cudaMemcpyDeviceToDevice));
+    EMBER_CUDA_CHECK(cudaMemcpyAsync(dst.data_ptr(), src.data_ptr(), dst.nbytes(),
+                                     cudaMemcpyDeviceToDevice, current_raw_stream()));
     return;
   }
   EMBER_CHECK(dst.dtype() != ScalarType::ComplexHalf && src.dtype() != ScalarType::ComplexHalf,
@@ -125,6 +128,107 @@ void copy_on_device(const Tensor& dst, const Tensor& src) {
   });
 }
 
+// Runs op through the family launchers; operands: out, then the inputs (at most 3).
+bool run_elementwise(OpId op, const Tensor& out, ArrayRef<const Tensor*> inputs,
+                     const OpParams& params) {
+  EwArgs a;
+  a.nin = int(inputs.size());
+  a.out_dtype = out.dtype();
+  a.in_dtype = inputs[0]->dtype();
+  a.params = &params;
+  for (const Tensor* t : inputs)
+    if (t->dtype() != a.in_dtype) return false;
+  const char* name = op_name(op);
+  check_aligned(out, name);
+  for (const Tensor* t : inputs) check_aligned(*t, name);
+  // Pad to four operands with the output: its strides then constrain the coalescing twice.
+  std::array<const Tensor*, 4> ops = {&out, &out, &out, &out};
+  for (size_t k = 0; k < inputs.size(); ++k) ops[k + 1] = inputs[k];
+  bool ok = true;
+  for_each_launch<4>(ops, [&](const std::array<void*, 4>& p, const Geometry<4>& g) {
+    if (!ok) return;
+    a.out = p[0];
+    for (int k = 0; k < a.nin; ++k) a.in[k] = p[k + 1];
+    a.g = g;
+    ok = launch_ew_unary(op, a) || launch_ew_binary(op, a) || launch_ew_compare(op, a) ||
+         launch_ew_activation(op, a) || launch_ew_special(op, a);
+  });
+  return ok;
+}
+
+bool run_where(const Tensor& out, ArrayRef<const Tensor*> inputs) {
+  if (inputs.size() != 3 || inputs[0]->dtype() != kBool || inputs[1]->dtype() != out.dtype() ||
+      inputs[2]->dtype() != out.dtype() || out.dtype() == ScalarType::ComplexHalf)
+    return false;
+  check_aligned(out, "where");
+  for (const Tensor* t : inputs) check_aligned(*t, "where");
+  EwArgs a;
+  a.nin = 3;
+  a.out_dtype = out.dtype();
+  a.in_dtype = out.dtype();
+  for_each_launch<4>({&out, inputs[0], inputs[1], inputs[2]},
+                     [&](const std::array<void*, 4>& p, const Geometry<4>& g) {
+                       a.out = p[0];
+                       for (int k = 0; k < 3; ++k) a.in[k] = p[k + 1];
+                       a.g = g;
+                       launch_ew_where(a);
+                     });
+  return true;
+}
+
+// A pointer the host may read or write for a copy: the data of a CPU tensor.
+const void* host_ptr(const Tensor& t) { return t.data_ptr(); }
+
+// Waits for a host<->device copy on the current stream unless it may run on: a non-blocking
+// copy from or to pinned memory (the pinned block then records the stream's use of it).
+void finish_host_copy(const void* host, bool may_overlap) {
+  cudaStream_t stream = current_raw_stream();
+  if (may_overlap && copy_non_blocking() && is_pinned_ptr(host)) {
+    pinned_record_use(host, stream);
+    return;
+  }
+  check_not_capturing("copy_");
+  sync_current_stream();
+}
+
+// Copies between two devices: packed on the source device, moved with a peer copy on the
+// destination's current stream (ordered after the source stream's work by an event), then cast
+// or scattered on the destination device.
+void copy_across_devices(const Tensor& dst, const Tensor& src) {
+  Tensor s = src;
+  {
+    DeviceGuard g(src.device());
+    if (!s.is_contiguous()) {
+      s = empty_tensor(src.sizes(), src.dtype(), src.device());
+      copy_on_device(s, src);
+    }
+  }
+  DeviceGuard g(dst.device());
+  const bool direct = dst.is_contiguous() && dst.dtype() == s.dtype();
+  Tensor d = direct ? dst : empty_tensor(s.sizes(), s.dtype(), dst.device());
+  const int src_dev = src.device().index(), dst_dev = dst.device().index();
+  cudaStream_t src_stream = current_raw_stream(src_dev), dst_stream = current_raw_stream(dst_dev);
+  cudaEvent_t ready = nullptr, done = nullptr;
+  EMBER_CUDA_CHECK(cudaEventCreateWithFlags(&ready, cudaEventDisableTiming));
+  EMBER_CUDA_CHECK(cudaEventCreateWithFlags(&done, cudaEventDisableTiming));
+  {
+    DeviceGuard gs(src.device());
+    EMBER_CUDA_CHECK(cudaEventRecord(ready, src_stream));
+  }
+  EMBER_CUDA_CHECK(cudaStreamWaitEvent(dst_stream, ready, 0));
+  EMBER_CUDA_CHECK(
+      cudaMemcpyPeerAsync(d.data_ptr(), dst_dev, s.data_ptr(), src_dev, s.nbytes(), dst_stream));
+  EMBER_CUDA_CHECK(cudaEventRecord(done, dst_stream));
+  {
+    // The source's memory stays in use until the copy has read it.
+    DeviceGuard gs(src.device());
+    EMBER_CUDA_CHECK(cudaStreamWaitEvent(src_stream, done, 0));
+  }
+  EMBER_CUDA_CHECK(cudaEventDestroy(ready));
+  EMBER_CUDA_CHECK(cudaEventDestroy(done));
+  if (!direct) copy_on_device(dst, d);
+}
+
 class CudaBackend final : public DeviceBackend {
  public:
   bool elementwise(OpId op, const Tensor& out, ArrayRef<const Tensor*> inputs,
@@ -132,44 +236,35 @@ class CudaBackend final : public DeviceBackend {
     if (!out.is_cuda()) return false;
     for (const Tensor* t : inputs)
       if (!t->is_cuda() || t->device() != out.device()) return false;
-    if (out.numel() == 0) return true;
     DeviceGuard guard(out.device());
     switch (op) {
       case OpId::fill: {
         unsigned char bytes[16] = {};
         if (!inputs.empty() || !scalar_bytes(out.dtype(), params.s[0], bytes)) return false;
+        if (out.numel() == 0) return true;
         check_aligned(out, "fill_");
         for_each_launch<1>({&out}, [&](const std::array<void*, 1>& p, const Geometry<1>& g) {
           launch_fill(out.dtype(), p[0], g, bytes);
         });
         return true;
       }
-      case OpId::add: {
-        if (inputs.size() != 2) return false;
-        const Tensor &a = *inputs[0], &b = *inputs[1];
-        const ScalarType dt = out.dtype();
-        if (a.dtype() != dt || b.dtype() != dt || dt == ScalarType::ComplexHalf) return false;
-        for (const Tensor* t : {&out, &a, &b}) check_aligned(*t, "add");
-        const Scalar& s = params.s[0];
-        ScalarArg alpha;
-        alpha.i = s.toLong();
-        alpha.d = s.toDouble();
-        alpha.im = s.toComplexDouble().imag();
-        alpha.b = s.toBool();
-        for_each_launch<3>({&out, &a, &b},
-                           [&](const std::array<void*, 3>& p, const Geometry<3>& g) {
-                             launch_add(dt, p[0], p[1], p[2], g, alpha);
-                           });
+      case OpId::copy:
+        if (inputs.size() != 1 || out.dtype() == ScalarType::ComplexHalf ||
+            inputs[0]->dtype() == ScalarType::ComplexHalf)
+          return false;
+        if (out.numel() != 0) copy_on_device(out, *inputs[0]);
         return true;
-      }
-      // No CUDA kernel (yet): every other elementwise op. The switch lists every op (no
-      // default:, -Werror=switch; Note [Op list]).
+      case OpId::where:
+        return run_where(out, inputs);
 #define EMBER_CUDA_CASE(o) case OpId::o:
         EMBER_UNARY_OPS(EMBER_CUDA_CASE)
         EMBER_UNARY_PREDICATE_OPS(EMBER_CUDA_CASE)
         EMBER_BINARY_OPS(EMBER_CUDA_CASE)
         EMBER_COMPARISON_OPS(EMBER_CUDA_CASE)
+        EMBER_SPECIAL_UNARY_OPS(EMBER_CUDA_CASE)
+        EMBER_SPECIAL_BINARY_OPS(EMBER_CUDA_CASE)
 #undef EMBER_CUDA_CASE
+      case OpId::add:
       case OpId::sub:
       case OpId::div_trunc:
       case OpId::div_floor:
@@ -193,16 +288,13 @@ class CudaBackend final : public DeviceBackend {
       case OpId::lerp_tensor:
       case OpId::addcmul:
       case OpId::addcdiv:
-      case OpId::where:
       case OpId::isclose:
       case OpId::conj_physical:
       case OpId::clamp_tensor:
-      case OpId::copy:
-#define EMBER_CUDA_CASE(o) case OpId::o:
-        EMBER_SPECIAL_UNARY_OPS(EMBER_CUDA_CASE)
-        EMBER_SPECIAL_BINARY_OPS(EMBER_CUDA_CASE)
-#undef EMBER_CUDA_CASE
-        return false;
+        // The dtypes of the CPU kernels (Note [Op table]): a dtype the CPU has no kernel for
+        // is not implemented on cuda either.
+        if (inputs.empty() || !cpu::kernels().get(op, inputs[0]->dtype())) return false;
+        return run_elementwise(op, out, inputs, params);
         // Backends are only called with elementwise ops.
 #define EMBER_CUDA_NOT_ELEMENTWISE(o, schema, traits) case OpId::o:
         EMBER_NON_ELEMENTWISE_OPS(EMBER_CUDA_NOT_ELEMENTWISE)
@@ -220,8 +312,11 @@ class CudaBackend final : public DeviceBackend {
     if (!(dst_cuda || dst.is_cpu()) || !(src_cuda || src.is_cpu())) return false;
     if (dst.dtype() == ScalarType::ComplexHalf || src.dtype() == ScalarType::ComplexHalf)
       return false;
-    if (dst_cuda && src_cuda && dst.device() != src.device()) return false;
     if (dst.numel() == 0) return true;
+    if (dst_cuda && src_cuda && dst.device() != src.device()) {
+      copy_across_devices(dst, src);
+      return true;
+    }
     DeviceGuard guard(dst_cuda ? dst.device() : src.device());
 
     if (dst_cuda && src_cuda) {
@@ -234,7 +329,10 @@ class CudaBackend final : public DeviceBackend {
       Tensor s = src.dtype() == dst.dtype() ? src : src.to(dst.dtype());
       s = s.contiguous();
       Tensor d = dst.is_contiguous() ? dst : empty_tensor(dst.sizes(), dst.dtype(), dst.device());
-      EMBER_CUDA_CHECK(cudaMemcpy(d.data_ptr(), s.data_ptr(), d.nbytes(), cudaMemcpyHostToDevice));
+      EMBER_CUDA_CHECK(cudaMemcpyAsync(d.data_ptr(), host_ptr(s), d.nbytes(),
+                                       cudaMemcpyHostToDevice, current_raw_stream()));
+      // Only the caller's own pinned buffer may still be read after returning.
+      finish_host_copy(host_ptr(s), s.is_same(src));
       if (!d.is_same(dst)) copy_on_device(dst, d);
       return true;
     }
@@ -247,11 +345,30 @@ class CudaBackend final : public DeviceBackend {
     }
     const bool direct = dst.is_contiguous() && dst.dtype() == s.dtype();
     Tensor h = direct ? dst : empty_tensor(s.sizes(), s.dtype(), Device(kCPU));
-    EMBER_CUDA_CHECK(cudaMemcpy(h.data_ptr(), s.data_ptr(), s.nbytes(), cudaMemcpyDeviceToHost));
+    EMBER_CUDA_CHECK(cudaMemcpyAsync(const_cast<void*>(host_ptr(h)), s.data_ptr(), s.nbytes(),
+                                     cudaMemcpyDeviceToHost, current_raw_stream()));
+    finish_host_copy(host_ptr(h), direct);
     if (!direct) Tensor(dst).copy_(h);
     return true;
   }
 };
+
+}  // namespace
+
+int current_sm_count() {
+  static std::atomic<int> counts[64] = {};
+  const int dev = raw_current_device();
+  if (dev < 0 || dev >= 64) return 1;
+  int c = counts[dev].load(std::memory_order_relaxed);
+  if (c == 0) {
+    EMBER_CUDA_CHECK(cudaDeviceGetAttribute(&c, cudaDevAttrMultiProcessorCount, dev));
+    if (c <= 0) c = 1;
+    counts[dev].store(c, std::memory_order_relaxed);
+  }
+  return c;
+}
+
+namespace {
 
 // Registers the backend when a GPU is present (the allocator registers itself likewise).
 [[maybe_unused]] const bool g_register_backend = [] {

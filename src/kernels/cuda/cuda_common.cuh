@@ -16,32 +16,11 @@
 #include "ember/dtype.h"
 #include "ember/error.h"
 #include "cuda/cuda_context.h"
+#include "kernels/cuda/launch_math.h"
 
 namespace ember::cuda {
 
-constexpr int kMaxDims = 8;
 constexpr int kBlockSize = 256;
-
-/// Sizes of the iteration space plus the element strides of N operands (operand 0 = output).
-/// Broadcast dims have stride 0. Passed to kernels by value.
-template <int N>
-struct Geometry {
-  int ndim = 0;
-  int64_t numel = 0;
-  int64_t sizes[kMaxDims] = {};
-  int64_t strides[N][kMaxDims] = {};
-
-  /// Element offsets of linear index `i` (row-major over `sizes`) for every operand.
-  __host__ __device__ void offsets(int64_t i, int64_t (&off)[N]) const {
-    for (int k = 0; k < N; ++k) off[k] = 0;
-    for (int d = ndim - 1; d >= 0; --d) {
-      int64_t sz = sizes[d];
-      int64_t idx = i % sz;
-      i /= sz;
-      for (int k = 0; k < N; ++k) off[k] += idx * strides[k][d];
-    }
-  }
-};
 
 /// A scalar parameter (alpha, fill value) in every form a kernel may want.
 struct ScalarArg {
@@ -110,9 +89,5 @@ bool launch_fill(ScalarType dt, void* out, const Geometry<1>& g, const unsigned 
 /// dst[i] = cast<dst_dt>(src[i]) over strided operands (operand 0 = dst, 1 = src).
 bool launch_cast(ScalarType dst_dt, void* dst, ScalarType src_dt, const void* src,
                  const Geometry<2>& g);
-
-/// out = a + alpha * b, all of dtype `dt`, broadcast through the strides (operands out, a, b).
-bool launch_add(ScalarType dt, void* out, const void* a, const void* b, const Geometry<3>& g,
-                const ScalarArg& alpha);
 
 }  // namespace ember::cuda

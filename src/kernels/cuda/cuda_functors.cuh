@@ -91,20 +91,6 @@ struct FillOp {
   __host__ __device__ T operator()() const { return v; }
 };
 
-/// add: a + alpha * b, computed in opmath_t<T> (bool: a || (alpha && b), as on CPU).
-template <class T>
-struct AddOp {
-  using C = opmath_t<T>;
-  C alpha;
-  __host__ __device__ T operator()(T a, T b) const {
-    if constexpr (::cuda::std::is_same_v<T, bool>) {
-      return a || (alpha && b);
-    } else {
-      return convert<T>(static_cast<C>(convert<C>(a) + alpha * convert<C>(b)));
-    }
-  }
-};
-
 /// Same-size raw element types: same-dtype copies and fills move bits, not values. The 16-byte
 /// one is only 8-byte aligned, as a complex128 element may be.
 struct alignas(8) Bytes16 {

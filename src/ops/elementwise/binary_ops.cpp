@@ -384,9 +384,9 @@ Tensor where_impl(const Tensor& condition, const Tensor& a, const Tensor& b) {
   }
   for (const Tensor& t : ins) {
     EMBER_CHECK(t.device() == device || (t.dim() == 0 && t.is_cpu()),
-                "[where] expected all tensors to be on the same device, but found at least two "
+                "[where] Expected all tensors to be on the same device, but found at least two "
                 "devices, ",
-                device, " and ", t.device());
+                device, " and ", t.device(), "!");
   }
   const ScalarType rt = result_type({a, b});
   DimVector shape = broadcast_all(ArrayRef<Tensor>(ins, 3), "where");
@@ -470,9 +470,9 @@ bool equal(const Tensor& a, const Tensor& b) {
   EMBER_OP(equal, a, b);
   EMBER_CHECK(a.defined() && b.defined(), "[equal] got an undefined tensor");
   EMBER_CHECK(a.device() == b.device(),
-              "[equal] expected all tensors to be on the same device, "
+              "[equal] Expected all tensors to be on the same device, "
               "but found at least two devices, ",
-              a.device(), " and ", b.device());
+              a.device(), " and ", b.device(), "!");
   if (a.sizes() != b.sizes()) return false;
   return all_true(eq(a, b));
 }

@@ -407,10 +407,11 @@ Tensor elementwise(OpId op, std::initializer_list<Tensor> inputs_il, const OpPar
     if (inputs[k].device() != device) {
       bool k_scalar = inputs[k].dim() == 0 && inputs[k].is_cpu();
       bool first_scalar = inputs[0].dim() == 0 && inputs[0].is_cpu();
+      // PyTorch's words (tests match them).
       EMBER_CHECK(k_scalar || first_scalar, "[", name,
-                  "] expected all tensors to be on the same "
-                  "device, but found at least two devices, ",
-                  device, " and ", inputs[k].device());
+                  "] Expected all tensors to be on the same device, but found at least two "
+                  "devices, ",
+                  device, " and ", inputs[k].device(), "!");
       if (first_scalar && !k_scalar) device = inputs[k].device();
     }
   }
@@ -479,6 +480,11 @@ Tensor elementwise(OpId op, std::initializer_list<Tensor> inputs_il, const OpPar
                 isComplexType(target.dtype())),
               "[", name, "] In-place ", def.name, " is not supported for complex tensors.");
   if (target.defined()) {
+    // The written tensor is never a scalar argument: it must be on the op's device.
+    EMBER_CHECK(target.device() == device, "[", name,
+                "] Expected all tensors to be on the same device, but found at least two "
+                "devices, ",
+                target.device(), " and ", device, "!");
     EMBER_CHECK(!target.is_conj(), "[", name,
                 "] writing into a conjugate view is not "
                 "supported; call resolve_conj() first");
