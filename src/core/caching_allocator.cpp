@@ -2,6 +2,7 @@
 #include "core/caching_allocator.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <set>
 
@@ -656,11 +657,13 @@ std::string CachingAllocator::memory_summary(int device, bool abbreviated) {
     }
     line(rule);
   };
+  std::string lower = name_;
+  for (char& c : lower) c = char(std::tolower(static_cast<unsigned char>(c)));
   line(bold);
   line(centre("ember " + name_ + " memory summary, device ID " + std::to_string(device), 75));
   line(rule);
   line(pad("            " + name_ + " OOMs: " + std::to_string(s.num_ooms), 37) + "|" +
-       pad("        " + name_ + "Malloc retries: " + std::to_string(s.num_alloc_retries), 37));
+       pad("        " + lower + "Malloc retries: " + std::to_string(s.num_alloc_retries), 37));
   line(bold);
   line("        Metric         | Cur Usage  | Peak Usage | Tot Alloc  | Tot Freed  ");
   line(rule);
