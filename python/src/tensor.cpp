@@ -548,7 +548,7 @@ void init_tensor(py::module_& m) {
       .def(
           "cuda",
           [](const Tensor& t, py::handle device, bool nb) {
-            Device d = device.is_none() ? Device(kCUDA, 0) : *to_device(device.ptr(), "cuda");
+            Device d = device.is_none() ? Device(kCUDA, -1) : *to_device(device.ptr(), "cuda");
             if (d.type() != kCUDA) d = Device(kCUDA, d.index());
             return t.to(d, nb);
           },
