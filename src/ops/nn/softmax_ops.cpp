@@ -48,7 +48,7 @@ Tensor softmax_impl(const Tensor& self, int64_t dim, std::optional<ScalarType> d
   const char* op = log ? "log_softmax" : "softmax";
   const ScalarType dt = softmax_meta(self, dim, dtype, op);
   const ScalarType ct = kernel_dtype(dt, self);
-  Tensor y = empty_tensor(self.sizes(), ct);
+  Tensor y = empty_tensor(self.sizes(), ct, self.device());
   softmax_into(y, self, dim, dt, log);
   return ct == dt ? y : y.to(dt);
 }
@@ -71,7 +71,7 @@ Tensor& softmax_out_impl(Tensor& out, const Tensor& self, int64_t dim,
     out.unsafeGetTensorImpl()->bump_version();
     return out;
   }
-  Tensor y = empty_tensor(self.sizes(), ct);
+  Tensor y = empty_tensor(self.sizes(), ct, self.device());
   softmax_into(y, self, dim, dt, log);
   return out.copy_(y);
 }

@@ -642,7 +642,7 @@ Tensor argext(const Tensor& self, std::optional<int64_t> dim, bool keepdim, cons
   EMBER_CHECK(self.dtype() != kBool, "[", op, "] not implemented for 'Bool'");
   if (self.dim() == 0) {
     wrap_dim(*dim, 0, op);
-    return zeros({}, TensorOptions(kLong));
+    return zeros({}, TensorOptions(kLong).device(self.device()));
   }
   return std::get<0>(arg_impl<Max, false>(self, *dim, keepdim, op));
 }

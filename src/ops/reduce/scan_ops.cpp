@@ -92,8 +92,8 @@ Tensor scan_new(const Tensor& self, int64_t& dim, ScalarType dt, ScanKind kind, 
                 Tensor* idx = nullptr) {
   check_input(self, op);
   dim = wrap_dim(dim, self.dim(), op);
-  Tensor y = empty_tensor(self.sizes(), dt);
-  if (idx) *idx = empty_tensor(self.sizes(), kLong);
+  Tensor y = empty_tensor(self.sizes(), dt, self.device());
+  if (idx) *idx = empty_tensor(self.sizes(), kLong, self.device());
   scan_into(y, idx, self, dim, dt, kind, op);
   return y;
 }
@@ -136,7 +136,7 @@ Tensor& scan_out(Tensor& out, const Tensor& self, int64_t dim, ScalarType dt, Sc
     out.unsafeGetTensorImpl()->bump_version();
     return out;
   }
-  Tensor y = empty_tensor(self.sizes(), dt);
+  Tensor y = empty_tensor(self.sizes(), dt, self.device());
   scan_into(y, nullptr, self, dim, dt, kind, op);
   return out.copy_(y);
 }
