@@ -150,8 +150,9 @@ bool run_elementwise(OpId op, const Tensor& out, ArrayRef<const Tensor*> inputs,
     a.out = p[0];
     for (int k = 0; k < a.nin; ++k) a.in[k] = p[k + 1];
     a.g = g;
-    ok = launch_ew_unary(op, a) || launch_ew_binary(op, a) || launch_ew_compare(op, a) ||
-         launch_ew_activation(op, a) || launch_ew_special(op, a);
+    ok = launch_ew_unary(op, a) || launch_ew_unary_float(op, a) ||
+         launch_ew_unary_complex(op, a) || launch_ew_binary(op, a) || launch_ew_compare(op, a) ||
+         launch_ew_minmax(op, a) ||          launch_ew_activation(op, a) || launch_ew_special(op, a);
   });
   return ok;
 }

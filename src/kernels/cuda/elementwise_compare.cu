@@ -1,6 +1,6 @@
-// CUDA kernels of the comparisons, logical and bitwise ops, shifts, minimum/maximum/fmin/fmax,
-// clamp and isclose, and the copies (conj_physical, copy, where), with the dtypes the CPU kernels
-// register for each (src/kernels/cpu/elementwise/compare_kernels.cpp, copy_kernels.cpp).
+// CUDA kernels of the comparisons, logical ops and isclose, and where, with the dtypes the CPU
+// kernels register for each (src/kernels/cpu/elementwise/compare_kernels.cpp, copy_kernels.cpp).
+// Bitwise ops, shifts, min/max and clamp are in elementwise_minmax.cu.
 #include "kernels/cuda/elementwise_binary.cuh"
 #include "kernels/cuda/elementwise_kernels.cuh"
 
@@ -10,8 +10,6 @@ bool launch_ew_compare(OpId op, const EwArgs& a) {
   using namespace ew;
   using RealTypes = TypeList<bool, uint8_t, int8_t, int16_t, int32_t, int64_t, Half, BFloat16,
                              float, double>;
-  using ClampTypes =
-      TypeList<uint8_t, int8_t, int16_t, int32_t, int64_t, BFloat16, float, double>;
   const char* n = op_name(op);
   switch (op) {
     case OpId::eq:
@@ -37,30 +35,6 @@ bool launch_ew_compare(OpId op, const EwArgs& a) {
                                        ComplexTypes{}) ||
              run<IsCloseHalf, 2, out_bool>(a, n, TypeList<Half>{}) ||
              run<IsCloseBF16, 2, out_bool>(a, n, TypeList<BFloat16>{});
-    case OpId::bitwise_and:
-      return run<BitAnd, 2>(a, n, BoolType{}, IntTypes{});
-    case OpId::bitwise_or:
-      return run<BitOr, 2>(a, n, BoolType{}, IntTypes{});
-    case OpId::bitwise_xor:
-      return run<BitXor, 2>(a, n, BoolType{}, IntTypes{});
-    case OpId::bitwise_left_shift:
-      return run<LeftShift, 2>(a, n, IntTypes{});
-    case OpId::bitwise_right_shift:
-      return run<RightShift, 2>(a, n, IntTypes{});
-    case OpId::minimum:
-      return run<Minimum, 2>(a, n, RealTypes{});
-    case OpId::maximum:
-      return run<Maximum, 2>(a, n, RealTypes{});
-    case OpId::fmin:
-      return run<Fmin, 2>(a, n, RealTypes{});
-    case OpId::fmax:
-      return run<Fmax, 2>(a, n, RealTypes{});
-    case OpId::clamp:
-      return run<Clamp, 1>(a, n, ClampTypes{});
-    case OpId::clamp_tensor:
-      return run<ClampTensor, 3>(a, n, ClampTypes{});
-    case OpId::conj_physical:
-      return run<ConjPhysical, 1>(a, n, BoolType{}, IntTypes{}, FloatTypes{}, ComplexTypes{});
     default:
       return false;
   }

@@ -33,8 +33,11 @@ struct EwArgs {
 
 // Family launchers (false: op or dtype not handled there).
 bool launch_ew_unary(OpId op, const EwArgs& a);
+bool launch_ew_unary_float(OpId op, const EwArgs& a);
+bool launch_ew_unary_complex(OpId op, const EwArgs& a);
 bool launch_ew_binary(OpId op, const EwArgs& a);
 bool launch_ew_compare(OpId op, const EwArgs& a);
+bool launch_ew_minmax(OpId op, const EwArgs& a);
 bool launch_ew_activation(OpId op, const EwArgs& a);
 bool launch_ew_special(OpId op, const EwArgs& a);
 /// where(cond, a, b) on element bits (inputs: bool cond, then a and b of the output's dtype).

@@ -1,5 +1,7 @@
 // CUDA kernels of the unary math ops and the unary predicates, with the dtypes the CPU kernels
-// register for each (src/kernels/cpu/elementwise/unary_kernels.cpp).
+// register for each (src/kernels/cpu/elementwise/unary_kernels.cpp). Split in three files to keep
+// each one's compile time down: the cheap ops and predicates here, the real transcendental ops
+// in elementwise_unary_float.cu, the complex ones in elementwise_unary_complex.cu.
 #include "kernels/cuda/elementwise_kernels.cuh"
 #include "kernels/cuda/elementwise_unary.cuh"
 
@@ -14,68 +16,17 @@ bool launch_ew_unary(OpId op, const EwArgs& a) {
   const char* n = op_name(op);
   switch (op) {
     case OpId::neg:
-      return run<Neg, 1>(a, n, IntTypes{}, FloatTypes{}, ComplexTypes{});
+      return run<Neg, 1>(a, n, IntTypes{}, FloatTypes{});
     case OpId::abs:
-      return run<Abs, 1>(a, n, IntTypes{}, FloatTypes{}) ||
-             run<Abs, 1, out_real>(a, n, ComplexTypes{});
+      return run<Abs, 1>(a, n, IntTypes{}, FloatTypes{});
     case OpId::sign:
       return run<Sign, 1>(a, n, BoolType{}, IntTypes{}, FloatTypes{});
     case OpId::sgn:
-      return run<Sign, 1>(a, n, BoolType{}, IntTypes{}, FloatTypes{}, ComplexTypes{});
+      return run<Sign, 1>(a, n, BoolType{}, IntTypes{}, FloatTypes{});
     case OpId::reciprocal:
-      return run<Reciprocal, 1>(a, n, FloatTypes{}, ComplexTypes{});
-    case OpId::sqrt:
-      return run<Sqrt, 1>(a, n, BF16Float{}, ComplexTypes{});
-    case OpId::rsqrt:
-      return run<Rsqrt, 1>(a, n, BF16Float{}, ComplexTypes{});
+      return run<Reciprocal, 1>(a, n, FloatTypes{});
     case OpId::square:
-      return run<Square, 1>(a, n, IntTypes{}, FloatTypes{}, ComplexTypes{});
-    case OpId::exp:
-      return run<Exp, 1>(a, n, BF16Float{}, ComplexTypes{});
-    case OpId::exp2:
-      return run<Exp2, 1>(a, n, FloatTypes{});
-    case OpId::expm1:
-      return run<Expm1, 1>(a, n, BF16Float{});
-    case OpId::log:
-      return run<Log, 1>(a, n, BF16Float{}, ComplexTypes{});
-    case OpId::log2:
-      return run<Log2, 1>(a, n, BF16Float{}, ComplexTypes{});
-    case OpId::log10:
-      return run<Log10, 1>(a, n, BF16Float{}, ComplexTypes{});
-    case OpId::log1p:
-      return run<Log1p, 1>(a, n, BF16Float{});
-    case OpId::sin:
-      return run<Sin, 1>(a, n, BF16Float{}, ComplexTypes{});
-    case OpId::cos:
-      return run<Cos, 1>(a, n, BF16Float{}, ComplexTypes{});
-    case OpId::tan:
-      return run<Tan, 1>(a, n, BF16Float{}, ComplexTypes{});
-    case OpId::asin:
-      return run<Asin, 1>(a, n, BF16Float{}, ComplexTypes{});
-    case OpId::acos:
-      return run<Acos, 1>(a, n, BF16Float{}, ComplexTypes{});
-    case OpId::atan:
-      return run<Atan, 1>(a, n, BF16Float{}, ComplexTypes{});
-    case OpId::sinh:
-      return run<Sinh, 1>(a, n, BF16Float{}, ComplexTypes{});
-    case OpId::cosh:
-      return run<Cosh, 1>(a, n, BF16Float{}, ComplexTypes{});
-    case OpId::tanh:
-      return run<Tanh, 1>(a, n, BF16Float{}, ComplexTypes{});
-    case OpId::asinh:
-      return run<Asinh, 1>(a, n, BF16Float{}, ComplexTypes{});
-    case OpId::acosh:
-      return run<Acosh, 1>(a, n, BF16Float{}, ComplexTypes{});
-    case OpId::atanh:
-      return run<Atanh, 1>(a, n, BF16Float{}, ComplexTypes{});
-    case OpId::sigmoid:
-      return run<Sigmoid, 1>(a, n, BF16Float{}, ComplexTypes{});
-    case OpId::erf:
-      return run<Erf, 1>(a, n, BF16Float{});
-    case OpId::erfc:
-      return run<Erfc, 1>(a, n, BF16Float{});
-    case OpId::erfinv:
-      return run<Erfinv, 1>(a, n, BF16Float{});
+      return run<Square, 1>(a, n, IntTypes{}, FloatTypes{});
     case OpId::floor:
       return run<Floor, 1>(a, n, IntTypes{}, BF16Float{});
     case OpId::ceil:

@@ -39,8 +39,8 @@ void philox_fill(T* out, int64_t n, Generator& gen, const Map& map, const char* 
   if (n <= 0) return;
   const int64_t nb = (n + K - 1) / K;
   auto [seed, offset] = gen.reserve(uint64_t(nb));
-  philox_fill_kernel<K><<<grid_for(nb), kBlockSize, 0, current_raw_stream()>>>(out, n, seed,
-                                                                               offset, map);
+  philox_fill_kernel<K>
+      <<<grid_for(nb), kBlockSize, 0, current_raw_stream()>>>(out, n, seed, offset, map);
   check_launch(name);
 }
 
@@ -174,8 +174,7 @@ void normal_cuda(Tensor& self, double mean, double std, Generator& gen) {
     if constexpr (std::is_same_v<T, double>)
       philox_fill<philox::kPerDouble>(p, n, gen, NormalDouble{mean, std}, "normal_");
     else
-      philox_fill<philox::kPerFloat>(p, n, gen, NormalFloat<T>{float(mean), float(std)},
-                                     "normal_");
+      philox_fill<philox::kPerFloat>(p, n, gen, NormalFloat<T>{float(mean), float(std)}, "normal_");
   });
 }
 
@@ -195,8 +194,7 @@ void exponential_cuda(Tensor& self, double lambd, Generator& gen) {
     if constexpr (std::is_same_v<T, double>)
       philox_fill<philox::kPerDouble>(p, n, gen, ExponentialDouble{lambd}, "exponential_");
     else
-      philox_fill<philox::kPerFloat>(p, n, gen, ExponentialFloat<T>{float(lambd)},
-                                     "exponential_");
+      philox_fill<philox::kPerFloat>(p, n, gen, ExponentialFloat<T>{float(lambd)}, "exponential_");
   });
 }
 
@@ -265,15 +263,14 @@ namespace {
   const std::initializer_list<ScalarType> floating = {S::Float, S::Double, S::Half, S::BFloat16};
   const std::initializer_list<ScalarType> floating_complex = {
       S::Float, S::Double, S::Half, S::BFloat16, S::ComplexFloat, S::ComplexDouble};
-  const std::initializer_list<ScalarType> real_bool = {S::Bool,  S::Byte,  S::Char,
-                                                       S::Short, S::Int,   S::Long,
-                                                       S::Half,  S::BFloat16, S::Float,
-                                                       S::Double};
+  const std::initializer_list<ScalarType> real_bool = {S::Bool,  S::Byte,  S::Char, S::Short,
+                                                       S::Int,   S::Long,  S::Half, S::BFloat16,
+                                                       S::Float, S::Double};
   for (OpId op : {OpId::uniform_, OpId::normal_, OpId::rand, OpId::rand_1, OpId::randn,
                   OpId::randn_1, OpId::rand_like, OpId::randn_like, OpId::normal_3})
     register_kernel(kCUDA, op, floating_complex);
-  for (OpId op : {OpId::exponential_, OpId::normal, OpId::normal_1, OpId::normal_2,
-                  OpId::multinomial})
+  for (OpId op :
+       {OpId::exponential_, OpId::normal, OpId::normal_1, OpId::normal_2, OpId::multinomial})
     register_kernel(kCUDA, op, floating);
   for (OpId op : {OpId::bernoulli_, OpId::bernoulli__1, OpId::bernoulli, OpId::bernoulli_1,
                   OpId::random_, OpId::randint, OpId::randint_1, OpId::randint_2, OpId::randint_3,

@@ -210,7 +210,8 @@ void run_elementwise_kernel(OpId op, ScalarType dtype, const Tensor& out,
     DeviceBackend* b = device_backend(dev.type());
     EMBER_CHECK(b, "[", shown, "] no backend for device ", dev, " in this build");
     bool ok = b->elementwise(op, out, inputs, params);
-    EMBER_CHECK(ok, "[", shown, "] not implemented for dtype ", out.dtype(), " on device ", dev);
+    EMBER_CHECK_T(NotImplementedError, ok, "[", shown, "] not implemented for dtype ",
+                  inputs.empty() ? out.dtype() : inputs[0]->dtype(), " on device ", dev);
     return;
   }
   cpu::ElementwiseFn fn = cpu::kernels().get(op, dtype);
