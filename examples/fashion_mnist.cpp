@@ -6,6 +6,11 @@
 //                 [--data /usr/share/datasets/fashion-mnist] [--out fashion_mnist_out]
 //                 [--resume CHECKPOINT] [--limit N] [--test-limit N]
 //                 [--ddp] [--checkpoint-dir DIR] [--checkpoint-every N] [--amp none|bf16]
+//                 [--device cpu|cuda|cuda:N]
+//
+// --device cuda trains on the GPU: the model and the Adam state live there, every batch is
+// copied to pinned host memory and then to the device with non_blocking copies. Without a GPU
+// it stops with an error. With --amp bf16, autocast runs on the training device.
 //
 // --amp bf16 runs the forward passes and the loss under CPU autocast with bfloat16
 // (ember::autocast::AutocastGuard): convolutions and linear layers compute in bfloat16, the
@@ -38,6 +43,7 @@
 #include <vector>
 
 #include "ember/amp.h"
+#include "ember/cuda.h"
 #include "ember/data.h"
 #include "ember/distributed.h"
 #include "ember/ember.h"
@@ -87,7 +93,8 @@ struct Args {
   bool ddp = false;
   std::string checkpoint_dir;
   int64_t checkpoint_every = 0;
-  bool amp = false;  ///< --amp bf16
+  bool amp = false;                   ///< --amp bf16
+  ember::Device device{ember::kCPU};  ///< --device
 };
 
 // Fashion-MNIST's training-set pixel mean and standard deviation (of values in [0, 1]).
@@ -99,7 +106,7 @@ constexpr double kMean = 0.2860, kStd = 0.3530;
       << "\nusage: fashion_mnist [--epochs N] [--batch-size N] [--lr X] [--threads N] "
          "[--seed N] [--data DIR] [--out DIR] [--resume CHECKPOINT] [--limit N] [--test-limit N] "
          "[--no-normalize] [--ddp] [--checkpoint-dir DIR] [--checkpoint-every N] "
-         "[--amp none|bf16]\n";
+         "[--amp none|bf16] [--device cpu|cuda|cuda:N]\n";
   std::exit(2);
 }
 
@@ -143,7 +150,10 @@ Args parse(int argc, char** argv) {
         a.checkpoint_dir = v;
       else if (k == "--checkpoint-every")
         a.checkpoint_every = std::stoll(v);
-      else if (k == "--amp") {
+      else if (k == "--device") {
+        if (v != "cpu" && v.rfind("cuda", 0) != 0) usage("--device takes cpu, cuda or cuda:N");
+        a.device = ember::Device(v);
+      } else if (k == "--amp") {
         if (v != "none" && v != "bf16") usage("--amp takes none or bf16");
         a.amp = v == "bf16";
       } else
@@ -157,6 +167,10 @@ Args parse(int argc, char** argv) {
     usage("epochs, threads, limits and --checkpoint-every must be >= 0; batch size and lr > 0");
   if (a.checkpoint_every > 0 && a.checkpoint_dir.empty())
     usage("--checkpoint-every needs --checkpoint-dir");
+  if (a.device.is_cuda() && (a.ddp || !a.checkpoint_dir.empty()))
+    usage("--device cuda trains in the single-process loop (without --ddp or --checkpoint-dir)");
+  if (a.device.is_cuda() && !a.resume.empty())
+    usage("--resume loads the optimizer state on the CPU: resume with --device cpu");
   if (!a.resume.empty() && (a.ddp || !a.checkpoint_dir.empty()))
     usage(
         "--resume belongs to the single-process loop; with --ddp or --checkpoint-dir the job "
@@ -202,6 +216,15 @@ class Progress {
   clock::time_point start_, last_{};
 };
 
+// A batch on the training device: through pinned memory with non_blocking copies on the GPU,
+// unchanged on the CPU.
+ember::data::Example<> to_device(ember::data::Example<> b, ember::Device device) {
+  if (!device.is_cuda()) return b;
+  b.data = ember::cuda::pin_memory(b.data.contiguous()).to(device, /*non_blocking=*/true);
+  b.target = ember::cuda::pin_memory(b.target.contiguous()).to(device, /*non_blocking=*/true);
+  return b;
+}
+
 ember::Tensor prepare(const ember::Tensor& images, const Args& a) {
   return a.normalize ? (images - kMean) / kStd : images;
 }
@@ -215,10 +238,10 @@ std::pair<double, double> evaluate(Net& model, ember::data::Dataset& test, const
   for (int64_t i = 0; i < n; i += 1000) {
     std::vector<size_t> idx;
     for (int64_t j = i; j < std::min(n, i + 1000); ++j) idx.push_back(size_t(j));
-    ember::data::Example b = test.get_batch(idx);
+    ember::data::Example b = to_device(test.get_batch(idx), a.device);
     ember::Tensor logits;
     {
-      ember::autocast::AutocastGuard amp(ember::kCPU, ember::kBFloat16, a.amp);
+      ember::autocast::AutocastGuard amp(a.device.type(), ember::kBFloat16, a.amp);
       logits = model(prepare(b.data, a));
     }
     logits = logits.to(ember::kFloat32);
@@ -307,8 +330,10 @@ std::vector<double> split(const std::string& s) {
 void save_checkpoint(const std::string& path, Net& model, ember::optim::Optimizer& opt,
                      const History& h, const Args& a) {
   ember::OrderedDict<std::string, ember::Tensor> dict;
-  for (const auto& item : model->state_dict()) dict.insert("model." + item.key(), item.value());
-  for (const auto& item : opt.state_dict()) dict.insert("optim." + item.key(), item.value());
+  // Checkpoints hold CPU tensors whatever the training device (cpu() of a CPU tensor is itself).
+  for (const auto& item : model->state_dict())
+    dict.insert("model." + item.key(), item.value().cpu());
+  for (const auto& item : opt.state_dict()) dict.insert("optim." + item.key(), item.value().cpu());
   std::map<std::string, std::string> meta{{"epochs_done", std::to_string(h.test_acc.size())},
                                           {"train_loss", join(h.train_loss)},
                                           {"test_loss", join(h.test_loss)},
@@ -602,9 +627,19 @@ int main(int argc, char** argv) {
     if (a.ddp || !a.checkpoint_dir.empty()) return run_resumable(a);
     if (a.threads > 0) ember::set_num_threads(a.threads);
     ember::manual_seed(a.seed);
+    if (a.device.is_cuda() && !ember::cuda_is_available()) {
+      std::cerr << "fashion_mnist: --device " << a.device
+                << ": no CUDA GPU is available (run with --device cpu)\n";
+      return 1;
+    }
     std::cout << "ember " << ember::kVersion << " | Fashion-MNIST CNN | CPU kernels "
               << ember::cpu_capability() << " | threads " << ember::get_num_threads()
-              << (a.amp ? " | amp bf16" : "") << "\n";
+              << (a.amp ? " | amp bf16" : "");
+    if (a.device.is_cuda())
+      std::cout << " | device " << a.device << " ("
+                << ember::cuda::get_device_name(a.device.index() < 0 ? -1 : a.device.index())
+                << ")";
+    std::cout << "\n";
 
     auto train =
         std::make_shared<ember::data::FashionMNIST>(a.data, ember::data::MNIST::Mode::kTrain);
@@ -619,6 +654,11 @@ int main(int argc, char** argv) {
               << " test images from " << a.data << "\n";
 
     Net model;
+    if (a.device.is_cuda()) {
+      ember::cuda::set_device(a.device.index() < 0 ? 0 : a.device.index());
+      // The parameters move before the optimizer sees them: Adam's state is made on the device.
+      model->to(a.device);
+    }
     ember::optim::Adam opt(model->parameters(), ember::optim::AdamOptions(a.lr));
     History h;
     int start = 0;
@@ -637,11 +677,12 @@ int main(int argc, char** argv) {
       Progress bar(epoch, a.epochs, n_train);
       double loss_sum = 0;
       int64_t seen = 0;
-      for (auto& batch : *loader) {
+      for (auto& host_batch : *loader) {
+        ember::data::Example batch = to_device(host_batch, a.device);
         opt.zero_grad();
         ember::Tensor loss;
         {
-          ember::autocast::AutocastGuard amp(ember::kCPU, ember::kBFloat16, a.amp);
+          ember::autocast::AutocastGuard amp(a.device.type(), ember::kBFloat16, a.amp);
           loss = ember::cross_entropy(model(prepare(batch.data, a)), batch.target);
         }
         loss.backward();

@@ -3,7 +3,7 @@
     PYTHONPATH=build/release/python /usr/bin/python3 examples/fashion_mnist.py [--epochs 3]
         [--batch-size 64] [--lr 1e-3] [--threads N] [--seed 0] [--limit N] [--out DIR]
         [--backend ember|torch] [--test-limit N] [--amp none|bf16]
-        [--ddp] [--checkpoint-dir DIR] [--checkpoint-every N]
+        [--ddp] [--checkpoint-dir DIR] [--checkpoint-every N] [--device cpu|cuda|cuda:N]
 
 The script is written against PyTorch's API: `--backend torch` runs the very same code on
 PyTorch (for the side-by-side benchmark), `--backend ember` runs it with `import ember as torch`.
@@ -18,7 +18,11 @@ ends with the parameters of an uninterrupted one.
 
 --amp bf16 runs the forward passes and the loss under CPU autocast with bfloat16
 (`torch.autocast("cpu", dtype=torch.bfloat16)`): convolutions and linear layers compute in
-bfloat16, the parameters and the optimizer stay float32.
+bfloat16, the parameters and the optimizer stay float32 (on the GPU: autocast("cuda")).
+
+--device cuda trains on the GPU: the model and the Adam state live there, the DataLoader pins
+each batch (pin_memory=True) and the batches go to the device with non_blocking copies. Without
+a GPU the script stops with an error.
 """
 
 import argparse
@@ -66,8 +70,14 @@ def build(nn):
 
 
 def autocast(torch, args):
-    """The --amp region: CPU autocast with bfloat16, or a disabled one."""
-    return torch.autocast("cpu", dtype=torch.bfloat16, enabled=args.amp == "bf16")
+    """The --amp region: autocast with bfloat16 on the training device, or a disabled one."""
+    return torch.autocast(torch.device(args.device).type, dtype=torch.bfloat16,
+                          enabled=args.amp == "bf16")
+
+
+def on_device(x, args):
+    """A CPU tensor on the training device (non_blocking: the source is pinned on the GPU)."""
+    return x if args.device == "cpu" else x.to(args.device, non_blocking=True)
 
 
 def evaluate(torch, model, images, labels, args):
@@ -75,11 +85,11 @@ def evaluate(torch, model, images, labels, args):
     loss, correct = 0.0, 0
     with torch.no_grad():
         for i in range(0, len(images), 1000):
+            xb, yb = on_device(images[i:i + 1000], args), on_device(labels[i:i + 1000], args)
             with autocast(torch, args):
-                logits = model(images[i:i + 1000]).float()
-            loss += float(torch.nn.functional.cross_entropy(logits, labels[i:i + 1000],
-                                                            reduction="sum"))
-            correct += int((logits.argmax(1) == labels[i:i + 1000]).sum())
+                logits = model(xb).float()
+            loss += float(torch.nn.functional.cross_entropy(logits, yb, reduction="sum"))
+            correct += int((logits.argmax(1) == yb).sum())
     model.train()
     return loss / len(images), correct / len(images)
 
@@ -224,15 +234,24 @@ def main(argv=None):
     p.add_argument("--checkpoint-dir", default="", help="checkpoint here and resume from it")
     p.add_argument("--checkpoint-every", type=int, default=0, help="also every N steps")
     p.add_argument("--amp", choices=["none", "bf16"], default="none",
-                   help="bf16: forward and loss under CPU autocast with bfloat16")
+                   help="bf16: forward and loss under autocast with bfloat16")
+    p.add_argument("--device", default="cpu", help="cpu, cuda or cuda:N")
     args = p.parse_args(argv)
     if args.checkpoint_every and not args.checkpoint_dir:
         p.error("--checkpoint-every needs --checkpoint-dir")
+    if args.device != "cpu" and not args.device.startswith("cuda"):
+        p.error("--device takes cpu, cuda or cuda:N")
+    if args.device != "cpu" and (args.ddp or args.checkpoint_dir):
+        p.error("--device cuda trains in the single-process loop (without --ddp or "
+                "--checkpoint-dir)")
 
     if args.backend == "torch":
         import torch
     else:
         import ember as torch
+    if args.device != "cpu" and not torch.cuda.is_available():
+        sys.exit(f"fashion_mnist.py: --device {args.device}: no CUDA GPU is available "
+                 "(run with --device cpu)")
     if args.threads:
         torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
@@ -249,6 +268,9 @@ def main(argv=None):
     if args.test_limit:
         test_x, test_y = test_x[:args.test_limit], test_y[:args.test_limit]
     model = build(torch.nn)
+    if args.device != "cpu":
+        # The parameters move before the optimizer sees them: Adam's state is made there.
+        model.to(args.device)
     opt = torch.optim.Adam(model.parameters(), lr=args.lr)
     # Whole batches by index: the sampler yields a list of indices, the dataset slices it.
     ds = TensorDataset(train_x, train_y)
@@ -256,15 +278,19 @@ def main(argv=None):
     g.manual_seed(args.seed)
     loader = DataLoader(ds, batch_size=None,
                         sampler=BatchSampler(RandomSampler(ds, generator=g), args.batch_size,
-                                             drop_last=False))
+                                             drop_last=False),
+                        pin_memory=args.device != "cpu")
     print(f"{args.backend} | Fashion-MNIST CNN | {len(train_x)} training, {len(test_x)} test "
-          f"images | amp {args.amp} | threads {torch.get_num_threads()}")
+          f"images | amp {args.amp} | threads {torch.get_num_threads()}"
+          + (f" | {args.device} ({torch.cuda.get_device_name(args.device)})"
+             if args.device != "cpu" else ""))
     print(model)
     tty = sys.stderr.isatty()
     history = []
     for epoch in range(1, args.epochs + 1):
         start, seen, loss_sum = time.perf_counter(), 0, 0.0
         for xb, yb in loader:
+            xb, yb = on_device(xb, args), on_device(yb, args)
             opt.zero_grad()
             with autocast(torch, args):
                 loss = torch.nn.functional.cross_entropy(model(xb), yb)

@@ -141,3 +141,30 @@ def _set_process_worker_info(info):
 
 def _in_worker_process():
     return _process_worker_info is not None
+
+
+def pin_memory(data):
+    """Copies the tensors of a batch (inside mappings, namedtuples and sequences) to pinned
+    memory, as torch.utils.data._utils.pin_memory.pin_memory in PyTorch 1.13: tuples come back
+    as lists, objects with a pin_memory() method are pinned by it, the rest is unchanged."""
+    if isinstance(data, ember.Tensor):
+        return data.pin_memory()
+    if isinstance(data, (str, bytes)):
+        return data
+    if isinstance(data, collections.abc.Mapping):
+        try:
+            return type(data)({k: pin_memory(v) for k, v in data.items()})
+        except TypeError:
+            return {k: pin_memory(v) for k, v in data.items()}
+    if isinstance(data, tuple) and hasattr(data, "_fields"):
+        return type(data)(*(pin_memory(x) for x in data))
+    if isinstance(data, tuple):
+        return [pin_memory(x) for x in data]
+    if isinstance(data, collections.abc.Sequence):
+        try:
+            return type(data)([pin_memory(x) for x in data])
+        except TypeError:
+            return [pin_memory(x) for x in data]
+    if hasattr(data, "pin_memory"):
+        return data.pin_memory()
+    return data

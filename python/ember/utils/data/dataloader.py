@@ -10,6 +10,7 @@ import multiprocessing.connection
 import signal
 import threading
 import time
+import warnings
 from multiprocessing.reduction import ForkingPickler
 
 import ember
@@ -28,8 +29,10 @@ class _InfiniteConstantSampler:
 
 
 class DataLoader:
-    """Iterates a dataset in batches (see torch.utils.data.DataLoader). `pin_memory` and
-    `pin_memory_device` are accepted and have no effect on CPU tensors."""
+    """Iterates a dataset in batches (see torch.utils.data.DataLoader). With pin_memory=True
+    and a GPU, the main process copies each batch's tensors to pinned memory (for
+    non_blocking copies to the device); without one it warns and returns the batches as they
+    are."""
 
     def __init__(self, dataset, batch_size=1, shuffle=None, sampler=None, batch_sampler=None,
                  num_workers=0, collate_fn=None, pin_memory=False, drop_last=False, timeout=0,
@@ -50,6 +53,15 @@ class DataLoader:
         self.num_workers = num_workers
         self.prefetch_factor = prefetch_factor
         self.pin_memory = pin_memory
+        self.pin_memory_device = pin_memory_device
+        if pin_memory_device and not pin_memory:
+            warnings.warn("pin memory device is set and pin_memory flag is not used then device "
+                          "pinned memory won't be usedplease set pin_memory to true, if you need "
+                          "to use the device pin memory")
+        self._pin = bool(pin_memory) and ember.cuda.is_available()
+        if pin_memory and not self._pin:
+            warnings.warn("'pin_memory' argument is set as true but no accelerator is found, "
+                          "then device pinned memory won't be used.")
         self.timeout = timeout
         self.worker_init_fn = worker_init_fn
         self.persistent_workers = persistent_workers
@@ -170,6 +182,11 @@ class DataLoader:
         # As torch, every epoch draws a base seed from `generator` first, so the shuffle order
         # is the same whatever num_workers is.
         base_seed = int(ember.randint(0, 2**62, (1,), generator=self.generator).item())
+        if self._pin:
+            return _PinnedIter(self._iter(base_seed), self)
+        return self._iter(base_seed)
+
+    def _iter(self, base_seed):
         if self.num_workers == 0:
             return self._single_iter()
         if self._uses_threads:
@@ -200,6 +217,28 @@ class DataLoader:
     def __del__(self):
         if getattr(self, "_persistent", None) is not None:
             self._persistent.close()
+
+
+class _PinnedIter:
+    """The loader's batches with their tensors copied to pinned memory in the main process."""
+
+    def __init__(self, it, loader):
+        self._it = it
+        self._loader = loader
+
+    def __iter__(self):
+        return self
+
+    def __len__(self):
+        return len(self._loader)
+
+    def __next__(self):
+        return _utils.pin_memory(next(self._it))
+
+    def close(self):
+        close = getattr(self._it, "close", None)
+        if close is not None:
+            close()
 
 
 def _worker_failure(worker_id, process):
