@@ -117,13 +117,6 @@ __global__ void index_accumulate_atomic(T* dst, const T* src, IndexLoopDev l, op
 
 // ---- host side ----
 
-DimVector without(IntArrayRef v, int64_t dim) {
-  DimVector r;
-  for (int64_t d = 0; d < int64_t(v.size()); ++d)
-    if (d != dim) r.push_back(v[size_t(d)]);
-  return r;
-}
-
 void check_on(const Tensor& t, const Tensor& self, const char* op, const char* what) {
   EMBER_CHECK(t.device() == self.device(), "[", op, "] expected ", what, " on ", self.device(),
               " (where self is), but got it on ", t.device());

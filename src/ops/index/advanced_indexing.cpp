@@ -80,7 +80,8 @@ AdvancedPlan make_plan(const Tensor& view, const std::vector<Tensor>& adv, const
   p.indices.resize(adv.size());
   for (size_t k = 0; k < idx.size(); ++k) {
     const int64_t d = dims[k];
-    Tensor ix = idx[k].to(kLong).expand(b).contiguous();
+    // Indices live where the kernel reads them: a CPU index of a CUDA tensor is uploaded.
+    Tensor ix = idx[k].to(view.device(), kLong).expand(b).contiguous();
     index_check_stub(view.device().type(), ix, view.size(d), /*wrap=*/true, op, d, false);
     p.indices[size_t(d)] = ix;
   }
@@ -143,7 +144,7 @@ Tensor advanced_index(const Tensor& view_in, const std::vector<Tensor>& adv) {
 Tensor advanced_index_impl(const Tensor& view_in, const std::vector<Tensor>& adv) {
   Tensor view = view_in.resolve_conj();
   AdvancedPlan p = make_plan(view, adv, "index");
-  Tensor out = empty(p.result_sizes, TensorOptions(view.dtype()));
+  Tensor out = empty(p.result_sizes, TensorOptions(view.dtype()).device(view.device()));
   advanced_index_stub(view.device().type(), out, view, p.indices, p.block_pos);
   return out;
 }

@@ -109,7 +109,7 @@ Tensor& index_select_out(Tensor& out, const Tensor& self_in, int64_t dim, const 
 Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index) {
   EMBER_OP(index_select, self, dim, index);
   OpRecorder rec("index_select", {self});
-  Tensor out = empty({0}, TensorOptions(self.dtype()));
+  Tensor out = empty({0}, TensorOptions(self.dtype()).device(self.device()));
   index_select_out(out, self, dim, index);
   if (rec) {
     rec.args(wrap_dim(dim, self.dim(), "index_select"), self.sizes());
@@ -173,7 +173,7 @@ Tensor& gather_out(Tensor& out, const Tensor& self_in, int64_t dim, const Tensor
 Tensor gather(const Tensor& self, int64_t dim, const Tensor& index, bool sparse_grad) {
   EMBER_OP(gather, self, dim, index, sparse_grad);
   OpRecorder rec("gather", {self});
-  Tensor out = empty({0}, TensorOptions(self.dtype()));
+  Tensor out = empty({0}, TensorOptions(self.dtype()).device(self.device()));
   gather_out(out, self, dim, index, sparse_grad);
   if (rec) {
     rec.args(wrap_dim(dim, self.dim(), "gather"), self.sizes());
@@ -264,7 +264,9 @@ Tensor& take_out(Tensor& out, const Tensor& self_in, const Tensor& index) {
                 " but the result has shape ", shape_str(index.sizes()));
     resize_output(out, index.sizes());
   }
-  Tensor o = out.is_contiguous() ? out : empty(index.sizes(), TensorOptions(out.dtype()));
+  Tensor o = out.is_contiguous()
+                 ? out
+                 : empty(index.sizes(), TensorOptions(out.dtype()).device(out.device()));
   take_stub(self.device().type(), o, self, idx);
   if (!o.is_same(out)) out.copy_(o);
   return out;
@@ -273,7 +275,7 @@ Tensor& take_out(Tensor& out, const Tensor& self_in, const Tensor& index) {
 Tensor take(const Tensor& self, const Tensor& index) {
   EMBER_OP(take, self, index);
   OpRecorder rec("take", {self});
-  Tensor out = empty({0}, TensorOptions(self.dtype()));
+  Tensor out = empty({0}, TensorOptions(self.dtype()).device(self.device()));
   take_out(out, self, index);
   if (rec) {
     rec.args(self.sizes());
@@ -656,7 +658,7 @@ Tensor& masked_select_out(Tensor& out, const Tensor& self_in, const Tensor& mask
 Tensor masked_select(const Tensor& self, const Tensor& mask) {
   EMBER_OP(masked_select, self, mask);
   OpRecorder rec("masked_select", {self});
-  Tensor out = empty({0}, TensorOptions(self.dtype()));
+  Tensor out = empty({0}, TensorOptions(self.dtype()).device(self.device()));
   masked_select_out(out, self, mask);
   if (rec) {
     DimVector b = broadcast_all({self, mask}, "masked_select");
@@ -744,7 +746,7 @@ Tensor& nonzero_out(Tensor& out, const Tensor& self) {
               dtype_name(out.dtype()));
   Tensor m = self.to(kBool).contiguous();
   const int64_t count = nonzero_count_stub(m.device().type(), m);
-  Tensor r = empty({count, self.dim()}, TensorOptions(kLong));
+  Tensor r = empty({count, self.dim()}, TensorOptions(kLong).device(m.device()));
   nonzero_stub(m.device().type(), r, m);
   if (!out.sizes().equals(r.sizes())) resize_output(out, r.sizes());
   out.copy_(r);
@@ -753,7 +755,7 @@ Tensor& nonzero_out(Tensor& out, const Tensor& self) {
 
 Tensor nonzero(const Tensor& self) {
   EMBER_OP(nonzero, self);
-  Tensor out = empty({0}, TensorOptions(kLong));
+  Tensor out = empty({0}, TensorOptions(kLong).device(self.device()));
   return nonzero_out(out, self);
 }
 
@@ -762,7 +764,7 @@ std::vector<Tensor> nonzero_numpy(const Tensor& self) {
   Tensor nz = nonzero(self);
   std::vector<Tensor> r;
   if (self.dim() == 0) {  // a 0-dim tensor counts as one element at position 0
-    r.push_back(zeros({nz.size(0)}, TensorOptions(kLong)));
+    r.push_back(zeros({nz.size(0)}, TensorOptions(kLong).device(self.device())));
   }
   for (int64_t d = 0; d < self.dim(); ++d) r.push_back(nz.select(1, d).contiguous());
   return r;
