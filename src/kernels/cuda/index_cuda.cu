@@ -6,8 +6,8 @@
 // deterministic algorithms are requested or the dtype has no atomic add.
 #include <cstring>
 
-#include "ember/context.h"
 #include "core/tensor_util.h"
+#include "ember/context.h"
 #include "ember/cuda.h"
 #include "ember/dispatch_type.h"
 #include "kernels/cuda/cuda_common.cuh"
