@@ -419,12 +419,15 @@ TEST(CudaPool, AveragePoolsMatchCpu) {
 }
 
 TEST(CudaPool, Errors) {
-  SKIP_WITHOUT_CUDA();
-  const Tensor x = vals({1, 2, 6, 6}, kFloat, 13).to(kCuda);
-  EXPECT_THROW(max_pool2d(x.to(kHalf), 2), NotImplementedError);
-  EXPECT_THROW(max_pool2d(x, 2, 1, 2), Error);                  // padding over half the kernel
-  EXPECT_THROW(max_pool2d(x, 7), Error);                        // output too small
-  EXPECT_THROW(max_pool2d(x.view({2, 6, 6, 1, 1}), 2), Error);  // rank
+  for (const Device d : {Device(kCPU), kCuda}) {
+    if (d.is_cuda() && !cuda_is_available()) GTEST_SKIP() << "no CUDA device";
+    const Tensor x = vals({1, 2, 6, 6}, kFloat, 13).to(d);
+    EXPECT_THROW(max_pool2d(x, 2, 1, 2), Error);                  // padding over half the kernel
+    EXPECT_THROW(max_pool2d(x, 7), Error);                        // output too small
+    EXPECT_THROW(max_pool2d(x.view({2, 6, 6, 1, 1}), 2), Error);  // rank
+    EXPECT_THROW(max_pool2d(x, 0), Error);                        // kernel size
+    if (d.is_cuda()) EXPECT_THROW(max_pool2d(x.to(kHalf), 2), NotImplementedError);
+  }
 }
 
 // ---- FFT ----
@@ -504,11 +507,14 @@ TEST(CudaFft, GradientsMatchCpu) {
   expect_close(gc[1], gc[0], 1e-12, 1e-12, "irfft grad");
 }
 
+// The same exception types on both devices (the CPU half runs everywhere).
 TEST(CudaFft, Errors) {
-  SKIP_WITHOUT_CUDA();
-  const Tensor c = cvals({4, 8}, kComplexFloat, 12).to(kCuda);
-  EXPECT_THROW(fft::fft(c, std::nullopt, 2), IndexError);
-  EXPECT_THROW(fft::fft(c, 0), Error);
-  EXPECT_THROW(fft::fftn(c, std::nullopt, IntArrayRef{0, 0}), Error);
-  EXPECT_THROW(fft::irfft(c, 0), Error);
+  for (const Device d : {Device(kCPU), kCuda}) {
+    if (d.is_cuda() && !cuda_is_available()) GTEST_SKIP() << "no CUDA device";
+    const Tensor c = cvals({4, 8}, kComplexFloat, 12).to(d);
+    EXPECT_THROW(fft::fft(c, std::nullopt, 2), IndexError);
+    EXPECT_THROW(fft::fft(c, 0), Error);
+    EXPECT_THROW(fft::fftn(c, std::nullopt, IntArrayRef{0, 0}), Error);
+    EXPECT_THROW(fft::irfft(c, 0), Error);
+  }
 }
