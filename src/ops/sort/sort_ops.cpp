@@ -50,7 +50,7 @@ void check_input(const Tensor& x, const char* op) {
 /// A 0-dim input is its own sorted result / top-1 at index 0 (PyTorch returns it before any
 /// dtype check, so a 0-dim bool or complex input works there too).
 std::tuple<Tensor, Tensor> scalar_result(const Tensor& self) {
-  return {self.clone(), zeros(IntArrayRef{}, TensorOptions().dtype(kLong))};
+  return {self.clone(), zeros(IntArrayRef{}, TensorOptions().dtype(kLong).device(self.device()))};
 }
 
 std::tuple<Tensor, Tensor> sort_impl(const Tensor& self, int64_t dim, bool descending,
@@ -65,8 +65,8 @@ std::tuple<Tensor, Tensor> sort_impl(const Tensor& self, int64_t dim, bool desce
               "] slices longer than 2^32 elements are not "
               "supported, got ",
               r.n);
-  Tensor v = empty_tensor(r.moved, self.dtype());
-  Tensor i = empty_tensor(r.moved, kLong);
+  Tensor v = empty_tensor(r.moved, self.dtype(), self.device());
+  Tensor i = empty_tensor(r.moved, kLong, self.device());
   if (r.rows > 0) sort_stub(self.device().type(), r.data, v, i, descending);
   return {from_rows(v, self, dim), from_rows(i, self, dim)};
 }
