@@ -1,9 +1,14 @@
 // CUDA kernels of the index checks, index_select, take / put, the index_{copy,add,fill} family,
 // advanced indexing and masked_fill: each builds one index loop (index_loop.cuh). Copies move
-// raw element bytes (one instantiation per element size). Writes through indices that may
-// repeat run one thread per non-indexed position over the entries in index order (the CPU's
-// result, Note [Deterministic index accumulation]); accumulation uses atomics instead unless
-// deterministic algorithms are requested or the dtype has no atomic add.
+// raw element bytes (one instantiation per element size).
+//
+// Note [CUDA index writes]
+// Entries that write through repeated indices: accumulation (index_add_, put_ / index_put_ with
+// accumulate) uses atomic adds, so float sums may differ in the last bits from run to run; a
+// plain write (index_copy_, put_, index_put_) keeps one of the repeated entries. With
+// use_deterministic_algorithms(true), or for a dtype without an atomic add, one thread per
+// non-indexed position runs the entries in index order: the CPU's result exactly (the last
+// entry wins, sums in index order; Note [Deterministic index accumulation]).
 #include <cstring>
 
 #include "core/tensor_util.h"
@@ -148,11 +153,12 @@ C alpha_as(const Scalar& s) {
     return static_cast<C>(s.toLong());
 }
 
-// Launches a copy: position-serial when entries address dst and may repeat, so the result is
-// the CPU's (the last entry wins); entry-parallel otherwise.
-void launch_copy(void* dst, const void* src, size_t elsize, const IndexLoopDev& l, bool serial,
+// Launches a copy: position-serial when entries address dst (they may repeat) and deterministic
+// algorithms are requested, entry-parallel otherwise (Note [CUDA index writes]).
+void launch_copy(void* dst, const void* src, size_t elsize, const IndexLoopDev& l, bool index_dst,
                  const char* name) {
   if (l.n == 0 || l.rest.numel == 0) return;
+  const bool serial = index_dst && are_deterministic_algorithms_enabled();
   dispatch_size(elsize, [&](auto tag) {
     using T = typename decltype(tag)::type;
     if (serial)
@@ -374,22 +380,23 @@ void masked_fill_cuda(Tensor& self, const Tensor& mask, const Tensor& value) {
   check_on(mask, self, "masked_fill_", "mask");
   if (self.numel() == 0) return;
   Geometry<2> geo;
-  EMBER_CHECK_T(NotImplementedError, self.dim() <= kMaxDims, "[masked_fill_] more than ", kMaxDims,
-                " dims are not supported on cuda");
   geo.numel = self.numel();
-  // The mask is contiguous of self's shape: walk self's dims with both strides.
-  int64_t mst = 1;
-  for (int64_t d = self.dim() - 1; d >= 0; --d) {
-    geo.sizes[d] = self.size(d);
-    geo.strides[0][d] = self.stride(d);
-    geo.strides[1][d] = mst;
-    mst *= self.size(d);
-  }
-  geo.ndim = int(self.dim());
   if (self.is_contiguous()) {
     geo.ndim = 1;
     geo.sizes[0] = geo.numel;
     geo.strides[0][0] = geo.strides[1][0] = 1;
+  } else {
+    EMBER_CHECK_T(NotImplementedError, self.dim() <= kMaxDims, "[masked_fill_] more than ",
+                  kMaxDims, " dims of a non-contiguous tensor are not supported on cuda");
+    // The mask is contiguous of self's shape: walk self's dims with both strides.
+    int64_t mst = 1;
+    for (int64_t d = self.dim() - 1; d >= 0; --d) {
+      geo.sizes[d] = self.size(d);
+      geo.strides[0][d] = self.stride(d);
+      geo.strides[1][d] = mst;
+      mst *= self.size(d);
+    }
+    geo.ndim = int(self.dim());
   }
   dispatch_size(self.element_size(), [&](auto tag) {
     using T = typename decltype(tag)::type;

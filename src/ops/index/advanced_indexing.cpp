@@ -175,6 +175,8 @@ void advanced_index_put(const Tensor& view, const std::vector<Tensor>& adv, cons
                 " cannot be broadcast to indexing result of shape ", shape_str(p.result_sizes));
   }
   Tensor v = values.resolve_conj().expand(p.result_sizes);
+  // Values of another device (a CPU tensor written into a CUDA one) move to the destination's.
+  if (v.device() != view.device()) v = v.to(view.device());
   // A non-contiguous v becomes a fresh copy; a contiguous one is copied only when it aliases.
   if (!v.is_contiguous())
     v = v.contiguous();
