@@ -103,9 +103,10 @@ std::tuple<Tensor, Tensor, Tensor> native_batch_norm(const Tensor& input, const 
   Tensor x = input.to(ct).contiguous();
   const DeviceType dev = x.device().type();
   // The per-channel statistics, in float64 (the vjp reads them too).
-  Tensor mean_d = empty({C}, TensorOptions(kDouble)), invstd_d = empty({C}, TensorOptions(kDouble));
+  Tensor mean_d = empty({C}, TensorOptions(kDouble).device(x.device())),
+         invstd_d = empty({C}, TensorOptions(kDouble).device(x.device()));
   if (training) {
-    Tensor var_d = empty({C}, TensorOptions(kDouble));
+    Tensor var_d = empty({C}, TensorOptions(kDouble).device(x.device()));
     batch_norm_stats_stub(dev, x, eps, mean_d, invstd_d, var_d);
     if (running_mean.defined() || running_var.defined()) {
       NoGradGuard ng;
@@ -126,11 +127,13 @@ std::tuple<Tensor, Tensor, Tensor> native_batch_norm(const Tensor& input, const 
   }
   Tensor wd = weight.defined() ? weight.to(kDouble).contiguous() : Tensor();
   Tensor bd = bias.defined() ? bias.to(kDouble).contiguous() : Tensor();
-  Tensor y = empty(x.sizes(), TensorOptions(ct));
+  Tensor y = empty(x.sizes(), TensorOptions(ct).device(x.device()));
   batch_norm_apply_stub(dev, x, wd, bd, mean_d, invstd_d, y);
   Tensor out = ct == input.dtype() ? y : y.to(input.dtype());
-  Tensor save_mean = training ? fresh_as(mean_d, ct) : empty({0}, TensorOptions(ct));
-  Tensor save_invstd = training ? fresh_as(invstd_d, ct) : empty({0}, TensorOptions(ct));
+  Tensor save_mean =
+      training ? fresh_as(mean_d, ct) : empty({0}, TensorOptions(ct).device(x.device()));
+  Tensor save_invstd =
+      training ? fresh_as(invstd_d, ct) : empty({0}, TensorOptions(ct).device(x.device()));
 
   if (rec) {
     rec.args(nd, N, C, S, ct, training, eps);
@@ -174,8 +177,10 @@ std::tuple<Tensor, Tensor, Tensor> native_batch_norm(const Tensor& input, const 
           Tensor x2 = xin.to(ct).contiguous();
           Tensor g = c.grads[0].to(ct).contiguous();
           Tensor wd2 = c.needs(0) && weight.defined() ? weight.to(kDouble).contiguous() : Tensor();
-          Tensor dx = c.needs(0) ? empty(x2.sizes(), TensorOptions(ct)) : Tensor();
-          Tensor dw = empty({C}, TensorOptions(kDouble)), db = empty({C}, TensorOptions(kDouble));
+          Tensor dx =
+              c.needs(0) ? empty(x2.sizes(), TensorOptions(ct).device(x2.device())) : Tensor();
+          Tensor dw = empty({C}, TensorOptions(kDouble).device(x2.device())),
+                 db = empty({C}, TensorOptions(kDouble).device(x2.device()));
           batch_norm_backward_stub(x2.device().type(), g, x2, wd2, mean, invstd, training, dx, dw,
                                    db);
           r[0] = dx;
@@ -238,53 +243,55 @@ std::tuple<Tensor, Tensor, Tensor> native_layer_norm(const Tensor& input,
   OpRecorder rec("native_layer_norm", {input, weight, bias});
   Tensor x = input.to(ct).contiguous();
   Tensor w = as_ct(weight, ct), b = as_ct(bias, ct);
-  Tensor y = empty(x.sizes(), TensorOptions(ct));
-  Tensor mean = empty(stat_shape, TensorOptions(ct)), rstd = empty(stat_shape, TensorOptions(ct));
+  Tensor y = empty(x.sizes(), TensorOptions(ct).device(x.device()));
+  Tensor mean = empty(stat_shape, TensorOptions(ct).device(x.device())),
+         rstd = empty(stat_shape, TensorOptions(ct).device(x.device()));
   layer_norm_stub(x.device().type(), x, w, b, M, D, eps, y, mean, rstd);
   Tensor out = ct == input.dtype() ? y : y.to(input.dtype());
   if (rec) {
     rec.args(nd, axis, ct, eps, ns, M, D);
-    rec.record(out,
-               [](VjpCtx& c) {
-                 const int64_t nd = c.args().i(0), axis = c.args().i(1);
-                 const ScalarType ct = c.args().dtype(2);
-                 const double eps = c.args().f(3);
-                 const IntArrayRef ns = c.args().ints(4);
-                 const int64_t M = c.args().i(5), D = c.args().i(6);
-                 const Tensor &xin = c.saved[0], &weight = c.saved[1];
-                 const Tensor &mean = c.saved[3], &rstd = c.saved[4];
-                 variable_list r(3);
-                 DimVector lead, norm;
-                 for (int64_t i = 0; i < nd; ++i) (i < axis ? lead : norm).push_back(i);
-                 if (GradMode::is_enabled()) {
-                   // Differentiable form (Note [Norm backward]).
-                   Tensor xs = xin.to(ct), g = c.grads[0].to(ct);
-                   Tensor mu = xs.mean(norm, true);
-                   Tensor xc = xs - mu;
-                   Tensor rs = rsqrt((xc * xc).mean(norm, true) + eps);
-                   Tensor xhat = xc * rs;
-                   if (c.needs(0)) {
-                     Tensor gw = weight.defined() ? g * weight.to(ct) : g;
-                     r[0] = rs * (gw - gw.mean(norm, true) - xhat * (gw * xhat).mean(norm, true));
-                   }
-                   if (c.needs(1)) r[1] = lead.size() ? (g * xhat).sum(lead) : g * xhat;
-                   if (c.needs(2)) r[2] = lead.size() ? g.sum(lead) : g;
-                   return r;
-                 }
-                 Tensor x2 = xin.to(ct).contiguous(), g = c.grads[0].to(ct).contiguous();
-                 Tensor w = as_ct(weight, ct);
-                 Tensor dx = c.needs(0) ? empty(x2.sizes(), TensorOptions(ct)) : Tensor();
-                 Tensor dw = c.needs(1) ? empty(ns, TensorOptions(ct)) : Tensor();
-                 Tensor db = c.needs(2) ? empty(ns, TensorOptions(ct)) : Tensor();
-                 layer_norm_backward_stub(x2.device().type(), g, x2, mean, rstd, w, M, D, dx, dw,
-                                          db);
-                 r[0] = dx;
-                 r[1] = dw;
-                 r[2] = db;
-                 return r;
-               },
-               // As PyTorch: bias is saved too, and mean / rstd (returned to the caller).
-               {input, weight, bias, mean, rstd});
+    rec.record(
+        out,
+        [](VjpCtx& c) {
+          const int64_t nd = c.args().i(0), axis = c.args().i(1);
+          const ScalarType ct = c.args().dtype(2);
+          const double eps = c.args().f(3);
+          const IntArrayRef ns = c.args().ints(4);
+          const int64_t M = c.args().i(5), D = c.args().i(6);
+          const Tensor &xin = c.saved[0], &weight = c.saved[1];
+          const Tensor &mean = c.saved[3], &rstd = c.saved[4];
+          variable_list r(3);
+          DimVector lead, norm;
+          for (int64_t i = 0; i < nd; ++i) (i < axis ? lead : norm).push_back(i);
+          if (GradMode::is_enabled()) {
+            // Differentiable form (Note [Norm backward]).
+            Tensor xs = xin.to(ct), g = c.grads[0].to(ct);
+            Tensor mu = xs.mean(norm, true);
+            Tensor xc = xs - mu;
+            Tensor rs = rsqrt((xc * xc).mean(norm, true) + eps);
+            Tensor xhat = xc * rs;
+            if (c.needs(0)) {
+              Tensor gw = weight.defined() ? g * weight.to(ct) : g;
+              r[0] = rs * (gw - gw.mean(norm, true) - xhat * (gw * xhat).mean(norm, true));
+            }
+            if (c.needs(1)) r[1] = lead.size() ? (g * xhat).sum(lead) : g * xhat;
+            if (c.needs(2)) r[2] = lead.size() ? g.sum(lead) : g;
+            return r;
+          }
+          Tensor x2 = xin.to(ct).contiguous(), g = c.grads[0].to(ct).contiguous();
+          Tensor w = as_ct(weight, ct);
+          Tensor dx =
+              c.needs(0) ? empty(x2.sizes(), TensorOptions(ct).device(x2.device())) : Tensor();
+          Tensor dw = c.needs(1) ? empty(ns, TensorOptions(ct).device(x2.device())) : Tensor();
+          Tensor db = c.needs(2) ? empty(ns, TensorOptions(ct).device(x2.device())) : Tensor();
+          layer_norm_backward_stub(x2.device().type(), g, x2, mean, rstd, w, M, D, dx, dw, db);
+          r[0] = dx;
+          r[1] = dw;
+          r[2] = db;
+          return r;
+        },
+        // As PyTorch: bias is saved too, and mean / rstd (returned to the caller).
+        {input, weight, bias, mean, rstd});
   }
   return {out, mean, rstd};
 }
@@ -322,8 +329,9 @@ Tensor group_norm(const Tensor& input, int64_t num_groups, const Tensor& weight,
   OpRecorder rec("native_group_norm", {input, weight, bias});
   Tensor x = input.to(ct).contiguous();
   Tensor w = as_ct(weight, ct), b = as_ct(bias, ct);
-  Tensor y = empty(x.sizes(), TensorOptions(ct));
-  Tensor mean = empty({N, G}, TensorOptions(ct)), rstd = empty({N, G}, TensorOptions(ct));
+  Tensor y = empty(x.sizes(), TensorOptions(ct).device(x.device()));
+  Tensor mean = empty({N, G}, TensorOptions(ct).device(x.device())),
+         rstd = empty({N, G}, TensorOptions(ct).device(x.device()));
   group_norm_stub(x.device().type(), x, w, b, G, eps, y, mean, rstd);
   Tensor out = ct == input.dtype() ? y : y.to(input.dtype());
   if (rec) {
@@ -359,9 +367,10 @@ Tensor group_norm(const Tensor& input, int64_t num_groups, const Tensor& weight,
           }
           Tensor x2 = xin.to(ct).contiguous(), g = c.grads[0].to(ct).contiguous();
           Tensor w = as_ct(weight, ct);
-          Tensor dx = c.needs(0) ? empty(x2.sizes(), TensorOptions(ct)) : Tensor();
-          Tensor dw = c.needs(1) ? empty({C}, TensorOptions(ct)) : Tensor();
-          Tensor db = c.needs(2) ? empty({C}, TensorOptions(ct)) : Tensor();
+          Tensor dx =
+              c.needs(0) ? empty(x2.sizes(), TensorOptions(ct).device(x2.device())) : Tensor();
+          Tensor dw = c.needs(1) ? empty({C}, TensorOptions(ct).device(x2.device())) : Tensor();
+          Tensor db = c.needs(2) ? empty({C}, TensorOptions(ct).device(x2.device())) : Tensor();
           group_norm_backward_stub(x2.device().type(), g, x2, mean, rstd, w, G, dx, dw, db);
           r[0] = dx;
           r[1] = dw;
