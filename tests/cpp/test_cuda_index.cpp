@@ -414,6 +414,48 @@ TEST(CudaIndex, Sort) {
   EXPECT_EQ(ve.size(0), 0);
 }
 
+TEST(CudaIndex, SearchsortedAndBucketize) {
+  SKIP_WITHOUT_CUDA();
+  const double nan = std::nan("");
+  for (ScalarType dt : {kFloat, kDouble, kHalf, kLong, kInt}) {
+    for (bool right : {false, true}) {
+      for (bool out32 : {false, true}) {
+        same_on_both(
+            [&](Device d) {
+              Tensor seq = tensor({-1.0, 0.0, 0.0, 2.0, 5.0}, TensorOptions(kDouble)).to(dt).to(d);
+              Tensor v = tensor({{-3.0, 0.0, 2.0}, {7.0, 1.0, 5.0}}, TensorOptions(kDouble))
+                             .to(dt)
+                             .to(d)
+                             .t();  // strided values
+              return searchsorted(seq, v, out32, right);
+            },
+            "searchsorted 1-D");
+      }
+      same_on_both(
+          [&](Device d) {
+            Tensor seq =
+                tensor({{3.0, 1.0, 2.0}, {0.0, 9.0, 4.0}}, TensorOptions(kDouble)).to(dt).to(d);
+            Tensor sorter = tensor({{1, 2, 0}, {0, 2, 1}}, TensorOptions(kLong)).to(d);
+            Tensor v = tensor({{2.0, 0.0}, {4.0, 10.0}}, TensorOptions(kDouble)).to(dt).to(d);
+            return searchsorted(seq, v, false, right, std::nullopt, sorter);
+          },
+          "searchsorted rows with sorter");
+    }
+  }
+  same_on_both(
+      [&](Device d) {
+        Tensor b = tensor({0.0, 1.0, 2.0}, TensorOptions(kFloat)).to(d);
+        return bucketize(tensor({nan, 1.0, -4.0}, TensorOptions(kFloat)).to(d), b, false, false);
+      },
+      "bucketize NaN");
+  throws_on_both<IndexError>(
+      [](Device d) {
+        searchsorted(tensor({1.0, 2.0}).to(d), tensor({1.5}).to(d), false, false, std::nullopt,
+                     tensor({0, 2}, TensorOptions(kLong)).to(d));
+      },
+      "searchsorted bad sorter");
+}
+
 // ---- losses ----
 
 TEST(CudaIndex, NllLossAndCrossEntropy) {

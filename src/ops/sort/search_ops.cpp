@@ -73,7 +73,8 @@ Tensor searchsorted_impl(const Tensor& seq, const Tensor& values, bool out_int32
               dtype_name(ct), "'");
   // 16-bit floats convert exactly to float32, which keeps every comparison.
   if (ct == kHalf || ct == kBFloat16) ct = kFloat;
-  Tensor out = empty(values.sizes(), TensorOptions(out_int32 ? kInt : kLong));
+  Tensor out =
+      empty(values.sizes(), TensorOptions(out_int32 ? kInt : kLong).device(values.device()));
   if (values.numel() == 0) return out;
   const Tensor s = seq.to(ct).contiguous();
   const Tensor v = values.to(ct).contiguous();
@@ -103,8 +104,9 @@ Tensor searchsorted(const Tensor& sorted_sequence, const Tensor& self, bool out_
 Tensor searchsorted(const Tensor& sorted_sequence, const Scalar& self, bool out_int32, bool right,
                     std::optional<std::string_view> side, const std::optional<Tensor>& sorter) {
   EMBER_OP(searchsorted_1, sorted_sequence, self, out_int32, right, side, sorter);
-  return searchsorted_impl(sorted_sequence, scalar_tensor(self), out_int32, right, side, sorter,
-                           true);
+  // The scalar joins the sequence's device (a no-op for CPU).
+  return searchsorted_impl(sorted_sequence, scalar_tensor(self).to(sorted_sequence.device()),
+                           out_int32, right, side, sorter, true);
 }
 
 Tensor& searchsorted_out(Tensor& out, const Tensor& sorted_sequence, const Tensor& self,
@@ -131,7 +133,7 @@ Tensor bucketize(const Tensor& self, const Tensor& boundaries, bool out_int32, b
 
 Tensor bucketize(const Scalar& self, const Tensor& boundaries, bool out_int32, bool right) {
   EMBER_OP(bucketize_1, self, boundaries, out_int32, right);
-  return bucketize(scalar_tensor(self), boundaries, out_int32, right);
+  return bucketize(scalar_tensor(self).to(boundaries.device()), boundaries, out_int32, right);
 }
 
 Tensor& bucketize_out(Tensor& out, const Tensor& self, const Tensor& boundaries, bool out_int32,
