@@ -135,8 +135,10 @@ std::vector<OpCase> all_cases() {
   add("clamp", 1, [](V x) { return ember::clamp(x[0], Scalar(-1), Scalar(2)); });
   add("clamp_min", 1, [](V x) { return ember::clamp_min(x[0], Scalar(0.5)); });
   add("clamp_tensor", 3, [](V x) { return ember::clamp(x[0], x[1], x[2]); });
-  add("logit", 1, [](V x) { return ember::logit(x[0]); }, 1);
-  add("logit_eps", 1, [](V x) { return ember::logit(x[0], 0.2); }, 1);
+  add(
+      "logit", 1, [](V x) { return ember::logit(x[0]); }, 1);
+  add(
+      "logit_eps", 1, [](V x) { return ember::logit(x[0], 0.2); }, 1);
   add("polygamma", 1, [](V x) { return ember::polygamma(1, x[0]); });
   add("mvlgamma", 1, [](V x) { return ember::mvlgamma(x[0] + 3, 2); });
   add("nan_to_num", 1, [](V x) { return ember::nan_to_num(ember::log(x[0]), 0.5, 7.0, -7.0); });
@@ -163,7 +165,8 @@ std::vector<OpCase> all_cases() {
   add("i1", 1, [](V x) { return special::i1(x[0]); });
   add("i1e", 1, [](V x) { return special::i1e(x[0]); });
   add("ndtr", 1, [](V x) { return special::ndtr(x[0]); });
-  add("ndtri", 1, [](V x) { return special::ndtri(x[0]); }, 1);
+  add(
+      "ndtri", 1, [](V x) { return special::ndtri(x[0]); }, 1);
   add("log_ndtr", 1, [](V x) { return special::log_ndtr(x[0] * 8); });
   add("erfcx", 1, [](V x) { return special::erfcx(x[0] * 4); });
   add("bessel_j0", 1, [](V x) { return special::bessel_j0(x[0] * 5); });
@@ -207,9 +210,8 @@ void compare_op(const OpCase& oc, const std::vector<Tensor>& cpu_in,
     return;
   }
   // Functions the CPU evaluates with its own series and the device has no kernel for.
-  static const std::vector<std::string> kNoCudaKernel = {"digamma", "polygamma", "mvlgamma",
-                                                          "igamma",  "igammac",   "i0e",
-                                                          "i1e"};
+  static const std::vector<std::string> kNoCudaKernel = {
+      "digamma", "polygamma", "mvlgamma", "igamma", "igammac", "i0e", "i1e"};
   for (const std::string& n : kNoCudaKernel) {
     if (oc.name == n) {
       EXPECT_THROW(oc.fn(cuda_in), NotImplementedError) << what;
@@ -396,4 +398,22 @@ TEST(CudaElementwise, CopiesAndCasts) {
   cuda::synchronize();
   expect_close(g, h, "pinned upload");
   EXPECT_TRUE(ember::equal(back, h));
+}
+
+TEST(CudaElementwise, CopiesAcrossDevices) {
+  SKIP_WITHOUT_CUDA();
+  if (cuda_device_count() < 2) GTEST_SKIP() << "needs two CUDA devices";
+  const Device d0("cuda:0"), d1("cuda:1");
+  Tensor h = values_a({5, 8}, kFloat);
+  Tensor a = h.to(d0);
+  Tensor b = a.to(d1);  // contiguous, same dtype: one peer copy
+  EXPECT_EQ(b.device(), d1);
+  EXPECT_TRUE(ember::equal(on_cpu(b), h));
+  Tensor c = a.t().to(d1);  // strided source: packed on cuda:0 first
+  EXPECT_TRUE(ember::equal(on_cpu(c), h.t().contiguous()));
+  Tensor dst = empty({8, 5}, TensorOptions().dtype(kDouble).device(d1));
+  dst.copy_(a.t());  // cast and scatter on the destination
+  EXPECT_TRUE(ember::equal(on_cpu(dst), h.t().to(kDouble)));
+  // Elementwise ops across devices raise.
+  EXPECT_THROW((void)ember::add(a, b), Error);
 }

@@ -32,7 +32,7 @@ template <int N>
 std::vector<std::vector<int64_t>> visit_split(const Geometry<N>& g, int* pieces = nullptr) {
   std::vector<std::vector<int64_t>> seen;
   int count = 0;
-  launch::split_32bit(g, [&](const int64_t (&base)[N], const Geometry<N>& sub) {
+  launch::split_32bit(g, [&](const int64_t(&base)[N], const Geometry<N>& sub) {
     ++count;
     EXPECT_TRUE(launch::fits_32bit(sub));
     Offsets32<N> oc = launch::to_offsets32(sub);
@@ -105,7 +105,7 @@ TEST(CudaLaunch, SplitOfAFittingGeometryIsOneLaunch) {
   // An empty geometry launches nothing.
   auto empty = make_geom<2>({0, 5}, {{5, 1}, {5, 1}});
   int n = 0;
-  launch::split_32bit(empty, [&](const int64_t (&)[2], const Geometry<2>&) { ++n; });
+  launch::split_32bit(empty, [&](const int64_t(&)[2], const Geometry<2>&) { ++n; });
   EXPECT_EQ(n, 0);
 }
 
@@ -135,7 +135,7 @@ TEST(CudaLaunch, SplitOfMoreThanInt32ElementsIsArithmeticOnly) {
   ASSERT_FALSE(launch::fits_32bit(g));
   int64_t total = 0, expect_base = 0;
   std::map<int64_t, int64_t> in_bases;
-  launch::split_32bit(g, [&](const int64_t (&base)[2], const Geometry<2>& sub) {
+  launch::split_32bit(g, [&](const int64_t(&base)[2], const Geometry<2>& sub) {
     EXPECT_TRUE(launch::fits_32bit(sub));
     EXPECT_EQ(base[0], expect_base);  // contiguous output: the pieces follow each other
     expect_base += sub.numel;
@@ -149,7 +149,7 @@ TEST(CudaLaunch, SplitOfMoreThanInt32ElementsIsArithmeticOnly) {
   total = 0;
   expect_base = 0;
   int pieces = 0;
-  launch::split_32bit(flat, [&](const int64_t (&base)[2], const Geometry<2>& sub) {
+  launch::split_32bit(flat, [&](const int64_t(&base)[2], const Geometry<2>& sub) {
     EXPECT_TRUE(launch::fits_32bit(sub));
     EXPECT_EQ(base[0], expect_base);
     EXPECT_EQ(base[1], expect_base);

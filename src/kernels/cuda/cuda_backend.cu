@@ -11,10 +11,10 @@
 #include <vector>
 
 #include "core/tensor_util.h"
-#include "ember/allocator.h"
-#include "ember/dispatch_type.h"
-#include "ember/cuda.h"
 #include "cuda/cuda_context.h"
+#include "ember/allocator.h"
+#include "ember/cuda.h"
+#include "ember/dispatch_type.h"
 #include "kernels/cpu/kernel_registry.h"
 #include "kernels/cuda/cuda_common.cuh"
 #include "kernels/cuda/elementwise_kernels.cuh"
@@ -150,9 +150,9 @@ bool run_elementwise(OpId op, const Tensor& out, ArrayRef<const Tensor*> inputs,
     a.out = p[0];
     for (int k = 0; k < a.nin; ++k) a.in[k] = p[k + 1];
     a.g = g;
-    ok = launch_ew_unary(op, a) || launch_ew_unary_float(op, a) ||
-         launch_ew_unary_complex(op, a) || launch_ew_binary(op, a) || launch_ew_compare(op, a) ||
-         launch_ew_minmax(op, a) ||          launch_ew_activation(op, a) || launch_ew_special(op, a);
+    ok = launch_ew_unary(op, a) || launch_ew_unary_float(op, a) || launch_ew_unary_complex(op, a) ||
+         launch_ew_predicate(op, a) || launch_ew_binary(op, a) || launch_ew_compare(op, a) ||
+         launch_ew_minmax(op, a) || launch_ew_activation(op, a) || launch_ew_special(op, a);
   });
   return ok;
 }

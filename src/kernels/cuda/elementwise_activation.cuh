@@ -43,8 +43,7 @@ struct Relu6 : Hardtanh<C> {
 template <class C>
 struct Elu {
   C negcoef, poscoef, negipt;
-  explicit Elu(const OpParams& p)
-      : Elu(param<C>(p.s[0]), param<C>(p.s[1]), param<C>(p.s[2])) {}
+  explicit Elu(const OpParams& p) : Elu(param<C>(p.s[0]), param<C>(p.s[1]), param<C>(p.s[2])) {}
   Elu(C alpha, C scale, C input_scale)
       : negcoef(alpha * scale), poscoef(scale), negipt(input_scale) {}
   EMBER_EW_HD C operator()(C x) const {
@@ -368,9 +367,7 @@ struct Xlog1py {
 template <class C>
 struct Ndtr {
   EMBER_EW_CTOR(Ndtr)
-  EMBER_EW_HD C operator()(C x) const {
-    return C(0.5) * ew::erfc(-x * C(0.70710678118654752440));
-  }
+  EMBER_EW_HD C operator()(C x) const { return C(0.5) * ew::erfc(-x * C(0.70710678118654752440)); }
 };
 template <class C>
 struct Ndtri {
@@ -405,16 +402,16 @@ struct I1 {
   EMBER_EW_CTOR(I1)
   EMBER_EW_HD C operator()(C x) const { return ew::bessel_i1(x); }
 };
-#define EMBER_EW_BESSEL(Name, ffn, dfn)                   \
-  template <class C>                                      \
-  struct Name {                                           \
-    EMBER_EW_CTOR(Name)                                   \
-    EMBER_EW_HD C operator()(C x) const {                 \
-      if constexpr (std::is_same_v<C, float>)             \
-        return ::ffn(x);                                  \
-      else                                                \
-        return ::dfn(x);                                  \
-    }                                                     \
+#define EMBER_EW_BESSEL(Name, ffn, dfn)       \
+  template <class C>                          \
+  struct Name {                               \
+    EMBER_EW_CTOR(Name)                       \
+    EMBER_EW_HD C operator()(C x) const {     \
+      if constexpr (std::is_same_v<C, float>) \
+        return ::ffn(x);                      \
+      else                                    \
+        return ::dfn(x);                      \
+    }                                         \
   };
 EMBER_EW_BESSEL(J0, j0f, j0)
 EMBER_EW_BESSEL(J1, j1f, j1)
@@ -429,9 +426,10 @@ struct SphericalJ0 {
     if (isinf_(x)) return C(0);
     if (ew::abs(x) < C(0.5)) {
       C x2 = x * x;  // the Taylor series to x^10: exact to rounding below 0.5
-      return C(1) + x2 * (C(-1.0 / 6) + x2 * (C(1.0 / 120) + x2 * (C(-1.0 / 5040) +
-                                                                    x2 * (C(1.0 / 362880) +
-                                                                          x2 * C(-1.0 / 39916800)))));
+      return C(1) +
+             x2 * (C(-1.0 / 6) +
+                   x2 * (C(1.0 / 120) +
+                         x2 * (C(-1.0 / 5040) + x2 * (C(1.0 / 362880) + x2 * C(-1.0 / 39916800)))));
     }
     return ew::sin(x) / x;
   }

@@ -171,11 +171,11 @@ struct Pow {
   }
 };
 
-#define EMBER_EW_STD_BINARY(Name, fn)                                  \
-  template <class C>                                                   \
-  struct Name {                                                        \
-    EMBER_EW_CTOR(Name)                                                \
-    EMBER_EW_HD C operator()(C a, C b) const { return ew::fn(a, b); }  \
+#define EMBER_EW_STD_BINARY(Name, fn)                                 \
+  template <class C>                                                  \
+  struct Name {                                                       \
+    EMBER_EW_CTOR(Name)                                               \
+    EMBER_EW_HD C operator()(C a, C b) const { return ew::fn(a, b); } \
   };
 EMBER_EW_STD_BINARY(Atan2, atan2)
 EMBER_EW_STD_BINARY(Hypot, hypot)
@@ -190,7 +190,8 @@ struct NextafterBF16 {
   EMBER_EW_CTOR(NextafterBF16)
   EMBER_EW_HD float operator()(float from, float to) const {
     if (from != from || to != to) return from + to;
-    uint16_t f = uint16_t(bit_cast<uint32_t>(from) >> 16), t = uint16_t(bit_cast<uint32_t>(to) >> 16);
+    uint16_t f = uint16_t(bit_cast<uint32_t>(from) >> 16),
+             t = uint16_t(bit_cast<uint32_t>(to) >> 16);
     if (f == t) return from;
     constexpr uint16_t kSign = 0x8000;
     uint16_t abs_f = f & ~kSign, abs_t = t & ~kSign;

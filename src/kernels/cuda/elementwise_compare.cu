@@ -8,8 +8,8 @@ namespace ember::cuda {
 
 bool launch_ew_compare(OpId op, const EwArgs& a) {
   using namespace ew;
-  using RealTypes = TypeList<bool, uint8_t, int8_t, int16_t, int32_t, int64_t, Half, BFloat16,
-                             float, double>;
+  using RealTypes =
+      TypeList<bool, uint8_t, int8_t, int16_t, int32_t, int64_t, Half, BFloat16, float, double>;
   const char* n = op_name(op);
   switch (op) {
     case OpId::eq:
@@ -31,8 +31,7 @@ bool launch_ew_compare(OpId op, const EwArgs& a) {
     case OpId::logical_xor:
       return run<LogicalXor, 2, out_bool>(a, n, RealTypes{}, ComplexTypes{});
     case OpId::isclose:
-      return run<IsClose, 2, out_bool>(a, n, IntTypes{}, BoolType{}, FloatOnly{},
-                                       ComplexTypes{}) ||
+      return run<IsClose, 2, out_bool>(a, n, IntTypes{}, BoolType{}, FloatOnly{}, ComplexTypes{}) ||
              run<IsCloseHalf, 2, out_bool>(a, n, TypeList<Half>{}) ||
              run<IsCloseBF16, 2, out_bool>(a, n, TypeList<BFloat16>{});
     default:
@@ -61,14 +60,13 @@ bool launch_ew_where(const EwArgs& a) {
   cudaStream_t stream = current_raw_stream();
   return dispatch_size(elementSize(a.out_dtype), [&](auto tag) {
     using T = typename decltype(tag)::type;
-    launch::split_32bit(a.g, [&](const int64_t (&base)[4], const Geometry<4>& sub) {
+    launch::split_32bit(a.g, [&](const int64_t(&base)[4], const Geometry<4>& sub) {
       const uint32_t n = uint32_t(sub.numel);
-      where_kernel<T><<<launch::grid_size(n, kBlockSize, sms, ew::kBlocksPerSm), kBlockSize, 0,
-                        stream>>>(static_cast<T*>(a.out) + base[0],
-                                  static_cast<const bool*>(a.in[0]) + base[1],
-                                  static_cast<const T*>(a.in[1]) + base[2],
-                                  static_cast<const T*>(a.in[2]) + base[3],
-                                  launch::to_offsets32(sub), n);
+      where_kernel<T>
+          <<<launch::grid_size(n, kBlockSize, sms, ew::kBlocksPerSm), kBlockSize, 0, stream>>>(
+              static_cast<T*>(a.out) + base[0], static_cast<const bool*>(a.in[0]) + base[1],
+              static_cast<const T*>(a.in[1]) + base[2], static_cast<const T*>(a.in[2]) + base[3],
+              launch::to_offsets32(sub), n);
       check_launch("where");
     });
   });

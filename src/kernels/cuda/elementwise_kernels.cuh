@@ -35,6 +35,7 @@ struct EwArgs {
 bool launch_ew_unary(OpId op, const EwArgs& a);
 bool launch_ew_unary_float(OpId op, const EwArgs& a);
 bool launch_ew_unary_complex(OpId op, const EwArgs& a);
+bool launch_ew_predicate(OpId op, const EwArgs& a);
 bool launch_ew_binary(OpId op, const EwArgs& a);
 bool launch_ew_compare(OpId op, const EwArgs& a);
 bool launch_ew_minmax(OpId op, const EwArgs& a);
@@ -76,8 +77,7 @@ __global__ void __launch_bounds__(kBlockSize)
   const uint32_t tid = blockIdx.x * blockDim.x + threadIdx.x;
   const uint32_t step = blockDim.x * gridDim.x;
   C scalar[N];
-  for (int k = 0; k < N; ++k)
-    scalar[k] = (bcast >> (k + 1)) & 1 ? convert<C>(in.p[k][0]) : C();
+  for (int k = 0; k < N; ++k) scalar[k] = (bcast >> (k + 1)) & 1 ? convert<C>(in.p[k][0]) : C();
   const uint32_t nv = n / V;
   for (uint32_t v = tid; v < nv; v += step) {
     C x[V][N];
@@ -98,8 +98,7 @@ __global__ void __launch_bounds__(kBlockSize)
   }
   for (uint32_t i = nv * V + tid; i < n; i += step) {
     C x[N];
-    for (int k = 0; k < N; ++k)
-      x[k] = (bcast >> (k + 1)) & 1 ? scalar[k] : convert<C>(in.p[k][i]);
+    for (int k = 0; k < N; ++k) x[k] = (bcast >> (k + 1)) & 1 ? scalar[k] : convert<C>(in.p[k][i]);
     out[i] = convert<O>(call<C, N>(f, x));
   }
 }
@@ -133,15 +132,15 @@ void launch(const EwArgs& a, const F& f, const char* name) {
   }
   const int sms = current_sm_count();
   cudaStream_t stream = current_raw_stream();
-  launch::split_32bit(g, [&](const int64_t (&base)[N + 1], const Geometry<N + 1>& sub) {
+  launch::split_32bit(g, [&](const int64_t(&base)[N + 1], const Geometry<N + 1>& sub) {
     O* out = static_cast<O*>(a.out) + base[0];
     InPtrs<T, N> in;
     for (int k = 0; k < N; ++k) in.p[k] = static_cast<const T*>(a.in[k]) + base[k + 1];
     const uint32_t n = uint32_t(sub.numel);
     uint32_t bcast = 0;
     if (launch::is_flat(sub, bcast)) {
-      constexpr int kVec = launch::max_vector_width(int(sizeof(O) > sizeof(T) ? sizeof(O)
-                                                                                : sizeof(T)));
+      constexpr int kVec =
+          launch::max_vector_width(int(sizeof(O) > sizeof(T) ? sizeof(O) : sizeof(T)));
       const void* ptrs[N + 1];
       int sizes[N + 1];
       ptrs[0] = out;
@@ -151,16 +150,16 @@ void launch(const EwArgs& a, const F& f, const char* name) {
         sizes[k + 1] = int(sizeof(T));
       }
       if (launch::vector_width(kVec, ptrs, sizes, N + 1, bcast) == kVec) {
-        const unsigned grid = launch::grid_size((n + kVec - 1) / kVec, kBlockSize, sms,
-                                                kBlocksPerSm);
+        const unsigned grid =
+            launch::grid_size((n + kVec - 1) / kVec, kBlockSize, sms, kBlocksPerSm);
         vec_kernel<kVec, O, T, N><<<grid, kBlockSize, 0, stream>>>(out, in, bcast, n, f);
         check_launch(name);
         return;
       }
     }
     const unsigned grid = launch::grid_size(n, kBlockSize, sms, kBlocksPerSm);
-    strided_kernel<O, T, N><<<grid, kBlockSize, 0, stream>>>(out, in, launch::to_offsets32(sub),
-                                                             n, f);
+    strided_kernel<O, T, N>
+        <<<grid, kBlockSize, 0, stream>>>(out, in, launch::to_offsets32(sub), n, f);
     check_launch(name);
   });
 }
@@ -183,8 +182,7 @@ using out_real = typename real_of<T>::type;
 
 /// Runs functor F<opmath_t<T>> with N inputs if a.in_dtype is one of the host types of
 /// `lists`; false otherwise. OutSel maps the host input type to the host output type.
-template <template <class> class F, int N, template <class> class OutSel = out_same,
-          class... Lists>
+template <template <class> class F, int N, template <class> class OutSel = out_same, class... Lists>
 bool run(const EwArgs& a, const char* name, Lists...) {
   bool done = false;
   auto one = [&]<class... Ts>(TypeList<Ts...>) {

@@ -24,7 +24,7 @@ namespace ember::cuda::ew {
 template <class T>
 inline constexpr bool is_cplx = kernels::is_complex_element_v<T>;
 template <class T>
-inline constexpr bool is_sint = std::is_integral_v<T> && std::is_signed_v<T>;
+inline constexpr bool is_sint = std::is_integral_v<T>&& std::is_signed_v<T>;
 
 template <class T>
 struct RealOf {
@@ -68,12 +68,12 @@ EMBER_EW_HD To bit_cast(From v) {
 }
 
 // ---- one name per function, for float, double and complex ----
-#define EMBER_EW_MATH1(name, ffn, dfn)                                         \
-  EMBER_EW_HD float name(float x) { return ::ffn(x); }                         \
-  EMBER_EW_HD double name(double x) { return ::dfn(x); }                       \
-  template <class V>                                                           \
-  EMBER_EW_HD ::cuda::std::complex<V> name(::cuda::std::complex<V> z) {        \
-    return ::cuda::std::name(z);                                               \
+#define EMBER_EW_MATH1(name, ffn, dfn)                                  \
+  EMBER_EW_HD float name(float x) { return ::ffn(x); }                  \
+  EMBER_EW_HD double name(double x) { return ::dfn(x); }                \
+  template <class V>                                                    \
+  EMBER_EW_HD ::cuda::std::complex<V> name(::cuda::std::complex<V> z) { \
+    return ::cuda::std::name(z);                                        \
   }
 EMBER_EW_MATH1(exp, expf, exp)
 EMBER_EW_MATH1(log, logf, log)
@@ -93,8 +93,8 @@ EMBER_EW_MATH1(acosh, acoshf, acosh)
 EMBER_EW_MATH1(atanh, atanhf, atanh)
 #undef EMBER_EW_MATH1
 
-#define EMBER_EW_MATH1R(name, ffn, dfn)                    \
-  EMBER_EW_HD float name(float x) { return ::ffn(x); }   \
+#define EMBER_EW_MATH1R(name, ffn, dfn)                \
+  EMBER_EW_HD float name(float x) { return ::ffn(x); } \
   EMBER_EW_HD double name(double x) { return ::dfn(x); }
 EMBER_EW_MATH1R(exp2, exp2f, exp2)
 EMBER_EW_MATH1R(expm1, expm1f, expm1)
@@ -110,8 +110,8 @@ EMBER_EW_MATH1R(fabs, fabsf, fabs)
 EMBER_EW_MATH1R(lgamma, lgammaf, lgamma)
 #undef EMBER_EW_MATH1R
 
-#define EMBER_EW_MATH2R(name, ffn, dfn)                                \
-  EMBER_EW_HD float name(float x, float y) { return ::ffn(x, y); }   \
+#define EMBER_EW_MATH2R(name, ffn, dfn)                            \
+  EMBER_EW_HD float name(float x, float y) { return ::ffn(x, y); } \
   EMBER_EW_HD double name(double x, double y) { return ::dfn(x, y); }
 EMBER_EW_MATH2R(fmod, fmodf, fmod)
 EMBER_EW_MATH2R(atan2, atan2f, atan2)

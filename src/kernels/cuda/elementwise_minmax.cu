@@ -8,10 +8,9 @@ namespace ember::cuda {
 
 bool launch_ew_minmax(OpId op, const EwArgs& a) {
   using namespace ew;
-  using RealTypes = TypeList<bool, uint8_t, int8_t, int16_t, int32_t, int64_t, Half, BFloat16,
-                             float, double>;
-  using ClampTypes =
-      TypeList<uint8_t, int8_t, int16_t, int32_t, int64_t, BFloat16, float, double>;
+  using RealTypes =
+      TypeList<bool, uint8_t, int8_t, int16_t, int32_t, int64_t, Half, BFloat16, float, double>;
+  using ClampTypes = TypeList<uint8_t, int8_t, int16_t, int32_t, int64_t, BFloat16, float, double>;
   const char* n = op_name(op);
   switch (op) {
     case OpId::bitwise_and:

@@ -1,7 +1,8 @@
 // CUDA kernels of the unary math ops and the unary predicates, with the dtypes the CPU kernels
 // register for each (src/kernels/cpu/elementwise/unary_kernels.cpp). Split in three files to keep
-// each one's compile time down: the cheap ops and predicates here, the real transcendental ops
-// in elementwise_unary_float.cu, the complex ones in elementwise_unary_complex.cu.
+// each one's compile time down: the cheap ops here (predicates in elementwise_predicates.cu), the
+// real transcendental ops in elementwise_unary_float.cu, the complex ones in
+// elementwise_unary_complex.cu.
 #include "kernels/cuda/elementwise_kernels.cuh"
 #include "kernels/cuda/elementwise_unary.cuh"
 
@@ -9,10 +10,10 @@ namespace ember::cuda {
 
 bool launch_ew_unary(OpId op, const EwArgs& a) {
   using namespace ew;
-  using AllTypes = TypeList<bool, uint8_t, int8_t, int16_t, int32_t, int64_t, Half, BFloat16,
-                            float, double, complex<float>, complex<double>>;
-  using RealTypes = TypeList<bool, uint8_t, int8_t, int16_t, int32_t, int64_t, Half, BFloat16,
-                             float, double>;
+  using AllTypes = TypeList<bool, uint8_t, int8_t, int16_t, int32_t, int64_t, Half, BFloat16, float,
+                            double, complex<float>, complex<double>>;
+  using RealTypes =
+      TypeList<bool, uint8_t, int8_t, int16_t, int32_t, int64_t, Half, BFloat16, float, double>;
   const char* n = op_name(op);
   switch (op) {
     case OpId::neg:
@@ -39,20 +40,6 @@ bool launch_ew_unary(OpId op, const EwArgs& a) {
       return run<BitwiseNot, 1>(a, n, BoolType{}, IntTypes{});
     case OpId::logical_not:
       return run<LogicalNot, 1, out_bool>(a, n, AllTypes{});
-    case OpId::isnan:
-      return run<IsNan, 1, out_bool>(a, n, AllTypes{});
-    case OpId::isinf:
-      return run<IsInf, 1, out_bool>(a, n, AllTypes{});
-    case OpId::isfinite:
-      return run<IsFinite, 1, out_bool>(a, n, AllTypes{});
-    case OpId::isposinf:
-      return run<IsPosInf, 1, out_bool>(a, n, RealTypes{});
-    case OpId::isneginf:
-      return run<IsNegInf, 1, out_bool>(a, n, RealTypes{});
-    case OpId::isreal:
-      return run<IsReal, 1, out_bool>(a, n, AllTypes{});
-    case OpId::signbit:
-      return run<SignBit, 1, out_bool>(a, n, RealTypes{});
     default:
       return false;
   }

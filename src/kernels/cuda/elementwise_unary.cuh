@@ -89,11 +89,11 @@ struct Square {
   }
 };
 
-#define EMBER_EW_STD_UNARY(Name, fn)                              \
-  template <class C>                                              \
-  struct Name {                                                   \
-    EMBER_EW_CTOR(Name)                                           \
-    EMBER_EW_HD C operator()(C x) const { return ew::fn(x); }     \
+#define EMBER_EW_STD_UNARY(Name, fn)                          \
+  template <class C>                                          \
+  struct Name {                                               \
+    EMBER_EW_CTOR(Name)                                       \
+    EMBER_EW_HD C operator()(C x) const { return ew::fn(x); } \
   };
 EMBER_EW_STD_UNARY(Sqrt, sqrt)
 EMBER_EW_STD_UNARY(Exp, exp)
@@ -137,16 +137,16 @@ struct Sigmoid {
 };
 
 // floor/ceil/trunc are the identity on integers (the dtype is kept).
-#define EMBER_EW_ROUNDING(Name, fn)           \
-  template <class C>                          \
-  struct Name {                               \
-    EMBER_EW_CTOR(Name)                       \
-    EMBER_EW_HD C operator()(C x) const {     \
-      if constexpr (std::is_integral_v<C>)    \
-        return x;                             \
-      else                                    \
-        return ew::fn(x);                     \
-    }                                         \
+#define EMBER_EW_ROUNDING(Name, fn)        \
+  template <class C>                       \
+  struct Name {                            \
+    EMBER_EW_CTOR(Name)                    \
+    EMBER_EW_HD C operator()(C x) const {  \
+      if constexpr (std::is_integral_v<C>) \
+        return x;                          \
+      else                                 \
+        return ew::fn(x);                  \
+    }                                      \
   };
 EMBER_EW_ROUNDING(Floor, floor)
 EMBER_EW_ROUNDING(Ceil, ceil)
