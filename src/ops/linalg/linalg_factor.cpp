@@ -78,7 +78,7 @@ std::tuple<Tensor, Tensor> cholesky_kernel(const Tensor& A, bool upper, bool che
              std::to_string(info) + " is not positive-definite).";
     });
   }
-  return {L, info_tensor(infos, batch_shape(A))};
+  return {L, info_tensor(infos, batch_shape(A), A.device())};
 }
 
 std::tuple<Tensor, Tensor, Tensor> lu_factor_kernel(const Tensor& A, bool pivot, bool check_errors,
@@ -113,7 +113,7 @@ std::tuple<Tensor, Tensor, Tensor> lu_factor_kernel(const Tensor& A, bool pivot,
   EMBER_CHECK(pivot, "[", op, "] LU without pivoting is not implemented on the CPU");
   const int64_t m = A.size(-2), n = A.size(-1), k = std::min(m, n), batch = batch_count(A);
   Tensor LU = colmajor_copy(A, A.dtype());
-  Tensor piv = empty_tensor(cat_shape(batch_shape(A), {k}), kInt);
+  Tensor piv = empty_tensor(cat_shape(batch_shape(A), {k}), kInt, A.device());
   std::vector<int> infos(size_t(batch), 0);
   if (k > 0) linalg_lu_factor_stub(A.device().type(), LU, piv, infos);
   if (check_errors) {
@@ -125,7 +125,7 @@ std::tuple<Tensor, Tensor, Tensor> lu_factor_kernel(const Tensor& A, bool pivot,
              "linalg.lu_factor_ex(A, pivot)";
     });
   }
-  return {LU, piv, info_tensor(infos, batch_shape(A))};
+  return {LU, piv, info_tensor(infos, batch_shape(A), A.device())};
 }
 
 /// A = Q R (PyTorch's linalg_qr_backward): saved Q, R; grads gQ, gR; args (complete).
@@ -194,11 +194,12 @@ std::tuple<Tensor, Tensor> qr(const Tensor& A, std::string_view mode) {
   const DimVector bs = batch_shape(A);
   // Factor in a workspace with max(n, qcols) columns so Q can be formed in place.
   const int64_t wcols = std::max(n, qcols);
-  Tensor W = colmajor_empty(cat_shape(bs, {m, wcols}), A.dtype());
+  const Device dev = A.device();
+  Tensor W = colmajor_empty(cat_shape(bs, {m, wcols}), A.dtype(), dev);
   if (W.numel() > 0) W.narrow(-1, 0, n).copy_(A.resolve_conj());
-  Tensor R = colmajor_empty(cat_shape(bs, {rrows, n}), A.dtype());
-  Tensor Q = mode == "r" ? empty_tensor({0}, A.dtype())
-                         : colmajor_empty(cat_shape(bs, {m, qcols}), A.dtype());
+  Tensor R = colmajor_empty(cat_shape(bs, {rrows, n}), A.dtype(), dev);
+  Tensor Q = mode == "r" ? empty_tensor({0}, A.dtype(), dev)
+                         : colmajor_empty(cat_shape(bs, {m, qcols}), A.dtype(), dev);
   if (R.numel() > 0) R.zero_();
   if (mode != "r" && Q.numel() > 0 && k == 0) {
     // No reflectors: Q is the identity (m x qcols).

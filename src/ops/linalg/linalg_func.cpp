@@ -65,8 +65,8 @@ std::tuple<Tensor, Tensor> slogdet_impl(const Tensor& A, const char* op) {
   check_dtype(A, op);
   const DimVector bs = batch_shape(A);
   Tensor LU = colmajor_copy(A, A.dtype());
-  Tensor sign = empty_tensor(bs, A.dtype());
-  Tensor logabs = empty_tensor(bs, toRealValueType(A.dtype()));
+  Tensor sign = empty_tensor(bs, A.dtype(), A.device());
+  Tensor logabs = empty_tensor(bs, toRealValueType(A.dtype()), A.device());
   linalg_slogdet_stub(A.device().type(), LU, sign, logabs);
   return {sign, logabs};
 }
@@ -210,7 +210,7 @@ Tensor det(const Tensor& A) {
   check_dtype(A, op);
   OpRecorder rec(op, {A});
   Tensor LU = colmajor_copy(A, A.dtype());
-  Tensor out = empty_tensor(batch_shape(A), A.dtype());
+  Tensor out = empty_tensor(batch_shape(A), A.dtype(), A.device());
   linalg_det_stub(A.device().type(), LU, out);
   if (rec) {
     rec.record(

@@ -33,7 +33,15 @@ DimVector broadcast_batch(const Tensor& A, const Tensor& B) {
   return broadcast_shapes(batch_shape(A), batch_shape(B));
 }
 
+void check_same_device(const Tensor& A, const Tensor& B, const char* op) {
+  EMBER_CHECK(A.device() == B.device(), "[", op,
+              "] Expected all tensors to be on the same device, but found at least two devices, ",
+              A.device().str(), " and ", B.device().str(), "!");
+}
+
+/// Same dtype (and, first, same device: a kernel reads both from one device).
 void check_same_dtype(const Tensor& A, const Tensor& B, const char* op) {
+  check_same_device(A, B, op);
   EMBER_CHECK(A.dtype() == B.dtype(), "[", op,
               "] Expected A and B to have the same dtype, but "
               "found A of type ",
@@ -113,7 +121,7 @@ std::tuple<Tensor, Tensor> solve_kernel(const Tensor& A, const Tensor& B, bool l
   }
   Tensor R = left ? X : X.mT();
   if (vector) R = R.squeeze(-1);
-  return {R, info_tensor(infos, bs)};
+  return {R, info_tensor(infos, bs, A.device())};
 }
 
 std::tuple<Tensor, Tensor> inv_kernel(const Tensor& A, bool check_errors, const char* op);
@@ -145,7 +153,7 @@ std::tuple<Tensor, Tensor> inv_kernel(const Tensor& A, bool check_errors, const 
   // inv(A) solves A X = I (getrf + getrs, as PyTorch 1.13): the same rounding as solve, and a
   // singular A leaves LAPACK's inf/nan in the _ex result rather than an arbitrary value.
   Tensor LU = colmajor_copy(A, A.dtype());
-  Tensor X = colmajor_empty(A.sizes(), A.dtype());
+  Tensor X = colmajor_empty(A.sizes(), A.dtype(), A.device());
   std::vector<int> infos(size_t(batch), 0);
   if (n > 0) {
     X.zero_();
@@ -160,7 +168,7 @@ std::tuple<Tensor, Tensor> inv_kernel(const Tensor& A, bool check_errors, const 
              "singular.";
     });
   }
-  return {X, info_tensor(infos, batch_shape(A))};
+  return {X, info_tensor(infos, batch_shape(A), A.device())};
 }
 
 /// Writes the conjugate of a complex workspace in place (no-op for real dtypes).
@@ -313,6 +321,8 @@ namespace {
 Tensor lu_solve_kernel(const Tensor& LU, const Tensor& pivots, const Tensor& B, bool left,
                        bool adjoint) {
   const char* op = "linalg.lu_solve";
+  check_same_device(LU, pivots, op);
+  check_same_device(LU, B, op);
   const int64_t n = LU.size(-1);
   const DimVector bs = broadcast_batch(LU, B);
   // X op(A) = B is op(A)ᴴ Xᴴ = Bᴴ: solve on the conjugate transpose and conjugate back.

@@ -173,7 +173,7 @@ std::tuple<Tensor, Tensor> eigh_impl(const Tensor& A, std::string_view uplo, boo
       [](JvpCtx& c) {
         return variable_list{eig_jvp(c.tangents[0], c.outputs[0], c.saved[1], true, false).first};
       });
-  return {w, empty_tensor({0}, A.dtype())};
+  return {w, empty_tensor({0}, A.dtype(), A.device())};
 }
 
 std::tuple<Tensor, Tensor> eigh_kernel(const Tensor& A, std::string_view uplo, bool vectors,
@@ -184,7 +184,7 @@ std::tuple<Tensor, Tensor> eigh_kernel(const Tensor& A, std::string_view uplo, b
   const bool upper = uplo == "U" || uplo == "u";
   const int64_t n = A.size(-1), batch = batch_count(A);
   Tensor V = colmajor_copy(A, A.dtype());
-  Tensor w = empty_tensor(cat_shape(batch_shape(A), {n}), toRealValueType(A.dtype()));
+  Tensor w = empty_tensor(cat_shape(batch_shape(A), {n}), toRealValueType(A.dtype()), A.device());
   std::vector<int> infos(size_t(batch), 0);
   if (n > 0) linalg_eigh_stub(A.device().type(), V, w, vectors, upper, infos);
   raise_infos(infos, A.dim() > 2, op, [](int info) { return no_convergence(info, "eigenvalues"); });

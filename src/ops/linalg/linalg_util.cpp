@@ -47,30 +47,30 @@ DimVector cat_shape(IntArrayRef batch, std::initializer_list<int64_t> tail) {
   return s;
 }
 
-Tensor colmajor_empty(IntArrayRef shape, ScalarType dt) {
+Tensor colmajor_empty(IntArrayRef shape, ScalarType dt, Device device) {
   DimVector swapped;
   swapped.assign(shape);
   const size_t r = swapped.size();
   std::swap(swapped[r - 1], swapped[r - 2]);
-  return empty_tensor(swapped, dt).mT();
+  return empty_tensor(swapped, dt, device).mT();
 }
 
 Tensor colmajor_copy(const Tensor& a, ScalarType dt) { return colmajor_copy(a, dt, a.sizes()); }
 
 Tensor colmajor_copy(const Tensor& a, ScalarType dt, IntArrayRef shape) {
-  Tensor w = colmajor_empty(shape, dt);
+  Tensor w = colmajor_empty(shape, dt, a.device());
   if (w.numel() > 0) w.copy_(a.resolve_conj());
   return w;
 }
 
 Tensor fresh_copy(const Tensor& a) {
-  Tensor w = empty_tensor(a.sizes(), a.dtype());
+  Tensor w = empty_tensor(a.sizes(), a.dtype(), a.device());
   if (w.numel() > 0) w.copy_(a.resolve_conj());
   return w;
 }
 
-Tensor info_tensor(const std::vector<int>& infos, IntArrayRef batch) {
-  Tensor t = empty_tensor(batch, kInt);
+Tensor info_tensor(const std::vector<int>& infos, IntArrayRef batch, Device device) {
+  Tensor t = empty_tensor(batch, kInt, device);
   linalg_info_stub(t.device().type(), t, infos);
   return t;
 }
@@ -84,7 +84,7 @@ Tensor batched_gemm(const Tensor& A, const Tensor& B, bool adj_a, bool adj_b) {
   const int64_t m = adj_a ? A.size(-1) : A.size(-2);
   const int64_t k = adj_a ? A.size(-2) : A.size(-1);
   const int64_t n = adj_b ? B.size(-2) : B.size(-1);
-  Tensor C = colmajor_empty(cat_shape(batch_shape(A), {m, n}), A.dtype());
+  Tensor C = colmajor_empty(cat_shape(batch_shape(A), {m, n}), A.dtype(), A.device());
   if (C.numel() == 0) return C;
   if (k == 0) return C.zero_();
   linalg_gemm_stub(A.device().type(), A, B, C, adj_a, adj_b);

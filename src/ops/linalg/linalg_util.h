@@ -38,12 +38,15 @@ int64_t batch_count(const Tensor& a);
 DimVector batch_shape(const Tensor& a);
 /// `batch` followed by `tail`.
 DimVector cat_shape(IntArrayRef batch, std::initializer_list<int64_t> tail);
-/// A fresh tensor of `shape` whose last two dims are column-major (see Note [Linalg workspaces]).
-Tensor colmajor_empty(IntArrayRef shape, ScalarType dt);
-/// A column-major copy of `a` (conj resolved, cast to `dt`), broadcast to `shape` when given.
+/// A fresh tensor of `shape` on `device` whose last two dims are column-major (see Note [Linalg
+/// workspaces]).
+Tensor colmajor_empty(IntArrayRef shape, ScalarType dt, Device device = Device(kCPU));
+/// A column-major copy of `a` on its device (conj resolved, cast to `dt`), broadcast to `shape`
+/// when given.
 Tensor colmajor_copy(const Tensor& a, ScalarType dt);
 Tensor colmajor_copy(const Tensor& a, ScalarType dt, IntArrayRef shape);
-/// A fresh contiguous copy (row-major; for vectors of results such as eigenvalues).
+/// A fresh contiguous copy on `a`'s device (row-major; for vectors of results such as
+/// eigenvalues).
 Tensor fresh_copy(const Tensor& a);
 
 /// Turns LAPACK infos into a LinAlgError (or `Err`, where PyTorch raises a plain RuntimeError)
@@ -60,8 +63,8 @@ void raise_infos(const std::vector<int>& infos, bool batched, const char* op, co
     throw Err(prefix + what(infos[b]));
   }
 }
-/// The info tensor of the `_ex` variants: int32 of the batch shape.
-Tensor info_tensor(const std::vector<int>& infos, IntArrayRef batch);
+/// The info tensor of the `_ex` variants: int32 of the batch shape, on `device`.
+Tensor info_tensor(const std::vector<int>& infos, IntArrayRef batch, Device device = Device(kCPU));
 
 /// Machine epsilon of a real or complex dtype's value type.
 double eps_of(ScalarType dt);
