@@ -410,6 +410,21 @@ TEST(CudaIndex, Sort) {
       expect_same(ic, ig, "sort int indices");
     }
   }
+  // topk: the CPU's values; tie-free rows give the CPU's indices too.
+  for (ScalarType dt : {kFloat, kDouble, kLong}) {
+    Tensor x = arange(60, TensorOptions(kDouble)).mul(7).remainder(61).to(dt).reshape({6, 10});
+    for (bool largest : {true, false}) {
+      auto [vc, ic] = x.topk(3, 1, largest, true);
+      auto [vg, ig] = gpu(x).topk(3, 1, largest, true);
+      expect_same(vc, vg, "topk values");
+      expect_same(ic, ig, "topk indices");
+      auto [vc0, ic0] = x.topk(4, 0, largest, true);
+      auto [vg0, ig0] = gpu(x).topk(4, 0, largest, true);
+      expect_same(vc0, vg0, "topk dim 0 values");
+    }
+  }
+  Tensor with_nan = tensor({1.0, std::nan(""), 3.0, -1.0}, TensorOptions(kFloat));
+  expect_same(std::get<0>(with_nan.topk(2)), std::get<0>(gpu(with_nan).topk(2)), "topk NaN");
   auto [v0, i0] = gpu(full({}, 2.0)).sort(0);
   EXPECT_TRUE(i0.is_cuda());
   EXPECT_EQ(i0.dim(), 0);

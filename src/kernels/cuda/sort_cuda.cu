@@ -1,11 +1,12 @@
-// CUDA kernel of sort (and so argsort / msort): the CPU's unsigned sort keys (Note [Sort keys]
-// in src/kernels/cpu/sort/sort.cpp: NaN largest, -0.0 == +0.0, descending as ~key) sorted with
-// their positions by CUB's stable segmented radix sort, one segment per row, then the values
+// CUDA kernels of sort (and so argsort / msort) and topk: the CPU's unsigned sort keys (Note [Sort
+// keys] in src/kernels/cpu/sort/sort.cpp: NaN largest, -0.0 == +0.0, descending as ~key) sorted
+// with their positions by CUB's stable segmented radix sort, one segment per row, then the values
 // gathered at the sorted positions. The same keys and a stable sort give the CPU's order.
 #include <cub/device/device_segmented_radix_sort.cuh>
 
 #include <climits>
 
+#include "core/tensor_util.h"
 #include "ember/cuda.h"
 #include "ember/dispatch_type.h"
 #include "kernels/cuda/cuda_common.cuh"
@@ -116,16 +117,30 @@ void sort_cuda(const Tensor& rows, Tensor& values, Tensor& indices, bool descend
   EMBER_CHECK_T(NotImplementedError, ok, "[sort] not implemented for cuda ", rows.dtype());
 }
 
+// topk: the first k of the stable sort in topk's direction (NaN largest). The values are the
+// CPU's; among equal values the CPU's selection algorithm may pick other positions (topk leaves
+// ties unspecified), and sorted=False returns them sorted too.
+void topk_cuda(const Tensor& rows, Tensor& values, Tensor& indices, int64_t k, bool largest,
+               bool sorted) {
+  DeviceGuard g(rows.device());
+  Tensor sv = empty_tensor(rows.sizes(), rows.dtype(), rows.device());
+  Tensor si = empty_tensor(rows.sizes(), kLong, rows.device());
+  sort_cuda(rows, sv, si, largest);
+  values.copy_(sv.narrow(-1, 0, k));
+  indices.copy_(si.narrow(-1, 0, k));
+}
+
 }  // namespace
 }  // namespace cuda
 
 EMBER_REGISTER_KERNEL(sort_stub, kCUDA, cuda::sort_cuda);
+EMBER_REGISTER_KERNEL(topk_stub, kCUDA, cuda::topk_cuda);
 
 namespace {
 [[maybe_unused]] const bool g_register_sort = [] {
   using S = ScalarType;
-  for (OpId op :
-       {OpId::sort, OpId::sort_1, OpId::sort_out, OpId::argsort, OpId::argsort_1, OpId::msort})
+  for (OpId op : {OpId::sort, OpId::sort_1, OpId::sort_out, OpId::argsort, OpId::argsort_1,
+                  OpId::msort, OpId::topk, OpId::topk_out})
     register_kernel(kCUDA, op,
                     {S::Bool, S::Byte, S::Char, S::Short, S::Int, S::Long, S::Half, S::BFloat16,
                      S::Float, S::Double});

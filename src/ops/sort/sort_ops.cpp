@@ -169,8 +169,8 @@ std::tuple<Tensor, Tensor> topk_impl(const Tensor& self, int64_t k, int64_t dim,
   Rows r = to_rows(self, dim);
   DimVector shape = r.moved;
   shape.back() = k;
-  Tensor v = empty_tensor(shape, self.dtype());
-  Tensor i = empty_tensor(shape, kLong);
+  Tensor v = empty_tensor(shape, self.dtype(), self.device());
+  Tensor i = empty_tensor(shape, kLong, self.device());
   if (r.rows > 0 && k > 0) topk_stub(self.device().type(), r.data, v, i, k, largest, sorted);
   return {from_rows(v, self, dim), from_rows(i, self, dim)};
 }
