@@ -225,7 +225,7 @@ Tensor pdist(const Tensor& input, double p) {
   Tensor x = input.unsqueeze(0);
   Tensor d = _cdist_forward(x, x, p, int64_t(CdistMode::kNoMm)).squeeze(0);
   // The upper triangle in row-major order: pairs (0, 1), (0, 2), ..., (n - 2, n - 1).
-  Tensor mask = ones({n, n}, TensorOptions(kBool)).triu(1);
+  Tensor mask = ones({n, n}, TensorOptions(kBool).device(input.device())).triu(1);
   return d.masked_select(mask);
 }
 
