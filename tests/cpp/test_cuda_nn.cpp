@@ -418,16 +418,19 @@ TEST(CudaPool, AveragePoolsMatchCpu) {
   expect_close(xl.grad(), xc.grad(), 1e-6, 1e-6, "avg_pool2d grad");
 }
 
+void pool_error_checks(Device d) {
+  const Tensor x = vals({1, 2, 6, 6}, kFloat, 13).to(d);
+  EXPECT_THROW(max_pool2d(x, 2, 1, 2), Error);                  // padding over half the kernel
+  EXPECT_THROW(max_pool2d(x, 7), Error);                        // output too small
+  EXPECT_THROW(max_pool2d(x.view({2, 6, 6, 1, 1}), 2), Error);  // rank
+  EXPECT_THROW(max_pool2d(x, 0), Error);                        // kernel size
+}
+
+TEST(CudaPool, ErrorsOnCpu) { pool_error_checks(Device(kCPU)); }
 TEST(CudaPool, Errors) {
-  for (const Device d : {Device(kCPU), kCuda}) {
-    if (d.is_cuda() && !cuda_is_available()) GTEST_SKIP() << "no CUDA device";
-    const Tensor x = vals({1, 2, 6, 6}, kFloat, 13).to(d);
-    EXPECT_THROW(max_pool2d(x, 2, 1, 2), Error);                  // padding over half the kernel
-    EXPECT_THROW(max_pool2d(x, 7), Error);                        // output too small
-    EXPECT_THROW(max_pool2d(x.view({2, 6, 6, 1, 1}), 2), Error);  // rank
-    EXPECT_THROW(max_pool2d(x, 0), Error);                        // kernel size
-    if (d.is_cuda()) EXPECT_THROW(max_pool2d(x.to(kHalf), 2), NotImplementedError);
-  }
+  SKIP_WITHOUT_CUDA();
+  pool_error_checks(kCuda);
+  EXPECT_THROW(max_pool2d(vals({1, 2, 6, 6}, kHalf, 14).to(kCuda), 2), NotImplementedError);
 }
 
 // ---- FFT ----
@@ -507,14 +510,17 @@ TEST(CudaFft, GradientsMatchCpu) {
   expect_close(gc[1], gc[0], 1e-12, 1e-12, "irfft grad");
 }
 
-// The same exception types on both devices (the CPU half runs everywhere).
+void fft_error_checks(Device d) {
+  const Tensor c = cvals({4, 8}, kComplexFloat, 12).to(d);
+  EXPECT_THROW(fft::fft(c, std::nullopt, 2), IndexError);
+  EXPECT_THROW(fft::fft(c, 0), Error);
+  EXPECT_THROW(fft::fftn(c, std::nullopt, IntArrayRef{0, 0}), Error);
+  EXPECT_THROW(fft::irfft(c, 0), Error);
+}
+
+// The same exception types on both devices; the CPU half runs everywhere.
+TEST(CudaFft, ErrorsOnCpu) { fft_error_checks(Device(kCPU)); }
 TEST(CudaFft, Errors) {
-  for (const Device d : {Device(kCPU), kCuda}) {
-    if (d.is_cuda() && !cuda_is_available()) GTEST_SKIP() << "no CUDA device";
-    const Tensor c = cvals({4, 8}, kComplexFloat, 12).to(d);
-    EXPECT_THROW(fft::fft(c, std::nullopt, 2), IndexError);
-    EXPECT_THROW(fft::fft(c, 0), Error);
-    EXPECT_THROW(fft::fftn(c, std::nullopt, IntArrayRef{0, 0}), Error);
-    EXPECT_THROW(fft::irfft(c, 0), Error);
-  }
+  SKIP_WITHOUT_CUDA();
+  fft_error_checks(kCuda);
 }
