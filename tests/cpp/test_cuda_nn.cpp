@@ -511,6 +511,19 @@ TEST(CudaFft, GradientsMatchCpu) {
   expect_close(gc[1], gc[0], 1e-12, 1e-12, "irfft grad");
 }
 
+TEST(CudaFft, StftAndIstftMatchCpu) {
+  SKIP_WITHOUT_CUDA();
+  const Tensor x = vals({2, 200}, kFloat, 13);
+  const Tensor w = hann_window(32, TensorOptions().dtype(kFloat));
+  Tensor want = stft(x, 32, 8, std::nullopt, w, true, "reflect", false, std::nullopt, true);
+  Tensor got = stft(x.to(kCuda), 32, 8, std::nullopt, w.to(kCuda), true, "reflect", false,
+                    std::nullopt, true);
+  expect_close(got, want, 1e-4, 1e-4, "stft");
+  expect_close(istft(got, 32, 8, std::nullopt, w.to(kCuda), true, false, std::nullopt, 200),
+               istft(want, 32, 8, std::nullopt, w, true, false, std::nullopt, 200), 1e-4, 1e-4,
+               "istft");
+}
+
 void fft_error_checks(Device d) {
   const Tensor c = cvals({4, 8}, kComplexFloat, 12).to(d);
   EXPECT_THROW(fft::fft(c, std::nullopt, 2), IndexError);
