@@ -432,6 +432,34 @@ TEST(CudaIndex, Sort) {
   EXPECT_EQ(ve.size(0), 0);
 }
 
+TEST(CudaIndex, Unique) {
+  SKIP_WITHOUT_CUDA();
+  // (bfloat16's CPU unique keeps -0.0 and 0.0 apart, Note [Unique order]: not compared here.)
+  for (ScalarType dt : {kFloat, kDouble, kLong, kInt, kByte, kBool}) {
+    Tensor x = tensor({3.0, -0.0, 1.0, 3.0, 0.0, 7.0, 1.0, 1.0, -2.0}, TensorOptions(kDouble))
+                   .to(dt)
+                   .reshape({3, 3})
+                   .t();  // strided
+    for (bool inv : {false, true}) {
+      for (bool cnt : {false, true}) {
+        auto [oc, ic, cc] = _unique2(x, true, inv, cnt);
+        auto [og, ig, cg] = _unique2(gpu(x), true, inv, cnt);
+        expect_same(oc, og, "unique values");
+        expect_same(ic, ig, "unique inverse");
+        expect_same(cc, cg, "unique counts");
+        auto [oc2, ic2, cc2] = unique_consecutive(x, inv, cnt);
+        auto [og2, ig2, cg2] = unique_consecutive(gpu(x), inv, cnt);
+        expect_same(oc2, og2, "unique_consecutive values");
+        expect_same(ic2, ig2, "unique_consecutive inverse");
+        expect_same(cc2, cg2, "unique_consecutive counts");
+      }
+    }
+  }
+  auto [oe, ie, ce] = _unique2(gpu(zeros({0, 2})), true, true, true);
+  EXPECT_EQ(oe.numel(), 0);
+  EXPECT_EQ(ie.sizes().vec(), (std::vector<int64_t>{0, 2}));
+}
+
 TEST(CudaIndex, SearchsortedAndBucketize) {
   SKIP_WITHOUT_CUDA();
   const double nan = std::nan("");
