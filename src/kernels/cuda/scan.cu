@@ -7,7 +7,8 @@
 // complex64), so results round exactly as on the CPU; along a non-last dim neighbouring threads
 // take neighbouring lines, so loads coalesce. A few long contiguous lines (sums, products,
 // logcumsumexp of real types): one block per line runs CUB's BlockScan over tiles, carrying the
-// running prefix from tile to tile: the same accumulation type, a different (fixed) order.
+// running prefix from tile to tile: the same accumulation type, a different (fixed) order
+// (float16 / bfloat16 / float32 / float64 / int32 / int64).
 // cummax / cummin always take the sequential path (their index rule is order dependent).
 #include <cub/block/block_scan.cuh>
 #include <cuda/std/limits>
@@ -135,7 +136,12 @@ void launch_scan(const Tensor& self, Tensor& out, int64_t dim, const char* name)
   const T* in = static_cast<const T*>(self.data_ptr());
   T* o = static_cast<T*>(out.data_ptr());
   cudaStream_t stream = current_raw_stream();
-  if constexpr (!is_complex_v<T>) {
+  // The block-scan path is instantiated for the common dtypes only (compile time); the others
+  // scan long lines on the sequential path.
+  constexpr bool kBlockScan = std::is_same_v<T, float> || std::is_same_v<T, double> ||
+                              std::is_same_v<T, __half> || std::is_same_v<T, __nv_bfloat16> ||
+                              std::is_same_v<T, int32_t> || std::is_same_v<T, int64_t>;
+  if constexpr (kBlockScan) {
     if (inner == 1 && n >= 4096 && outer <= 65535) {
       scan_long_lines_kernel<Op, T><<<unsigned(outer), kScanThreads, 0, stream>>>(in, o, n);
       check_launch(name);
