@@ -381,19 +381,24 @@ void CachingAllocator::insert_events(DeviceState& d, Block* block) {
 
 void CachingAllocator::process_events(DeviceState& d) {
   if (d.events.empty()) return;
-  std::vector<std::pair<void*, Block*>> pending;
-  std::vector<Block*> done;
-  for (auto& [ev, block] : d.events) {
+  std::vector<std::pair<void*, Block*>> events, pending;
+  events.swap(d.events);
+  bool freed = false;
+  for (auto& [ev, block] : events) {
     if (!backend_->query_event(ev)) {
       pending.emplace_back(ev, block);
       continue;
     }
     backend_->destroy_event(ev, d.index);
-    if (--block->event_count == 0) done.push_back(block);
+    // Freed at once, as its count reaches zero: a block not yet back in its pool must not look
+    // mergeable to a neighbour freed in the same pass.
+    if (--block->event_count == 0) {
+      free_block(d, block);
+      freed = true;
+    }
   }
   d.events.swap(pending);
-  for (Block* b : done) free_block(d, b);
-  if (!done.empty()) release_freeable_pools(d);
+  if (freed) release_freeable_pools(d);
 }
 
 void CachingAllocator::synchronize_and_free_events(DeviceState& d) {
