@@ -53,25 +53,39 @@ DeviceGuard::~DeviceGuard() {
   }
 }
 
+// As c10::cuda::CUDAStreamGuard: a stream of another device selects that device too, and the
+// destructor restores both that device's previous stream and the previous device.
 StreamGuard::StreamGuard(const Stream& s) {
-  prev_device_ = h().exchange_device(s.device_index());
-  prev_stream_ = h().current_stream(s.device_index());
-  h().set_current_stream(s);
+  Stream prev = h().current_stream(s.device_index());
+  const int prev_device = h().exchange_device(s.device_index());
+  try {
+    h().set_current_stream(s);
+  } catch (...) {
+    h().exchange_device(prev_device);
+    throw;
+  }
+  prev_stream_ = prev;
+  prev_device_ = prev_device;
 }
 StreamGuard::~StreamGuard() {
   try {
     h().set_current_stream(prev_stream_);
     h().exchange_device(prev_device_);
-  } catch (...) {
+  } catch (...) {  // a destructor must not throw
   }
 }
 
 // cudaEventDisableTiming, cudaEventBlockingSync, cudaEventInterprocess.
 Event::Event(bool enable_timing, bool blocking, bool interprocess)
     : flags_((enable_timing ? 0u : 2u) | (blocking ? 1u : 0u) | (interprocess ? 4u : 0u)),
-      timing_(enable_timing) {}
+      timing_(enable_timing) {
+  // cudaEventInterprocess requires cudaEventDisableTiming.
+  EMBER_CHECK(!(enable_timing && interprocess),
+              "[cuda.Event] an interprocess event cannot record timing: pass "
+              "enable_timing=false with interprocess=true");
+}
 Event::~Event() {
-  if (handle_) h().event_destroy(handle_, device_);
+  if (handle_) h().event_destroy(handle_, device_);  // never throws
 }
 Event::Event(Event&& o) noexcept { *this = std::move(o); }
 Event& Event::operator=(Event&& o) noexcept {
@@ -91,8 +105,9 @@ void Event::record(const Stream& s) {
     handle_ = h().event_create(s.device_index(), flags_);
     device_ = s.device_index();
   }
-  EMBER_CHECK(device_ == s.device_index(), "[cuda.Event.record] the event was created on cuda:",
-              device_, " and cannot be recorded on a stream of cuda:", s.device_index());
+  EMBER_CHECK(device_ == s.device_index(),
+              "[cuda.Event.record] the event was created on cuda:", device_,
+              " and cannot be recorded on a stream of cuda:", s.device_index());
   h().event_record(handle_, s);
 }
 void Event::block(const Stream& s) const {
@@ -110,13 +125,15 @@ float Event::elapsed_time(const Event& end) const {
   EMBER_CHECK(handle_ && end.handle_,
               "[cuda.Event.elapsed_time] both events must be recorded before calling "
               "elapsed_time");
+  EMBER_CHECK(device_ == end.device_, "[cuda.Event.elapsed_time] the events were recorded on ",
+              "different devices (cuda:", device_, " and cuda:", end.device_, ")");
   return h().event_elapsed_ms(handle_, end.handle_);
 }
 
-int64_t memory_allocated(int device) {
-  return memory_stats(device)["allocated_bytes.all.current"];
+int64_t memory_allocated(int device) { return memory_stats(device)["allocated_bytes.all.current"]; }
+int64_t max_memory_allocated(int device) {
+  return memory_stats(device)["allocated_bytes.all.peak"];
 }
-int64_t max_memory_allocated(int device) { return memory_stats(device)["allocated_bytes.all.peak"]; }
 int64_t memory_reserved(int device) { return memory_stats(device)["reserved_bytes.all.current"]; }
 int64_t max_memory_reserved(int device) { return memory_stats(device)["reserved_bytes.all.peak"]; }
 void reset_peak_memory_stats(int device) { h().reset_peak_memory_stats(device); }
@@ -132,17 +149,20 @@ void set_per_process_memory_fraction(double fraction, int device) {
   h().set_memory_fraction(fraction, device);
 }
 void record_stream(const Tensor& t, const Stream& s) {
+  EMBER_CHECK(t.defined(), "[record_stream] expected a cuda tensor, got an undefined tensor");
   EMBER_CHECK(t.is_cuda(), "[record_stream] expected a cuda tensor, got one on ", t.device());
   h().record_stream(t, s);
 }
 
 Tensor pin_memory(const Tensor& t) {
+  EMBER_CHECK(t.defined(), "[pin_memory] expected a CPU tensor, got an undefined tensor");
   EMBER_CHECK(t.is_cpu(), "[pin_memory] cannot pin a '", t.device(),
               "' tensor: only dense CPU tensors can be pinned");
+  if (is_pinned(t)) return t;  // as PyTorch: already page-locked
   return h().pin_memory(t);
 }
 bool is_pinned(const Tensor& t) {
-  return t.is_cpu() && t.defined() && load_cuda() && h().is_pinned(t.data_ptr());
+  return t.defined() && t.is_cpu() && load_cuda() && h().is_pinned(t.data_ptr());
 }
 
 MempoolId graph_pool_handle() { return h().graph_pool_handle(); }
@@ -159,8 +179,6 @@ void CUDAGraph::capture_end() { h().graph_capture_end(impl_->graph); }
 void CUDAGraph::replay() { h().graph_replay(impl_->graph); }
 void CUDAGraph::reset() { h().graph_reset(impl_->graph); }
 MempoolId CUDAGraph::pool() const { return h().graph_pool(impl_->graph); }
-bool is_current_stream_capturing() {
-  return load_cuda() && h().is_current_stream_capturing();
-}
+bool is_current_stream_capturing() { return load_cuda() && h().is_current_stream_capturing(); }
 
 }  // namespace ember::cuda

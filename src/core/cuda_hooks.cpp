@@ -45,7 +45,12 @@ bool try_load() {
     return false;
   }
   if (!g_hooks.load()) {
-    g_load_error = "no CUDA device was found (" + path + " loaded)";
+    // libember_cuda installs its hooks only when a GPU is present; it says why not.
+    using ReasonFn = const char* (*)();
+    auto reason = reinterpret_cast<ReasonFn>(dlsym(h, "ember_cuda_unavailable_reason"));
+    const char* why = reason ? reason() : nullptr;
+    g_load_error = std::string("no CUDA device was found") + (why && *why ? ": " : "") +
+                   (why ? why : "") + " (" + path + " loaded)";
     return false;
   }
   return true;
@@ -58,11 +63,31 @@ const CudaHooks& stand_in() {
 
 }  // namespace
 
+// Note [Loading the CUDA backend]
+// The first caller loads the library under a mutex; everyone after reads the cached answer.
+// The library's static initialisers run inside dlopen and may reach code that asks about CUDA
+// again (a DeviceGuard, an allocation): on the loading thread such a nested call answers from
+// what is installed so far instead of waiting for itself (std::call_once would deadlock).
 bool load_cuda() {
-  static std::once_flag once;
-  static bool ok = false;
-  std::call_once(once, [] { ok = try_load(); });
-  return ok && g_hooks.load() && g_hooks.load()->device_count() > 0;
+  static std::mutex mu;
+  static std::atomic<int> state{0};  // 0: not tried, 2: done
+  static bool available = false;
+  thread_local bool loading = false;
+  if (state.load(std::memory_order_acquire) == 2) return available;
+  if (loading) {
+    const CudaHooks* h = g_hooks.load(std::memory_order_acquire);
+    return h && h->device_count() > 0;
+  }
+  std::lock_guard<std::mutex> g(mu);
+  if (state.load(std::memory_order_relaxed) != 2) {
+    loading = true;
+    const bool ok = try_load();
+    loading = false;
+    const CudaHooks* h = g_hooks.load(std::memory_order_acquire);
+    available = ok && h && h->device_count() > 0;
+    state.store(2, std::memory_order_release);
+  }
+  return available;
 }
 
 std::string cuda_load_error() {
@@ -91,9 +116,7 @@ void no_cuda(const char* what) {
 void CudaHooks::set_device(int) const { no_cuda("cuda.set_device"); }
 int CudaHooks::exchange_device(int) const { no_cuda("cuda.device"); }
 void CudaHooks::synchronize(int) const { no_cuda("cuda.synchronize"); }
-DeviceProperties CudaHooks::device_properties(int) const {
-  no_cuda("cuda.get_device_properties");
-}
+DeviceProperties CudaHooks::device_properties(int) const { no_cuda("cuda.get_device_properties"); }
 std::pair<int64_t, int64_t> CudaHooks::mem_get_info(int) const { no_cuda("cuda.mem_get_info"); }
 Stream CudaHooks::stream_from_pool(bool, int) const { no_cuda("cuda.Stream"); }
 Stream CudaHooks::create_stream(int, int) const { no_cuda("cuda.Stream"); }
