@@ -187,7 +187,7 @@ def make_graphed_callables(callables, sample_args, num_warmup_iters=3,
             grads = _grads(static_outputs[i], surfaces[i],
                            tuple(g for g in grad_outs if g is not None), allow_unused_input)
         it = iter(grads)
-        static_grad_inputs[i] = tuple(next(it) if a.requires_grad else None
+        static_grad_inputs[i] = tuple(next(it, None) if a.requires_grad else None
                                       for a in surfaces[i])
         static_grad_outputs[i] = grad_outs
 
