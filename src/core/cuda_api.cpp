@@ -113,7 +113,9 @@ void Event::record(const Stream& s) {
 void Event::block(const Stream& s) const {
   if (handle_) h().event_block(handle_, s);
 }
-void Event::wait() const { block(getCurrentCUDAStream(-1)); }
+void Event::wait() const {
+  if (handle_) block(getCurrentCUDAStream(-1));  // nothing recorded: nothing to wait for
+}
 bool Event::query() const { return handle_ ? h().event_query(handle_) : true; }
 void Event::synchronize() const {
   if (handle_) h().event_synchronize(handle_);

@@ -49,8 +49,7 @@ bool try_load() {
     using ReasonFn = const char* (*)();
     auto reason = reinterpret_cast<ReasonFn>(dlsym(h, "ember_cuda_unavailable_reason"));
     const char* why = reason ? reason() : nullptr;
-    g_load_error = std::string("no CUDA device was found") + (why && *why ? ": " : "") +
-                   (why ? why : "") + " (" + path + " loaded)";
+    g_load_error = path + " found no CUDA device" + (why && *why ? ": " : "") + (why ? why : "");
     return false;
   }
   return true;

@@ -207,7 +207,7 @@ TEST(CudaRuntime, FunctionsNeedingAGpuRaise) {
   expect_no_gpu([] { cuda::Stream().synchronize(); }, "Stream.synchronize");
   expect_no_gpu([] { (void)cuda::Stream().priority(); }, "Stream.priority");
   expect_no_gpu([] { cuda::DeviceGuard g(0); }, "DeviceGuard");
-  expect_no_gpu([] { cuda::StreamGuard g(cuda::Stream()); }, "StreamGuard");
+  expect_no_gpu([] { cuda::StreamGuard g{cuda::Stream()}; }, "StreamGuard");
   expect_no_gpu(
       [] {
         cuda::Event e(true);
@@ -337,9 +337,9 @@ TEST(CudaRuntime, DefaultLoad) {
     EXPECT_EQ(child_value(out, "CUDART_AFTER"), "1") << out;
     for (const char* key : {"TENSOR_ERROR", "SYNC_ERROR"}) {
       const std::string msg = child_value(out, key);
-      EXPECT_NE(msg.find("no CUDA GPU is available (no CUDA device was found: "), std::string::npos)
+      EXPECT_NE(msg.find("no CUDA GPU is available (" + backend + " found no CUDA device: "),
+                std::string::npos)
           << key << ": " << msg;
-      EXPECT_NE(msg.find("libember_cuda.so loaded)"), std::string::npos) << key << ": " << msg;
     }
   }
 }
