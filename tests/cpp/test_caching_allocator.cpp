@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "core/caching_allocator.h"
+#include "core/memory_observer.h"
 #include "ember/cuda.h"
 #include "ember/ember.h"
 
@@ -591,6 +592,28 @@ TEST(CachingAllocator, Summary) {
   a.free(p);
 }
 
+std::vector<MemoryReport> g_reports;
+void record_report(const MemoryReport& r) { g_reports.push_back(r); }
+
+// The profiler's memory observer sees each block with the totals after it.
+TEST(CachingAllocator, ReportsToMemoryObserver) {
+  FakeBackend be;
+  CachingAllocator a(&be, 2);
+  g_reports.clear();
+  g_memory_observer.store(&record_report);
+  void* p = a.malloc(1000, 1, stream(1));
+  a.free(p);
+  g_memory_observer.store(nullptr);
+  ASSERT_EQ(g_reports.size(), 2u);
+  EXPECT_EQ(g_reports[0].ptr, p);
+  EXPECT_EQ(g_reports[0].bytes, 1024);
+  EXPECT_EQ(g_reports[0].total_allocated, 1024);
+  EXPECT_EQ(g_reports[0].total_reserved, int64_t(2 * MiB));
+  EXPECT_EQ(g_reports[0].device, Device(kCUDA, 1));
+  EXPECT_EQ(g_reports[1].bytes, -1024);
+  EXPECT_EQ(g_reports[1].total_allocated, 0);
+}
+
 TEST(CachingAllocator, ThreadsAllocateAndFree) {
   FakeBackend be;
   CachingAllocator a(&be, 1);
@@ -691,4 +714,17 @@ TEST(CachingAllocatorCuda, RecordStreamKeepsBlockUntilStreamFinishes) {
   side.synchronize();
   cuda::empty_cache();
   EXPECT_EQ(cuda::memory_stats()["active_bytes.all.current"], active);
+}
+
+TEST(CachingAllocatorCuda, PinnedMemory) {
+  if (!cuda_is_available()) GTEST_SKIP() << "no CUDA device";
+  Tensor t = arange(1000, TensorOptions().dtype(kFloat));
+  EXPECT_FALSE(cuda::is_pinned(t));
+  Tensor p = cuda::pin_memory(t);
+  EXPECT_TRUE(cuda::is_pinned(p));
+  EXPECT_TRUE(p.is_cpu());
+  EXPECT_TRUE(equal(p, t));
+  EXPECT_TRUE(cuda::is_pinned(p.slice(0, 10, 20)));  // a view into the pinned block
+  Tensor back = p.to(Device("cuda")).to(Device(kCPU));
+  EXPECT_TRUE(equal(back, t));
 }
