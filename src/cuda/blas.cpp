@@ -17,11 +17,14 @@
 #include <algorithm>
 #include <complex>
 #include <cstdint>
+#include <type_traits>
+#include <vector>
 
 #include "cuda/cuda_blas_util.h"
 #include "cuda/cuda_context.h"
 #include "ember/context.h"
 #include "ember/cuda.h"
+#include "ember/dispatch_type.h"
 #include "kernels/stubs/blas.h"
 #include "ops/device_kernels.h"
 
@@ -132,9 +135,57 @@ void strided_gemm_cuda(const Tensor& a, MatStrides sa, const Tensor& b, MatStrid
   }
 }
 
+/// Sum of `n` contiguous host values: int64 (wrapping) for integers, double or complex<double>
+/// accumulation otherwise (the CPU kernel's rule).
+template <class T>
+Scalar host_sum(const T* p, int64_t n) {
+  if constexpr (std::is_same_v<T, complex<float>> || std::is_same_v<T, complex<double>>) {
+    complex<double> s = 0;
+    for (int64_t i = 0; i < n; ++i) s += complex<double>(p[i]);
+    return Scalar(s);
+  } else if constexpr (std::is_integral_v<T>) {
+    uint64_t s = 0;
+    for (int64_t i = 0; i < n; ++i) s += uint64_t(int64_t(p[i]));
+    return Scalar(int64_t(s));
+  } else {
+    double s = 0;
+    for (int64_t i = 0; i < n; ++i) s += double(p[i]);
+    return Scalar(s);
+  }
+}
+
+// trace returns a host Scalar: the diagonal is copied to the host (one strided copy) and summed
+// there in the CPU kernel's order.
+Scalar trace_cuda(const Tensor& x) {
+  DeviceGuard guard(x.device());
+  check_not_capturing("trace");
+  const int64_t nd = std::min(x.size(0), x.size(1));
+  const int64_t step = x.stride(0) + x.stride(1);
+  const size_t item = x.itemsize();
+  std::vector<unsigned char> buf(size_t(std::max<int64_t>(nd, 1)) * item);
+  if (nd > 0) {
+    if (step > 0) {
+      EMBER_CUDA_CHECK(cudaMemcpy2DAsync(buf.data(), item, x.data_ptr(), size_t(step) * item, item,
+                                         size_t(nd), cudaMemcpyDeviceToHost, current_raw_stream()));
+    } else {
+      // Both strides 0 (an expanded scalar): one element, repeated.
+      EMBER_CUDA_CHECK(cudaMemcpyAsync(buf.data(), x.data_ptr(), item, cudaMemcpyDeviceToHost,
+                                       current_raw_stream()));
+    }
+    sync_current_stream();
+    if (step <= 0)
+      for (int64_t i = 1; i < nd; ++i) std::copy_n(buf.data(), item, buf.data() + i * item);
+  }
+  Scalar r;
+  EMBER_DISPATCH_ALL_TYPES(
+      x.dtype(), "trace", [&] { r = host_sum(reinterpret_cast<const scalar_t*>(buf.data()), nd); });
+  return r;
+}
+
 }  // namespace
 
 EMBER_REGISTER_KERNEL(strided_gemm_stub, kCUDA, strided_gemm_cuda);
+EMBER_REGISTER_KERNEL(trace_stub, kCUDA, trace_cuda);
 
 namespace {
 // The matrix products whose bodies funnel into strided_gemm_stub (their _out forms and the
@@ -145,6 +196,9 @@ namespace {
   for (OpId op : {OpId::mm, OpId::bmm, OpId::matmul, OpId::addmm, OpId::addmm_, OpId::baddbmm,
                   OpId::addbmm, OpId::addmv, OpId::mv, OpId::dot, OpId::vdot, OpId::linear})
     register_kernel(kCUDA, op, dts);
+  register_kernel(kCUDA, OpId::trace,
+                  {kByte, kChar, kShort, kInt, kLong, kHalf, kBFloat16, kFloat, kDouble,
+                   kComplexFloat, kComplexDouble});
   return true;
 }();
 }  // namespace

@@ -245,6 +245,23 @@ TEST(CudaBlas, GradientsMatchCpu) {
   }
 }
 
+TEST(CudaBlas, Trace) {
+  SKIP_WITHOUT_CUDA();
+  for (ScalarType dt : {kByte, kInt, kLong, kHalf, kBFloat16, kFloat, kDouble, kComplexFloat}) {
+    Tensor x = values({5, 4}, dt, 1);
+    Tensor r = trace(x.to(kCuda));
+    EXPECT_TRUE(r.is_cuda()) << name(dt);
+    expect_close(r, trace(x), 1e-6, "trace " + name(dt));
+    expect_close(trace(x.to(kCuda).t()), trace(x.t()), 1e-6, "trace t " + name(dt));
+  }
+  // Empty and expanded inputs.
+  expect_close(trace(empty({0, 3}, TensorOptions().device(kCuda))), trace(empty({0, 3})), 0,
+               "trace empty");
+  Tensor one = full({1, 1}, 2.5).to(kCuda);
+  expect_close(trace(one.expand({3, 3})), trace(full({1, 1}, 2.5).expand({3, 3})), 0,
+               "trace expanded");
+}
+
 TEST(CudaBlas, Errors) {
   SKIP_WITHOUT_CUDA();
   // Integer products have no CUDA kernel (as PyTorch's addmm_cuda).

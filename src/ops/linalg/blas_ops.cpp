@@ -901,7 +901,7 @@ Tensor trace(const Tensor& self) {
   const ScalarType rt = isIntegralType(dt, false) ? kLong : dt;
   Tensor x = self.resolve_conj();
   OpRecorder rec("trace", {self});
-  Tensor out = empty({}, TensorOptions().dtype(rt));
+  Tensor out = empty({}, TensorOptions().dtype(rt).device(self.device()));
   out.fill_(trace_stub(self.device().type(), x));
   if (rec) {
     rec.args(self.size(0), self.size(1));
