@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 
+#include "cuda/runtime_internal.h"
 #include "ember/cuda.h"
 #include "ember/dispatch_type.h"
 #include "kernels/common/philox.h"
@@ -38,6 +39,8 @@ template <int K, class T, class Map>
 void philox_fill(T* out, int64_t n, Generator& gen, const Map& map, const char* name) {
   if (n <= 0) return;
   const int64_t nb = (n + K - 1) / K;
+  // A captured kernel would replay these blocks (Note [Random ops in CUDA graphs]).
+  check_random_not_capturing(name);
   auto [seed, offset] = gen.reserve(uint64_t(nb));
   philox_fill_kernel<K>
       <<<grid_for(nb), kBlockSize, 0, current_raw_stream()>>>(out, n, seed, offset, map);
