@@ -103,6 +103,8 @@ TEST(CudaReducePlan, EveryElementOnceForItsOutput) {
   walk_plan({2, 3, 4, 5}, 0b1111);   // everything
   walk_plan({2, 3, 4, 5}, 0);        // nothing reduced
   walk_plan({33, 65}, 0b01);
+  walk_plan({1000, 3}, 0b10);      // short rows: fewer lanes
+  walk_plan({3, 1000, 1}, 0b100);  // a thread per output
 }
 
 TEST(CudaReducePlan, GeometryMergesAndOrders) {
@@ -147,6 +149,12 @@ TEST(CudaReducePlan, SplitsOnlyWhenFewOutputs) {
   EXPECT_EQ(cuda::plan_reduce(g).splits, 1);
   ASSERT_TRUE(cuda::make_reduce_geometry({10}, {1}, 1, g));
   EXPECT_EQ(cuda::plan_reduce(g).splits, 1);
+  // Rows of 3 elements: 4 lanes each, 128 rows per block.
+  ASSERT_TRUE(cuda::make_reduce_geometry({1000, 3}, {3, 1}, 0b10, g));
+  const cuda::ReduceLaunch l = cuda::plan_reduce(g);
+  EXPECT_TRUE(l.row);
+  EXPECT_EQ(l.block_x, 4);
+  EXPECT_EQ(l.block_y, 128);
 }
 
 // ---- device tests ----

@@ -106,7 +106,10 @@ inline ReduceLaunch plan_reduce(const ReduceGeometry& g) {
   const int64_t inner_r = g.nr ? g.rstride[g.nr - 1] : INT64_MAX;
   l.row = g.nk == 0 || inner_r < inner_k;
   if (l.row) {
-    l.block_x = int(std::clamp<int64_t>(reduce_pow2_ceil(red), 32, kReduceThreads));
+    // Short rows (at most 16 elements) get fewer lanes, down to a thread per output, rather
+    // than a warp with idle lanes.
+    l.block_x = int(red <= 16 ? reduce_pow2_ceil(red)
+                              : std::clamp<int64_t>(reduce_pow2_ceil(red), 32, kReduceThreads));
     l.block_y = int(std::min<int64_t>(kReduceThreads / l.block_x, reduce_pow2_ceil(out)));
   } else {
     l.block_x = int(std::min<int64_t>(32, reduce_pow2_ceil(out)));
