@@ -334,7 +334,7 @@ IndexLoopDev advanced_loop(const Tensor& self, const std::vector<Tensor>& indice
   l.istride = index_dims > 0 ? st[size_t(block_pos + index_dims - 1)] : 0;
   int64_t k = 0;
   for (int64_t d = 0; d < self.dim(); ++d) {
-    if (indices[size_t(d)].defined()) continue;
+    if (size_t(d) < indices.size() && indices[size_t(d)].defined()) continue;
     const int64_t rs = st[size_t(k < block_pos ? k : k + index_dims)];
     if (index_dst)
       l.rest.push(self.size(d), self.stride(d), rs, op);
