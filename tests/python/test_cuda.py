@@ -339,7 +339,6 @@ def test_streams_and_events():
     _ = a @ a
     end.record()
     end.synchronize()
-    assert end.elapsed_time(end) == 0 or start.elapsed_time(end) >= 0
     assert start.elapsed_time(end) > 0
     with pytest.raises(RuntimeError):
         ember.cuda.Event().elapsed_time(ember.cuda.Event())
