@@ -164,6 +164,8 @@ Stream current_stream_of(int device) { return thread_streams()[size_t(device)]; 
 }  // namespace
 
 cudaStream_t stream_handle(const Stream& s, const char* op) {
+  EMBER_CHECK_INDEX(s.device_index() >= 0, "[", op, "] the stream names no device (index ",
+                    s.device_index(), ")");
   const int d = checked_device(s.device_index(), op);
   const int64_t id = s.id();
   if (id == 0) return nullptr;

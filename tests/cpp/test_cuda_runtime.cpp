@@ -420,6 +420,9 @@ TEST(CudaRuntimeGpu, StreamPoolRoundRobin) {
   // A forged stream (an id the runtime never handed out) is refused.
   EXPECT_THROW(cuda::setCurrentCUDAStream(cuda::Stream(0, 1 << 30, nullptr)), Error);
   EXPECT_THROW(cuda::setCurrentCUDAStream(cuda::Stream(0, c1.id(), c2.stream())), Error);
+  EXPECT_THROW(cuda::setCurrentCUDAStream(cuda::Stream(-1, 0, nullptr)), IndexError);
+  EXPECT_THROW(cuda::setCurrentCUDAStream(cuda::Stream(cuda_device_count(), 0, nullptr)),
+               IndexError);
 }
 
 TEST(CudaRuntimeGpu, CurrentStreamPerThread) {
