@@ -423,6 +423,16 @@ TEST(CudaIndex, Sort) {
       expect_same(vc0, vg0, "topk dim 0 values");
     }
   }
+  // kthvalue on tie-free rows: the CPU's values and positions.
+  for (ScalarType dt : {kFloat, kDouble, kInt}) {
+    Tensor x = arange(60, TensorOptions(kDouble)).mul(7).remainder(61).to(dt).reshape({6, 10});
+    for (int64_t dim : {0, 1}) {
+      auto [vc, ic] = kthvalue(x, 3, dim, dim == 0);
+      auto [vg, ig] = kthvalue(gpu(x), 3, dim, dim == 0);
+      expect_same(vc, vg, "kthvalue values");
+      expect_same(ic, ig, "kthvalue indices");
+    }
+  }
   Tensor with_nan = tensor({1.0, std::nan(""), 3.0, -1.0}, TensorOptions(kFloat));
   expect_same(std::get<0>(with_nan.topk(2)), std::get<0>(gpu(with_nan).topk(2)), "topk NaN");
   auto [v0, i0] = gpu(full({}, 2.0)).sort(0);

@@ -1,7 +1,8 @@
-// CUDA kernels of sort (and so argsort / msort) and topk: the CPU's unsigned sort keys (Note [Sort
-// keys] in src/kernels/cpu/sort/sort.cpp: NaN largest, -0.0 == +0.0, descending as ~key) sorted
-// with their positions by CUB's stable segmented radix sort, one segment per row, then the values
-// gathered at the sorted positions. The same keys and a stable sort give the CPU's order.
+// CUDA kernels of sort (and so argsort / msort), topk and kthvalue: the CPU's unsigned sort keys
+// (Note [Sort keys] in src/kernels/cpu/sort/sort.cpp: NaN largest, -0.0 == +0.0, descending as
+// ~key) sorted with their positions by CUB's stable segmented radix sort, one segment per row, then
+// the values gathered at the sorted positions. The same keys and a stable sort give the CPU's
+// order.
 #include <cub/device/device_segmented_radix_sort.cuh>
 
 #include <climits>
@@ -130,11 +131,23 @@ void topk_cuda(const Tensor& rows, Tensor& values, Tensor& indices, int64_t k, b
   indices.copy_(si.narrow(-1, 0, k));
 }
 
+// kthvalue: position k - 1 of the stable ascending sort (NaN largest). Among equal values the
+// CPU's selection may report another position of the same value.
+void kthvalue_cuda(const Tensor& rows, Tensor& values, Tensor& indices, int64_t k) {
+  DeviceGuard g(rows.device());
+  Tensor sv = empty_tensor(rows.sizes(), rows.dtype(), rows.device());
+  Tensor si = empty_tensor(rows.sizes(), kLong, rows.device());
+  sort_cuda(rows, sv, si, false);
+  values.copy_(sv.select(-1, k - 1));
+  indices.copy_(si.select(-1, k - 1));
+}
+
 }  // namespace
 }  // namespace cuda
 
 EMBER_REGISTER_KERNEL(sort_stub, kCUDA, cuda::sort_cuda);
 EMBER_REGISTER_KERNEL(topk_stub, kCUDA, cuda::topk_cuda);
+EMBER_REGISTER_KERNEL(kthvalue_stub, kCUDA, cuda::kthvalue_cuda);
 
 namespace {
 [[maybe_unused]] const bool g_register_sort = [] {
@@ -144,6 +157,8 @@ namespace {
     register_kernel(kCUDA, op,
                     {S::Bool, S::Byte, S::Char, S::Short, S::Int, S::Long, S::Half, S::BFloat16,
                      S::Float, S::Double});
+  register_kernel(kCUDA, OpId::kthvalue,
+                  {S::Byte, S::Char, S::Short, S::Int, S::Long, S::BFloat16, S::Float, S::Double});
   return true;
 }();
 }  // namespace

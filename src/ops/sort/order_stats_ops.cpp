@@ -53,8 +53,8 @@ std::tuple<Tensor, Tensor> dim_reduce(const Tensor& self, int64_t dim, bool keep
   Rows r = to_rows(self, dim);
   DimVector shape = r.moved;
   shape.pop_back();
-  Tensor v = empty_tensor(shape, self.dtype());
-  Tensor i = empty_tensor(shape, kLong);
+  Tensor v = empty_tensor(shape, self.dtype(), self.device());
+  Tensor i = empty_tensor(shape, kLong, self.device());
   // nothing to reduce: no kernel and so no dtype check (PyTorch's mode accepts any dtype here)
   if (r.rows > 0) kernel(r.data, v, i);
   return {reduced_from_rows(v, self, dim, keepdim), reduced_from_rows(i, self, dim, keepdim)};
