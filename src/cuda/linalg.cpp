@@ -1,7 +1,7 @@
 // The linalg kernels on CUDA (kernels/stubs/linalg.h) through cuSOLVER and cuBLAS: Cholesky
 // (potrf), LU (getrf), solve (getrf + getrs), lu_solve (getrs), triangular solves (trsm), eigh
-// (syevd / heevd), QR (geqrf + orgqr / ungqr), det and slogdet from getrf, the workspaces'
-// batched product, the info tensor and tril / triu.
+// (syevd / heevd), SVD (gesvdj), QR (geqrf + orgqr / ungqr), det and slogdet from getrf, the
+// workspaces' batched product, the info tensor and tril / triu.
 //
 // Note [cuSOLVER infos]
 // The stubs return LAPACK's infos on the host (the op bodies raise from them, with the CPU's
@@ -115,6 +115,31 @@ EMBER_QR(double, D, orgqr)
 EMBER_QR(cf, C, ungqr)
 EMBER_QR(cd, Z, ungqr)
 #undef EMBER_QR
+
+// The Jacobi SVD (gesvdj): V, not Vᴴ; geam forms the conjugate transpose.
+#define EMBER_SVDJ(T, R, P)                                                                        \
+  cusolverStatus_t gesvdj_buf(cusolverDnHandle_t h, cusolverEigMode_t j, int econ, int m, int n,   \
+                              T* a, int lda, R* s, T* u, int ldu, T* v, int ldv, int* lw,          \
+                              gesvdjInfo_t p) {                                                    \
+    return cusolverDn##P##gesvdj_bufferSize(h, j, econ, m, n, dv(a), lda, s, dv(u), ldu, dv(v),    \
+                                            ldv, lw, p);                                           \
+  }                                                                                                \
+  cusolverStatus_t gesvdj(cusolverDnHandle_t h, cusolverEigMode_t j, int econ, int m, int n, T* a, \
+                          int lda, R* s, T* u, int ldu, T* v, int ldv, T* w, int lw, int* info,    \
+                          gesvdjInfo_t p) {                                                        \
+    return cusolverDn##P##gesvdj(h, j, econ, m, n, dv(a), lda, s, dv(u), ldu, dv(v), ldv, dv(w),   \
+                                 lw, info, p);                                                     \
+  }                                                                                                \
+  cublasStatus_t geam(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, int m, int n,  \
+                      const T* al, const T* a, int lda, const T* be, const T* b, int ldb, T* c,    \
+                      int ldc) {                                                                   \
+    return cublas##P##geam(h, ta, tb, m, n, dv(al), dv(a), lda, dv(be), dv(b), ldb, dv(c), ldc);   \
+  }
+EMBER_SVDJ(float, float, S)
+EMBER_SVDJ(double, double, D)
+EMBER_SVDJ(cf, float, C)
+EMBER_SVDJ(cd, double, Z)
+#undef EMBER_SVDJ
 
 EMBER_EVD(float, float, Ssyevd)
 EMBER_EVD(double, double, Dsyevd)
@@ -450,6 +475,92 @@ void eigh_cuda(Tensor& V, Tensor& w, bool vectors, bool upper, std::vector<int>&
   read_ints(info, infos.data(), batch);
 }
 
+/// Destroys a gesvdj parameter object at scope exit.
+struct GesvdjParams {
+  gesvdjInfo_t p = nullptr;
+  GesvdjParams() { check_cusolver(cusolverDnCreateGesvdjInfo(&p), "cusolverDnCreateGesvdjInfo"); }
+  ~GesvdjParams() { (void)cusolverDnDestroyGesvdjInfo(p); }
+  GesvdjParams(const GesvdjParams&) = delete;
+  GesvdjParams& operator=(const GesvdjParams&) = delete;
+};
+
+// gesvdj (one-sided Jacobi) rather than gesvd: it takes m < n directly and returns the reduced
+// factors. Its info is positive when the sweeps did not converge, which the op body reports as
+// LAPACK's.
+void svd_cuda(Tensor& W, Tensor& S, Tensor& U, Tensor& Vh, bool uv, bool full,
+              std::vector<int>& infos) {
+  DeviceGuard guard(W.device());
+  check_tensors("linalg.svd", {&W, &S});
+  if (uv) check_tensors("linalg.svd", {&W, &U, &Vh});
+  check_not_capturing("linalg.svd");
+  const int64_t m = W.size(-2), n = W.size(-1), k = std::min(m, n), batch = matrix_batch(W);
+  const int64_t ucols = full ? m : k, vrows = full ? n : k;
+  if (batch == 0 || k == 0) return;
+  check_dim(m, "linalg.svd");
+  check_dim(n, "linalg.svd");
+  DataPtr dinfo = device_ints(batch);
+  int* info = static_cast<int*>(dinfo.get());
+  cusolverDnHandle_t h = cusolver_handle();
+  const cusolverEigMode_t job = uv ? CUSOLVER_EIG_MODE_VECTOR : CUSOLVER_EIG_MODE_NOVECTOR;
+  const int econ = uv && full ? 0 : 1;
+  GesvdjParams params;
+  dispatch(W.dtype(), "linalg.svd", [&](auto tag) {
+    using T = decltype(tag);
+    using R = decltype(std::abs(T{}));
+    T* a = ptr<T>(W);
+    R* s = ptr<R>(S);
+    // U straight into its workspace; V (n×vrows) into scratch, then Vh = Vᴴ. Without vectors
+    // both are scratch that gesvdj does not read.
+    DataPtr ubuf = uv ? DataPtr() : scratch(size_t(m * k) * sizeof(T));
+    DataPtr vbuf = scratch(size_t(n * (uv ? vrows : k)) * sizeof(T));
+    T* u = uv ? ptr<T>(U) : static_cast<T*>(ubuf.get());
+    T* v = static_cast<T*>(vbuf.get());
+    const int64_t ustride = uv ? m * ucols : 0;
+    int lwork = 0;
+    check_cusolver(gesvdj_buf(h, job, econ, int(m), int(n), a, int(m), s, u, int(m), v, int(n),
+                              &lwork, params.p),
+                   "gesvdj_bufferSize");
+    DataPtr work = scratch(size_t(std::max(lwork, 1)) * sizeof(T));
+    cublasHandle_t hb = uv ? cublas_handle() : nullptr;
+    const T one(1), zero(0);
+    for (int64_t b = 0; b < batch; ++b) {
+      check_cusolver(
+          gesvdj(h, job, econ, int(m), int(n), a + b * m * n, int(m), s + b * k, u + b * ustride,
+                 int(m), v, int(n), static_cast<T*>(work.get()), lwork, info + b, params.p),
+          "gesvdj");
+      if (uv) {
+        T* vh = ptr<T>(Vh) + b * vrows * n;
+        check_cublas(geam(hb, kComplex<T> ? CUBLAS_OP_C : CUBLAS_OP_T, CUBLAS_OP_N, int(vrows),
+                          int(n), &one, v, int(n), &zero, vh, int(vrows), vh, int(vrows)),
+                     "cublas geam");
+      }
+    }
+  });
+  read_ints(info, infos.data(), batch);
+}
+
+/// The first batch element of a workspace holding NaN or inf, scanned on the host (it precedes
+/// an SVD, whose cost dwarfs the copy).
+int64_t first_nonfinite_cuda(const Tensor& w) {
+  DeviceGuard guard(w.device());
+  check_not_capturing("linalg");
+  const int64_t batch = matrix_batch(w), per = w.size(-2) * w.size(-1);
+  if (batch == 0 || per == 0) return -1;
+  int64_t bad = -1;
+  dispatch(w.dtype(), "linalg", [&](auto tag) {
+    using T = decltype(tag);
+    std::vector<T> h(size_t(batch * per));
+    EMBER_CUDA_CHECK(cudaMemcpyAsync(h.data(), w.data_ptr(), h.size() * sizeof(T),
+                                     cudaMemcpyDeviceToHost, current_raw_stream()));
+    sync_current_stream();
+    for (int64_t i = 0; i < batch * per && bad < 0; ++i) {
+      const T x = h[size_t(i)];
+      if (!std::isfinite(std::real(x)) || !std::isfinite(std::imag(x))) bad = i / per;
+    }
+  });
+  return bad;
+}
+
 // ---- det / slogdet ----
 
 /// getrf of each n×n matrix of `LU` in place; the diagonals of U (n per matrix) and the pivots
@@ -564,6 +675,8 @@ EMBER_REGISTER_KERNEL(linalg_solve_stub, kCUDA, solve_cuda);
 EMBER_REGISTER_KERNEL(linalg_triangular_solve_stub, kCUDA, triangular_solve_cuda);
 EMBER_REGISTER_KERNEL(linalg_lu_solve_stub, kCUDA, lu_solve_cuda);
 EMBER_REGISTER_KERNEL(linalg_eigh_stub, kCUDA, eigh_cuda);
+EMBER_REGISTER_KERNEL(linalg_svd_stub, kCUDA, svd_cuda);
+EMBER_REGISTER_KERNEL(linalg_first_nonfinite_stub, kCUDA, first_nonfinite_cuda);
 EMBER_REGISTER_KERNEL(linalg_det_stub, kCUDA, det_cuda);
 EMBER_REGISTER_KERNEL(linalg_slogdet_stub, kCUDA, slogdet_cuda);
 EMBER_REGISTER_KERNEL(triangle_stub, kCUDA, triangle_cuda);
@@ -572,12 +685,26 @@ namespace {
 // The ops whose bodies reach only the kernels above (and device-neutral tensor ops).
 [[maybe_unused]] const bool g_register_linalg = [] {
   const auto dts = {kFloat, kDouble, kComplexFloat, kComplexDouble};
-  for (OpId op :
-       {OpId::linalg_cholesky, OpId::linalg_cholesky_ex, OpId::linalg_lu_factor,
-        OpId::linalg_lu_factor_ex, OpId::linalg_solve, OpId::linalg_solve_ex, OpId::linalg_inv,
-        OpId::linalg_inv_ex, OpId::linalg_solve_triangular, OpId::triangular_solve,
-        OpId::linalg_lu_solve, OpId::linalg_det, OpId::linalg_slogdet, OpId::logdet,
-        OpId::linalg_eigh, OpId::linalg_eigvalsh, OpId::linalg_qr})
+  for (OpId op : {OpId::linalg_cholesky,
+                  OpId::linalg_cholesky_ex,
+                  OpId::linalg_lu_factor,
+                  OpId::linalg_lu_factor_ex,
+                  OpId::linalg_solve,
+                  OpId::linalg_solve_ex,
+                  OpId::linalg_inv,
+                  OpId::linalg_inv_ex,
+                  OpId::linalg_solve_triangular,
+                  OpId::triangular_solve,
+                  OpId::linalg_lu_solve,
+                  OpId::linalg_det,
+                  OpId::linalg_slogdet,
+                  OpId::logdet,
+                  OpId::linalg_eigh,
+                  OpId::linalg_eigvalsh,
+                  OpId::linalg_qr,
+                  OpId::linalg_svd,
+                  OpId::linalg_svdvals,
+                  OpId::svd})
     register_kernel(kCUDA, op, dts);
   for (OpId op : {OpId::tril, OpId::triu, OpId::tril_, OpId::triu_})
     register_kernel_all_dtypes(kCUDA, op);

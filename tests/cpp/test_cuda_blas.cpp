@@ -4,6 +4,7 @@
 // skips.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <complex>
 #include <string>
@@ -467,6 +468,49 @@ TEST(CudaLinalg, Qr) {
       Tensor R_only = std::get<1>(linalg::qr(A.to(kCuda), "r"));
       expect_close(R_only.abs(), std::get<1>(linalg::qr(A, "r")).abs(), 10 * tol, "qr r");
     }
+  }
+}
+
+TEST(CudaLinalg, Svd) {
+  SKIP_WITHOUT_CUDA();
+  for (ScalarType dt : kLinalgTypes) {
+    const double tol = ltol(dt);
+    for (auto shape : {DimVector{2, 6, 4}, DimVector{2, 4, 6}}) {
+      Tensor A = values(shape, dt, 2, 0.19);
+      const int64_t k = std::min(shape[1], shape[2]);
+      Tensor Sc = linalg::svdvals(A);
+      expect_close(linalg::svdvals(A.to(kCuda)), Sc, tol, "svdvals " + name(dt));
+      for (bool full : {false, true}) {
+        const std::string what = std::string(full ? "full " : "reduced ") +
+                                 std::to_string(shape[1]) + "x" + std::to_string(shape[2]) + " " +
+                                 name(dt);
+        auto [U, S, Vh] = linalg::svd(A.to(kCuda), full);
+        auto [Uc, Sc2, Vhc] = linalg::svd(A, full);
+        ASSERT_EQ(U.sizes(), Uc.sizes()) << what;
+        ASSERT_EQ(Vh.sizes(), Vhc.sizes()) << what;
+        expect_close(S, Sc2, tol, "svd S " + what);
+        // Singular vectors are unique up to phases: compare U S Vh = A and orthonormality.
+        Tensor u = host(U).narrow(-1, 0, k), vh = host(Vh).narrow(-2, 0, k);
+        Tensor rec = matmul(u.mul(host(S).to(dt).unsqueeze(-2)), vh);
+        expect_close(rec, A, 10 * tol, "svd reconstruction " + what);
+        Tensor uu = host(U);
+        expect_close(
+            matmul(uu.mT().conj(), uu),
+            eye(uu.size(-1), TensorOptions().dtype(dt)).expand({2, uu.size(-1), uu.size(-1)}),
+            10 * tol, "svd U orthonormal " + what);
+        Tensor vv = host(Vh);
+        expect_close(
+            matmul(vv, vv.mT().conj()),
+            eye(vv.size(-2), TensorOptions().dtype(dt)).expand({2, vv.size(-2), vv.size(-2)}),
+            10 * tol, "svd Vh orthonormal " + what);
+      }
+    }
+    // Non-finite input: LinAlgError with the CPU's message.
+    Tensor bad = values({2, 3, 3}, dt, 1);
+    bad.select(0, 1).select(0, 0).select(0, 0).fill_(NAN);
+    const std::string cpu = message_of<LinAlgError>([&] { linalg::svd(bad); });
+    ASSERT_FALSE(cpu.empty());
+    EXPECT_EQ(message_of<LinAlgError>([&] { linalg::svd(bad.to(kCuda)); }), cpu);
   }
 }
 

@@ -92,7 +92,7 @@ std::tuple<Tensor, Tensor, Tensor> svd_impl(const Tensor& A, bool full, bool uv,
                                                      c.saved[1], c.saved[2])};
       },
       {U.detach(), S, Vh.detach(), A});
-  return {empty_tensor({0}, A.dtype()), S, empty_tensor({0}, A.dtype())};
+  return {empty_tensor({0}, A.dtype(), A.device()), S, empty_tensor({0}, A.dtype(), A.device())};
 }
 
 std::tuple<Tensor, Tensor, Tensor> svd_kernel(const Tensor& A, bool full, bool uv, const char* op) {
@@ -102,11 +102,11 @@ std::tuple<Tensor, Tensor, Tensor> svd_kernel(const Tensor& A, bool full, bool u
   const DimVector bs = batch_shape(A);
   const int64_t ucols = full ? m : k, vrows = full ? n : k;
   Tensor W = colmajor_copy(A, A.dtype());
-  Tensor S = empty_tensor(cat_shape(bs, {k}), toRealValueType(A.dtype()));
+  Tensor S = empty_tensor(cat_shape(bs, {k}), toRealValueType(A.dtype()), A.device());
   Tensor U, Vh;
   if (uv) {
-    U = colmajor_empty(cat_shape(bs, {m, ucols}), A.dtype());
-    Vh = colmajor_empty(cat_shape(bs, {vrows, n}), A.dtype());
+    U = colmajor_empty(cat_shape(bs, {m, ucols}), A.dtype(), A.device());
+    Vh = colmajor_empty(cat_shape(bs, {vrows, n}), A.dtype(), A.device());
     if (k == 0) {
       // No singular values: the orthonormal bases are identities (empty when reduced).
       for (Tensor* t : {&U, &Vh}) {
@@ -298,8 +298,9 @@ std::tuple<Tensor, Tensor, Tensor> svd(const Tensor& A, bool some, bool compute_
   if (!compute_uv) {
     Tensor S = std::get<1>(svd_impl(A, false, false, "svd"));
     const DimVector bs = batch_shape(A);
-    Tensor U = zeros(cat_shape(bs, {A.size(-2), A.size(-2)}), TensorOptions(A.dtype()));
-    Tensor V = zeros(cat_shape(bs, {A.size(-1), A.size(-1)}), TensorOptions(A.dtype()));
+    const TensorOptions opts = TensorOptions(A.dtype()).device(A.device());
+    Tensor U = zeros(cat_shape(bs, {A.size(-2), A.size(-2)}), opts);
+    Tensor V = zeros(cat_shape(bs, {A.size(-1), A.size(-1)}), opts);
     return {U, S, V};
   }
   auto [U, S, Vh] = svd_impl(A, !some, true, "svd");
