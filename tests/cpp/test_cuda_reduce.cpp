@@ -477,7 +477,7 @@ TEST(CudaScan, AllOps) {
       const int64_t nd = in.cpu.dim();
       for (int64_t d : nd ? std::vector<int64_t>{0, -1} : std::vector<int64_t>{0}) {
         const std::string sfx =
-            " " + std::string(dtype_name(dt)) + " " + in.name + " dim " + std::to_string(d);
+            std::string(" ") + dtype_name(dt) + " " + in.name + " dim " + std::to_string(d);
         const double tol = tol_of(dt) * 4;
         compare("cumsum" + sfx, in.cpu, tol, [&](const Tensor& t) { return cumsum(t, d); });
         compare("cumprod" + sfx, in.cpu * 0.1 + 1, tol * 4,
@@ -528,7 +528,7 @@ TEST(CudaSoftmax, Forward) {
       Tensor x = make_values(shape, dt);
       const int64_t nd = x.dim();
       for (int64_t d : nd ? std::vector<int64_t>{0, -1} : std::vector<int64_t>{0}) {
-        const std::string sfx = " " + std::string(dtype_name(dt)) + " dim " + std::to_string(d) +
+        const std::string sfx = std::string(" ") + dtype_name(dt) + " dim " + std::to_string(d) +
                                 " numel " + std::to_string(x.numel());
         compare("softmax" + sfx, x, tol_of(dt), [&](const Tensor& t) { return softmax(t, d); });
         compare("log_softmax" + sfx, x, tol_of(dt),
