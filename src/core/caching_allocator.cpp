@@ -384,18 +384,27 @@ void CachingAllocator::process_events(DeviceState& d) {
   std::vector<std::pair<void*, Block*>> events, pending;
   events.swap(d.events);
   bool freed = false;
-  for (auto& [ev, block] : events) {
-    if (!backend_->query_event(ev)) {
-      pending.emplace_back(ev, block);
-      continue;
+  size_t i = 0;
+  try {
+    for (; i < events.size(); ++i) {
+      auto [ev, block] = events[i];
+      if (!backend_->query_event(ev)) {
+        pending.emplace_back(ev, block);
+        continue;
+      }
+      backend_->destroy_event(ev, d.index);
+      // Freed at once, as its count reaches zero: a block not yet back in its pool must not
+      // look mergeable to a neighbour freed in the same pass.
+      if (--block->event_count == 0) {
+        free_block(d, block);
+        freed = true;
+      }
     }
-    backend_->destroy_event(ev, d.index);
-    // Freed at once, as its count reaches zero: a block not yet back in its pool must not look
-    // mergeable to a neighbour freed in the same pass.
-    if (--block->event_count == 0) {
-      free_block(d, block);
-      freed = true;
-    }
+  } catch (...) {
+    // A failed query (a broken device) keeps the events not yet seen for a later pass.
+    pending.insert(pending.end(), events.begin() + long(i), events.end());
+    d.events.swap(pending);
+    throw;
   }
   d.events.swap(pending);
   if (freed) release_freeable_pools(d);

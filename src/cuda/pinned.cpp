@@ -134,6 +134,7 @@ class PinnedAllocator final : public Allocator {
 
   void process_events() {
     std::vector<std::pair<cudaEvent_t, void*>> pending;
+    cudaError_t failure = cudaSuccess;
     for (auto& [ev, p] : events_) {
       cudaError_t err = cudaEventQuery(ev);
       if (err == cudaErrorNotReady) {
@@ -141,12 +142,19 @@ class PinnedAllocator final : public Allocator {
         pending.emplace_back(ev, p);
         continue;
       }
-      check(err, "cudaEventQuery");
+      // An error other than "not ready" means the device is broken: the block is not reused,
+      // and the error is raised once the bookkeeping is consistent.
+      if (err != cudaSuccess) {
+        (void)cudaGetLastError();
+        if (failure == cudaSuccess) failure = err;
+        continue;
+      }
       (void)cudaEventDestroy(ev);
       HostBlock& b = blocks_.at(reinterpret_cast<uintptr_t>(p));
       if (--b.event_count == 0) free_[b.size].push_back(p);
     }
     events_.swap(pending);
+    check(failure, "cudaEventQuery of a pinned block's event");
   }
 
   // Returns every free block to the driver (out of memory).
