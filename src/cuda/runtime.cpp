@@ -49,6 +49,7 @@ int raw_current_device() {
 }
 
 int checked_device(int device, const char* op) {
+  check_not_forked();
   if (device < 0) return raw_current_device();
   const int n = raw_device_count();
   EMBER_CHECK_INDEX(device < n, "[", op, "] invalid device index ", device, ": there ",
@@ -196,7 +197,7 @@ bool stream_is_capturing(cudaStream_t stream) {
 }
 
 cudaStream_t current_raw_stream(int device) {
-  check_not_forked();
+  lazy_init();  // every launch comes here: a context exists from now on
   const int d = device < 0 ? raw_current_device() : device;
   std::vector<Stream>& v = thread_streams();
   EMBER_CHECK_INDEX(d < int(v.size()), "[cuda] invalid device index ", d, " for ", v.size(),
@@ -265,13 +266,10 @@ class Hooks final : public CudaHooks {
     EMBER_CUDA_CHECK(cudaSetDevice(d));
   }
   int exchange_device(int index) const override {
+    lazy_init();  // before any runtime call: the driver is unusable in a forked child
     const int prev = raw_current_device();
-    if (index < 0 || index == prev) {
-      check_not_forked();
-      return prev;
-    }
+    if (index < 0 || index == prev) return prev;
     checked_device(index, "cuda.device");
-    lazy_init();
     EMBER_CUDA_CHECK(cudaSetDevice(index));
     return prev;
   }

@@ -700,3 +700,26 @@ TEST(CudaRuntimeGpu, GraphRefusesRandomOps) {
   graph.reset();
   EXPECT_FALSE(cuda::is_current_stream_capturing());
 }
+
+TEST(CudaRuntimeGpu, ForkedChildRefusesCuda) {
+  SKIP_WITHOUT_CUDA();
+  cuda::synchronize();  // CUDA is in use in this process
+  const pid_t pid = fork();
+  if (pid == 0) {
+    // The child must not reach the driver: every CUDA entry raises first.
+    int code = 1;
+    try {
+      zeros({2}, Device("cuda"));
+    } catch (const Error& e) {
+      code = std::string(e.what()).find("forked subprocess") != std::string::npos ? 0 : 2;
+    } catch (...) {
+      code = 3;
+    }
+    _exit(code);
+  }
+  ASSERT_GT(pid, 0);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "1: no error, 2: another error, 3: not an ember::Error";
+}
