@@ -17,6 +17,14 @@
 // offset from device memory; ember's kernels do not, so random ops are refused during capture:
 // random kernels call check_random_not_capturing(), and capture_end() also refuses a capture
 // during which the device's default generator moved (a random op that skipped the check).
+//
+// Note [cuBLAS workspaces and graphs]
+// cuBLAS workspaces are cached per (handle, stream) (handles.cpp). The cache is emptied when a
+// capture begins, so the workspace a graph's GEMMs use is allocated inside the capture, from
+// the graph's pool, which keeps it for the replays; and again when it ends, so that eager
+// calls afterwards get a workspace of their own instead of sharing the graph's (a replay on
+// another stream would race with them). A workspace freed by the first emptying was never used
+// by an earlier graph: each capture starts from an empty cache.
 #include <atomic>
 #include <mutex>
 #include <utility>
@@ -62,6 +70,7 @@ void abandon_capture(Graph& G) {
   (void)cudaGetLastError();
   G.capturing = false;
   allocator_end_pool(G.device, G.pool);
+  clear_cublas_workspaces();
 }
 
 void release_pool(Graph& G) {
@@ -115,8 +124,7 @@ void graph_begin(void* g, MempoolId pool) {
               "[CUDAGraph.capture_begin] the current stream is already capturing a graph");
   const MempoolId id = (pool.a || pool.b) ? pool : MempoolId{g_next_pool.fetch_add(1), 0};
   const auto rng = default_rng_state(d);
-  // A cuBLAS workspace first used inside the capture then lives in the graph's pool.
-  clear_cublas_workspaces();
+  clear_cublas_workspaces();  // Note [cuBLAS workspaces and graphs]
   // Allocations are routed before capture begins, so that no allocation of the capturing
   // stream can slip between the two.
   allocator_begin_pool(d, id, stream);
@@ -149,6 +157,7 @@ void graph_end(void* g) {
   if (err != cudaSuccess) (void)cudaGetLastError();
   G.capturing = false;
   allocator_end_pool(G.device, G.pool);
+  clear_cublas_workspaces();  // Note [cuBLAS workspaces and graphs]
   if (err != cudaSuccess || !graph) {
     if (graph) (void)cudaGraphDestroy(graph);
     release_pool(G);

@@ -61,8 +61,8 @@ MempoolId graph_pool_of(void* graph);
 
 // ---- library handles (handles.cpp) ----
 
-/// Frees the cuBLAS workspaces cached per (handle, stream), as a capture begins: a workspace
-/// first used inside a capture then comes from the graph's private pool.
+/// Frees the cuBLAS workspaces cached per (handle, stream), as a capture begins and ends
+/// (Note [cuBLAS workspaces and graphs] in graphs.cpp).
 void clear_cublas_workspaces();
 
 }  // namespace ember::cuda
