@@ -106,7 +106,8 @@ inline void set_stream(const Stream& s) { setCurrentCUDAStream(s); }
 class DeviceGuard {
  public:
   explicit DeviceGuard(int index);
-  explicit DeviceGuard(Device device) : DeviceGuard(device.index() < 0 ? 0 : device.index()) {}
+  /// Index -1 ("cuda") keeps the current device.
+  explicit DeviceGuard(Device device) : DeviceGuard(int(device.index())) {}
   ~DeviceGuard();
   DeviceGuard(const DeviceGuard&) = delete;
   DeviceGuard& operator=(const DeviceGuard&) = delete;

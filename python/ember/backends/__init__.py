@@ -20,15 +20,15 @@ def _module(name, doc):
 
 
 # ---- cudnn ----
-cudnn = _module("cudnn", "cuDNN flags. ember's CUDA backend does not use cuDNN.")
+cudnn = _module("cudnn", "cuDNN flags (ember's CUDA convolutions run on cuDNN).")
 cudnn.enabled = True
 cudnn.benchmark = False
 cudnn.deterministic = False
 cudnn.allow_tf32 = True
 cudnn.benchmark_limit = 10
-cudnn.is_available = lambda: False
+cudnn.is_available = lambda: __import__("ember").cuda.is_available()
 cudnn.version = lambda: None
-cudnn.is_acceptable = lambda tensor: False
+cudnn.is_acceptable = lambda tensor: bool(tensor.is_cuda)
 
 
 @contextlib.contextmanager
@@ -46,8 +46,24 @@ cudnn.flags = _cudnn_flags
 
 # ---- cuda ----
 cuda = _module("cuda", "CUDA matmul flags.")
-cuda.matmul = types.SimpleNamespace(allow_tf32=False, allow_fp16_reduced_precision_reduction=True,
-                                    allow_bf16_reduced_precision_reduction=True)
+class _CudaMatmul:
+    """torch.backends.cuda.matmul: allow_tf32 is float32 matmul precision != "highest"."""
+
+    allow_fp16_reduced_precision_reduction = True
+    allow_bf16_reduced_precision_reduction = True
+
+    @property
+    def allow_tf32(self):
+        import ember
+        return ember.get_float32_matmul_precision() != "highest"
+
+    @allow_tf32.setter
+    def allow_tf32(self, value):
+        import ember
+        ember.set_float32_matmul_precision("high" if value else "highest")
+
+
+cuda.matmul = _CudaMatmul()
 
 
 def _cuda_built():
