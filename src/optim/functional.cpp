@@ -8,7 +8,8 @@
 // torch 1.13's single-tensor step operation by operation, with the scalars rounded to the
 // parameter's compute type as torch's tensor-scalar ops do, so float32 results agree to rounding.
 // Slots that share the parameter's dense layout are used in place; others go through contiguous
-// copies that are written back.
+// copies that are written back. Groups off the CPU take the device path (Note [Device optimizer
+// step] in functional_device.cpp).
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -22,6 +23,7 @@
 #include "ember/optim/functional.h"
 #include "ember/tensor_impl.h"
 #include "ember/version.h"
+#include "optim/functional_device.h"
 
 // The vectorized Adam loop for the baseline ISA and for AVX2 (see fused_simd.h).
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -230,6 +232,9 @@ void adam_step(const std::vector<Tensor>& params, const std::vector<Tensor>& gra
   const size_t n = params.size();
   check_lists(op, n, {grads.size(), exp_avgs.size(), exp_avg_sqs.size(), steps.size()});
   if (amsgrad) check_lists(op, n, {max_exp_avg_sqs.size()});
+  if (on_device(params))
+    return device::adam_step(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, steps, lr,
+                             beta1, beta2, eps, weight_decay, amsgrad, maximize, decoupled);
   MultiTensor mt(op, 5, {true, false, true, true, true});
   std::vector<double> step_size(n), bc2_sqrt(n);
   for (size_t i = 0; i < n; ++i) {
@@ -299,6 +304,9 @@ void sgd_step(const std::vector<Tensor>& params, const std::vector<Tensor>& grad
   const size_t n = params.size();
   check_lists(op, n, {grads.size()});
   if (momentum != 0) check_lists(op, n, {momentum_buffers.size()});
+  if (on_device(params))
+    return device::sgd_step(params, grads, momentum_buffers, lr, momentum, dampening, weight_decay,
+                            nesterov, maximize);
   MultiTensor mt(op, 3, {true, false, true});
   std::vector<char> first(n, 0);
   for (size_t i = 0; i < n; ++i) {
@@ -357,6 +365,9 @@ void adagrad_step(const std::vector<Tensor>& params, const std::vector<Tensor>& 
   const char* op = "adagrad_step";
   const size_t n = params.size();
   check_lists(op, n, {grads.size(), state_sums.size(), steps.size()});
+  if (on_device(params))
+    return generic::adagrad_step(params, grads, state_sums, steps, lr, weight_decay, lr_decay, eps,
+                                 maximize);
   MultiTensor mt(op, 3, {true, false, true});
   std::vector<double> clr(n);
   for (size_t i = 0; i < n; ++i) {
@@ -393,6 +404,9 @@ void rmsprop_step(const std::vector<Tensor>& params, const std::vector<Tensor>& 
   check_lists(op, n, {grads.size(), square_avgs.size()});
   if (centered) check_lists(op, n, {grad_avgs.size()});
   if (momentum > 0) check_lists(op, n, {momentum_buffers.size()});
+  if (on_device(params))
+    return generic::rmsprop_step(params, grads, square_avgs, grad_avgs, momentum_buffers, lr, alpha,
+                                 eps, weight_decay, momentum, centered, maximize);
   MultiTensor mt(op, 5, {true, false, true, true, true});
   for (size_t i = 0; i < n; ++i) {
     Tensor ga = centered ? grad_avgs[i] : Tensor();
@@ -445,6 +459,9 @@ void adadelta_step(const std::vector<Tensor>& params, const std::vector<Tensor>&
   const char* op = "adadelta_step";
   const size_t n = params.size();
   check_lists(op, n, {grads.size(), square_avgs.size(), acc_deltas.size()});
+  if (on_device(params))
+    return generic::adadelta_step(params, grads, square_avgs, acc_deltas, lr, rho, eps,
+                                  weight_decay, maximize);
   MultiTensor mt(op, 4, {true, false, true, true});
   for (size_t i = 0; i < n; ++i) mt.add(i, {params[i], grads[i], square_avgs[i], acc_deltas[i]});
   mt.run([&](auto tag, size_t, void* const* p, int64_t b, int64_t e) {
@@ -478,6 +495,9 @@ void adamax_step(const std::vector<Tensor>& params, const std::vector<Tensor>& g
   const char* op = "adamax_step";
   const size_t n = params.size();
   check_lists(op, n, {grads.size(), exp_avgs.size(), exp_infs.size(), steps.size()});
+  if (on_device(params))
+    return generic::adamax_step(params, grads, exp_avgs, exp_infs, steps, lr, beta1, beta2, eps,
+                                weight_decay, maximize);
   MultiTensor mt(op, 4, {true, false, true, true});
   std::vector<double> clr(n);
   for (size_t i = 0; i < n; ++i) {
@@ -518,20 +538,18 @@ void nadam_step(const std::vector<Tensor>& params, const std::vector<Tensor>& gr
   const size_t n = params.size();
   check_lists(
       op, n, {grads.size(), exp_avgs.size(), exp_avg_sqs.size(), mu_products.size(), steps.size()});
+  if (on_device(params))
+    return generic::nadam_step(params, grads, exp_avgs, exp_avg_sqs, mu_products, steps, lr, beta1,
+                               beta2, eps, weight_decay, momentum_decay, maximize);
   MultiTensor mt(op, 4, {true, false, true, true});
   std::vector<double> bc2(n), c_grad(n), c_avg(n);
   for (size_t i = 0; i < n; ++i) {
     mt.add(i, {params[i], grads[i], exp_avgs[i], exp_avg_sqs[i]});
-    const double step = steps[i];
-    bc2[i] = 1 - std::pow(beta2, step);
-    const double mu = beta1 * (1. - 0.5 * std::pow(0.96, step * momentum_decay));
-    const double mu_next = beta1 * (1. - 0.5 * std::pow(0.96, (step + 1) * momentum_decay));
-    // torch keeps mu_product in a float32 tensor: emulate its rounding.
-    const float prod = float(mu_products[i]) * float(mu);
-    const float prod_next = prod * float(mu) * float(mu_next);
-    mu_products[i] = prod;
-    c_grad[i] = -lr * (1. - mu) / (1. - double(prod));
-    c_avg[i] = -lr * mu_next / (1. - double(prod_next));
+    const NadamScalars s =
+        nadam_scalars(mu_products[i], steps[i], lr, beta1, beta2, momentum_decay);
+    bc2[i] = s.bias_correction2;
+    c_grad[i] = s.grad_coef;
+    c_avg[i] = s.avg_coef;
   }
   mt.run([&](auto tag, size_t i, void* const* p, int64_t b, int64_t e) {
     using T = std::remove_pointer_t<decltype(tag)>;
@@ -566,20 +584,18 @@ void radam_step(const std::vector<Tensor>& params, const std::vector<Tensor>& gr
   const char* op = "radam_step";
   const size_t n = params.size();
   check_lists(op, n, {grads.size(), exp_avgs.size(), exp_avg_sqs.size(), steps.size()});
+  if (on_device(params))
+    return generic::radam_step(params, grads, exp_avgs, exp_avg_sqs, steps, lr, beta1, beta2, eps,
+                               weight_decay, maximize);
   MultiTensor mt(op, 4, {true, false, true, true});
   std::vector<double> bc1(n), bc2s(n), rect(n);
-  const double rho_inf = 2 / (1 - beta2) - 1;
   for (size_t i = 0; i < n; ++i) {
     mt.add(i, {params[i], grads[i], exp_avgs[i], exp_avg_sqs[i]});
-    const double step = steps[i];
-    bc1[i] = 1 - std::pow(beta1, step);
-    const double bc2 = 1 - std::pow(beta2, step);
-    bc2s[i] = std::sqrt(bc2);
-    const double rho_t = rho_inf - 2 * step * std::pow(beta2, step) / bc2;
     // rect < 0 marks the un-rectified (SGD with momentum) update of the first steps.
-    rect[i] = rho_t > 5. ? std::sqrt((rho_t - 4) * (rho_t - 2) * rho_inf /
-                                     ((rho_inf - 4) * (rho_inf - 2) * rho_t))
-                         : -1;
+    const RadamScalars s = radam_scalars(steps[i], beta1, beta2);
+    bc1[i] = s.bias_correction1;
+    bc2s[i] = s.bias_correction2_sqrt;
+    rect[i] = s.rect;
   }
   mt.run([&](auto tag, size_t i, void* const* p, int64_t b, int64_t e) {
     using T = std::remove_pointer_t<decltype(tag)>;
