@@ -95,6 +95,47 @@ void bump_versions(const char* op, std::initializer_list<const std::vector<Tenso
       for (const Tensor& t : *l) t.unsafeGetTensorImpl()->bump_version(op);
 }
 
+// Float16 / bfloat16 groups: the step runs on float32 copies of the parameters, grads and
+// states, and the results are rounded back once per tensor, as the CPU loops compute the half
+// types in float (and the tensor ops lack some half kernels).
+class FloatCopies {
+ public:
+  // Copies of every list; `written` marks the lists the step updates.
+  FloatCopies(std::initializer_list<const std::vector<Tensor>*> lists,
+              std::initializer_list<bool> written) {
+    auto w = written.begin();
+    for (const std::vector<Tensor>* l : lists) {
+      std::vector<Tensor> c;
+      for (const Tensor& t : *l) c.push_back(t.defined() ? t.to(kFloat) : Tensor());
+      copies_.push_back(std::move(c));
+      orig_.push_back(l);
+      written_.push_back(*w++);
+    }
+  }
+  std::vector<Tensor>& operator[](size_t k) { return copies_[k]; }
+  // Rounds the updated copies into the tensors they came from (defined ones).
+  void write_back() {
+    NoGradGuard no_grad;
+    for (size_t k = 0; k < copies_.size(); ++k) {
+      if (!written_[k]) continue;
+      for (size_t i = 0; i < copies_[k].size(); ++i) {
+        Tensor t = (*orig_[k])[i];
+        if (t.defined()) t.copy_(copies_[k][i]);
+      }
+    }
+  }
+
+ private:
+  std::vector<std::vector<Tensor>> copies_;
+  std::vector<const std::vector<Tensor>*> orig_;
+  std::vector<bool> written_;
+};
+
+bool reduced_float(const std::vector<Tensor>& params) {
+  const ScalarType t = params.empty() ? ScalarType::Float : params[0].scalar_type();
+  return t == ScalarType::Half || t == ScalarType::BFloat16;
+}
+
 // The grad as the update sees it: negated when maximizing, plus the L2 term.
 Tensor effective_grad(const Tensor& grad, const Tensor& param, double weight_decay, bool maximize) {
   Tensor g = maximize ? grad.neg() : grad;
@@ -165,6 +206,14 @@ void adam_step(const std::vector<Tensor>& params, const std::vector<Tensor>& gra
   check_lists(op, n, {grads.size(), exp_avgs.size(), exp_avg_sqs.size(), steps.size()});
   if (amsgrad) check_lists(op, n, {max_exp_avg_sqs.size()});
   check_group(op, params, grads, {&exp_avgs, &exp_avg_sqs, amsgrad ? &max_exp_avg_sqs : nullptr});
+  if (reduced_float(params)) {
+    FloatCopies f({&params, &grads, &exp_avgs, &exp_avg_sqs, &max_exp_avg_sqs},
+                  {true, false, true, true, true});
+    generic::adam_step(f[0], f[1], f[2], f[3], f[4], steps, lr, beta1, beta2, eps, weight_decay,
+                       amsgrad, maximize, decoupled);
+    f.write_back();
+    return;
+  }
   adam_body(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, steps, lr, beta1, beta2, eps,
             weight_decay, amsgrad, maximize, decoupled);
 }
@@ -177,6 +226,18 @@ void sgd_step(const std::vector<Tensor>& params, const std::vector<Tensor>& grad
   check_lists(op, n, {grads.size()});
   if (momentum != 0) check_lists(op, n, {momentum_buffers.size()});
   check_group(op, params, grads, {momentum != 0 ? &momentum_buffers : nullptr}, true);
+  if (reduced_float(params)) {
+    FloatCopies f({&params, &grads, &momentum_buffers}, {true, false, true});
+    generic::sgd_step(f[0], f[1], f[2], lr, momentum, dampening, weight_decay, nesterov, maximize);
+    f.write_back();
+    NoGradGuard no_grad;
+    for (size_t i = 0; momentum != 0 && i < n; ++i) {
+      if (momentum_buffers[i].defined()) continue;
+      momentum_buffers[i] = zeros_like(params[i]);
+      momentum_buffers[i].copy_(f[2][i]);
+    }
+    return;
+  }
   sgd_body(params, grads, momentum_buffers, lr, momentum, dampening, weight_decay, nesterov,
            maximize);
 }
@@ -188,12 +249,18 @@ void adagrad_step(const std::vector<Tensor>& params, const std::vector<Tensor>& 
   const size_t n = params.size();
   check_lists(op, n, {grads.size(), state_sums.size(), steps.size()});
   check_group(op, params, grads, {&state_sums});
+  if (reduced_float(params)) {
+    FloatCopies f({&params, &grads, &state_sums}, {true, false, true});
+    generic::adagrad_step(f[0], f[1], f[2], steps, lr, weight_decay, lr_decay, eps, maximize);
+    f.write_back();
+    return;
+  }
   NoGradGuard no_grad;
   for (size_t i = 0; i < n; ++i) {
     Tensor param = params[i], sum = state_sums[i];
     Tensor g = effective_grad(grads[i], param, weight_decay, maximize);
     const double clr = lr / (1 + (steps[i] - 1) * lr_decay);
-    sum.addcmul_(g, g, 1);
+    sum.addcmul_(g, g);
     Tensor std_ = sum.sqrt().add_(eps);
     param.addcdiv_(g, std_, -clr);
   }
@@ -211,6 +278,14 @@ void rmsprop_step(const std::vector<Tensor>& params, const std::vector<Tensor>& 
   check_group(
       op, params, grads,
       {&square_avgs, centered ? &grad_avgs : nullptr, momentum > 0 ? &momentum_buffers : nullptr});
+  if (reduced_float(params)) {
+    FloatCopies f({&params, &grads, &square_avgs, &grad_avgs, &momentum_buffers},
+                  {true, false, true, true, true});
+    generic::rmsprop_step(f[0], f[1], f[2], f[3], f[4], lr, alpha, eps, weight_decay, momentum,
+                          centered, maximize);
+    f.write_back();
+    return;
+  }
   NoGradGuard no_grad;
   for (size_t i = 0; i < n; ++i) {
     Tensor param = params[i], sq = square_avgs[i];
@@ -242,6 +317,12 @@ void adadelta_step(const std::vector<Tensor>& params, const std::vector<Tensor>&
   const size_t n = params.size();
   check_lists(op, n, {grads.size(), square_avgs.size(), acc_deltas.size()});
   check_group(op, params, grads, {&square_avgs, &acc_deltas});
+  if (reduced_float(params)) {
+    FloatCopies f({&params, &grads, &square_avgs, &acc_deltas}, {true, false, true, true});
+    generic::adadelta_step(f[0], f[1], f[2], f[3], lr, rho, eps, weight_decay, maximize);
+    f.write_back();
+    return;
+  }
   NoGradGuard no_grad;
   for (size_t i = 0; i < n; ++i) {
     Tensor param = params[i], sq = square_avgs[i], acc = acc_deltas[i];
@@ -262,6 +343,13 @@ void adamax_step(const std::vector<Tensor>& params, const std::vector<Tensor>& g
   const size_t n = params.size();
   check_lists(op, n, {grads.size(), exp_avgs.size(), exp_infs.size(), steps.size()});
   check_group(op, params, grads, {&exp_avgs, &exp_infs});
+  if (reduced_float(params)) {
+    FloatCopies f({&params, &grads, &exp_avgs, &exp_infs}, {true, false, true, true});
+    generic::adamax_step(f[0], f[1], f[2], f[3], steps, lr, beta1, beta2, eps, weight_decay,
+                         maximize);
+    f.write_back();
+    return;
+  }
   NoGradGuard no_grad;
   for (size_t i = 0; i < n; ++i) {
     Tensor param = params[i], m = exp_avgs[i], u = exp_infs[i];
@@ -284,6 +372,13 @@ void nadam_step(const std::vector<Tensor>& params, const std::vector<Tensor>& gr
   check_lists(
       op, n, {grads.size(), exp_avgs.size(), exp_avg_sqs.size(), mu_products.size(), steps.size()});
   check_group(op, params, grads, {&exp_avgs, &exp_avg_sqs});
+  if (reduced_float(params)) {
+    FloatCopies f({&params, &grads, &exp_avgs, &exp_avg_sqs}, {true, false, true, true});
+    generic::nadam_step(f[0], f[1], f[2], f[3], mu_products, steps, lr, beta1, beta2, eps,
+                        weight_decay, momentum_decay, maximize);
+    f.write_back();
+    return;
+  }
   NoGradGuard no_grad;
   for (size_t i = 0; i < n; ++i) {
     Tensor param = params[i], m = exp_avgs[i], v = exp_avg_sqs[i];
@@ -306,6 +401,13 @@ void radam_step(const std::vector<Tensor>& params, const std::vector<Tensor>& gr
   const size_t n = params.size();
   check_lists(op, n, {grads.size(), exp_avgs.size(), exp_avg_sqs.size(), steps.size()});
   check_group(op, params, grads, {&exp_avgs, &exp_avg_sqs});
+  if (reduced_float(params)) {
+    FloatCopies f({&params, &grads, &exp_avgs, &exp_avg_sqs}, {true, false, true, true});
+    generic::radam_step(f[0], f[1], f[2], f[3], steps, lr, beta1, beta2, eps, weight_decay,
+                        maximize);
+    f.write_back();
+    return;
+  }
   NoGradGuard no_grad;
   for (size_t i = 0; i < n; ++i) {
     Tensor param = params[i], m = exp_avgs[i], v = exp_avg_sqs[i];
@@ -345,8 +447,8 @@ void adam_step(const std::vector<Tensor>& params, const std::vector<Tensor>& gra
     bump_versions(op, {&params, &exp_avgs, &exp_avg_sqs, vmax});
     return;
   }
-  adam_body(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, steps, lr, beta1, beta2, eps,
-            weight_decay, amsgrad, maximize, decoupled);
+  generic::adam_step(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, steps, lr, beta1, beta2,
+                     eps, weight_decay, amsgrad, maximize, decoupled);
 }
 
 void sgd_step(const std::vector<Tensor>& params, const std::vector<Tensor>& grads,
@@ -363,8 +465,8 @@ void sgd_step(const std::vector<Tensor>& params, const std::vector<Tensor>& grad
       contiguous = contiguous && (!b.defined() || b.is_contiguous());
   const DeviceType dt = params[0].device().type();
   if (!fused_sgd_stub.get(dt) || !contiguous) {
-    sgd_body(params, grads, momentum_buffers, lr, momentum, dampening, weight_decay, nesterov,
-             maximize);
+    generic::sgd_step(params, grads, momentum_buffers, lr, momentum, dampening, weight_decay,
+                      nesterov, maximize);
     return;
   }
   std::vector<char> first(n, 0);
