@@ -8,7 +8,9 @@
 //   same per-element math as the CPU loop;
 // - otherwise the generic step: torch 1.13's single-tensor update (torch/optim/*.py
 //   `_single_tensor_*`) written op by op with tensor ops, which run on any device. It rounds
-//   after every op as torch does, so it agrees with the CPU loop to rounding.
+//   after every op as torch does, so it agrees with the CPU loop to rounding. Float16 and
+//   bfloat16 groups run it on float32 copies rounded back once per tensor (FloatCopies), like
+//   the CPU loops, which compute the half types in float.
 // Both validate the group first with the CPU path's rules (one device, one dtype, matching
 // shapes), and both keep its state semantics (SGD's first-step buffer, NAdam's mu products).
 #include <algorithm>
