@@ -236,6 +236,9 @@ void run_pair(const Config& c, ScalarType dt, Device dev_b, Impl impl_a, Impl im
     const std::vector<double> steps{double(s), double(s + 1), double(s), double(s), double(s + 2)};
     c.step(a, make_grads(s, dt, Device(kCPU), strided, large), steps, impl_a);
     c.step(b, make_grads(s, dt, dev_b, strided, large), steps, impl_b);
+    // Large groups (the cuda runs) are compared after the first step, the first rectified RAdam
+    // step and the last.
+    if (large && s != 1 && s != 6 && s != kSteps) continue;
     expect_groups_close(a, b, dt,
                         c.name + " " + std::string(dtype_name(dt)) + " step " + std::to_string(s));
     if (::testing::Test::HasFatalFailure()) return;
