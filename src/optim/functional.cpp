@@ -78,37 +78,17 @@ class MultiTensor {
     for (bool w : writes) writes_[s++] = w;
   }
 
-  // Adds one parameter: slots[0] is the param, slots[1] the grad; undefined slots are unused.
-  void add(size_t index, std::initializer_list<Tensor> slots) {
+  // Adds one parameter of a group that check_group validated: slots[0] is the param, slots[1]
+  // the grad; undefined slots are unused.
+  void add(std::initializer_list<Tensor> slots) {
     Entry e;
     int s = 0;
     for (const Tensor& t : slots) e.orig[s++] = t;
     const Tensor& p = e.orig[0];
-    EMBER_CHECK(p.defined(), "[", op_, "] parameter ", index, " is undefined");
-    EMBER_CHECK(p.device().is_cpu(), "[", op_, "] expected CPU tensors, got parameter ", index,
-                " on ", p.device());
-    EMBER_CHECK(isFloatingType(p.scalar_type()), "[", op_, "] parameter ", index,
-                " must be a floating tensor, got ", p.scalar_type());
-    EMBER_CHECK(!p.is_inference() || InferenceMode::is_enabled(), "[", op_, "] parameter ", index,
-                " is an inference tensor: it cannot be updated in place outside "
-                "InferenceMode");
-    if (dtype_ == ScalarType::Undefined) dtype_ = p.scalar_type();
-    EMBER_CHECK(p.scalar_type() == dtype_, "[", op_, "] all parameters of a group must have the ",
-                "same dtype, got ", dtype_, " and ", p.scalar_type(), " (parameter ", index, ")");
+    dtype_ = p.scalar_type();
     bool same_layout = dense_nonoverlapping(p);
-    for (int k = 1; k < nslots_; ++k) {
-      const Tensor& t = e.orig[k];
-      if (!t.defined()) continue;
-      const char* what = k == 1 ? "gradient" : "state";
-      EMBER_CHECK(t.sizes() == p.sizes(), "[", op_, "] the ", what, " of parameter ", index,
-                  " has shape ", t.sizes(), " but the parameter has shape ", p.sizes());
-      EMBER_CHECK(t.scalar_type() == p.scalar_type(), "[", op_, "] the ", what, " of parameter ",
-                  index, " has dtype ", t.scalar_type(), " but the parameter has dtype ",
-                  p.scalar_type());
-      EMBER_CHECK(t.device() == p.device(), "[", op_, "] the ", what, " of parameter ", index,
-                  " is on ", t.device(), " but the parameter is on ", p.device());
-      same_layout = same_layout && t.strides() == p.strides();
-    }
+    for (int k = 1; k < nslots_; ++k)
+      if (e.orig[k].defined()) same_layout = same_layout && e.orig[k].strides() == p.strides();
     for (int k = 0; k < nslots_; ++k) {
       const Tensor& t = e.orig[k];
       if (!t.defined()) continue;
@@ -215,12 +195,6 @@ void with_bool(bool b, const F& f) {
     f(std::false_type{});
 }
 
-void check_lists(const char* op, size_t n, std::initializer_list<size_t> sizes) {
-  for (size_t s : sizes)
-    EMBER_CHECK_VALUE(s == n, "[", op, "] expected lists of ", n,
-                      " entries (one per parameter), got one of ", s);
-}
-
 }  // namespace
 
 void adam_step(const std::vector<Tensor>& params, const std::vector<Tensor>& grads,
@@ -230,20 +204,17 @@ void adam_step(const std::vector<Tensor>& params, const std::vector<Tensor>& gra
                bool maximize, bool decoupled) {
   const char* op = decoupled ? "adamw_step" : "adam_step";
   const size_t n = params.size();
-  check_lists(op, n, {grads.size(), exp_avgs.size(), exp_avg_sqs.size(), steps.size()});
-  if (amsgrad) check_lists(op, n, {max_exp_avg_sqs.size()});
+  check_group(op, params, grads, {&exp_avgs, &exp_avg_sqs, amsgrad ? &max_exp_avg_sqs : nullptr},
+              {steps.size()});
   if (on_device(params))
     return device::adam_step(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, steps, lr,
                              beta1, beta2, eps, weight_decay, amsgrad, maximize, decoupled);
   MultiTensor mt(op, 5, {true, false, true, true, true});
-  std::vector<double> step_size(n), bc2_sqrt(n);
+  std::vector<AdamScalars> sc(n);
   for (size_t i = 0; i < n; ++i) {
-    mt.add(i, {params[i], grads[i], exp_avgs[i], exp_avg_sqs[i],
-               amsgrad ? max_exp_avg_sqs[i] : Tensor()});
-    EMBER_CHECK(!amsgrad || max_exp_avg_sqs[i].defined(), "[", op,
-                "] amsgrad needs max_exp_avg_sqs");
-    step_size[i] = lr / (1 - std::pow(beta1, steps[i]));
-    bc2_sqrt[i] = std::sqrt(1 - std::pow(beta2, steps[i]));
+    mt.add({params[i], grads[i], exp_avgs[i], exp_avg_sqs[i],
+            amsgrad ? max_exp_avg_sqs[i] : Tensor()});
+    sc[i] = adam_scalars(steps[i], lr, beta1, beta2);
   }
   mt.run([&](auto tag, size_t i, void* const* p, int64_t b, int64_t e) {
     using T = std::remove_pointer_t<decltype(tag)>;
@@ -255,7 +226,7 @@ void adam_step(const std::vector<Tensor>& params, const std::vector<Tensor>& gra
     T* __restrict vmax = slot<T>(p, 4);
     const A b1 = A(beta1), omb1 = A(1 - beta1), b2 = A(beta2), omb2 = A(1 - beta2);
     const A wd = A(weight_decay), decay = A(1 - lr * weight_decay), ep = A(eps);
-    const A bc2s = A(bc2_sqrt[i]), neg_step = A(-step_size[i]);
+    const A bc2s = A(sc[i].bias_correction2_sqrt), neg_step = A(-sc[i].step_size);
     // The options become template flags so that the inner loop has no branches (vectorized).
     with_bool(maximize, [&](auto kMax) {
       with_bool(!decoupled && weight_decay != 0, [&](auto kL2) {
@@ -302,8 +273,7 @@ void sgd_step(const std::vector<Tensor>& params, const std::vector<Tensor>& grad
               double weight_decay, bool nesterov, bool maximize) {
   const char* op = "sgd_step";
   const size_t n = params.size();
-  check_lists(op, n, {grads.size()});
-  if (momentum != 0) check_lists(op, n, {momentum_buffers.size()});
+  check_group(op, params, grads, {momentum != 0 ? &momentum_buffers : nullptr}, {}, true);
   if (on_device(params))
     return device::sgd_step(params, grads, momentum_buffers, lr, momentum, dampening, weight_decay,
                             nesterov, maximize);
@@ -315,7 +285,7 @@ void sgd_step(const std::vector<Tensor>& params, const std::vector<Tensor>& grad
       momentum_buffers[i] = zeros_like(params[i]);
       first[i] = 1;
     }
-    mt.add(i, {params[i], grads[i], momentum != 0 ? momentum_buffers[i] : Tensor()});
+    mt.add({params[i], grads[i], momentum != 0 ? momentum_buffers[i] : Tensor()});
   }
   mt.run([&](auto tag, size_t i, void* const* p, int64_t b, int64_t e) {
     using T = std::remove_pointer_t<decltype(tag)>;
@@ -364,15 +334,15 @@ void adagrad_step(const std::vector<Tensor>& params, const std::vector<Tensor>& 
                   double lr, double weight_decay, double lr_decay, double eps, bool maximize) {
   const char* op = "adagrad_step";
   const size_t n = params.size();
-  check_lists(op, n, {grads.size(), state_sums.size(), steps.size()});
+  check_group(op, params, grads, {&state_sums}, {steps.size()});
   if (on_device(params))
     return generic::adagrad_step(params, grads, state_sums, steps, lr, weight_decay, lr_decay, eps,
                                  maximize);
   MultiTensor mt(op, 3, {true, false, true});
   std::vector<double> clr(n);
   for (size_t i = 0; i < n; ++i) {
-    mt.add(i, {params[i], grads[i], state_sums[i]});
-    clr[i] = lr / (1 + (steps[i] - 1) * lr_decay);
+    mt.add({params[i], grads[i], state_sums[i]});
+    clr[i] = adagrad_lr(lr, lr_decay, steps[i]);
   }
   mt.run([&](auto tag, size_t i, void* const* p, int64_t b, int64_t e) {
     using T = std::remove_pointer_t<decltype(tag)>;
@@ -401,20 +371,16 @@ void rmsprop_step(const std::vector<Tensor>& params, const std::vector<Tensor>& 
                   double weight_decay, double momentum, bool centered, bool maximize) {
   const char* op = "rmsprop_step";
   const size_t n = params.size();
-  check_lists(op, n, {grads.size(), square_avgs.size()});
-  if (centered) check_lists(op, n, {grad_avgs.size()});
-  if (momentum > 0) check_lists(op, n, {momentum_buffers.size()});
+  check_group(
+      op, params, grads,
+      {&square_avgs, centered ? &grad_avgs : nullptr, momentum > 0 ? &momentum_buffers : nullptr});
   if (on_device(params))
     return generic::rmsprop_step(params, grads, square_avgs, grad_avgs, momentum_buffers, lr, alpha,
                                  eps, weight_decay, momentum, centered, maximize);
   MultiTensor mt(op, 5, {true, false, true, true, true});
-  for (size_t i = 0; i < n; ++i) {
-    Tensor ga = centered ? grad_avgs[i] : Tensor();
-    Tensor mb = momentum > 0 ? momentum_buffers[i] : Tensor();
-    EMBER_CHECK(!centered || ga.defined(), "[", op, "] centered needs grad_avgs");
-    EMBER_CHECK(momentum <= 0 || mb.defined(), "[", op, "] momentum needs momentum_buffers");
-    mt.add(i, {params[i], grads[i], square_avgs[i], ga, mb});
-  }
+  for (size_t i = 0; i < n; ++i)
+    mt.add({params[i], grads[i], square_avgs[i], centered ? grad_avgs[i] : Tensor(),
+            momentum > 0 ? momentum_buffers[i] : Tensor()});
   mt.run([&](auto tag, size_t, void* const* p, int64_t b, int64_t e) {
     using T = std::remove_pointer_t<decltype(tag)>;
     using A = acc_t<T>;
@@ -458,12 +424,12 @@ void adadelta_step(const std::vector<Tensor>& params, const std::vector<Tensor>&
                    double lr, double rho, double eps, double weight_decay, bool maximize) {
   const char* op = "adadelta_step";
   const size_t n = params.size();
-  check_lists(op, n, {grads.size(), square_avgs.size(), acc_deltas.size()});
+  check_group(op, params, grads, {&square_avgs, &acc_deltas});
   if (on_device(params))
     return generic::adadelta_step(params, grads, square_avgs, acc_deltas, lr, rho, eps,
                                   weight_decay, maximize);
   MultiTensor mt(op, 4, {true, false, true, true});
-  for (size_t i = 0; i < n; ++i) mt.add(i, {params[i], grads[i], square_avgs[i], acc_deltas[i]});
+  for (size_t i = 0; i < n; ++i) mt.add({params[i], grads[i], square_avgs[i], acc_deltas[i]});
   mt.run([&](auto tag, size_t, void* const* p, int64_t b, int64_t e) {
     using T = std::remove_pointer_t<decltype(tag)>;
     using A = acc_t<T>;
@@ -494,15 +460,15 @@ void adamax_step(const std::vector<Tensor>& params, const std::vector<Tensor>& g
                  double eps, double weight_decay, bool maximize) {
   const char* op = "adamax_step";
   const size_t n = params.size();
-  check_lists(op, n, {grads.size(), exp_avgs.size(), exp_infs.size(), steps.size()});
+  check_group(op, params, grads, {&exp_avgs, &exp_infs}, {steps.size()});
   if (on_device(params))
     return generic::adamax_step(params, grads, exp_avgs, exp_infs, steps, lr, beta1, beta2, eps,
                                 weight_decay, maximize);
   MultiTensor mt(op, 4, {true, false, true, true});
   std::vector<double> clr(n);
   for (size_t i = 0; i < n; ++i) {
-    mt.add(i, {params[i], grads[i], exp_avgs[i], exp_infs[i]});
-    clr[i] = lr / (1 - std::pow(beta1, steps[i]));
+    mt.add({params[i], grads[i], exp_avgs[i], exp_infs[i]});
+    clr[i] = bias_corrected_lr(lr, beta1, steps[i]);
   }
   mt.run([&](auto tag, size_t i, void* const* p, int64_t b, int64_t e) {
     using T = std::remove_pointer_t<decltype(tag)>;
@@ -536,20 +502,15 @@ void nadam_step(const std::vector<Tensor>& params, const std::vector<Tensor>& gr
                 bool maximize) {
   const char* op = "nadam_step";
   const size_t n = params.size();
-  check_lists(
-      op, n, {grads.size(), exp_avgs.size(), exp_avg_sqs.size(), mu_products.size(), steps.size()});
+  check_group(op, params, grads, {&exp_avgs, &exp_avg_sqs}, {mu_products.size(), steps.size()});
   if (on_device(params))
     return generic::nadam_step(params, grads, exp_avgs, exp_avg_sqs, mu_products, steps, lr, beta1,
                                beta2, eps, weight_decay, momentum_decay, maximize);
   MultiTensor mt(op, 4, {true, false, true, true});
-  std::vector<double> bc2(n), c_grad(n), c_avg(n);
+  std::vector<NadamScalars> sc(n);
   for (size_t i = 0; i < n; ++i) {
-    mt.add(i, {params[i], grads[i], exp_avgs[i], exp_avg_sqs[i]});
-    const NadamScalars s =
-        nadam_scalars(mu_products[i], steps[i], lr, beta1, beta2, momentum_decay);
-    bc2[i] = s.bias_correction2;
-    c_grad[i] = s.grad_coef;
-    c_avg[i] = s.avg_coef;
+    mt.add({params[i], grads[i], exp_avgs[i], exp_avg_sqs[i]});
+    sc[i] = nadam_scalars(mu_products[i], steps[i], lr, beta1, beta2, momentum_decay);
   }
   mt.run([&](auto tag, size_t i, void* const* p, int64_t b, int64_t e) {
     using T = std::remove_pointer_t<decltype(tag)>;
@@ -559,7 +520,8 @@ void nadam_step(const std::vector<Tensor>& params, const std::vector<Tensor>& gr
     T* m = slot<T>(p, 2);
     T* v = slot<T>(p, 3);
     const A wd = A(weight_decay), b1 = A(beta1), omb1 = A(1 - beta1), b2 = A(beta2);
-    const A omb2 = A(1 - beta2), ep = A(eps), bc = A(bc2[i]), cg = A(c_grad[i]), ca = A(c_avg[i]);
+    const A omb2 = A(1 - beta2), ep = A(eps), bc = A(sc[i].bias_correction2);
+    const A cg = A(sc[i].grad_coef), ca = A(sc[i].avg_coef);
     const bool has_wd = weight_decay != 0;
     for (int64_t j = b; j < e; ++j) {
       A g = A(grad[j]);
@@ -583,19 +545,16 @@ void radam_step(const std::vector<Tensor>& params, const std::vector<Tensor>& gr
                 double weight_decay, bool maximize) {
   const char* op = "radam_step";
   const size_t n = params.size();
-  check_lists(op, n, {grads.size(), exp_avgs.size(), exp_avg_sqs.size(), steps.size()});
+  check_group(op, params, grads, {&exp_avgs, &exp_avg_sqs}, {steps.size()});
   if (on_device(params))
     return generic::radam_step(params, grads, exp_avgs, exp_avg_sqs, steps, lr, beta1, beta2, eps,
                                weight_decay, maximize);
   MultiTensor mt(op, 4, {true, false, true, true});
-  std::vector<double> bc1(n), bc2s(n), rect(n);
+  std::vector<RadamScalars> sc(n);
   for (size_t i = 0; i < n; ++i) {
-    mt.add(i, {params[i], grads[i], exp_avgs[i], exp_avg_sqs[i]});
+    mt.add({params[i], grads[i], exp_avgs[i], exp_avg_sqs[i]});
     // rect < 0 marks the un-rectified (SGD with momentum) update of the first steps.
-    const RadamScalars s = radam_scalars(steps[i], beta1, beta2);
-    bc1[i] = s.bias_correction1;
-    bc2s[i] = s.bias_correction2_sqrt;
-    rect[i] = s.rect;
+    sc[i] = radam_scalars(steps[i], beta1, beta2);
   }
   mt.run([&](auto tag, size_t i, void* const* p, int64_t b, int64_t e) {
     using T = std::remove_pointer_t<decltype(tag)>;
@@ -605,9 +564,9 @@ void radam_step(const std::vector<Tensor>& params, const std::vector<Tensor>& gr
     T* m = slot<T>(p, 2);
     T* v = slot<T>(p, 3);
     const A wd = A(weight_decay), b1 = A(beta1), omb1 = A(1 - beta1), b2 = A(beta2);
-    const A omb2 = A(1 - beta2), ep = A(eps), c1 = A(bc1[i]), c2s = A(bc2s[i]), l = A(lr),
-            r = A(rect[i]);
-    const bool has_wd = weight_decay != 0, rectified = rect[i] >= 0;
+    const A omb2 = A(1 - beta2), ep = A(eps), c1 = A(sc[i].bias_correction1),
+            c2s = A(sc[i].bias_correction2_sqrt), l = A(lr), r = A(sc[i].rect);
+    const bool has_wd = weight_decay != 0, rectified = sc[i].rect >= 0;
     for (int64_t j = b; j < e; ++j) {
       A g = A(grad[j]);
       if (maximize) g = -g;

@@ -11,9 +11,11 @@
 //   after every op as torch does, so it agrees with the CPU loop to rounding. Float16 and
 //   bfloat16 groups run it on float32 copies rounded back once per tensor (FloatCopies), like
 //   the CPU loops, which compute the half types in float.
-// Both validate the group first with the CPU path's rules (one device, one dtype, matching
-// shapes), and both keep its state semantics (SGD's first-step buffer, NAdam's mu products).
+// The public function validates the group first (check_group, shared with the CPU path), and
+// both paths keep its state semantics (SGD's first-step buffer, NAdam's mu products).
 #include <algorithm>
+#include <array>
+#include <optional>
 
 #include "ember/autograd.h"
 #include "ember/factory.h"
@@ -29,27 +31,30 @@ EMBER_DEFINE_KERNEL(fused_sgd_stub);
 namespace ember::optim::functional {
 namespace {
 
-void check_lists(const char* op, size_t n, std::initializer_list<size_t> sizes) {
-  for (size_t s : sizes)
-    EMBER_CHECK_VALUE(s == n, "[", op, "] expected lists of ", n,
-                      " entries (one per parameter), got one of ", s);
-}
-
 bool supported_dtype(ScalarType t) {
   return t == ScalarType::Float || t == ScalarType::Double || t == ScalarType::Half ||
          t == ScalarType::BFloat16;
 }
 
-// The CPU path's checks (MultiTensor::add in functional.cpp) for a group on any one device.
-// `states` lists the state lists in use (a null entry is skipped); their entries must be
-// defined unless `optional_states` (SGD's buffers before the first step).
+void check_lists(const char* op, size_t n, size_t s) {
+  EMBER_CHECK_VALUE(s == n, "[", op, "] expected lists of ", n,
+                    " entries (one per parameter), got one of ", s);
+}
+
+}  // namespace
+
 void check_group(const char* op, const std::vector<Tensor>& params,
                  const std::vector<Tensor>& grads,
                  std::initializer_list<const std::vector<Tensor>*> states,
-                 bool optional_states = false) {
+                 std::initializer_list<size_t> sizes, bool optional_states) {
+  const size_t n = params.size();
+  check_lists(op, n, grads.size());
+  for (const std::vector<Tensor>* s : states)
+    if (s) check_lists(op, n, s->size());
+  for (size_t s : sizes) check_lists(op, n, s);
   ScalarType dtype = ScalarType::Undefined;
   Device device = kCPU;
-  for (size_t i = 0; i < params.size(); ++i) {
+  for (size_t i = 0; i < n; ++i) {
     const Tensor& p = params[i];
     EMBER_CHECK(p.defined(), "[", op, "] parameter ", i, " is undefined");
     EMBER_CHECK(isFloatingType(p.scalar_type()), "[", op, "] parameter ", i,
@@ -82,12 +87,14 @@ void check_group(const char* op, const std::vector<Tensor>& params,
   }
 }
 
+namespace {
+
 // Whether every tensor of the lists is contiguous (the fused kernels' layout).
 bool all_contiguous(std::initializer_list<const std::vector<Tensor>*> lists) {
   for (const std::vector<Tensor>* l : lists)
     if (l)
       for (const Tensor& t : *l)
-        if (!t.is_contiguous()) return false;
+        if (t.defined() && !t.is_contiguous()) return false;
   return true;
 }
 
@@ -102,16 +109,14 @@ void bump_versions(const char* op, std::initializer_list<const std::vector<Tenso
 // types in float (and the tensor ops lack some half kernels).
 class FloatCopies {
  public:
-  // Copies of every list; `written` marks the lists the step updates.
-  FloatCopies(std::initializer_list<const std::vector<Tensor>*> lists,
-              std::initializer_list<bool> written) {
-    auto w = written.begin();
+  // Copies of the lists (params, grads, states...; a null list stays empty); all but the
+  // grads are written by the step.
+  explicit FloatCopies(const std::vector<const std::vector<Tensor>*>& lists) : orig_(lists) {
     for (const std::vector<Tensor>* l : lists) {
       std::vector<Tensor> c;
-      for (const Tensor& t : *l) c.push_back(t.defined() ? t.to(kFloat) : Tensor());
+      if (l)
+        for (const Tensor& t : *l) c.push_back(t.defined() ? t.to(kFloat) : Tensor());
       copies_.push_back(std::move(c));
-      orig_.push_back(l);
-      written_.push_back(*w++);
     }
   }
   std::vector<Tensor>& operator[](size_t k) { return copies_[k]; }
@@ -119,7 +124,7 @@ class FloatCopies {
   void write_back() {
     NoGradGuard no_grad;
     for (size_t k = 0; k < copies_.size(); ++k) {
-      if (!written_[k]) continue;
+      if (k == 1 || !orig_[k]) continue;
       for (size_t i = 0; i < copies_[k].size(); ++i) {
         Tensor t = (*orig_[k])[i];
         if (t.defined()) t.copy_(copies_[k][i]);
@@ -130,7 +135,6 @@ class FloatCopies {
  private:
   std::vector<std::vector<Tensor>> copies_;
   std::vector<const std::vector<Tensor>*> orig_;
-  std::vector<bool> written_;
 };
 
 bool reduced_float(const std::vector<Tensor>& params) {
@@ -145,30 +149,42 @@ Tensor effective_grad(const Tensor& grad, const Tensor& param, double weight_dec
   return g;
 }
 
-void adam_body(const std::vector<Tensor>& params, const std::vector<Tensor>& grads,
-               const std::vector<Tensor>& exp_avgs, const std::vector<Tensor>& exp_avg_sqs,
-               const std::vector<Tensor>& max_exp_avg_sqs, const std::vector<double>& steps,
-               double lr, double beta1, double beta2, double eps, double weight_decay, bool amsgrad,
-               bool maximize, bool decoupled) {
-  NoGradGuard no_grad;
-  for (size_t i = 0; i < params.size(); ++i) {
-    Tensor param = params[i];
-    Tensor m = exp_avgs[i], v = exp_avg_sqs[i];
-    Tensor g = effective_grad(grads[i], param, decoupled ? 0. : weight_decay, maximize);
-    if (decoupled) param.mul_(1 - lr * weight_decay);
-    m.mul_(beta1).add_(g, 1 - beta1);
-    v.mul_(beta2).addcmul_(g, g, 1 - beta2);
-    const double step_size = lr / (1 - std::pow(beta1, steps[i]));
-    const double bc2_sqrt = std::sqrt(1 - std::pow(beta2, steps[i]));
-    Tensor vd = v;
-    if (amsgrad) {
-      Tensor vmax = max_exp_avg_sqs[i];
-      vmax.maximum_(v);
-      vd = vmax;
-    }
-    Tensor denom = vd.sqrt().div_(bc2_sqrt).add_(eps);
-    param.addcdiv_(m, denom, -step_size);
+// A parameter's state entries, in the order of the step's state lists (undefined for a list
+// not in use).
+using States = std::array<Tensor, 3>;
+
+// Runs step(i, param, grad, states) for each parameter without autograd history; `grad` is the
+// effective gradient (L2 term `weight_decay`). Float16 and bfloat16 groups run on FloatCopies.
+template <class Step>
+void for_each_param(const std::vector<Tensor>& params, const std::vector<Tensor>& grads,
+                    std::initializer_list<const std::vector<Tensor>*> states, double weight_decay,
+                    bool maximize, const Step& step) {
+  std::vector<const std::vector<Tensor>*> lists = {&params, &grads};
+  lists.insert(lists.end(), states.begin(), states.end());
+  std::optional<FloatCopies> copies;
+  if (reduced_float(params)) {
+    copies.emplace(lists);
+    for (size_t k = 0; k < lists.size(); ++k)
+      if (lists[k]) lists[k] = &(*copies)[k];
   }
+  {
+    NoGradGuard no_grad;
+    for (size_t i = 0; i < params.size(); ++i) {
+      States s;
+      for (size_t k = 2; k < lists.size(); ++k)
+        if (lists[k]) s[k - 2] = (*lists[k])[i];
+      Tensor param = (*lists[0])[i];
+      step(i, param, effective_grad((*lists[1])[i], param, weight_decay, maximize), s);
+    }
+  }
+  if (copies) copies->write_back();
+}
+
+// The exponential moving averages of the gradient (`m`) and of its square (`v`).
+void update_avg(Tensor& m, const Tensor& g, double beta1) { m.mul_(beta1).add_(g, 1 - beta1); }
+void update_moments(Tensor& m, Tensor& v, const Tensor& g, double beta1, double beta2) {
+  update_avg(m, g, beta1);
+  v.mul_(beta2).addcmul_(g, g, 1 - beta2);
 }
 
 void sgd_body(const std::vector<Tensor>& params, const std::vector<Tensor>& grads,
@@ -203,165 +219,107 @@ void adam_step(const std::vector<Tensor>& params, const std::vector<Tensor>& gra
                const std::vector<Tensor>& max_exp_avg_sqs, const std::vector<double>& steps,
                double lr, double beta1, double beta2, double eps, double weight_decay, bool amsgrad,
                bool maximize, bool decoupled) {
-  const char* op = decoupled ? "adamw_step" : "adam_step";
-  const size_t n = params.size();
-  check_lists(op, n, {grads.size(), exp_avgs.size(), exp_avg_sqs.size(), steps.size()});
-  if (amsgrad) check_lists(op, n, {max_exp_avg_sqs.size()});
-  check_group(op, params, grads, {&exp_avgs, &exp_avg_sqs, amsgrad ? &max_exp_avg_sqs : nullptr});
-  if (reduced_float(params)) {
-    FloatCopies f({&params, &grads, &exp_avgs, &exp_avg_sqs, &max_exp_avg_sqs},
-                  {true, false, true, true, true});
-    generic::adam_step(f[0], f[1], f[2], f[3], f[4], steps, lr, beta1, beta2, eps, weight_decay,
-                       amsgrad, maximize, decoupled);
-    f.write_back();
-    return;
-  }
-  adam_body(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, steps, lr, beta1, beta2, eps,
-            weight_decay, amsgrad, maximize, decoupled);
+  const std::vector<Tensor>* vmax = amsgrad ? &max_exp_avg_sqs : nullptr;
+  check_group(decoupled ? "adamw_step" : "adam_step", params, grads,
+              {&exp_avgs, &exp_avg_sqs, vmax}, {steps.size()});
+  for_each_param(params, grads, {&exp_avgs, &exp_avg_sqs, vmax}, decoupled ? 0. : weight_decay,
+                 maximize, [&](size_t i, Tensor& param, const Tensor& g, States& s) {
+                   if (decoupled) param.mul_(1 - lr * weight_decay);
+                   update_moments(s[0], s[1], g, beta1, beta2);
+                   const AdamScalars c = adam_scalars(steps[i], lr, beta1, beta2);
+                   Tensor vd = s[1];
+                   if (amsgrad) vd = s[2].maximum_(s[1]);
+                   Tensor denom = vd.sqrt().div_(c.bias_correction2_sqrt).add_(eps);
+                   param.addcdiv_(s[0], denom, -c.step_size);
+                 });
 }
 
 void sgd_step(const std::vector<Tensor>& params, const std::vector<Tensor>& grads,
               std::vector<Tensor>& momentum_buffers, double lr, double momentum, double dampening,
               double weight_decay, bool nesterov, bool maximize) {
-  const char* op = "sgd_step";
-  const size_t n = params.size();
-  check_lists(op, n, {grads.size()});
-  if (momentum != 0) check_lists(op, n, {momentum_buffers.size()});
-  check_group(op, params, grads, {momentum != 0 ? &momentum_buffers : nullptr}, true);
-  if (reduced_float(params)) {
-    FloatCopies f({&params, &grads, &momentum_buffers}, {true, false, true});
-    generic::sgd_step(f[0], f[1], f[2], lr, momentum, dampening, weight_decay, nesterov, maximize);
-    f.write_back();
-    NoGradGuard no_grad;
-    for (size_t i = 0; momentum != 0 && i < n; ++i) {
-      if (momentum_buffers[i].defined()) continue;
-      momentum_buffers[i] = zeros_like(params[i]);
-      momentum_buffers[i].copy_(f[2][i]);
-    }
+  const std::vector<Tensor>* bufs = momentum != 0 ? &momentum_buffers : nullptr;
+  check_group("sgd_step", params, grads, {bufs}, {}, true);
+  if (!reduced_float(params)) {
+    sgd_body(params, grads, momentum_buffers, lr, momentum, dampening, weight_decay, nesterov,
+             maximize);
     return;
   }
-  sgd_body(params, grads, momentum_buffers, lr, momentum, dampening, weight_decay, nesterov,
-           maximize);
+  FloatCopies f({&params, &grads, bufs});
+  sgd_body(f[0], f[1], f[2], lr, momentum, dampening, weight_decay, nesterov, maximize);
+  f.write_back();
+  NoGradGuard no_grad;
+  for (size_t i = 0; bufs && i < params.size(); ++i) {
+    if (momentum_buffers[i].defined()) continue;
+    momentum_buffers[i] = zeros_like(params[i]);
+    momentum_buffers[i].copy_(f[2][i]);
+  }
 }
 
 void adagrad_step(const std::vector<Tensor>& params, const std::vector<Tensor>& grads,
                   const std::vector<Tensor>& state_sums, const std::vector<double>& steps,
                   double lr, double weight_decay, double lr_decay, double eps, bool maximize) {
-  const char* op = "adagrad_step";
-  const size_t n = params.size();
-  check_lists(op, n, {grads.size(), state_sums.size(), steps.size()});
-  check_group(op, params, grads, {&state_sums});
-  if (reduced_float(params)) {
-    FloatCopies f({&params, &grads, &state_sums}, {true, false, true});
-    generic::adagrad_step(f[0], f[1], f[2], steps, lr, weight_decay, lr_decay, eps, maximize);
-    f.write_back();
-    return;
-  }
-  NoGradGuard no_grad;
-  for (size_t i = 0; i < n; ++i) {
-    Tensor param = params[i], sum = state_sums[i];
-    Tensor g = effective_grad(grads[i], param, weight_decay, maximize);
-    const double clr = lr / (1 + (steps[i] - 1) * lr_decay);
-    sum.addcmul_(g, g);
-    Tensor std_ = sum.sqrt().add_(eps);
-    param.addcdiv_(g, std_, -clr);
-  }
+  check_group("adagrad_step", params, grads, {&state_sums}, {steps.size()});
+  for_each_param(params, grads, {&state_sums}, weight_decay, maximize,
+                 [&](size_t i, Tensor& param, const Tensor& g, States& s) {
+                   s[0].addcmul_(g, g);
+                   Tensor std_ = s[0].sqrt().add_(eps);
+                   param.addcdiv_(g, std_, -adagrad_lr(lr, lr_decay, steps[i]));
+                 });
 }
 
 void rmsprop_step(const std::vector<Tensor>& params, const std::vector<Tensor>& grads,
                   const std::vector<Tensor>& square_avgs, const std::vector<Tensor>& grad_avgs,
                   const std::vector<Tensor>& momentum_buffers, double lr, double alpha, double eps,
                   double weight_decay, double momentum, bool centered, bool maximize) {
-  const char* op = "rmsprop_step";
-  const size_t n = params.size();
-  check_lists(op, n, {grads.size(), square_avgs.size()});
-  if (centered) check_lists(op, n, {grad_avgs.size()});
-  if (momentum > 0) check_lists(op, n, {momentum_buffers.size()});
-  check_group(
-      op, params, grads,
-      {&square_avgs, centered ? &grad_avgs : nullptr, momentum > 0 ? &momentum_buffers : nullptr});
-  if (reduced_float(params)) {
-    FloatCopies f({&params, &grads, &square_avgs, &grad_avgs, &momentum_buffers},
-                  {true, false, true, true, true});
-    generic::rmsprop_step(f[0], f[1], f[2], f[3], f[4], lr, alpha, eps, weight_decay, momentum,
-                          centered, maximize);
-    f.write_back();
-    return;
-  }
-  NoGradGuard no_grad;
-  for (size_t i = 0; i < n; ++i) {
-    Tensor param = params[i], sq = square_avgs[i];
-    Tensor g = effective_grad(grads[i], param, weight_decay, maximize);
-    sq.mul_(alpha).addcmul_(g, g, 1 - alpha);
-    Tensor avg;
-    if (centered) {
-      Tensor ga = grad_avgs[i];
-      ga.mul_(alpha).add_(g, 1 - alpha);
-      avg = sq.addcmul(ga, ga, -1).sqrt_();
-    } else {
-      avg = sq.sqrt();
-    }
-    avg.add_(eps);
-    if (momentum > 0) {
-      Tensor buf = momentum_buffers[i];
-      buf.mul_(momentum).addcdiv_(g, avg);
-      param.add_(buf, -lr);
-    } else {
-      param.addcdiv_(g, avg, -lr);
-    }
-  }
+  const std::vector<Tensor>* ga = centered ? &grad_avgs : nullptr;
+  const std::vector<Tensor>* mb = momentum > 0 ? &momentum_buffers : nullptr;
+  check_group("rmsprop_step", params, grads, {&square_avgs, ga, mb});
+  for_each_param(params, grads, {&square_avgs, ga, mb}, weight_decay, maximize,
+                 [&](size_t, Tensor& param, const Tensor& g, States& s) {
+                   s[0].mul_(alpha).addcmul_(g, g, 1 - alpha);
+                   Tensor avg;
+                   if (centered) {
+                     s[1].mul_(alpha).add_(g, 1 - alpha);
+                     avg = s[0].addcmul(s[1], s[1], -1).sqrt_();
+                   } else {
+                     avg = s[0].sqrt();
+                   }
+                   avg.add_(eps);
+                   if (momentum > 0) {
+                     s[2].mul_(momentum).addcdiv_(g, avg);
+                     param.add_(s[2], -lr);
+                   } else {
+                     param.addcdiv_(g, avg, -lr);
+                   }
+                 });
 }
 
 void adadelta_step(const std::vector<Tensor>& params, const std::vector<Tensor>& grads,
                    const std::vector<Tensor>& square_avgs, const std::vector<Tensor>& acc_deltas,
                    double lr, double rho, double eps, double weight_decay, bool maximize) {
-  const char* op = "adadelta_step";
-  const size_t n = params.size();
-  check_lists(op, n, {grads.size(), square_avgs.size(), acc_deltas.size()});
-  check_group(op, params, grads, {&square_avgs, &acc_deltas});
-  if (reduced_float(params)) {
-    FloatCopies f({&params, &grads, &square_avgs, &acc_deltas}, {true, false, true, true});
-    generic::adadelta_step(f[0], f[1], f[2], f[3], lr, rho, eps, weight_decay, maximize);
-    f.write_back();
-    return;
-  }
-  NoGradGuard no_grad;
-  for (size_t i = 0; i < n; ++i) {
-    Tensor param = params[i], sq = square_avgs[i], acc = acc_deltas[i];
-    Tensor g = effective_grad(grads[i], param, weight_decay, maximize);
-    sq.mul_(rho).addcmul_(g, g, 1 - rho);
-    Tensor std_ = sq.add(eps).sqrt_();
-    Tensor delta = acc.add(eps).sqrt_().div_(std_).mul_(g);
-    acc.mul_(rho).addcmul_(delta, delta, 1 - rho);
-    param.add_(delta, -lr);
-  }
+  check_group("adadelta_step", params, grads, {&square_avgs, &acc_deltas});
+  for_each_param(params, grads, {&square_avgs, &acc_deltas}, weight_decay, maximize,
+                 [&](size_t, Tensor& param, const Tensor& g, States& s) {
+                   s[0].mul_(rho).addcmul_(g, g, 1 - rho);
+                   Tensor std_ = s[0].add(eps).sqrt_();
+                   Tensor delta = s[1].add(eps).sqrt_().div_(std_).mul_(g);
+                   s[1].mul_(rho).addcmul_(delta, delta, 1 - rho);
+                   param.add_(delta, -lr);
+                 });
 }
 
 void adamax_step(const std::vector<Tensor>& params, const std::vector<Tensor>& grads,
                  const std::vector<Tensor>& exp_avgs, const std::vector<Tensor>& exp_infs,
                  const std::vector<double>& steps, double lr, double beta1, double beta2,
                  double eps, double weight_decay, bool maximize) {
-  const char* op = "adamax_step";
-  const size_t n = params.size();
-  check_lists(op, n, {grads.size(), exp_avgs.size(), exp_infs.size(), steps.size()});
-  check_group(op, params, grads, {&exp_avgs, &exp_infs});
-  if (reduced_float(params)) {
-    FloatCopies f({&params, &grads, &exp_avgs, &exp_infs}, {true, false, true, true});
-    generic::adamax_step(f[0], f[1], f[2], f[3], steps, lr, beta1, beta2, eps, weight_decay,
-                         maximize);
-    f.write_back();
-    return;
-  }
-  NoGradGuard no_grad;
-  for (size_t i = 0; i < n; ++i) {
-    Tensor param = params[i], m = exp_avgs[i], u = exp_infs[i];
-    Tensor g = effective_grad(grads[i], param, weight_decay, maximize);
-    m.mul_(beta1).add_(g, 1 - beta1);
-    // torch takes amax over the stacked pair; maximum propagates NaN the same way.
-    u.mul_(beta2).maximum_(g.abs().add_(eps));
-    const double clr = lr / (1 - std::pow(beta1, steps[i]));
-    param.addcdiv_(m, u, -clr);
-  }
+  check_group("adamax_step", params, grads, {&exp_avgs, &exp_infs}, {steps.size()});
+  for_each_param(params, grads, {&exp_avgs, &exp_infs}, weight_decay, maximize,
+                 [&](size_t i, Tensor& param, const Tensor& g, States& s) {
+                   update_avg(s[0], g, beta1);
+                   // torch takes amax over the stacked pair; maximum propagates NaN the same way.
+                   s[1].mul_(beta2).maximum_(g.abs().add_(eps));
+                   param.addcdiv_(s[0], s[1], -bias_corrected_lr(lr, beta1, steps[i]));
+                 });
 }
 
 void nadam_step(const std::vector<Tensor>& params, const std::vector<Tensor>& grads,
@@ -369,62 +327,37 @@ void nadam_step(const std::vector<Tensor>& params, const std::vector<Tensor>& gr
                 std::vector<double>& mu_products, const std::vector<double>& steps, double lr,
                 double beta1, double beta2, double eps, double weight_decay, double momentum_decay,
                 bool maximize) {
-  const char* op = "nadam_step";
-  const size_t n = params.size();
-  check_lists(
-      op, n, {grads.size(), exp_avgs.size(), exp_avg_sqs.size(), mu_products.size(), steps.size()});
-  check_group(op, params, grads, {&exp_avgs, &exp_avg_sqs});
-  if (reduced_float(params)) {
-    FloatCopies f({&params, &grads, &exp_avgs, &exp_avg_sqs}, {true, false, true, true});
-    generic::nadam_step(f[0], f[1], f[2], f[3], mu_products, steps, lr, beta1, beta2, eps,
-                        weight_decay, momentum_decay, maximize);
-    f.write_back();
-    return;
-  }
-  NoGradGuard no_grad;
-  for (size_t i = 0; i < n; ++i) {
-    Tensor param = params[i], m = exp_avgs[i], v = exp_avg_sqs[i];
-    Tensor g = effective_grad(grads[i], param, weight_decay, maximize);
-    const NadamScalars s =
-        nadam_scalars(mu_products[i], steps[i], lr, beta1, beta2, momentum_decay);
-    m.mul_(beta1).add_(g, 1 - beta1);
-    v.mul_(beta2).addcmul_(g, g, 1 - beta2);
-    Tensor denom = v.div(s.bias_correction2).sqrt_().add_(eps);
-    param.addcdiv_(g, denom, s.grad_coef);
-    param.addcdiv_(m, denom, s.avg_coef);
-  }
+  check_group("nadam_step", params, grads, {&exp_avgs, &exp_avg_sqs},
+              {mu_products.size(), steps.size()});
+  for_each_param(params, grads, {&exp_avgs, &exp_avg_sqs}, weight_decay, maximize,
+                 [&](size_t i, Tensor& param, const Tensor& g, States& s) {
+                   const NadamScalars c =
+                       nadam_scalars(mu_products[i], steps[i], lr, beta1, beta2, momentum_decay);
+                   update_moments(s[0], s[1], g, beta1, beta2);
+                   Tensor denom = s[1].div(c.bias_correction2).sqrt_().add_(eps);
+                   param.addcdiv_(g, denom, c.grad_coef);
+                   param.addcdiv_(s[0], denom, c.avg_coef);
+                 });
 }
 
 void radam_step(const std::vector<Tensor>& params, const std::vector<Tensor>& grads,
                 const std::vector<Tensor>& exp_avgs, const std::vector<Tensor>& exp_avg_sqs,
                 const std::vector<double>& steps, double lr, double beta1, double beta2, double eps,
                 double weight_decay, bool maximize) {
-  const char* op = "radam_step";
-  const size_t n = params.size();
-  check_lists(op, n, {grads.size(), exp_avgs.size(), exp_avg_sqs.size(), steps.size()});
-  check_group(op, params, grads, {&exp_avgs, &exp_avg_sqs});
-  if (reduced_float(params)) {
-    FloatCopies f({&params, &grads, &exp_avgs, &exp_avg_sqs}, {true, false, true, true});
-    generic::radam_step(f[0], f[1], f[2], f[3], steps, lr, beta1, beta2, eps, weight_decay,
-                        maximize);
-    f.write_back();
-    return;
-  }
-  NoGradGuard no_grad;
-  for (size_t i = 0; i < n; ++i) {
-    Tensor param = params[i], m = exp_avgs[i], v = exp_avg_sqs[i];
-    Tensor g = effective_grad(grads[i], param, weight_decay, maximize);
-    m.mul_(beta1).add_(g, 1 - beta1);
-    v.mul_(beta2).addcmul_(g, g, 1 - beta2);
-    const RadamScalars s = radam_scalars(steps[i], beta1, beta2);
-    Tensor upd = m.div(s.bias_correction1).mul_(lr);
-    if (s.rect >= 0) {
-      // sqrt(bias_correction2) / (sqrt(v) + eps): a scalar over a tensor, divided directly.
-      Tensor adaptive = full_like(v, s.bias_correction2_sqrt).div_(v.sqrt().add_(eps));
-      upd.mul_(adaptive).mul_(s.rect);
-    }
-    param.sub_(upd);
-  }
+  check_group("radam_step", params, grads, {&exp_avgs, &exp_avg_sqs}, {steps.size()});
+  for_each_param(params, grads, {&exp_avgs, &exp_avg_sqs}, weight_decay, maximize,
+                 [&](size_t i, Tensor& param, const Tensor& g, States& s) {
+                   update_moments(s[0], s[1], g, beta1, beta2);
+                   const RadamScalars c = radam_scalars(steps[i], beta1, beta2);
+                   Tensor upd = s[0].div(c.bias_correction1).mul_(lr);
+                   if (c.rect >= 0) {
+                     // sqrt(bias_correction2) / (sqrt(v) + eps): a scalar over a tensor.
+                     Tensor adaptive =
+                         full_like(s[1], c.bias_correction2_sqrt).div_(s[1].sqrt().add_(eps));
+                     upd.mul_(adaptive).mul_(c.rect);
+                   }
+                   param.sub_(upd);
+                 });
 }
 
 }  // namespace generic
@@ -436,17 +369,12 @@ void adam_step(const std::vector<Tensor>& params, const std::vector<Tensor>& gra
                const std::vector<Tensor>& max_exp_avg_sqs, const std::vector<double>& steps,
                double lr, double beta1, double beta2, double eps, double weight_decay, bool amsgrad,
                bool maximize, bool decoupled) {
-  const char* op = decoupled ? "adamw_step" : "adam_step";
-  const size_t n = params.size();
-  check_lists(op, n, {grads.size(), exp_avgs.size(), exp_avg_sqs.size(), steps.size()});
-  if (amsgrad) check_lists(op, n, {max_exp_avg_sqs.size()});
   const std::vector<Tensor>* vmax = amsgrad ? &max_exp_avg_sqs : nullptr;
-  check_group(op, params, grads, {&exp_avgs, &exp_avg_sqs, vmax});
   const DeviceType dt = params[0].device().type();
   if (fused_adam_stub.get(dt) && all_contiguous({&params, &grads, &exp_avgs, &exp_avg_sqs, vmax})) {
     fused_adam_stub(dt, params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, steps, lr, beta1,
                     beta2, eps, weight_decay, amsgrad, maximize, decoupled);
-    bump_versions(op, {&params, &exp_avgs, &exp_avg_sqs, vmax});
+    bump_versions(decoupled ? "adamw_step" : "adam_step", {&params, &exp_avgs, &exp_avg_sqs, vmax});
     return;
   }
   generic::adam_step(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, steps, lr, beta1, beta2,
@@ -456,35 +384,24 @@ void adam_step(const std::vector<Tensor>& params, const std::vector<Tensor>& gra
 void sgd_step(const std::vector<Tensor>& params, const std::vector<Tensor>& grads,
               std::vector<Tensor>& momentum_buffers, double lr, double momentum, double dampening,
               double weight_decay, bool nesterov, bool maximize) {
-  const char* op = "sgd_step";
-  const size_t n = params.size();
-  check_lists(op, n, {grads.size()});
-  if (momentum != 0) check_lists(op, n, {momentum_buffers.size()});
-  check_group(op, params, grads, {momentum != 0 ? &momentum_buffers : nullptr}, true);
-  bool contiguous = all_contiguous({&params, &grads});
-  if (momentum != 0)
-    for (const Tensor& b : momentum_buffers)
-      contiguous = contiguous && (!b.defined() || b.is_contiguous());
+  const std::vector<Tensor>* bufs = momentum != 0 ? &momentum_buffers : nullptr;
   const DeviceType dt = params[0].device().type();
-  if (!fused_sgd_stub.get(dt) || !contiguous) {
+  if (!fused_sgd_stub.get(dt) || !all_contiguous({&params, &grads, bufs})) {
     generic::sgd_step(params, grads, momentum_buffers, lr, momentum, dampening, weight_decay,
                       nesterov, maximize);
     return;
   }
-  std::vector<char> first(n, 0);
-  if (momentum != 0) {
-    for (size_t i = 0; i < n; ++i) {
-      if (momentum_buffers[i].defined()) continue;
-      // Contiguous like its (contiguous) parameter; the kernel writes the first value.
-      momentum_buffers[i] = zeros_like(params[i]);
-      first[i] = 1;
-    }
+  std::vector<char> first(params.size(), 0);
+  for (size_t i = 0; bufs && i < params.size(); ++i) {
+    if (momentum_buffers[i].defined()) continue;
+    // Contiguous like its (contiguous) parameter; the kernel writes the first value.
+    momentum_buffers[i] = zeros_like(params[i]);
+    first[i] = 1;
   }
   static const std::vector<Tensor> kNone;
-  const std::vector<Tensor>& bufs = momentum != 0 ? momentum_buffers : kNone;
-  fused_sgd_stub(dt, params, grads, bufs, first, lr, momentum, dampening, weight_decay, nesterov,
-                 maximize);
-  bump_versions(op, {&params, momentum != 0 ? &momentum_buffers : nullptr});
+  fused_sgd_stub(dt, params, grads, bufs ? momentum_buffers : kNone, first, lr, momentum, dampening,
+                 weight_decay, nesterov, maximize);
+  bump_versions("sgd_step", {&params, bufs});
 }
 
 }  // namespace device

@@ -17,6 +17,7 @@
 #include "kernels/cuda/cuda_common.cuh"
 #include "kernels/cuda/cuda_functors.cuh"
 #include "kernels/stubs/optim.h"
+#include "optim/step_scalars.h"
 
 namespace ember {
 namespace cuda {
@@ -43,6 +44,20 @@ __device__ __forceinline__ int tensor_of_chunk(const TensorTable<S>& t, int64_t 
   int k = 0;
   while (k + 1 < t.count && t.first_chunk[k + 1] <= c) ++k;
   return k;
+}
+
+// Block blockIdx.x's chunk: its tensor k and its elements [begin, end) (Note [Multi-tensor
+// launch]).
+struct Chunk {
+  int k;
+  int64_t begin, end;
+};
+template <int S>
+__device__ __forceinline__ Chunk block_chunk(const TensorTable<S>& t) {
+  const int64_t c = blockIdx.x;
+  const int k = tensor_of_chunk(t, c);
+  const int64_t begin = (c - t.first_chunk[k]) * kChunk;
+  return {k, begin, begin + kChunk < t.numel[k] ? begin + kChunk : t.numel[k]};
 }
 
 // Fills tables and launches `launch(table, chunks)` for each full table and for the last one.
@@ -93,10 +108,7 @@ template <class T>
 __global__ void __launch_bounds__(kOptimBlock)
     adam_kernel(const __grid_constant__ TensorTable<5> t, const AdamArgs a) {
   using A = opmath_t<T>;
-  const int64_t c = blockIdx.x;
-  const int k = tensor_of_chunk(t, c);
-  const int64_t begin = (c - t.first_chunk[k]) * kChunk;
-  const int64_t end = begin + kChunk < t.numel[k] ? begin + kChunk : t.numel[k];
+  const auto [k, begin, end] = block_chunk(t);
   T* param = static_cast<T*>(t.ptr[0][k]);
   const T* grad = static_cast<const T*>(t.ptr[1][k]);
   T* m = static_cast<T*>(t.ptr[2][k]);
@@ -130,6 +142,25 @@ __global__ void __launch_bounds__(kOptimBlock)
 void check_contiguous(const char* op, const std::vector<Tensor>& l) {
   for (const Tensor& x : l)
     EMBER_CHECK(x.is_contiguous(), "[", op, "] the cuda kernel expects contiguous tensors");
+}
+
+// Launches kernel(table, a) over the group, one launch per table of tensors. fill(i, ptrs,
+// scalars) gives parameter i's slot pointers and its two per-tensor scalars.
+template <int S, class Args, class Fill>
+void launch_group(const char* op, const std::vector<Tensor>& params,
+                  void (*kernel)(TensorTable<S>, Args), const Args& a, const Fill& fill) {
+  auto launch = [&](const TensorTable<S>& t, int64_t chunks) {
+    kernel<<<unsigned(chunks), kOptimBlock, 0, current_raw_stream()>>>(t, a);
+    check_launch(op);
+  };
+  TableLauncher<S, decltype(launch)> tables(launch);
+  for (size_t i = 0; i < params.size(); ++i) {
+    void* ptrs[S] = {};
+    double scalars[2] = {0., 0.};
+    fill(i, ptrs, scalars);
+    tables.add(ptrs, params[i].numel(), scalars[0], scalars[1]);
+  }
+  tables.flush();
 }
 
 // Calls f(TypeTag<device type>) for the optimizers' dtypes.
@@ -173,20 +204,17 @@ void fused_adam_cuda(const std::vector<Tensor>& params, const std::vector<Tensor
                    decoupled, amsgrad};
   dispatch_optim_dtype(op, params[0].scalar_type(), [&](auto tag) {
     using T = typename decltype(tag)::type;
-    auto launch = [&](const TensorTable<5>& t, int64_t chunks) {
-      adam_kernel<T><<<unsigned(chunks), kOptimBlock, 0, current_raw_stream()>>>(t, a);
-      check_launch(op);
-    };
-    TableLauncher<5, decltype(launch)> tables(launch);
-    for (size_t i = 0; i < n; ++i) {
-      void* const ptrs[5] = {params[i].data_ptr(), grads[i].data_ptr(), exp_avgs[i].data_ptr(),
-                             exp_avg_sqs[i].data_ptr(),
-                             amsgrad ? max_exp_avg_sqs[i].data_ptr() : nullptr};
-      const double step_size = lr / (1 - std::pow(beta1, steps[i]));
-      const double bc2_sqrt = std::sqrt(1 - std::pow(beta2, steps[i]));
-      tables.add(ptrs, params[i].numel(), -step_size, bc2_sqrt);
-    }
-    tables.flush();
+    launch_group<5>(op, params, &adam_kernel<T>, a, [&](size_t i, void** ptrs, double* scalars) {
+      ptrs[0] = params[i].data_ptr();
+      ptrs[1] = grads[i].data_ptr();
+      ptrs[2] = exp_avgs[i].data_ptr();
+      ptrs[3] = exp_avg_sqs[i].data_ptr();
+      ptrs[4] = amsgrad ? max_exp_avg_sqs[i].data_ptr() : nullptr;
+      const optim::functional::AdamScalars sc =
+          optim::functional::adam_scalars(steps[i], lr, beta1, beta2);
+      scalars[0] = -sc.step_size;
+      scalars[1] = sc.bias_correction2_sqrt;
+    });
   });
 }
 
@@ -202,10 +230,7 @@ template <class T>
 __global__ void __launch_bounds__(kOptimBlock)
     sgd_kernel(const __grid_constant__ TensorTable<3> t, const SgdArgs a) {
   using A = opmath_t<T>;
-  const int64_t c = blockIdx.x;
-  const int k = tensor_of_chunk(t, c);
-  const int64_t begin = (c - t.first_chunk[k]) * kChunk;
-  const int64_t end = begin + kChunk < t.numel[k] ? begin + kChunk : t.numel[k];
+  const auto [k, begin, end] = block_chunk(t);
   T* param = static_cast<T*>(t.ptr[0][k]);
   const T* grad = static_cast<const T*>(t.ptr[1][k]);
   T* buf = static_cast<T*>(t.ptr[2][k]);
@@ -246,17 +271,12 @@ void fused_sgd_cuda(const std::vector<Tensor>& params, const std::vector<Tensor>
   const SgdArgs a{weight_decay, momentum, 1 - dampening, -lr, maximize, nesterov};
   dispatch_optim_dtype(op, params[0].scalar_type(), [&](auto tag) {
     using T = typename decltype(tag)::type;
-    auto launch = [&](const TensorTable<3>& t, int64_t chunks) {
-      sgd_kernel<T><<<unsigned(chunks), kOptimBlock, 0, current_raw_stream()>>>(t, a);
-      check_launch(op);
-    };
-    TableLauncher<3, decltype(launch)> tables(launch);
-    for (size_t i = 0; i < n; ++i) {
-      void* const ptrs[3] = {params[i].data_ptr(), grads[i].data_ptr(),
-                             has_buf ? momentum_buffers[i].data_ptr() : nullptr};
-      tables.add(ptrs, params[i].numel(), first_step[i] != 0 ? 1. : 0., 0.);
-    }
-    tables.flush();
+    launch_group<3>(op, params, &sgd_kernel<T>, a, [&](size_t i, void** ptrs, double* scalars) {
+      ptrs[0] = params[i].data_ptr();
+      ptrs[1] = grads[i].data_ptr();
+      ptrs[2] = has_buf ? momentum_buffers[i].data_ptr() : nullptr;
+      scalars[0] = first_step[i] != 0 ? 1. : 0.;
+    });
   });
 }
 
