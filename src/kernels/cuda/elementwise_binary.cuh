@@ -55,10 +55,7 @@ struct DivTruncT {
   EMBER_EW_HD C operator()(C a, C b) const {
     if constexpr (std::is_integral_v<C>) {
       if (b == 0) return C(0);
-      if constexpr (is_sint<C>) {
-        if (b == C(-1)) return wsub(C(0), a);
-      }
-      return C(a / b);
+      return scalar::int_div_trunc(a, b);
     } else if constexpr (std::is_same_v<S, C>) {
       return ew::trunc(C(a / b));
     } else {
@@ -80,23 +77,9 @@ struct DivFloor {
   EMBER_EW_HD C operator()(C a, C b) const {
     if constexpr (std::is_integral_v<C>) {
       if (b == 0) return C(0);
-      if constexpr (is_sint<C>) {
-        if (b == C(-1)) return wsub(C(0), a);
-        if ((a < 0) != (b < 0)) {
-          C q = C(a / b);
-          return C(a % b) != 0 ? C(q - 1) : q;
-        }
-      }
-      return C(a / b);
+      return scalar::int_div_floor(a, b);
     } else {
-      if (b == 0) return a / b;
-      C mod = ew::fmod(a, b);
-      C div = (a - mod) / b;
-      if (mod != 0 && (b < 0) != (mod < 0)) div -= C(1);
-      if (div == 0) return ew::copysign(C(0), a / b);
-      C fd = ew::floor(div);
-      if (div - fd > C(0.5)) fd += C(1);
-      return fd;
+      return scalar::float_div_floor(a, b);
     }
   }
 };
@@ -107,18 +90,9 @@ struct Remainder {
   EMBER_EW_HD C operator()(C a, C b) const {
     if constexpr (std::is_integral_v<C>) {
       if (b == 0) return a;
-      if constexpr (is_sint<C>) {
-        if (b == C(-1)) return 0;
-      }
-      C r = C(a % b);
-      if constexpr (is_sint<C>) {
-        if (r != 0 && (r < 0) != (b < 0)) r = C(r + b);
-      }
-      return r;
+      return scalar::int_remainder(a, b);
     } else {
-      C mod = ew::fmod(a, b);
-      if (mod != 0 && (b < 0) != (mod < 0)) mod += b;
-      return mod;
+      return scalar::float_remainder(a, b);
     }
   }
 };
@@ -129,43 +103,19 @@ struct Fmod {
   EMBER_EW_HD C operator()(C a, C b) const {
     if constexpr (std::is_integral_v<C>) {
       if (b == 0) return a;
-      if constexpr (is_sint<C>) {
-        if (b == C(-1)) return 0;
-      }
-      return C(a % b);
+      return scalar::int_fmod(a, b);
     } else {
       return ew::fmod(a, b);
     }
   }
 };
 
-// Exact integer power by squaring (wrapping); negative exponents as PyTorch's powi.
-template <class T>
-EMBER_EW_HD T powi(T a, T b) {
-  if constexpr (std::is_signed_v<T>) {
-    if (b < 0) {
-      if (a == 1) return 1;
-      if (a == -1) return (b & 1) ? T(-1) : T(1);
-      return 0;
-    }
-  }
-  using W = wide_unsigned<T>;
-  W r = 1, x = W(a);
-  auto e = std::make_unsigned_t<T>(b);
-  while (e) {
-    if (e & 1) r *= x;
-    e >>= 1;
-    x *= x;
-  }
-  return T(r);
-}
-
 template <class C>
 struct Pow {
   EMBER_EW_CTOR(Pow)
   EMBER_EW_HD C operator()(C a, C b) const {
     if constexpr (std::is_integral_v<C>)
-      return powi(a, b);
+      return scalar::powi(a, b);
     else
       return ew::pow(a, b);
   }
@@ -297,57 +247,24 @@ struct BitXor {
 template <class C>
 struct LeftShift {
   EMBER_EW_CTOR(LeftShift)
-  EMBER_EW_HD C operator()(C a, C b) const {
-    using UC = std::make_unsigned_t<C>;
-    using W = wide_unsigned<C>;
-    constexpr C kBits = C(sizeof(C) * 8);
-    if (std::make_signed_t<C>(b) < 0 || b >= kBits) return 0;
-    return C(W(UC(a)) << b);
-  }
+  EMBER_EW_HD C operator()(C a, C b) const { return scalar::left_shift(a, b); }
 };
 template <class C>
 struct RightShift {
   EMBER_EW_CTOR(RightShift)
-  EMBER_EW_HD C operator()(C a, C b) const {
-    constexpr C kMax = C(sizeof(C) * 8 - (std::is_signed_v<C> ? 1 : 0));
-    if (std::make_signed_t<C>(b) < 0 || b >= kMax) {
-      if constexpr (std::is_signed_v<C>)
-        return C(a >> kMax);
-      else
-        return 0;
-    }
-    return C(a >> b);
-  }
+  EMBER_EW_HD C operator()(C a, C b) const { return scalar::right_shift(a, b); }
 };
 
 // ---- minimum / maximum (NaN-propagating), fmin / fmax (NaN-ignoring) ----
 template <class C>
 struct Minimum {
   EMBER_EW_CTOR(Minimum)
-  EMBER_EW_HD C operator()(C a, C b) const {
-    if constexpr (std::is_same_v<C, bool>) {
-      return a && b;
-    } else if constexpr (std::is_integral_v<C>) {
-      return b < a ? b : a;
-    } else {
-      if (a != a || b != b) return quiet_nan<C>();
-      return b < a ? b : a;
-    }
-  }
+  EMBER_EW_HD C operator()(C a, C b) const { return scalar::minimum(a, b); }
 };
 template <class C>
 struct Maximum {
   EMBER_EW_CTOR(Maximum)
-  EMBER_EW_HD C operator()(C a, C b) const {
-    if constexpr (std::is_same_v<C, bool>) {
-      return a || b;
-    } else if constexpr (std::is_integral_v<C>) {
-      return a < b ? b : a;
-    } else {
-      if (a != a || b != b) return quiet_nan<C>();
-      return a < b ? b : a;
-    }
-  }
+  EMBER_EW_HD C operator()(C a, C b) const { return scalar::maximum(a, b); }
 };
 template <class C>
 struct Fmin {
@@ -389,22 +306,13 @@ struct Clamp {
       hi = (has & 2) ? param<C>(p.s[1]) : std::numeric_limits<C>::max();
     }
   }
-  EMBER_EW_HD C operator()(C a) const {
-    C r = a < lo ? lo : a;
-    return hi < r ? hi : r;
-  }
+  EMBER_EW_HD C operator()(C a) const { return scalar::clamp(a, lo, hi); }
 };
 // Tensor bounds: a NaN bound makes the element NaN.
 template <class C>
 struct ClampTensor {
   EMBER_EW_CTOR(ClampTensor)
-  EMBER_EW_HD C operator()(C a, C lo, C hi) const {
-    if constexpr (!std::is_integral_v<C>) {
-      if (lo != lo || hi != hi) return quiet_nan<C>();
-    }
-    C r = a < lo ? lo : a;
-    return hi < r ? hi : r;
-  }
+  EMBER_EW_HD C operator()(C a, C lo, C hi) const { return scalar::clamp_nan_bounds(a, lo, hi); }
 };
 
 // ---- isclose (s[0] rtol, s[1] atol, s[2] equal_nan, s[3] default dtype is float64) ----

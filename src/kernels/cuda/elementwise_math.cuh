@@ -15,6 +15,7 @@
 
 #include "core/op_table.h"
 #include "ember/scalar.h"
+#include "kernels/common/elementwise_scalar.h"
 #include "kernels/cuda/cuda_functors.cuh"
 
 #define EMBER_EW_HD __host__ __device__ __forceinline__
@@ -263,31 +264,16 @@ EMBER_EW_HD ::cuda::std::complex<V> cdiv(::cuda::std::complex<V> x, ::cuda::std:
   return ::cuda::std::complex<V>((a * c + b * d) / den, (b * c - a * d) / den);
 }
 
-// Integer arithmetic that wraps (two's complement) instead of signed-overflow UB.
-template <class T>
-using wide_unsigned = std::conditional_t<(sizeof(T) < 8), uint32_t, uint64_t>;
-template <class T>
-EMBER_EW_HD T wadd(T a, T b) {
-  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>)
-    return T(wide_unsigned<T>(a) + wide_unsigned<T>(b));
-  else
-    return a + b;
-}
-template <class T>
-EMBER_EW_HD T wsub(T a, T b) {
-  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>)
-    return T(wide_unsigned<T>(a) - wide_unsigned<T>(b));
-  else
-    return a - b;
-}
+// Integer arithmetic that wraps (two's complement): Note [Shared scalar rules].
+using scalar::wadd;
+using scalar::wide_unsigned;
+using scalar::wsub;
 template <class T>
 EMBER_EW_HD T mul_any(T a, T b) {
   if constexpr (is_cplx<T>)
     return cmul(a, b);
-  else if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>)
-    return T(wide_unsigned<T>(a) * wide_unsigned<T>(b));
   else
-    return a * b;
+    return scalar::wmul(a, b);
 }
 template <class T>
 EMBER_EW_HD T div_any(T a, T b) {

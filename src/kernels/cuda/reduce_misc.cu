@@ -5,6 +5,7 @@
 
 #include "core/kernel_stub.h"
 #include "ember/cuda.h"
+#include "kernels/common/reduce_logical.h"
 #include "kernels/cuda/reduce_engine.cuh"
 #include "kernels/stubs/reduce.h"
 #include "ops/device_kernels.h"
@@ -62,25 +63,13 @@ __device__ __forceinline__ bool nonzero(T x) {
 // kKind: 0 all, 1 any, 2 count_nonzero.
 template <class T, class O, int kKind>
 struct LogicalOp {
-  using acc_t = std::conditional_t<kKind == 2, int64_t, bool>;
+  using acc_t = scalar::logical_acc_t<kKind>;
   O* out;
   __device__ acc_t init() const { return kKind == 0; }
   __device__ acc_t step(acc_t a, T x, int64_t) const {
-    if constexpr (kKind == 0)
-      return a && nonzero(x);
-    else if constexpr (kKind == 1)
-      return a || nonzero(x);
-    else
-      return a + (nonzero(x) ? 1 : 0);
+    return scalar::logical_step<kKind>(a, nonzero(x));
   }
-  __device__ acc_t combine(acc_t a, acc_t b) const {
-    if constexpr (kKind == 0)
-      return a && b;
-    else if constexpr (kKind == 1)
-      return a || b;
-    else
-      return a + b;
-  }
+  __device__ acc_t combine(acc_t a, acc_t b) const { return scalar::logical_combine<kKind>(a, b); }
   __device__ void write(int64_t o, acc_t a) const { out[o] = O(a); }
 };
 

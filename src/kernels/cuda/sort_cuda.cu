@@ -10,6 +10,7 @@
 #include "core/tensor_util.h"
 #include "ember/cuda.h"
 #include "ember/dispatch_type.h"
+#include "kernels/common/sort_keys.h"
 #include "kernels/cuda/cuda_common.cuh"
 #include "kernels/cuda/cuda_functors.cuh"
 #include "kernels/stubs/sort.h"
@@ -19,32 +20,16 @@ namespace ember {
 namespace cuda {
 namespace {
 
-template <class T>
-using KeyOf = std::conditional_t<sizeof(T) == 8, uint64_t, uint32_t>;
+using scalar::KeyOf;
 
+// The CPU's keys (kernels/common/sort_keys.h).
 template <class T>
 __device__ KeyOf<T> sort_key(T v) {
-  using K = KeyOf<T>;
-  if constexpr (std::is_same_v<T, bool>) {
-    return K(v);
-  } else if constexpr (std::is_integral_v<T>) {
-    using U = std::make_unsigned_t<T>;
-    if constexpr (std::is_signed_v<T>)
-      return K(U(v) ^ (U(1) << (sizeof(T) * 8 - 1)));
-    else
-      return K(v);
+  if constexpr (std::is_integral_v<T>) {
+    return scalar::integer_sort_key(v);
   } else {
     using F = std::conditional_t<std::is_same_v<T, double>, double, float>;
-    F f = convert<F>(v);
-    if (f != f) return ~K(0);
-    if (f == 0) f = 0;
-    K b;
-    if constexpr (std::is_same_v<F, double>)
-      b = K(__double_as_longlong(f));
-    else
-      b = K(__float_as_uint(f));
-    constexpr K sign = K(1) << (sizeof(K) * 8 - 1);
-    return (b & sign) ? ~b : (b | sign);
+    return scalar::float_sort_key<KeyOf<T>>(convert<F>(v));
   }
 }
 

@@ -2,6 +2,7 @@
 // row that serves it with the CPU kernel's comparisons (NaN values land past every element).
 #include "ember/cuda.h"
 #include "ember/dispatch_type.h"
+#include "kernels/common/search_scalar.h"
 #include "kernels/cuda/cuda_common.cuh"
 #include "kernels/cuda/cuda_functors.cuh"
 #include "kernels/cuda/index_check.cuh"
@@ -21,21 +22,16 @@ __global__ void search_kernel(const T* seq, const int64_t* sort, int64_t len, bo
     const T* s = seq + row * len;
     const int64_t* so = sort ? sort + row * len : nullptr;
     const T v = vals[i];
-    int64_t lo = 0, hi = len;
-    while (lo < hi) {
-      const int64_t mid = lo + ((hi - lo) >> 1);
+    const int64_t lo = scalar::sorted_position(len, v, right, [&](int64_t mid, T& m) {
       int64_t at = mid;
       if (so) {
         at = so[mid];
-        if (at < 0 || at >= len) break;  // unchecked during a capture (Note [Device value checks])
+        if (at < 0 || at >= len)
+          return false;  // unchecked during a capture (Note [Device value checks])
       }
-      const T m = s[at];
-      const bool go_right = right ? !(m > v) : !(m >= v);
-      if (go_right)
-        lo = mid + 1;
-      else
-        hi = mid;
-    }
+      m = s[at];
+      return true;
+    });
     out[i] = O(lo);
   }
 }

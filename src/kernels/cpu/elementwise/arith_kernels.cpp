@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "ember/error.h"
+#include "kernels/common/elementwise_scalar.h"
 #include "kernels/cpu/elementwise/loops.h"
 #include "kernels/cpu/elementwise/math_functors.h"
 
@@ -15,35 +16,10 @@ namespace {
 
 template <class T>
 inline constexpr bool is_cplx = math::kIsComplex<T>;
-template <class T>
-inline constexpr bool is_sint = std::is_integral_v<T>&& std::is_signed_v<T>;
-
-// Integer arithmetic that wraps (two's complement) instead of signed-overflow UB; the
-// auto-vectorizer emits the same instructions. Small types widen to 32 bits unsigned so that
-// e.g. uint16 * uint16 cannot overflow `int` after integer promotion.
-template <class T>
-using wide_unsigned = std::conditional_t<(sizeof(T) < 8), uint32_t, uint64_t>;
-template <class T>
-inline T wadd(T a, T b) {
-  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>)
-    return T(wide_unsigned<T>(a) + wide_unsigned<T>(b));
-  else
-    return a + b;
-}
-template <class T>
-inline T wsub(T a, T b) {
-  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>)
-    return T(wide_unsigned<T>(a) - wide_unsigned<T>(b));
-  else
-    return a - b;
-}
-template <class T>
-inline T wmul(T a, T b) {
-  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>)
-    return T(wide_unsigned<T>(a) * wide_unsigned<T>(b));
-  else
-    return a * b;
-}
+// Wrapping integer arithmetic and the division rules: Note [Shared scalar rules].
+using scalar::wadd;
+using scalar::wmul;
+using scalar::wsub;
 
 // PyTorch raises RuntimeError("ZeroDivisionError") for integer division by zero. Kept out of
 // line so the division loops stay small.
@@ -161,10 +137,7 @@ struct DivTruncT {
   C operator()(C a, C b) const {
     if constexpr (std::is_integral_v<C>) {
       if (b == 0) zero_division("div");
-      if constexpr (is_sint<C>) {
-        if (b == C(-1)) return wsub(C(0), a);  // INT_MIN / -1 traps in hardware
-      }
-      return C(a / b);
+      return scalar::int_div_trunc(a, b);
     } else {
       return std::trunc(C(S(a / b)));
     }
@@ -187,23 +160,9 @@ struct DivFloor {
   C operator()(C a, C b) const {
     if constexpr (std::is_integral_v<C>) {
       if (b == 0) zero_division("div");
-      if constexpr (is_sint<C>) {
-        if (b == C(-1)) return wsub(C(0), a);
-        if ((a < 0) != (b < 0)) {
-          C q = C(a / b);
-          return C(a % b) != 0 ? C(q - 1) : q;
-        }
-      }
-      return C(a / b);
+      return scalar::int_div_floor(a, b);
     } else {
-      if (b == 0) return a / b;
-      C mod = std::fmod(a, b);
-      C div = (a - mod) / b;
-      if (mod != 0 && (b < 0) != (mod < 0)) div -= C(1);
-      if (div == 0) return std::copysign(C(0), a / b);
-      C fd = std::floor(div);
-      if (div - fd > C(0.5)) fd += C(1);
-      return fd;
+      return scalar::float_div_floor(a, b);
     }
   }
   Vec<C> vec(Vec<C> a, Vec<C> b) const {
@@ -227,18 +186,9 @@ struct Remainder {
   C operator()(C a, C b) const {
     if constexpr (std::is_integral_v<C>) {
       if (b == 0) zero_division("remainder");
-      if constexpr (is_sint<C>) {
-        if (b == C(-1)) return 0;
-      }
-      C r = C(a % b);
-      if constexpr (is_sint<C>) {
-        if (r != 0 && (r < 0) != (b < 0)) r = C(r + b);
-      }
-      return r;
+      return scalar::int_remainder(a, b);
     } else {
-      C mod = std::fmod(a, b);
-      if (mod != 0 && (b < 0) != (mod < 0)) mod += b;
-      return mod;
+      return scalar::float_remainder(a, b);
     }
   }
   Vec<C> vec(Vec<C> a, Vec<C> b) const {
@@ -255,10 +205,7 @@ struct Fmod {
   C operator()(C a, C b) const {
     if constexpr (std::is_integral_v<C>) {
       if (b == 0) zero_division("fmod");
-      if constexpr (is_sint<C>) {
-        if (b == C(-1)) return 0;
-      }
-      return C(a % b);
+      return scalar::int_fmod(a, b);
     } else {
       return std::fmod(a, b);
     }
@@ -268,34 +215,12 @@ struct Fmod {
 
 // ---- powers ----
 
-// Exact integer power by squaring, wrapping on overflow. A negative exponent gives 1 / a**-b
-// truncated: 1 for a == 1, ±1 for a == -1, else 0 (PyTorch's powi for tensor exponents).
-template <class T>
-inline T powi(T a, T b) {
-  if constexpr (std::is_signed_v<T>) {
-    if (b < 0) {
-      if (a == 1) return 1;
-      if (a == -1) return (b & 1) ? T(-1) : T(1);
-      return 0;
-    }
-  }
-  using W = wide_unsigned<T>;
-  W r = 1, x = W(a);
-  auto e = std::make_unsigned_t<T>(b);
-  while (e) {
-    if (e & 1) r *= x;
-    e >>= 1;
-    x *= x;
-  }
-  return T(r);
-}
-
 template <class C>
 struct Pow {
   explicit Pow(const OpParams&) {}
   C operator()(C a, C b) const {
     if constexpr (std::is_integral_v<C>)
-      return powi(a, b);
+      return scalar::powi(a, b);
     else
       return std::pow(a, b);
   }

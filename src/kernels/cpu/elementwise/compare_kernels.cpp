@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 
+#include "kernels/common/elementwise_scalar.h"
 #include "kernels/cpu/elementwise/loops.h"
 #include "kernels/cpu/elementwise/math_functors.h"
 
@@ -61,27 +62,12 @@ struct BitXor {
 template <class C>
 struct LeftShift {
   explicit LeftShift(const OpParams&) {}
-  C operator()(C a, C b) const {
-    using U = std::make_unsigned_t<C>;
-    using W = std::conditional_t<(sizeof(C) < 8), uint32_t, uint64_t>;
-    constexpr C kBits = C(sizeof(C) * 8);
-    if (std::make_signed_t<C>(b) < 0 || b >= kBits) return 0;
-    return C(W(U(a)) << b);
-  }
+  C operator()(C a, C b) const { return scalar::left_shift(a, b); }
 };
 template <class C>
 struct RightShift {
   explicit RightShift(const OpParams&) {}
-  C operator()(C a, C b) const {
-    constexpr C kMax = C(sizeof(C) * 8 - (std::is_signed_v<C> ? 1 : 0));
-    if (std::make_signed_t<C>(b) < 0 || b >= kMax) {
-      if constexpr (std::is_signed_v<C>)
-        return C(a >> kMax);
-      else
-        return 0;
-    }
-    return C(a >> b);
-  }
+  C operator()(C a, C b) const { return scalar::right_shift(a, b); }
 };
 
 // ---- minimum / maximum (NaN-propagating) and fmin / fmax (NaN-ignoring) ----
@@ -91,16 +77,7 @@ inline constexpr C kNaN = std::numeric_limits<C>::quiet_NaN();
 template <class C>
 struct Minimum {
   explicit Minimum(const OpParams&) {}
-  C operator()(C a, C b) const {
-    if constexpr (std::is_same_v<C, bool>) {
-      return a && b;
-    } else if constexpr (std::is_integral_v<C>) {
-      return b < a ? b : a;
-    } else {
-      if (a != a || b != b) return kNaN<C>;
-      return b < a ? b : a;
-    }
-  }
+  C operator()(C a, C b) const { return scalar::minimum(a, b); }
   Vec<C> vec(Vec<C> a, Vec<C> b) const {
     Vec<C> r = b < a ? b : a;
     return ((a != a) | (b != b)) ? kNaN<C> + Vec<C>{} : r;
@@ -109,16 +86,7 @@ struct Minimum {
 template <class C>
 struct Maximum {
   explicit Maximum(const OpParams&) {}
-  C operator()(C a, C b) const {
-    if constexpr (std::is_same_v<C, bool>) {
-      return a || b;
-    } else if constexpr (std::is_integral_v<C>) {
-      return a < b ? b : a;
-    } else {
-      if (a != a || b != b) return kNaN<C>;
-      return a < b ? b : a;
-    }
-  }
+  C operator()(C a, C b) const { return scalar::maximum(a, b); }
   Vec<C> vec(Vec<C> a, Vec<C> b) const {
     Vec<C> r = a < b ? b : a;
     return ((a != a) | (b != b)) ? kNaN<C> + Vec<C>{} : r;
@@ -171,10 +139,7 @@ struct Clamp {
       hi = (has & 2) ? p.s[1].to<C>() : std::numeric_limits<C>::max();
     }
   }
-  C operator()(C a) const {
-    C r = a < lo ? lo : a;
-    return hi < r ? hi : r;
-  }
+  C operator()(C a) const { return scalar::clamp(a, lo, hi); }
   Vec<C> vec(Vec<C> a) const {
     Vec<C> r = a < lo ? lo + Vec<C>{} : a;
     return hi < r ? hi + Vec<C>{} : r;
@@ -185,13 +150,7 @@ struct Clamp {
 template <class C>
 struct ClampTensor {
   explicit ClampTensor(const OpParams&) {}
-  C operator()(C a, C lo, C hi) const {
-    if constexpr (!std::is_integral_v<C>) {
-      if (lo != lo || hi != hi) return kNaN<C>;
-    }
-    C r = a < lo ? lo : a;
-    return hi < r ? hi : r;
-  }
+  C operator()(C a, C lo, C hi) const { return scalar::clamp_nan_bounds(a, lo, hi); }
   Vec<C> vec(Vec<C> a, Vec<C> lo, Vec<C> hi) const {
     Vec<C> r = a < lo ? lo : a;
     r = hi < r ? hi : r;

@@ -4,6 +4,7 @@
 #include <type_traits>
 
 #include "ember/dispatch_type.h"
+#include "kernels/common/reduce_logical.h"
 #include "kernels/cpu/reduce/driver.h"
 #include "kernels/stubs/reduce.h"
 
@@ -21,27 +22,13 @@ using namespace reduce_impl;
 // all / any / count_nonzero.
 template <class T, class O, int kKind>  // 0 all, 1 any, 2 count
 struct LogicalOp {
-  using acc_t = std::conditional_t<kKind == 2, int64_t, bool>;
+  using acc_t = scalar::logical_acc_t<kKind>;
   using out_t = O;
   static constexpr bool kVertical = true;
   acc_t init() const { return kKind == 0; }
   static bool nz(T x) { return x != T(0); }
-  acc_t step(acc_t a, T x) const {
-    if constexpr (kKind == 0)
-      return a && nz(x);
-    else if constexpr (kKind == 1)
-      return a || nz(x);
-    else
-      return a + (nz(x) ? 1 : 0);
-  }
-  acc_t combine(acc_t a, acc_t b) const {
-    if constexpr (kKind == 0)
-      return a && b;
-    else if constexpr (kKind == 1)
-      return a || b;
-    else
-      return a + b;
-  }
+  acc_t step(acc_t a, T x) const { return scalar::logical_step<kKind>(a, nz(x)); }
+  acc_t combine(acc_t a, acc_t b) const { return scalar::logical_combine<kKind>(a, b); }
   acc_t reduce(const T* p, int64_t n, int64_t s, int64_t) const {
     if constexpr (kKind == 2) {
       int64_t c = 0;

@@ -11,6 +11,7 @@
 #include "ember/dispatch_type.h"
 #include "ember/error.h"
 #include "ember/half.h"
+#include "kernels/common/search_scalar.h"
 #include "kernels/stubs/search.h"
 
 namespace ember {
@@ -36,17 +37,10 @@ void search_kernel(const T* seq, const int64_t* sort, int64_t len, int64_t n_row
       const T* s = seq + row * len;
       const int64_t* so = sort ? sort + row * len : nullptr;
       const T v = vals[i];
-      int64_t lo = 0, hi = len;
-      // PyTorch's comparisons, so NaN values land past every element.
-      while (lo < hi) {
-        const int64_t mid = lo + ((hi - lo) >> 1);
-        const T m = so ? s[so[mid]] : s[mid];
-        const bool go_right = right ? !(m > v) : !(m >= v);
-        if (go_right)
-          lo = mid + 1;
-        else
-          hi = mid;
-      }
+      const int64_t lo = scalar::sorted_position(len, v, right, [&](int64_t mid, T& m) {
+        m = so ? s[so[mid]] : s[mid];
+        return true;
+      });
       if (out32)
         static_cast<int32_t*>(out)[i] = int32_t(lo);
       else

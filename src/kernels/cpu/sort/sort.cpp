@@ -13,6 +13,7 @@
 #include "core/parallel_internal.h"
 #include "ember/dispatch_type.h"
 #include "ember/half.h"
+#include "kernels/common/sort_keys.h"
 #include "kernels/cpu/sort/rows.h"
 #include "kernels/stubs/sort.h"
 
@@ -33,29 +34,16 @@ using namespace sort_util;
 // all NaNs equal). Descending order sorts ~key. A stable LSD radix sort over the key bytes then
 // gives PyTorch's stable order, which is also its order for unstable sorts of short slices.
 
-/// The unsigned sort key type of `T`.
-template <class T>
-using KeyOf = std::conditional_t<sizeof(T) == 8, uint64_t, uint32_t>;
+// The key rules are shared with the CUDA sort (kernels/common/sort_keys.h).
+using scalar::KeyOf;
 
 template <class T>
 KeyOf<T> sort_key(T v) {
-  using K = KeyOf<T>;
-  if constexpr (std::is_same_v<T, bool>) {
-    return K(v);
-  } else if constexpr (std::is_integral_v<T>) {
-    using U = std::make_unsigned_t<T>;
-    if constexpr (std::is_signed_v<T>)
-      return K(U(v) ^ (U(1) << (sizeof(T) * 8 - 1)));
-    else
-      return K(v);
+  if constexpr (std::is_integral_v<T>) {
+    return scalar::integer_sort_key(v);
   } else {
     using F = std::conditional_t<std::is_same_v<T, double>, double, float>;
-    F f = F(v);
-    if (std::isnan(f)) return ~K(0);
-    if (f == 0) f = 0;
-    K b = std::bit_cast<K>(f);
-    constexpr K sign = K(1) << (sizeof(K) * 8 - 1);
-    return (b & sign) ? ~b : (b | sign);
+    return scalar::float_sort_key<KeyOf<T>>(F(v));
   }
 }
 
