@@ -13,9 +13,9 @@
 
 #include <cstdint>
 
+#include "cuda/cuda_context.h"
 #include "ember/dtype.h"
 #include "ember/error.h"
-#include "cuda/cuda_context.h"
 #include "kernels/cuda/launch_math.h"
 
 namespace ember::cuda {

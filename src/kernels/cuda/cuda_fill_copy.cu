@@ -17,7 +17,6 @@ struct FillApply {
   __device__ void operator()(const int64_t (&off)[1]) const { out[off[0]] = op(); }
 };
 
-
 }  // namespace
 
 bool launch_fill(ScalarType dt, void* out, const Geometry<1>& g, const unsigned char (&value)[16]) {
