@@ -54,7 +54,9 @@ __attribute__((target("avx512f"))) float chains_avx512(int64_t iters) {
   }
   __m512 s = acc[0];
   for (int j = 1; j < kChains; ++j) s = _mm512_add_ps(s, acc[j]);
-  return _mm512_reduce_add_ps(s);
+  float out[16];
+  _mm512_storeu_ps(out, s);
+  return out[0];
 }
 constexpr double kFlopsPerIterAvx512 = 24.0 * 16 * 2;
 
