@@ -9,10 +9,12 @@ index_select and gather on 1M elements. Both libraries get the same thread count
 rounds that alternate the two libraries (to cancel drift and noise), and the table quotes
 medians per call, the derived throughput (GFLOP/s for products, GB/s = bytes read + written
 for the rest) and the ratio torch_time / ember_time (> 1 means ember is faster). An op ember
-does not have yet shows "n/a".
+does not have yet shows "n/a". GFLOP/s rows also print each library's share of the machine's
+float32 FMA peak at that thread count, measured by bench/fma_peak (built with the package; the
+best ISA's best repetition), as "ember% / torch% of peak".
 
     PYTHONPATH=build/release/python /usr/bin/python3 bench/ops_side_by_side.py [--full]
-        [--threads 1,2] [--repeat 5] [--only gemm,bmm] [--json out.json]
+        [--threads 1,2] [--repeat 5] [--only gemm,bmm] [--json out.json] [--fma-peak PATH]
 """
 
 import argparse
@@ -116,6 +118,25 @@ class Data:
 UNAVAILABLE = (AttributeError, NotImplementedError)
 
 
+def fma_peaks(path, ember, threads):
+    """{threads: GFLOP/s}: the float32 FMA peak from bench/fma_peak (the best ISA's best
+    repetition), {} when the binary is missing (cmake --build <dir> --target fma_peak)."""
+    if not path:
+        pkg = os.path.dirname(os.path.abspath(ember.__file__))
+        path = os.path.join(pkg, os.pardir, os.pardir, "bench", "fma_peak")
+    if not os.access(path, os.X_OK):
+        print(f"ops_side_by_side: no fma_peak at {path}; % of peak not shown", file=sys.stderr)
+        return {}
+    import subprocess
+    out = subprocess.run([path, ",".join(map(str, threads))], capture_output=True, text=True,
+                         check=True).stdout
+    peaks = {}
+    for line in out.splitlines():
+        r = json.loads(line)
+        peaks[r["threads"]] = max(peaks.get(r["threads"], 0.0), r["best_gflops"])
+    return peaks
+
+
 def time_pair(fns, repeat, target=0.05):
     """Median seconds per call of each callable in `fns` (dict lib -> callable), alternating
     the libraries round by round; the call count per round is set from a warm-up call."""
@@ -148,6 +169,8 @@ def main():
     p.add_argument("--repeat", type=int, default=5)
     p.add_argument("--only", default="", help="comma-separated name prefixes")
     p.add_argument("--json", default="", help="write the results to this file")
+    p.add_argument("--fma-peak", default="", help="path of bench/fma_peak (default: next to "
+                   "the ember package's build tree)")
     args = p.parse_args()
     try:
         import torch
@@ -159,14 +182,20 @@ def main():
     data = Data(torch, ember)
     only = [s for s in args.only.split(",") if s]
     results = []
+    thread_counts = [int(x) for x in args.threads.split(",")]
+    peaks = fma_peaks(args.fma_peak, ember, thread_counts)
     print(f"ops side by side: ember {getattr(ember, '__version__', '?')} vs torch "
           f"{torch.__version__} on {platform.machine()} ({os.cpu_count()} CPUs); "
           "ratio = torch time / ember time")
+    cap = getattr(ember, "cpu_capability", lambda: "?")()
+    print(f"ember kernel set: {cap}; float32 FMA peak: " +
+          (", ".join(f"{peaks[t]:.1f} GFLOP/s on {t} thread(s)" for t in sorted(peaks))
+           or "not measured"))
     head = (f"{'workload':24} {'thr':>3} {'torch':>11} {'ember':>11} {'torch rate':>16} "
             f"{'ember rate':>16} {'ratio':>6}")
     print(head)
     print("-" * len(head))
-    for nt in [int(x) for x in args.threads.split(",")]:
+    for nt in thread_counts:
         torch.set_num_threads(nt)
         ember.set_num_threads(nt)
         for name, unit, amount, setup in workloads(args.full):
@@ -189,15 +218,23 @@ def main():
             scale = 1e9
             rate = lambda s: "n/a" if s is None else f"{amount / s / scale:9.1f} {unit}"  # noqa
             ratio = "n/a" if row["ember_s"] is None else f"{row['torch_s'] / row['ember_s']:6.2f}"
+            row["torch_rate"] = amount / row["torch_s"] / scale
+            row["ember_rate"] = None if row["ember_s"] is None else amount / row["ember_s"] / scale
+            peak = peaks.get(nt) if unit == "GFLOP/s" else None
+            if peak:
+                row["peak_gflops"] = peak
+                pct = lambda r: "n/a" if r is None else f"{100 * r / peak:.0f}%"  # noqa
+                row["note"] = (f"{pct(row['ember_rate'])} / {pct(row['torch_rate'])} of peak "
+                               + row["note"]).rstrip()
             print(f"{name:24} {nt:3d} {fmt_time(row['torch_s']):>11} "
                   f"{fmt_time(row['ember_s']):>11} {rate(row['torch_s']):>16} "
                   f"{rate(row['ember_s']):>16} {ratio:>6} {row['note']}", flush=True)
-            row["torch_rate"] = amount / row["torch_s"] / scale
-            row["ember_rate"] = None if row["ember_s"] is None else amount / row["ember_s"] / scale
             results.append(row)
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"torch": torch.__version__, "machine": platform.machine(),
+                       "ember_cpu_capability": cap,
+                       "fma_peak_gflops": {str(t): g for t, g in peaks.items()},
                        "results": results}, f, indent=1)
     return 0
 
