@@ -4,8 +4,10 @@
 // latency on every port, no loads or stores, so the loop runs at the issue rate of the FMA units.
 // Usage: fma_peak [threads,...] [seconds per repetition]   (default: 1,<all CPUs> and 0.1 s)
 // Prints one JSON object per (ISA, thread count): GFLOP/s counted as 2 per FMA lane, the best
-// and the median of 7 repetitions after a warm-up. The best is the limit: a neighbour's load
-// only ever lowers a repetition.
+// and the median of 7 repetitions after a warm-up. best_gflops / median_gflops sum each
+// thread's rate on its own CPU clock, so other processes on the machine do not lower them (the
+// limit, as if each thread had its core); wall_best_gflops / wall_median_gflops divide by the
+// wall time and equal them on an idle machine.
 
 #include <immintrin.h>
 #include <omp.h>
@@ -16,6 +18,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <string>
 #include <vector>
 
@@ -62,24 +65,39 @@ constexpr double kFlopsPerIterAvx512 = 24.0 * 16 * 2;
 
 using Chains = float (*)(int64_t);
 
-/// Wall seconds for every thread to run `iters` iterations of `f` at once.
-double timed(Chains f, int threads, int64_t iters, float* sink) {
-  double secs = 0;
-#pragma omp parallel num_threads(threads)
+/// Seconds on this thread's CPU clock: a neighbour's load takes time slices away from a thread,
+/// not FMA throughput from the slices it gets.
+double cpu_now() {
+  timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return double(ts.tv_sec) + 1e-9 * double(ts.tv_nsec);
+}
+
+struct Rates {
+  double wall, cpu;  // GFLOP/s over the wall time, and summed over threads on their CPU times
+};
+
+/// Every thread runs `iters` iterations of `f` at once.
+Rates timed(Chains f, int threads, int64_t iters, double flops_per_iter, float* sink) {
+  double wall = 0, cpu = 0;
+#pragma omp parallel num_threads(threads) reduction(+ : cpu)
   {
 #pragma omp barrier
     std::chrono::steady_clock::time_point t0;
 #pragma omp master
     t0 = std::chrono::steady_clock::now();
+    const double c0 = cpu_now();
     const float r = f(iters);
+    cpu += flops_per_iter * double(iters) / (cpu_now() - c0) / 1e9;
 #pragma omp barrier
 #pragma omp master
     {
-      secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      wall = flops_per_iter * double(iters) * threads / 1e9 /
+             std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       *sink += r;
     }
   }
-  return secs;
+  return {wall, cpu};
 }
 
 void measure(const char* isa, int bits, Chains f, double flops_per_iter, int threads,
@@ -88,23 +106,28 @@ void measure(const char* isa, int bits, Chains f, double flops_per_iter, int thr
   // Calibrate the iteration count to about target_s per repetition (this also warms up).
   int64_t iters = 1 << 16;
   for (;;) {
-    const double s = timed(f, threads, iters, &sink);
+    const double gf = timed(f, threads, iters, flops_per_iter, &sink).wall;
+    const double s = flops_per_iter * double(iters) * threads / 1e9 / gf;
     if (s >= target_s / 4 || iters > (int64_t(1) << 40)) {
       iters = std::max<int64_t>(1, int64_t(double(iters) * target_s / std::max(s, 1e-9)));
       break;
     }
     iters *= 4;
   }
-  std::vector<double> gf;
+  std::vector<double> wall, cpu;
   for (int r = 0; r < 7; ++r) {
-    const double s = timed(f, threads, iters, &sink);
-    gf.push_back(flops_per_iter * double(iters) * threads / s / 1e9);
+    const Rates g = timed(f, threads, iters, flops_per_iter, &sink);
+    wall.push_back(g.wall);
+    cpu.push_back(g.cpu);
   }
-  std::sort(gf.begin(), gf.end());
+  std::sort(wall.begin(), wall.end());
+  std::sort(cpu.begin(), cpu.end());
   std::printf(
       "{\"isa\": \"%s\", \"bits\": %d, \"dtype\": \"float32\", \"threads\": %d, "
-      "\"best_gflops\": %.2f, \"median_gflops\": %.2f, \"check\": %.3g}\n",
-      isa, bits, threads, gf.back(), gf[gf.size() / 2], double(sink));
+      "\"best_gflops\": %.2f, \"median_gflops\": %.2f, \"wall_best_gflops\": %.2f, "
+      "\"wall_median_gflops\": %.2f, \"check\": %.3g}\n",
+      isa, bits, threads, cpu.back(), cpu[cpu.size() / 2], wall.back(), wall[wall.size() / 2],
+      double(sink));
   std::fflush(stdout);
 }
 
