@@ -35,7 +35,10 @@ namespace {
 //   per int32 lane. The pair sum is exact modulo 2^32 (the one overflowing case,
 //   2 * (-2^15)^2 = 2^31, wraps to -2^31, which is the same residue), and uint8 widened by zero
 //   extension is congruent to its bits, so the low 8/16 bits equal PyTorch's.
-// - int32: vpmulld (low 32 bits of the product) and vpaddd, 6×16 (AVX2) or 6×32 (AVX-512).
+// - int32: vpmulld (low 32 bits of the product) and vpaddd, 6×16 (AVX2) or 6×32 (AVX-512);
+//   when every element of A and B fits in int16 (checked per call: one read of A and B against
+//   the product's m*n*k), the operands are packed as int16 pairs for the vpmaddwd kernel, whose
+//   int32 lanes then hold the int32 result.
 // - int64: AVX-512DQ has vpmullq. AVX2 has no 64-bit multiply. When every element of A and B
 //   fits in int32 (checked per call), vpmuldq's exact 32x32->64 product is the product (6×8
 //   tile, 4 products per multiply). Otherwise the product modulo 2^64 is
@@ -121,24 +124,25 @@ template <class T, class U, int MR, int NR>
   }
 }
 
-template <class T>
-using MicroFn = void (*)(int64_t kq, const typename Family<T>::P* ap,
-                         const typename Family<T>::P* bp, const Tile<T, typename Family<T>::U>& e);
+template <class T, class F = Family<T>>
+using MicroFn = void (*)(int64_t kq, const typename F::P* ap, const typename F::P* bp,
+                         const Tile<T, typename F::U>& e);
 
 /// A micro-kernel and its tile shape.
-template <class T>
+/// A micro-kernel for dtype T on operands packed as family F, and its tile shape.
+template <class T, class F = Family<T>>
 struct MicroKernel {
   int mr, nr;
-  MicroFn<T> fn;
+  MicroFn<T, F> fn;
 };
 
 // ---- the portable micro-kernel (any ISA; also the reference layout) ----
 
 // A panel of A is [kq][MR][KP], a panel of B [kq][NR][KP]; products wrap in U.
 #define EMBER_INT_GENERIC_BODY                                                            \
-  using P = typename Family<T>::P;                                                        \
-  using U = typename Family<T>::U;                                                        \
-  constexpr int KP = Family<T>::KP;                                                       \
+  using P = typename F::P;                                                                \
+  using U = typename F::U;                                                                \
+  constexpr int KP = F::KP;                                                               \
   U acc[MR * NR] = {};                                                                    \
   for (int64_t p = 0; p < kq; ++p) {                                                      \
     const P* a = ap + p * MR * KP;                                                        \
@@ -152,10 +156,9 @@ struct MicroKernel {
   }                                                                                       \
   write_tile<T, U, MR, NR>(acc, e);
 
-template <class T, int MR, int NR>
-void generic_kernel(int64_t kq, const typename Family<T>::P* __restrict ap,
-                    const typename Family<T>::P* __restrict bp,
-                    const Tile<T, typename Family<T>::U>& e) {
+template <class T, class F, int MR, int NR>
+void generic_kernel(int64_t kq, const typename F::P* __restrict ap,
+                    const typename F::P* __restrict bp, const Tile<T, typename F::U>& e) {
   EMBER_INT_GENERIC_BODY
 }
 
@@ -395,21 +398,36 @@ MicroKernel<T> pick_kernel() {
         return MicroKernel<T>{6, 32, has_vnni() ? &madd_6x32_vnni<T> : &madd_6x32_avx512<T>};
       if (cap == "avx2") return MicroKernel<T>{6, 16, &madd_6x16_avx2<T>};
     }
-    return MicroKernel<T>{4, 16, &generic_kernel<T, 4, 16>};
+    return MicroKernel<T>{4, 16, &generic_kernel<T, Family<T>, 4, 16>};
   }();
   return k;
 }
 
-/// True when every element of the rows × cols matrix at `p` lies in the int32 range.
-bool fits_int32(const int64_t* p, int64_t rows, int64_t cols, int64_t rs, int64_t cs) {
+/// The vpmaddwd micro-kernel of cpu_capability() for T on int16-pair panels; none (fn null)
+/// on the default capability.
+template <class T>
+MicroKernel<T, Family<int16_t>> pair_kernel() {
+  static const MicroKernel<T, Family<int16_t>> k = [] {
+    const std::string_view cap = cpu_capability();
+    using K = MicroKernel<T, Family<int16_t>>;
+    if (cap == "avx512") return K{6, 32, has_vnni() ? &madd_6x32_vnni<T> : &madd_6x32_avx512<T>};
+    if (cap == "avx2") return K{6, 16, &madd_6x16_avx2<T>};
+    return K{0, 0, nullptr};
+  }();
+  return k;
+}
+
+/// True when every element of the rows × cols matrix at `p` is a value of type N.
+template <class N, class T>
+bool fits(const T* p, int64_t rows, int64_t cols, int64_t rs, int64_t cs) {
   if (cs != 1 && rs == 1) {
     std::swap(rows, cols);
     std::swap(rs, cs);
   }
   bool ok = true;
   for (int64_t i = 0; i < rows && ok; ++i) {
-    const int64_t* row = p + i * rs;
-    for (int64_t j = 0; j < cols; ++j) ok &= int64_t(int32_t(row[j * cs])) == row[j * cs];
+    const T* row = p + i * rs;
+    for (int64_t j = 0; j < cols; ++j) ok &= T(N(row[j * cs])) == row[j * cs];
   }
   return ok;
 }
@@ -417,11 +435,11 @@ bool fits_int32(const int64_t* p, int64_t rows, int64_t cols, int64_t rs, int64_
 // ---- packing ----
 
 /// A[i0:i0+h, pc:pc+kc] as one [kq][MR][KP] panel, zero-padded to MR rows and kq*KP depth.
-template <class T>
-void pack_a(typename Family<T>::P* dst, const T* a, int64_t rsa, int64_t csa, int64_t h, int64_t mr,
+template <class T, class F>
+void pack_a(typename F::P* dst, const T* a, int64_t rsa, int64_t csa, int64_t h, int64_t mr,
             int64_t kc) {
-  using P = typename Family<T>::P;
-  constexpr int64_t KP = Family<T>::KP;
+  using P = typename F::P;
+  constexpr int64_t KP = F::KP;
   const int64_t kq = (kc + KP - 1) / KP;
   if (h < mr || kc % KP) std::fill(dst, dst + kq * mr * KP, P(0));
   for (int64_t r = 0; r < h; ++r) {
@@ -432,11 +450,11 @@ void pack_a(typename Family<T>::P* dst, const T* a, int64_t rsa, int64_t csa, in
 }
 
 /// B[pc:pc+kc, j0:j0+w] as one [kq][NR][KP] panel, zero-padded to NR columns and kq*KP depth.
-template <class T>
-void pack_b(typename Family<T>::P* dst, const T* b, int64_t rsb, int64_t csb, int64_t w, int64_t nr,
+template <class T, class F>
+void pack_b(typename F::P* dst, const T* b, int64_t rsb, int64_t csb, int64_t w, int64_t nr,
             int64_t kc) {
-  using P = typename Family<T>::P;
-  constexpr int64_t KP = Family<T>::KP;
+  using P = typename F::P;
+  constexpr int64_t KP = F::KP;
   const int64_t kq = (kc + KP - 1) / KP;
   if (w < nr || kc % KP) std::fill(dst, dst + kq * nr * KP, P(0));
   for (int64_t kk = 0; kk < kc; ++kk) {
@@ -450,13 +468,13 @@ void pack_b(typename Family<T>::P* dst, const T* b, int64_t rsb, int64_t csb, in
   }
 }
 
-template <class T>
-void int_gemm_impl(int64_t m, int64_t n, int64_t k, int64_t alpha_in, const T* a, int64_t rsa,
-                   int64_t csa, const T* b, int64_t rsb, int64_t csb, int64_t beta_in, T* c,
-                   int64_t rsc, int64_t csc) {
-  using P = typename Family<T>::P;
-  using U = typename Family<T>::U;
-  constexpr int64_t KP = Family<T>::KP, KC = Family<T>::KC;
+template <class T, class F>
+void int_gemm_impl(const MicroKernel<T, F>& mk, int64_t m, int64_t n, int64_t k, int64_t alpha_in,
+                   const T* a, int64_t rsa, int64_t csa, const T* b, int64_t rsb, int64_t csb,
+                   int64_t beta_in, T* c, int64_t rsc, int64_t csc) {
+  using P = typename F::P;
+  using U = typename F::U;
+  constexpr int64_t KP = F::KP, KC = F::KC;
   const U alpha = U(alpha_in), beta = U(beta_in);
   if (k == 0 || alpha == 0) {
     for (int64_t i = 0; i < m; ++i)
@@ -465,14 +483,6 @@ void int_gemm_impl(int64_t m, int64_t n, int64_t k, int64_t alpha_in, const T* a
         cv = beta == 0 ? T(0) : T(wmul(U(cv), beta));
       }
     return;
-  }
-  MicroKernel<T> mk = pick_kernel<T>();
-  if constexpr (std::is_same_v<T, int64_t>) {
-    // AVX2 multiplies int64 through 32-bit halves; operands that all fit in int32 (the usual
-    // case) need one vpmuldq per product instead of two multiplies and a fix-up. Checking costs
-    // one read of A and B against the product's m*n*k.
-    if (mk.fn == &mul64_6x4_avx2 && fits_int32(a, m, k, rsa, csa) && fits_int32(b, k, n, rsb, csb))
-      mk = MicroKernel<T>{6, 8, &mul64_small_6x8_avx2};
   }
   const int64_t mr = mk.mr, nr = mk.nr;
   const int64_t nc_max = std::min(kNC, (n + nr - 1) / nr * nr);
@@ -498,8 +508,8 @@ void int_gemm_impl(int64_t m, int64_t n, int64_t k, int64_t alpha_in, const T* a
                    [&](int64_t p0, int64_t p1) {
                      for (int64_t jp = p0; jp < p1; ++jp) {
                        const int64_t j0 = jc + jp * nr;
-                       pack_b<T>(bpack.data() + jp * bpanel, b + pc * rsb + j0 * csb, rsb, csb,
-                                 std::min(nr, n - j0), nr, kc);
+                       pack_b<T, F>(bpack.data() + jp * bpanel, b + pc * rsb + j0 * csb, rsb, csb,
+                                    std::min(nr, n - j0), nr, kc);
                      }
                    });
       const int64_t nsplit =
@@ -516,8 +526,8 @@ void int_gemm_impl(int64_t m, int64_t n, int64_t k, int64_t alpha_in, const T* a
           if (packed != mb) {
             for (int64_t ip = 0; ip < mpanels; ++ip) {
               const int64_t i0 = ic + ip * mr;
-              pack_a<T>(apack.data() + ip * apanel, a + i0 * rsa + pc * csa, rsa, csa,
-                        std::min(mr, m - i0), mr, kc);
+              pack_a<T, F>(apack.data() + ip * apanel, a + i0 * rsa + pc * csa, rsa, csa,
+                           std::min(mr, m - i0), mr, kc);
             }
             packed = mb;
           }
@@ -544,8 +554,26 @@ void int_gemm(ScalarType dt, int64_t m, int64_t n, int64_t k, int64_t alpha, con
               void* c, int64_t rsc, int64_t csc) {
   auto run = [&](auto tag) {
     using T = decltype(tag);
-    int_gemm_impl<T>(m, n, k, alpha, static_cast<const T*>(a), rsa, csa, static_cast<const T*>(b),
-                     rsb, csb, beta, static_cast<T*>(c), rsc, csc);
+    const T* at = static_cast<const T*>(a);
+    const T* bt = static_cast<const T*>(b);
+    T* ct = static_cast<T*>(c);
+    if constexpr (std::is_same_v<T, int32_t>) {
+      // int32 operands that all fit in int16 (the usual case) take the 8/16-bit vpmaddwd
+      // kernel: its int32 sums are the int32 result, two products per lane per instruction.
+      const MicroKernel<T, Family<int16_t>> pairs = pair_kernel<T>();
+      if (pairs.fn && k > 0 && fits<int16_t>(at, m, k, rsa, csa) &&
+          fits<int16_t>(bt, k, n, rsb, csb))
+        return int_gemm_impl(pairs, m, n, k, alpha, at, rsa, csa, bt, rsb, csb, beta, ct, rsc, csc);
+    }
+    MicroKernel<T> mk = pick_kernel<T>();
+    if constexpr (std::is_same_v<T, int64_t>) {
+      // AVX2 multiplies int64 through 32-bit halves; operands that all fit in int32 (the usual
+      // case) need one vpmuldq per product instead.
+      if (mk.fn == &mul64_6x4_avx2 && fits<int32_t>(at, m, k, rsa, csa) &&
+          fits<int32_t>(bt, k, n, rsb, csb))
+        mk = MicroKernel<T>{6, 8, &mul64_small_6x8_avx2};
+    }
+    int_gemm_impl(mk, m, n, k, alpha, at, rsa, csa, bt, rsb, csb, beta, ct, rsc, csc);
   };
   switch (dt) {
     case ScalarType::Byte:
