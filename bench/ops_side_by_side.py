@@ -187,7 +187,8 @@ def main():
     print(f"ops side by side: ember {getattr(ember, '__version__', '?')} vs torch "
           f"{torch.__version__} on {platform.machine()} ({os.cpu_count()} CPUs); "
           "ratio = torch time / ember time")
-    cap = getattr(ember, "cpu_capability", lambda: "?")()
+    import ember.backends.cpu
+    cap = ember.backends.cpu.get_cpu_capability()
     print(f"ember kernel set: {cap}; float32 FMA peak: " +
           (", ".join(f"{peaks[t]:.1f} GFLOP/s on {t} thread(s)" for t in sorted(peaks))
            or "not measured"))
