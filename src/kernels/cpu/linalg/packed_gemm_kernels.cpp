@@ -1,0 +1,452 @@
+// ember's own float32/float64 GEMM (Note [Packed GEMM]). Compiled once per CPU capability.
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <new>
+#include <numeric>
+#include <type_traits>
+
+#include <immintrin.h>
+
+#include "core/parallel_internal.h"
+#include "kernels/cpu/linalg/packed_gemm.h"
+#include "kernels/cpu/vec.h"
+
+namespace ember::cpu::EMBER_CPU_CAP {
+namespace {
+
+// Note [Packed GEMM]
+// OpenBLAS reaches the FMA peak on large products, but below about 400^3 its packing of both
+// operands, its buffers and its thread start-up cost as much as 10-40% of the product, and a
+// batch of small products (bmm) pays that per product. This GEMM is built for those sizes:
+// - an MR×NR register tile of accumulators (NR = two vectors; MR = 6 on 16-register ISAs, 8 with
+//   AVX-512's 32), updated by one broadcast of A and two vector loads of B per step along k,
+//   written to C once per k block with alpha and beta (beta == 0 never reads C);
+// - A is read in place: MR row pointers when it is row-major (rows past a ragged end repeat the
+//   last one), MR consecutive values per k step when it is stored transposed. A transposed A
+//   whose rows would alias in L1 (fits_l1_in_place) is packed per block into kc×MR panels, and
+//   otherwise only its ragged last row panel is;
+// - B is read in place when it is row-major and its rows fit L1 without aliasing, or when so
+//   few row panels reuse it that packing would not pay; otherwise each k block of a thread's
+//   columns is packed into kc×NR panels (transposed B, nn.Linear's weight, by 8×8 transposes),
+//   and the ragged last column panel always is, zero padded;
+// - k is blocked by KC so that one kc×NR panel of B stays in L1 while every row panel of the
+//   thread's A block streams past it; rows are blocked by MC so that A's block stays in L2;
+// - threads split C into a grid of tile-aligned blocks, one independent product each (no
+//   barrier), one thread per 48^3 multiply-adds at most. Every element is the same k-ordered
+//   sum whatever the split, so results do not depend on the thread count.
+// blas_gemm (gemm.cpp) uses it where it was measured faster than OpenBLAS (Note [GEMM choice]).
+
+#if EMBER_VEC_BYTES == 64
+constexpr int kMR = 8;
+#else
+constexpr int kMR = 6;
+#endif
+template <class T>
+constexpr int kNR = 2 * kLanes<T>;
+constexpr int64_t kKC = 256;       // a kc×NR panel of B: 16 KiB for float and double alike
+constexpr int64_t kMC = kMR * 20;  // an mc×kc block of A: 120-160 KiB (float), in L2
+constexpr int64_t kNC = 2048;      // a packed kc×nc block of B: 2 MiB (float)
+
+/// Whether kc rows of a panel read in place, `stride` elements apart, stay in L1: a stride of
+/// s cache lines maps them to 64 / gcd(s, 64) of L1's 64 sets (8 ways each; a 4 KiB stride puts
+/// every row in one set), and half of those lines are left to the other operands.
+template <class T>
+bool fits_l1_in_place(int64_t stride, int64_t kc) {
+  const int64_t bytes = stride * int64_t(sizeof(T));
+  if (bytes >= 4096) return false;        // a page per row: kc rows overflow the L1 TLB
+  if (bytes % 64 != 0) return kc <= 256;  // rows start at different offsets: sets spread
+  const int64_t sets = 64 / std::gcd<int64_t>(bytes / 64, 64);
+  return kc <= sets * 4;
+}
+
+inline vfloat vfma(vfloat a, vfloat b, vfloat c) {
+#if defined(__AVX512F__)
+  return _mm512_fmadd_ps(a, b, c);
+#elif defined(__FMA__)
+  return _mm256_fmadd_ps(a, b, c);
+#else
+  return a * b + c;
+#endif
+}
+inline vdouble vfma(vdouble a, vdouble b, vdouble c) {
+#if defined(__AVX512F__)
+  return _mm512_fmadd_pd(a, b, c);
+#elif defined(__FMA__)
+  return _mm256_fmadd_pd(a, b, c);
+#else
+  return a * b + c;
+#endif
+}
+
+/// Every lane = x. (vbroadcast's 0 + x keeps an add per broadcast: it may not fold, -0 + 0 = +0.)
+inline vfloat bcast(float x) {
+#if defined(__AVX512F__)
+  return _mm512_set1_ps(x);
+#elif defined(__AVX__)
+  return _mm256_set1_ps(x);
+#else
+  return _mm_set1_ps(x);
+#endif
+}
+inline vdouble bcast(double x) {
+#if defined(__AVX512F__)
+  return _mm512_set1_pd(x);
+#elif defined(__AVX__)
+  return _mm256_set1_pd(x);
+#else
+  return _mm_set1_pd(x);
+#endif
+}
+
+/// Where the micro-kernel reads its MR×kc slice of A: A(r, p) = rows[r][p] (row-major A), or
+/// A(r, p) = cols[p * cps + r] (transposed A in place, or a packed panel).
+template <class T>
+struct APanel {
+  const T* rows[kMR];
+  const T* cols;
+  int64_t cps;
+};
+
+/// C(mr×nr) = alpha * acc + beta * C (beta == 0: C is not read).
+template <class T>
+__attribute__((always_inline)) inline void write_tile(Vec<T> (&acc)[kMR][2], T alpha, T beta, T* c,
+                                                      int64_t ldc, int mr, int nr) {
+  using V = Vec<T>;
+  constexpr int L = kLanes<T>;
+  const V va = bcast(alpha), vb = bcast(beta);
+  if (nr == kNR<T>) {
+#pragma GCC unroll 16
+    for (int r = 0; r < kMR; ++r) {
+      if (r >= mr) break;
+      T* cr = c + r * ldc;
+      V x0 = acc[r][0] * va, x1 = acc[r][1] * va;
+      if (beta != T(0)) {
+        x0 = vfma(vb, vload<V>(cr), x0);
+        x1 = vfma(vb, vload<V>(cr + L), x1);
+      }
+      vstore(cr, x0);
+      vstore(cr + L, x1);
+    }
+    return;
+  }
+  alignas(64) T buf[kMR][kNR<T>];
+  for (int r = 0; r < kMR; ++r) {
+    vstore(&buf[r][0], acc[r][0] * va);
+    vstore(&buf[r][L], acc[r][1] * va);
+  }
+  for (int r = 0; r < mr; ++r) {
+    T* cr = c + r * ldc;
+    if (beta != T(0)) {
+      for (int q = 0; q < nr; ++q) cr[q] = beta * cr[q] + buf[r][q];
+    } else {
+      for (int q = 0; q < nr; ++q) cr[q] = buf[r][q];
+    }
+  }
+}
+
+/// The MR×NR tile of C at c = alpha * A·B + beta * C over kc steps; B row p is b[p * bps ..+NR).
+template <class T, bool kRows>
+void micro_kernel(int64_t kc, const APanel<T>& ap, const T* __restrict b, int64_t bps, T alpha,
+                  T beta, T* c, int64_t ldc, int mr, int nr) {
+  using V = Vec<T>;
+  constexpr int L = kLanes<T>;
+  V acc[kMR][2];
+#pragma GCC unroll 16
+  for (int r = 0; r < kMR; ++r) {
+    acc[r][0] = acc[r][1] = V{};
+    // C's lines are fetched for writing while the tile is computed.
+    __builtin_prefetch(c + r * ldc, 1);
+    __builtin_prefetch(c + r * ldc + kNR<T> - 1, 1);
+  }
+  if constexpr (kRows) {
+    const T* rp[kMR];
+    for (int r = 0; r < kMR; ++r) rp[r] = ap.rows[r];
+    // Rows read in place are MR streams: a line of each is prefetched a few lines ahead.
+    constexpr int64_t kLine = 64 / int64_t(sizeof(T));
+    for (int64_t p0 = 0; p0 < kc; p0 += kLine) {
+#pragma GCC unroll 16
+      for (int r = 0; r < kMR; ++r) __builtin_prefetch(rp[r] + p0 + 4 * kLine);
+      const int64_t p1 = std::min(kc, p0 + kLine);
+#pragma GCC unroll 2
+      for (int64_t p = p0; p < p1; ++p) {
+        const V b0 = vload<V>(b), b1 = vload<V>(b + L);
+        b += bps;
+#pragma GCC unroll 16
+        for (int r = 0; r < kMR; ++r) {
+          const V ar = bcast(rp[r][p]);
+          acc[r][0] = vfma(ar, b0, acc[r][0]);
+          acc[r][1] = vfma(ar, b1, acc[r][1]);
+        }
+      }
+    }
+  } else {
+    const T* a = ap.cols;
+    const int64_t aps = ap.cps;
+#pragma GCC unroll 2
+    for (int64_t p = 0; p < kc; ++p) {
+      const V b0 = vload<V>(b), b1 = vload<V>(b + L);
+      b += bps;
+#pragma GCC unroll 16
+      for (int r = 0; r < kMR; ++r) {
+        const V ar = bcast(a[r]);
+        acc[r][0] = vfma(ar, b0, acc[r][0]);
+        acc[r][1] = vfma(ar, b1, acc[r][1]);
+      }
+      a += aps;
+    }
+  }
+  write_tile<T>(acc, alpha, beta, c, ldc, mr, nr);
+}
+
+/// A per-thread buffer that only grows, 64-byte aligned (so packed B rows are whole lines).
+template <class T>
+T* scratch(int slot, int64_t n) {
+  struct Buf {
+    T* p = nullptr;
+    int64_t cap = 0;
+    ~Buf() { ::operator delete[](p, std::align_val_t(64)); }
+  };
+  static thread_local Buf bufs[2];
+  Buf& b = bufs[slot];
+  if (b.cap < n) {
+    ::operator delete[](b.p, std::align_val_t(64));
+    b.p = static_cast<T*>(::operator new[](size_t(n) * sizeof(T), std::align_val_t(64)));
+    b.cap = n;
+  }
+  return b.p;
+}
+
+/// The operands of one product, with op(A)(i, p) and op(B)(p, j) as in blas_gemm.
+template <class T>
+struct Problem {
+  bool ta, tb;
+  int64_t m, n, k;
+  T alpha;
+  const T* a;
+  int64_t lda;
+  const T* b;
+  int64_t ldb;
+  T beta;
+  T* c;
+  int64_t ldc;
+};
+
+#if defined(__AVX__)
+/// dst[p * ldd + q] = src[q * lds + p] for an 8×8 block of floats (three shuffle stages).
+inline void transpose8x8(const float* src, int64_t lds, float* dst, int64_t ldd) {
+  __m256 r[8], t[8], u[8];
+  for (int q = 0; q < 8; ++q) r[q] = _mm256_loadu_ps(src + q * lds);
+  for (int q = 0; q < 8; q += 2) {
+    t[q] = _mm256_unpacklo_ps(r[q], r[q + 1]);
+    t[q + 1] = _mm256_unpackhi_ps(r[q], r[q + 1]);
+  }
+  for (int h = 0; h < 8; h += 4) {
+    u[h + 0] = _mm256_shuffle_ps(t[h + 0], t[h + 2], _MM_SHUFFLE(1, 0, 1, 0));
+    u[h + 1] = _mm256_shuffle_ps(t[h + 0], t[h + 2], _MM_SHUFFLE(3, 2, 3, 2));
+    u[h + 2] = _mm256_shuffle_ps(t[h + 1], t[h + 3], _MM_SHUFFLE(1, 0, 1, 0));
+    u[h + 3] = _mm256_shuffle_ps(t[h + 1], t[h + 3], _MM_SHUFFLE(3, 2, 3, 2));
+  }
+  for (int p = 0; p < 4; ++p) {
+    _mm256_storeu_ps(dst + p * ldd, _mm256_permute2f128_ps(u[p], u[p + 4], 0x20));
+    _mm256_storeu_ps(dst + (p + 4) * ldd, _mm256_permute2f128_ps(u[p], u[p + 4], 0x31));
+  }
+}
+#endif
+
+/// Packs op(B)[pc:pc+kc, j0:j0+nc] into kc×NR panels, the last one zero padded.
+template <class T>
+void pack_b(const Problem<T>& P, int64_t pc, int64_t kc, int64_t j0, int64_t nc, T* dst) {
+  constexpr int NR = kNR<T>;
+  for (int64_t jp = 0; jp < nc; jp += NR, dst += kc * NR) {
+    const int64_t w = std::min<int64_t>(NR, nc - jp);
+#if defined(__AVX__)
+    if constexpr (std::is_same_v<T, float>) {
+      if (P.tb && w == NR) {
+        // B^T stored n×k (nn.Linear's weight): 8×8 transposes, the last k steps one by one.
+        const T* src = P.b + (j0 + jp) * P.ldb + pc;
+        const int64_t k8 = kc / 8 * 8;
+        for (int64_t p = 0; p < k8; p += 8)
+          for (int q = 0; q < NR; q += 8)
+            transpose8x8(src + q * P.ldb + p, P.ldb, dst + p * NR + q, NR);
+        for (int64_t p = k8; p < kc; ++p)
+          for (int q = 0; q < NR; ++q) dst[p * NR + q] = src[q * P.ldb + p];
+        continue;
+      }
+    }
+#endif
+    if (!P.tb && w == NR) {
+      using V = Vec<T>;
+      constexpr int L = kLanes<T>;
+      const T* src = P.b + pc * P.ldb + j0 + jp;
+      for (int64_t p = 0; p < kc; ++p, src += P.ldb) {
+        vstore(dst + p * NR, vload<V>(src));
+        vstore(dst + p * NR + L, vload<V>(src + L));
+      }
+    } else if (!P.tb) {
+      const T* src = P.b + pc * P.ldb + j0 + jp;
+      for (int64_t p = 0; p < kc; ++p, src += P.ldb) {
+        std::memcpy(dst + p * NR, src, size_t(w) * sizeof(T));
+        for (int64_t q = w; q < NR; ++q) dst[p * NR + q] = T(0);
+      }
+    } else {
+      // B^T is stored n×k: column j of op(B) is a contiguous row.
+      for (int64_t q = 0; q < w; ++q) {
+        const T* src = P.b + (j0 + jp + q) * P.ldb + pc;
+        for (int64_t p = 0; p < kc; ++p) dst[p * NR + q] = src[p];
+      }
+      for (int64_t q = w; q < NR; ++q)
+        for (int64_t p = 0; p < kc; ++p) dst[p * NR + q] = T(0);
+    }
+  }
+}
+
+/// Packs op(A)[i0:i0+h, pc:pc+kc] (h <= MR) into one kc×MR panel, zero padded.
+template <class T>
+void pack_a_panel(const Problem<T>& P, int64_t i0, int64_t h, int64_t pc, int64_t kc, T* dst) {
+  if (P.ta && h == kMR) {  // a fixed-size copy per k step (inlined, unlike memcpy of h values)
+    const T* src = P.a + pc * P.lda + i0;
+    for (int64_t p = 0; p < kc; ++p, src += P.lda) std::memcpy(dst + p * kMR, src, sizeof(T) * kMR);
+    return;
+  }
+  for (int64_t p = 0; p < kc; ++p) {
+    T* d = dst + p * kMR;
+    if (P.ta) {
+      const T* src = P.a + (pc + p) * P.lda + i0;
+      for (int64_t r = 0; r < h; ++r) d[r] = src[r];
+    } else {
+      for (int64_t r = 0; r < h; ++r) d[r] = P.a[(i0 + r) * P.lda + pc + p];
+    }
+    for (int64_t r = h; r < kMR; ++r) d[r] = T(0);
+  }
+}
+
+/// C[i0:i1, j0:j1] of the product, on the calling thread (i0 and j0 are tile aligned).
+template <class T>
+void gemm_block(const Problem<T>& P, int64_t i0, int64_t i1, int64_t j0, int64_t j1) {
+  constexpr int NR = kNR<T>;
+  const int64_t kc_max = std::min(kKC, P.k);
+  // Packing B costs a pass over it, repaid only when several row panels reuse it.
+  const bool direct_b = !P.tb && (fits_l1_in_place<T>(P.ldb, kc_max) || i1 - i0 <= 8 * kMR);
+  // A transposed is read MR values per k step, lda apart: packed when those rows would alias.
+  const bool pack_a = P.ta && !fits_l1_in_place<T>(P.lda, kc_max);
+  T* apack = scratch<T>(1, kKC * (pack_a ? kMC : kMR));
+  for (int64_t jc = j0; jc < j1; jc += kNC) {
+    const int64_t nc = std::min(kNC, j1 - jc);
+    const int64_t nfull = direct_b ? nc / NR * NR : 0;  // panels read in place
+    for (int64_t pc = 0; pc < P.k; pc += kKC) {
+      const int64_t kc = std::min(kKC, P.k - pc);
+      const T beta = pc == 0 ? P.beta : T(1);
+      // Pack what is not read in place: all of B's columns, or only the ragged last panel.
+      T* bpack = nullptr;
+      if (nfull < nc) {
+        bpack = scratch<T>(0, kc * ((nc - nfull + NR - 1) / NR * NR));
+        pack_b(P, pc, kc, jc + nfull, nc - nfull, bpack);
+      }
+      for (int64_t ic = i0; ic < i1; ic += kMC) {
+        const int64_t mc = std::min(kMC, i1 - ic);
+        if (pack_a) {
+          for (int64_t ir = 0; ir < mc; ir += kMR)
+            pack_a_panel(P, ic + ir, std::min<int64_t>(kMR, mc - ir), pc, kc, apack + ir * kc);
+        } else if (P.ta && mc % kMR != 0) {
+          // Transposed A read in place: a full-width read of the ragged last row panel would
+          // pass the end of the stored rows, so that panel alone is packed (once per block).
+          const int64_t last = mc / kMR * kMR;
+          pack_a_panel(P, ic + last, mc - last, pc, kc, apack);
+        }
+        for (int64_t jr = 0; jr < nc; jr += NR) {
+          const int nr = int(std::min<int64_t>(NR, nc - jr));
+          const T* bp;
+          int64_t bps;
+          if (jr < nfull) {
+            bp = P.b + pc * P.ldb + jc + jr;
+            bps = P.ldb;
+          } else {
+            bp = bpack + (jr - nfull) * kc;
+            bps = NR;
+          }
+          for (int64_t ir = 0; ir < mc; ir += kMR) {
+            const int64_t i = ic + ir;
+            const int mr = int(std::min<int64_t>(kMR, mc - ir));
+            T* cp = P.c + i * P.ldc + jc + jr;
+            APanel<T> ap;
+            if (!P.ta) {
+              // Rows past the end repeat the last row; their results are not written.
+              for (int r = 0; r < kMR; ++r)
+                ap.rows[r] = P.a + (i + std::min(r, mr - 1)) * P.lda + pc;
+              micro_kernel<T, true>(kc, ap, bp, bps, P.alpha, beta, cp, P.ldc, mr, nr);
+            } else if (pack_a) {
+              ap.cols = apack + ir * kc;
+              ap.cps = kMR;
+              micro_kernel<T, false>(kc, ap, bp, bps, P.alpha, beta, cp, P.ldc, mr, nr);
+            } else {
+              ap.cols = mr == kMR ? P.a + pc * P.lda + i : apack;
+              ap.cps = mr == kMR ? P.lda : kMR;
+              micro_kernel<T, false>(kc, ap, bp, bps, P.alpha, beta, cp, P.ldc, mr, nr);
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+/// C = beta * C (beta == 0 writes zeros without reading C).
+template <class T>
+void scale_c(const Problem<T>& P) {
+  for (int64_t i = 0; i < P.m; ++i) {
+    T* cr = P.c + i * P.ldc;
+    if (P.beta == T(0)) {
+      std::fill(cr, cr + P.n, T(0));
+    } else if (P.beta != T(1)) {
+      for (int64_t j = 0; j < P.n; ++j) cr[j] *= P.beta;
+    }
+  }
+}
+
+template <class T>
+void packed_gemm(const Problem<T>& P, int threads) {
+  if (P.m <= 0 || P.n <= 0) return;
+  if (P.k == 0 || P.alpha == T(0)) return scale_c(P);
+  constexpr int NR = kNR<T>;
+  // A thread's share must repay waking it (about a microsecond): 48^3 multiply-adds at least.
+  const double work = double(P.m) * double(P.n) * double(P.k);
+  threads = int(std::clamp<double>(work / (48.0 * 48.0 * 48.0), 1.0, double(std::max(threads, 1))));
+  const int64_t mt = (P.m + kMR - 1) / kMR, nt = (P.n + NR - 1) / NR;
+  // A grid pm×pn of tile-aligned blocks whose largest block has the fewest tiles (ties: fewer
+  // blocks). One block per thread: blocks are independent products.
+  int64_t best_pm = 1, best_pn = 1, best = mt * nt;
+  for (int64_t pm = 1; pm <= std::min<int64_t>(threads, mt); ++pm) {
+    const int64_t pn = std::min<int64_t>(threads / pm, nt);
+    const int64_t cost = ((mt + pm - 1) / pm) * ((nt + pn - 1) / pn);
+    if (cost < best) best = cost, best_pm = pm, best_pn = pn;
+  }
+  const int64_t blocks = best_pm * best_pn;
+  const int64_t mper = (mt + best_pm - 1) / best_pm * kMR, nper = (nt + best_pn - 1) / best_pn * NR;
+  auto run = [&](int64_t blk) {
+    const int64_t bi = blk / best_pn, bj = blk % best_pn;
+    const int64_t i0 = bi * mper, i1 = std::min(P.m, i0 + mper);
+    const int64_t j0 = bj * nper, j1 = std::min(P.n, j0 + nper);
+    if (i0 < i1 && j0 < j1) gemm_block(P, i0, i1, j0, j1);
+  };
+  if (blocks == 1) return run(0);
+  parallel_for(0, blocks, 1, [&](int64_t b0, int64_t b1) {
+    for (int64_t blk = b0; blk < b1; ++blk) run(blk);
+  });
+}
+
+}  // namespace
+
+void packed_sgemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
+                  int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc,
+                  int threads) {
+  packed_gemm<float>({ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc}, threads);
+}
+
+void packed_dgemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, double alpha, const double* a,
+                  int64_t lda, const double* b, int64_t ldb, double beta, double* c, int64_t ldc,
+                  int threads) {
+  packed_gemm<double>({ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc}, threads);
+}
+
+}  // namespace ember::cpu::EMBER_CPU_CAP
