@@ -318,10 +318,10 @@ void record_elementwise(autograd::OpRecorder& rec, OpId op, const OpParams& para
         const Tensor& y = c.saved[3];
         // threshold_backward is differentiable in y too (a zero derivative): under
         // create_graph or forward AD the gradient depends on y, so it requires grad and carries
-        // a (zero) tangent, as PyTorch's. y * 0 is only read where y <= 0, i.e. y == 0.
+        // a (zero) tangent, as PyTorch's.
         const bool through_y =
             (GradMode::is_enabled() && y.requires_grad()) || autograd::tls().fw_levels > 0;
-        r[size_t(k)] = where(gt(y, wrap_scalar(0.0)), g, through_y ? y * 0.0 : wrap_scalar(0.0));
+        r[size_t(k)] = relu_backward(g, y, through_y);
       } else if (op == OpId::mul && !xs[1 - k].is_complex()) {
         r[size_t(k)] = g * xs[1 - k];
       } else if (op == OpId::conj_physical) {

@@ -6,9 +6,13 @@
 
 #include <cmath>
 
+#include "autograd/record.h"
+#include "core/dispatch_state.h"
+#include "core/tensor_util.h"
 #include "ember/factory.h"
 #include "ember/ops.h"
 #include "ember/reduce.h"
+#include "kernels/stubs/activation_backward.h"
 #include "ops/elementwise/elementwise_core.h"
 #include "ops/elementwise/elementwise_grad.h"
 #include "ops/elementwise/special_grad.h"
@@ -38,11 +42,12 @@ const char* op_id(OpId op) { return op == OpId::kCount ? "kCount" : op_info(op).
 #define EMBER_CASE(op) case OpId::op:
 // Elementwise ops with no gradient (bool or integer results), and those whose gradient is zero
 // wherever it is defined; shared by the switches below.
-#define EMBER_NONDIFF_ELEMENTWISE_OPS(_)                                                   \
-  EMBER_UNARY_PREDICATE_OPS(_)                                                             \
-  EMBER_COMPARISON_OPS(_)                                                                  \
-  _(bitwise_not) _(logical_not) _(logical_and) _(logical_or) _(logical_xor) _(bitwise_and) \
-      _(bitwise_or) _(bitwise_xor) _(bitwise_left_shift) _(bitwise_right_shift) _(isclose) _(fill)
+#define EMBER_NONDIFF_ELEMENTWISE_OPS(_)                                                  \
+  EMBER_UNARY_PREDICATE_OPS(_)                                                            \
+  EMBER_COMPARISON_OPS(_)                                                                 \
+  _(bitwise_not)                                                                          \
+  _(logical_not) _(logical_and) _(logical_or) _(logical_xor) _(bitwise_and) _(bitwise_or) \
+      _(bitwise_xor) _(bitwise_left_shift) _(bitwise_right_shift) _(isclose) _(fill)
 #define EMBER_ZERO_GRAD_ELEMENTWISE_OPS(_) \
   _(sign) _(floor) _(ceil) _(trunc) _(round_decimals) _(floor_divide) _(div_trunc) _(div_floor)
 #define EMBER_NOT_ELEMENTWISE(op, schema, traits) case OpId::op:
@@ -507,6 +512,27 @@ Tensor elementwise_partial(OpId op, int k, const Tensor* x, const Tensor& o, con
   }
   EMBER_CHECK(false, "[", op_name(op), "] has no vjp rule");
   return {};
+}
+
+Tensor relu_backward(const Tensor& g, const Tensor& y, bool through_y) {
+  // One pass when nothing watches the result (no graph to build through it, no tracer, vmap or
+  // coverage layer that must see its ops) and the operands are plain buffers of one layout.
+  const bool plain =
+      !through_y && !(GradMode::is_enabled() && g.requires_grad()) &&
+      autograd::tls().fw_levels == 0 &&
+      !(dispatch::active_layers() & (dispatch::kTracer | dispatch::kVmap | dispatch::kCoverage));
+  const ScalarType dt = g.dtype();
+  if (plain && relu_backward_stub.get(g.device().type()) && y.dtype() == dt &&
+      (dt == kFloat || dt == kDouble || dt == kBFloat16 || dt == kHalf) &&
+      g.device() == y.device() && g.sizes() == y.sizes() && g.is_contiguous() &&
+      y.is_contiguous() && !g.is_conj() && !y.is_conj()) {
+    Tensor r = empty_tensor(g.sizes(), dt, g.device());
+    if (r.numel() > 0) relu_backward_stub(g.device().type(), g, y, r);
+    return r;
+  }
+  // y * 0 keeps the result in y's graph (a zero derivative, as PyTorch's threshold_backward); it
+  // is only read where y <= 0, i.e. y == 0.
+  return where(gt(y, wrap_scalar(0.0)), g, through_y ? y * 0.0 : wrap_scalar(0.0));
 }
 
 #undef EMBER_CASE

@@ -22,4 +22,9 @@ uint8_t elementwise_saves(OpId op);
 /// ∂out/∂input_k at the saved inputs `x` (three slots) and output `o`; may be a 0-dim tensor.
 Tensor elementwise_partial(OpId op, int k, const Tensor* x, const Tensor& o, const OpParams& p);
 
+/// relu's vjp at its saved output `out`: `grad` where out > 0, else 0. `through_out`: the result
+/// must also be differentiable in `out` (create_graph, forward AD), which the composite form
+/// gives; otherwise contiguous CPU operands take one fused pass (relu_backward_stub).
+Tensor relu_backward(const Tensor& grad, const Tensor& out, bool through_out);
+
 }  // namespace ember
