@@ -13,6 +13,7 @@
 #include "ember/ops.h"
 #include "ember/reduce.h"
 #include "kernels/stubs/pool.h"
+#include "kernels/stubs/pool_taps.h"
 #include "ops/call_path.h"
 
 namespace ember {
@@ -172,13 +173,79 @@ Tensor max_pool_backward(const Tensor& g, const Tensor& idx, IntArrayRef in_size
   return gx;
 }
 
+/// The gradient of a max pool from its saved taps (Note [Compact pooling indices] in
+/// src/kernels/cpu/nn/pool_cpu.h). Building a graph (create_graph), it expands them to flat
+/// indices and takes the recorded max_pool_backward.
+Tensor max_pool_taps_backward(const Tensor& g, const Tensor& taps, IntArrayRef in_sizes,
+                              IntArrayRef k, IntArrayRef s, IntArrayRef p, IntArrayRef d) {
+  if (GradMode::is_enabled()) {
+    Tensor idx = empty_tensor(taps.sizes(), kLong, taps.device());
+    if (idx.numel() > 0)
+      max_pool_taps_to_indices_stub(taps.device().type(), taps, k, s, p, d, in_sizes, idx);
+    return max_pool_backward(g, idx, in_sizes);
+  }
+  Tensor gx = empty_tensor(in_sizes, g.dtype(), g.device());
+  if (gx.numel() > 0) {
+    if (g.numel() == 0) {
+      gx.zero_();
+    } else {
+      Tensor gc = g.contiguous();
+      max_pool_taps_backward_stub(gc.device().type(), gc, taps, k, s, p, d, gx);
+    }
+  }
+  return gx;
+}
+
+/// Whether a max pool of `x` with kernel `k` may save taps instead of flat indices: a CPU
+/// kernel of at most 256 taps, and no forward-mode level (its rule gathers at flat indices).
+bool use_taps(const Tensor& x, IntArrayRef k) {
+  int64_t taps = 1;
+  for (int64_t v : k) {
+    if (v > 256) return false;
+    taps *= v;
+  }
+  return taps <= 256 && max_pool_taps_stub.get(x.device().type()) != nullptr &&
+         max_pool_taps_backward_stub.get(x.device().type()) != nullptr &&
+         autograd::tls().fw_levels == 0;
+}
+
+/// max_pool_windows for a pool whose indices stay internal: the kernel writes taps, which the
+/// vjp reads.
+Tensor max_pool_with_taps(const char* op, const Tensor& x, const PoolArgs& a) {
+  autograd::OpRecorder rec(op, {x});
+  const DimVector os = pooled_shape(op, x, a.out);
+  Tensor y = empty_tensor(op, os, x.dtype(), x.device());
+  Tensor taps = empty_tensor(op, os, kByte, x.device());
+  if (y.numel() > 0) {
+    Tensor xc = x.contiguous();
+    max_pool_taps_stub(xc.device().type(), xc, a.k, a.s, a.p, a.d, y, taps);
+  }
+  if (rec) {
+    rec.args(x.sizes(), a.k, a.s, a.p, a.d);
+    rec.record(
+        y,
+        [](autograd::VjpCtx& c) {
+          const autograd::RuleArgs& A = c.args();
+          return autograd::variable_list{max_pool_taps_backward(
+              c.grads[0], c.saved[0], IntArrayRef(A.ints(0)), IntArrayRef(A.ints(1)),
+              IntArrayRef(A.ints(2)), IntArrayRef(A.ints(3)), IntArrayRef(A.ints(4)))};
+        },
+        {taps}, nullptr);
+  }
+  return y;
+}
+
 std::tuple<Tensor, Tensor> max_pool_impl(const char* op, int nd, const Tensor& input,
                                          IntArrayRef kernel, IntArrayRef stride,
-                                         IntArrayRef padding, IntArrayRef dilation,
-                                         bool ceil_mode) {
+                                         IntArrayRef padding, IntArrayRef dilation, bool ceil_mode,
+                                         bool want_indices = true) {
   bool unbatched = false;
   Tensor x = batched_input(input, nd, op, unbatched);
   const PoolArgs a = pool_args(x, nd, kernel, stride, padding, dilation, ceil_mode, op);
+  if (!want_indices && use_taps(x, a.k)) {
+    Tensor y = max_pool_with_taps(op, x, a);
+    return {unbatched ? y.squeeze(0) : y, Tensor()};
+  }
   auto [y, idx] = max_pool_windows(op, x, a.out, [&](const Tensor& xc, Tensor& yc, Tensor& ic) {
     max_pool_stub(xc.device().type(), xc, a.k, a.s, a.p, a.d, yc, ic);
   });
@@ -367,7 +434,7 @@ Tensor max_unpool_impl(const char* op, int nd, const Tensor& input, const Tensor
     EMBER_OP_CAST(max_pool##N##d, max_pool##N##d, input, kernel_size, stride, padding, dilation,  \
                   ceil_mode);                                                                     \
     return std::get<0>(max_pool_impl("max_pool" #N "d", N, input, kernel_size, stride, padding,   \
-                                     dilation, ceil_mode));                                       \
+                                     dilation, ceil_mode, false));                                \
   }                                                                                               \
   Tensor avg_pool##N##d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride,         \
                         IntArrayRef padding, bool ceil_mode, bool count_include_pad,              \

@@ -5,18 +5,23 @@
 
 #include "kernels/cpu/nn/pool_cpu.h"
 #include "kernels/stubs/pool.h"
+#include "kernels/stubs/pool_taps.h"
 
 namespace ember {
 
 EMBER_DEFINE_KERNEL(max_pool_stub);
 EMBER_DEFINE_KERNEL(adaptive_max_pool_stub);
 EMBER_DEFINE_KERNEL(max_pool_backward_stub);
+EMBER_DEFINE_KERNEL(max_pool_taps_stub);
+EMBER_DEFINE_KERNEL(max_pool_taps_backward_stub);
+EMBER_DEFINE_KERNEL(max_pool_taps_to_indices_stub);
 
 namespace cpu {
 namespace {
 
-/// Windows of a regular pool (taps inside the input only).
-PoolWindows regular_windows(const Tensor& x, const Tensor& y, IntArrayRef k, IntArrayRef s,
+/// Windows of a regular pool (taps inside the input only) from input x (N, C, in...) to output
+/// y (N, C, out...).
+PoolWindows regular_windows(IntArrayRef xs, IntArrayRef ys, IntArrayRef k, IntArrayRef s,
                             IntArrayRef p, IntArrayRef d) {
   PoolWindows w;
   const int nd = int(k.size());
@@ -27,8 +32,8 @@ PoolWindows regular_windows(const Tensor& x, const Tensor& y, IntArrayRef k, Int
       w.first[j] = {0}, w.count[j] = {1};
       continue;
     }
-    const int64_t out = y.size(2 + i);
-    w.in[j] = x.size(2 + i), w.out[j] = out, w.step[j] = d[i];
+    const int64_t out = ys[size_t(2 + i)];
+    w.in[j] = xs[size_t(2 + i)], w.out[j] = out, w.step[j] = d[i];
     for (int64_t o = 0; o < out; ++o) {
       int64_t start = o * s[i] - p[i];
       const int64_t end = std::min(start + (k[i] - 1) * d[i] + 1, w.in[j]);
@@ -65,7 +70,40 @@ void max_pool_cpu(const Tensor& x, IntArrayRef kernel_size, IntArrayRef stride, 
                   IntArrayRef dilation, Tensor& y, Tensor& indices) {
   max_pool_forward(x.dtype(), x.data_ptr(), y.data_ptr(), indices.data_ptr<int64_t>(),
                    x.size(0) * x.size(1),
-                   regular_windows(x, y, kernel_size, stride, padding, dilation));
+                   regular_windows(x.sizes(), y.sizes(), kernel_size, stride, padding, dilation));
+}
+
+PoolTaps taps_of(IntArrayRef k) {
+  PoolTaps t;
+  for (size_t i = 0; i < k.size(); ++i) t.k[3 - k.size() + i] = k[i];
+  return t;
+}
+
+void max_pool_taps_cpu(const Tensor& x, IntArrayRef kernel_size, IntArrayRef stride,
+                       IntArrayRef padding, IntArrayRef dilation, Tensor& y, Tensor& taps) {
+  max_pool_forward_taps(
+      x.dtype(), x.data_ptr(), y.data_ptr(), taps.data_ptr<uint8_t>(), x.size(0) * x.size(1),
+      regular_windows(x.sizes(), y.sizes(), kernel_size, stride, padding, dilation),
+      taps_of(kernel_size));
+}
+
+void max_pool_taps_backward_cpu(const Tensor& grad, const Tensor& taps, IntArrayRef kernel_size,
+                                IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation,
+                                Tensor& grad_input) {
+  max_pool_backward_taps(
+      grad.dtype(), grad.data_ptr(), taps.data_ptr<uint8_t>(), grad_input.data_ptr(),
+      grad_input.size(0) * grad_input.size(1),
+      regular_windows(grad_input.sizes(), grad.sizes(), kernel_size, stride, padding, dilation),
+      taps_of(kernel_size));
+}
+
+void max_pool_taps_to_indices_cpu(const Tensor& taps, IntArrayRef kernel_size, IntArrayRef stride,
+                                  IntArrayRef padding, IntArrayRef dilation, IntArrayRef in_sizes,
+                                  Tensor& indices) {
+  max_pool_taps_to_indices(
+      taps.data_ptr<uint8_t>(), indices.data_ptr<int64_t>(), taps.size(0) * taps.size(1),
+      regular_windows(in_sizes, taps.sizes(), kernel_size, stride, padding, dilation),
+      taps_of(kernel_size));
 }
 
 void adaptive_max_pool_cpu(const Tensor& x, Tensor& y, Tensor& indices) {
@@ -86,5 +124,8 @@ void max_pool_backward_cpu(const Tensor& grad, const Tensor& indices, Tensor& gr
 EMBER_REGISTER_KERNEL(max_pool_stub, kCPU, cpu::max_pool_cpu);
 EMBER_REGISTER_KERNEL(adaptive_max_pool_stub, kCPU, cpu::adaptive_max_pool_cpu);
 EMBER_REGISTER_KERNEL(max_pool_backward_stub, kCPU, cpu::max_pool_backward_cpu);
+EMBER_REGISTER_KERNEL(max_pool_taps_stub, kCPU, cpu::max_pool_taps_cpu);
+EMBER_REGISTER_KERNEL(max_pool_taps_backward_stub, kCPU, cpu::max_pool_taps_backward_cpu);
+EMBER_REGISTER_KERNEL(max_pool_taps_to_indices_stub, kCPU, cpu::max_pool_taps_to_indices_cpu);
 
 }  // namespace ember

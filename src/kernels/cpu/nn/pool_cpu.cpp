@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <type_traits>
 #include <vector>
 
 #include "core/parallel_internal.h"
@@ -30,9 +31,11 @@ bool full_2d_windows(const PoolWindows& w, int64_t& kh, int64_t& kw, int64_t& sh
 
 // One output row at a time, the taps in the outer loops and the row in the inner loop: the
 // compare-and-select then has no loop-carried branch and vectorizes.
+// With `taps` set the loop keeps each maximum's tap i * kw + j (Note [Compact pooling indices])
+// instead of its flat index, and writes bytes.
 template <class T>
-void max_fwd_2d(const T* x, T* y, int64_t* idx, int64_t planes, const PoolWindows& w, int64_t kh,
-                int64_t kw, int64_t sh, int64_t sw) {
+void max_fwd_2d(const T* x, T* y, int64_t* idx, uint8_t* taps, int64_t planes, const PoolWindows& w,
+                int64_t kh, int64_t kw, int64_t sh, int64_t sw) {
   const int64_t H = w.in[1], W = w.in[2], OH = w.out[1], OW = w.out[2];
   parallel_for(0, planes * OH, std::max<int64_t>(1, 16384 / std::max<int64_t>(1, OW * kh * kw)),
                [&](int64_t b, int64_t e) {
@@ -42,13 +45,23 @@ void max_fwd_2d(const T* x, T* y, int64_t* idx, int64_t planes, const PoolWindow
                    const int64_t p = r / OH, oh = r % OH;
                    const T* xp = x + p * H * W;
                    std::fill(best.begin(), best.end(), -std::numeric_limits<float>::infinity());
-                   std::fill(bi.begin(), bi.end(), int32_t(oh * sh * W));
+                   std::fill(bi.begin(), bi.end(), taps ? 0 : int32_t(oh * sh * W));
                    float* bp = best.data();
                    int32_t* ip32 = bi.data();
                    for (int64_t i = 0; i < kh; ++i)
                      for (int64_t j = 0; j < kw; ++j) {
                        const int32_t row = int32_t((oh * sh + i) * W + j);
                        const T* src = xp + row;
+                       if (taps) {
+                         const int32_t tap = int32_t(i * kw + j);
+                         for (int64_t ow = 0; ow < OW; ++ow) {
+                           const float v = float(src[ow * sw]);
+                           const bool take = (v > bp[ow]) | (v != v);
+                           bp[ow] = take ? v : bp[ow];
+                           ip32[ow] = take ? tap : ip32[ow];
+                         }
+                         continue;
+                       }
                        for (int64_t ow = 0; ow < OW; ++ow) {
                          const float v = float(src[ow * sw]);
                          const bool take = (v > bp[ow]) | (v != v);
@@ -57,30 +70,37 @@ void max_fwd_2d(const T* x, T* y, int64_t* idx, int64_t planes, const PoolWindow
                        }
                      }
                    T* yp = y + r * OW;
-                   int64_t* ip = idx + r * OW;
-                   for (int64_t ow = 0; ow < OW; ++ow) {
-                     ip[ow] = ip32[ow];
-                     yp[ow] = T(bp[ow]);  // exact: T -> float -> T
+                   if (taps) {
+                     uint8_t* tp = taps + r * OW;
+                     for (int64_t ow = 0; ow < OW; ++ow) tp[ow] = uint8_t(ip32[ow]);
+                   } else {
+                     int64_t* ip = idx + r * OW;
+                     for (int64_t ow = 0; ow < OW; ++ow) ip[ow] = ip32[ow];
                    }
+                   for (int64_t ow = 0; ow < OW; ++ow) yp[ow] = T(bp[ow]);  // exact: T->float->T
                  }
                });
 }
 
+/// Exactly one of `idx` (flat indices) and `taps` (with the kernel sizes `kt`) is set.
 template <class T>
-void max_fwd(const T* x, T* y, int64_t* idx, int64_t planes, const PoolWindows& w) {
+void max_fwd(const T* x, T* y, int64_t* idx, uint8_t* taps, const PoolTaps& kt, int64_t planes,
+             const PoolWindows& w) {
   const int64_t in_plane = w.in[0] * w.in[1] * w.in[2];
   const int64_t out_plane = w.out[0] * w.out[1] * w.out[2];
   if constexpr (!std::is_same_v<T, double>) {
     int64_t kh, kw, sh, sw;
-    if (full_2d_windows(w, kh, kw, sh, sw)) return max_fwd_2d(x, y, idx, planes, w, kh, kw, sh, sw);
+    if (full_2d_windows(w, kh, kw, sh, sw) && (!taps || (kh == kt.k[1] && kw == kt.k[2])))
+      return max_fwd_2d(x, y, idx, taps, planes, w, kh, kw, sh, sw);
   }
-  const int64_t taps = std::max<int64_t>(1, w.count[1][0] * w.count[2][0]);  // callers: out > 0
-  parallel_for(0, planes, std::max<int64_t>(1, 32768 / std::max<int64_t>(1, out_plane * taps)),
+  const int64_t ntaps = std::max<int64_t>(1, w.count[1][0] * w.count[2][0]);  // callers: out > 0
+  parallel_for(0, planes, std::max<int64_t>(1, 32768 / std::max<int64_t>(1, out_plane * ntaps)),
                [&](int64_t b, int64_t e) {
                  for (int64_t p = b; p < e; ++p) {
                    const T* xp = x + p * in_plane;
                    T* yp = y + p * out_plane;
-                   int64_t* ip = idx + p * out_plane;
+                   int64_t* ip = idx ? idx + p * out_plane : nullptr;
+                   uint8_t* tp = taps ? taps + p * out_plane : nullptr;
                    int64_t o = 0;
                    for (int64_t od = 0; od < w.out[0]; ++od) {
                      const int64_t fd = w.first[0][od], cd = w.count[0][od];
@@ -90,26 +110,30 @@ void max_fwd(const T* x, T* y, int64_t* idx, int64_t planes, const PoolWindows& 
                          const int64_t fw = w.first[2][ow], cw = w.count[2][ow];
                          float maxv = -std::numeric_limits<float>::infinity();
                          double maxd = -std::numeric_limits<double>::infinity();
-                         int64_t maxi = (fd * w.in[1] + fh) * w.in[2] + fw;
+                         int64_t maxi = (fd * w.in[1] + fh) * w.in[2] + fw, maxt = 0;
                          for (int64_t i = 0; i < cd; ++i) {
                            const int64_t id = fd + i * w.step[0];
                            for (int64_t j = 0; j < ch; ++j) {
                              const int64_t row = (id * w.in[1] + fh + j * w.step[1]) * w.in[2];
+                             const int64_t t0 = (i * kt.k[1] + j) * kt.k[2];
                              for (int64_t k = 0; k < cw; ++k) {
                                const int64_t at = row + fw + k * w.step[2];
                                if constexpr (std::is_same_v<T, double>) {
                                  const double v = xp[at];
-                                 if (v > maxd || std::isnan(v)) maxd = v, maxi = at;
+                                 if (v > maxd || std::isnan(v)) maxd = v, maxi = at, maxt = t0 + k;
                                } else {
                                  const float v = float(xp[at]);
-                                 if (v > maxv || std::isnan(v)) maxv = v, maxi = at;
+                                 if (v > maxv || std::isnan(v)) maxv = v, maxi = at, maxt = t0 + k;
                                }
                              }
                            }
                          }
                          // A window of padding only (dilation and ceil_mode can make one) reads
-                         // nothing: -inf and PyTorch's index, which is past the plane.
-                         ip[o] = maxi;
+                         // nothing: -inf and PyTorch's index, which is past the plane (tap 0).
+                         if (tp)
+                           tp[o] = uint8_t(maxt);
+                         else
+                           ip[o] = maxi;
                          yp[o] = cd > 0 && ch > 0 && cw > 0
                                      ? xp[maxi]
                                      : T(-std::numeric_limits<float>::infinity());
@@ -154,18 +178,164 @@ void max_bwd<double>(const double* gy, const int64_t* idx, double* gx, int64_t p
                });
 }
 
+/// The flat offset of each tap from its window's first tap (Note [Compact pooling indices]).
+std::vector<int64_t> tap_offsets(const PoolWindows& w, const PoolTaps& kt) {
+  std::vector<int64_t> off(size_t(kt.k[0] * kt.k[1] * kt.k[2]));
+  size_t t = 0;
+  for (int64_t i = 0; i < kt.k[0]; ++i)
+    for (int64_t j = 0; j < kt.k[1]; ++j)
+      for (int64_t k = 0; k < kt.k[2]; ++k)
+        off[t++] = (i * w.step[0] * w.in[1] + j * w.step[1]) * w.in[2] + k * w.step[2];
+  return off;
+}
+
+/// Adds each gradient of one plane at its window's tap (windows of padding only may point past
+/// the plane: nothing is added, see max_fwd). Plain loops over raw pointers: the scatter is
+/// latency-bound, and every value stays in a register.
+template <class T>
+void scatter_taps_plane(const T* __restrict__ g, const uint8_t* __restrict__ tp, T* __restrict__ gp,
+                        const PoolWindows& w, const int64_t* __restrict__ off) {
+  const int64_t in1 = w.in[1], in2 = w.in[2], OW = w.out[2];
+  const uint64_t in_plane = uint64_t(w.in[0] * in1 * in2);
+  const int64_t* f2 = w.first[2].data();
+  for (int64_t od = 0; od < w.out[0]; ++od)
+    for (int64_t oh = 0; oh < w.out[1]; ++oh) {
+      const int64_t row = (w.first[0][size_t(od)] * in1 + w.first[1][size_t(oh)]) * in2;
+      for (int64_t ow = 0; ow < OW; ++ow) {
+        const int64_t at = row + f2[ow] + off[tp[ow]];
+        if (uint64_t(at) < in_plane) {
+          if constexpr (std::is_same_v<T, double>)
+            gp[at] += g[ow];
+          else
+            gp[at] = T(float(gp[at]) + float(g[ow]));
+        }
+      }
+      g += OW, tp += OW;
+    }
+}
+
+/// One plane of max_bwd_taps_2d: gp = 0, then each gradient adds at its window's tap. Restrict
+/// pointers keep the byte-sized taps (which any store could otherwise alias) in registers.
+template <class T>
+void taps_plane_2d(const T* __restrict__ g, const uint8_t* __restrict__ tp, T* __restrict__ gp,
+                   const int64_t* __restrict__ off, int64_t OH, int64_t OW, int64_t H, int64_t W,
+                   int64_t sh, int64_t sw) {
+  std::memset(static_cast<void*>(gp), 0, sizeof(T) * size_t(H * W));
+  for (int64_t oh = 0; oh < OH; ++oh, g += OW, tp += OW) {
+    T* __restrict__ row = gp + oh * sh * W;
+    for (int64_t ow = 0; ow < OW; ++ow) {
+      T* at = row + ow * sw + off[tp[ow]];
+      if constexpr (std::is_same_v<T, double>)
+        *at += g[ow];
+      else
+        *at = T(float(*at) + float(g[ow]));
+    }
+  }
+}
+
+/// Full 2-d windows (no padding reached, no dilation: the pools of a CNN), one plane per task
+/// while it sits in L1.
+template <class T>
+void max_bwd_taps_2d(const T* gy, const uint8_t* taps, T* gx, int64_t planes, const PoolWindows& w,
+                     const PoolTaps& kt, int64_t sh, int64_t sw) {
+  const int64_t H = w.in[1], W = w.in[2], OH = w.out[1], OW = w.out[2];
+  const std::vector<int64_t> off = tap_offsets(w, kt);
+  parallel_for(0, planes, std::max<int64_t>(1, 32768 / std::max<int64_t>(1, H * W)),
+               [&](int64_t b, int64_t e) {
+                 for (int64_t p = b; p < e; ++p)
+                   taps_plane_2d(gy + p * OH * OW, taps + p * OH * OW, gx + p * H * W, off.data(),
+                                 OH, OW, H, W, sh, sw);
+               });
+}
+
+template <class T>
+void max_bwd_taps(const T* gy, const uint8_t* taps, T* gx, int64_t planes, const PoolWindows& w,
+                  const PoolTaps& kt) {
+  const int64_t in_plane = w.in[0] * w.in[1] * w.in[2];
+  const int64_t out_plane = w.out[0] * w.out[1] * w.out[2];
+  int64_t kh, kw, sh, sw;
+  if (full_2d_windows(w, kh, kw, sh, sw) && kh == kt.k[1] && kw == kt.k[2])
+    return max_bwd_taps_2d(gy, taps, gx, planes, w, kt, sh, sw);
+  const std::vector<int64_t> off = tap_offsets(w, kt);
+  parallel_for(0, planes, std::max<int64_t>(1, 32768 / std::max<int64_t>(1, in_plane)),
+               [&](int64_t b, int64_t e) {
+                 // Each plane is zeroed just before its scatter, while it is in L1.
+                 for (int64_t p = b; p < e; ++p) {
+                   std::memset(static_cast<void*>(gx + p * in_plane), 0,
+                               sizeof(T) * size_t(in_plane));
+                   scatter_taps_plane(gy + p * out_plane, taps + p * out_plane, gx + p * in_plane,
+                                      w, off.data());
+                 }
+               });
+}
+
 }  // namespace
 
 void max_pool_forward(ScalarType dt, const void* x, void* y, int64_t* idx, int64_t planes,
                       const PoolWindows& w) {
+  const PoolTaps none;
   switch (dt) {
     case kDouble:
-      return max_fwd(static_cast<const double*>(x), static_cast<double*>(y), idx, planes, w);
+      return max_fwd(static_cast<const double*>(x), static_cast<double*>(y), idx, nullptr, none,
+                     planes, w);
     case kBFloat16:
-      return max_fwd(static_cast<const BFloat16*>(x), static_cast<BFloat16*>(y), idx, planes, w);
+      return max_fwd(static_cast<const BFloat16*>(x), static_cast<BFloat16*>(y), idx, nullptr, none,
+                     planes, w);
     default:
-      return max_fwd(static_cast<const float*>(x), static_cast<float*>(y), idx, planes, w);
+      return max_fwd(static_cast<const float*>(x), static_cast<float*>(y), idx, nullptr, none,
+                     planes, w);
   }
+}
+
+void max_pool_forward_taps(ScalarType dt, const void* x, void* y, uint8_t* taps, int64_t planes,
+                           const PoolWindows& w, const PoolTaps& k) {
+  switch (dt) {
+    case kDouble:
+      return max_fwd(static_cast<const double*>(x), static_cast<double*>(y), nullptr, taps, k,
+                     planes, w);
+    case kBFloat16:
+      return max_fwd(static_cast<const BFloat16*>(x), static_cast<BFloat16*>(y), nullptr, taps, k,
+                     planes, w);
+    default:
+      return max_fwd(static_cast<const float*>(x), static_cast<float*>(y), nullptr, taps, k, planes,
+                     w);
+  }
+}
+
+void max_pool_backward_taps(ScalarType dt, const void* gy, const uint8_t* taps, void* gx,
+                            int64_t planes, const PoolWindows& w, const PoolTaps& k) {
+  switch (dt) {
+    case kDouble:
+      return max_bwd_taps(static_cast<const double*>(gy), taps, static_cast<double*>(gx), planes, w,
+                          k);
+    case kBFloat16:
+      return max_bwd_taps(static_cast<const BFloat16*>(gy), taps, static_cast<BFloat16*>(gx),
+                          planes, w, k);
+    default:
+      return max_bwd_taps(static_cast<const float*>(gy), taps, static_cast<float*>(gx), planes, w,
+                          k);
+  }
+}
+
+void max_pool_taps_to_indices(const uint8_t* taps, int64_t* idx, int64_t planes,
+                              const PoolWindows& w, const PoolTaps& k) {
+  const int64_t out_plane = w.out[0] * w.out[1] * w.out[2];
+  const std::vector<int64_t> off = tap_offsets(w, k);
+  parallel_for(0, planes, std::max<int64_t>(1, 32768 / std::max<int64_t>(1, out_plane)),
+               [&](int64_t b, int64_t e) {
+                 for (int64_t p = b; p < e; ++p) {
+                   const uint8_t* tp = taps + p * out_plane;
+                   int64_t* ip = idx + p * out_plane;
+                   for (int64_t od = 0; od < w.out[0]; ++od)
+                     for (int64_t oh = 0; oh < w.out[1]; ++oh) {
+                       const int64_t row =
+                           (w.first[0][size_t(od)] * w.in[1] + w.first[1][size_t(oh)]) * w.in[2];
+                       for (int64_t ow = 0; ow < w.out[2]; ++ow)
+                         ip[ow] = row + w.first[2][size_t(ow)] + off[tp[ow]];
+                       ip += w.out[2], tp += w.out[2];
+                     }
+                 }
+               });
 }
 
 void max_pool_backward(ScalarType dt, const void* gy, const int64_t* idx, void* gx, int64_t planes,

@@ -28,4 +28,29 @@ void max_pool_forward(ScalarType dt, const void* x, void* y, int64_t* idx, int64
 void max_pool_backward(ScalarType dt, const void* gy, const int64_t* idx, void* gx, int64_t planes,
                        int64_t in_plane, int64_t out_plane);
 
+// Note [Compact pooling indices]
+// Autograd needs only where each maximum lies within its window, not a flat int64 index: the
+// tap t = (i * K1 + j) * K2 + k of taps i, j, k along the dims (K = the kernel's sizes) fits a
+// byte when the kernel has at most 256 taps. A max pool recorded for backward saves these bytes
+// (an eighth of the memory traffic and of the saved bytes); the flat index is
+// base(o) + tap_offset(t), base(o) the window's first tap (PyTorch's index for a window of
+// padding only, whose t is 0). The public indices (return_indices) stay int64 flat indices.
+
+/// The taps of a pooling geometry: the kernel's sizes (3 entries, leading 1s); `w` its windows.
+struct PoolTaps {
+  int64_t k[3] = {1, 1, 1};
+  /// True when the kernel has at most 256 taps.
+  bool fits() const { return k[0] * k[1] * k[2] <= 256; }
+};
+
+/// max_pool_forward writing taps (Note [Compact pooling indices]) instead of flat indices.
+void max_pool_forward_taps(ScalarType dt, const void* x, void* y, uint8_t* taps, int64_t planes,
+                           const PoolWindows& w, const PoolTaps& k);
+/// max_pool_backward from taps.
+void max_pool_backward_taps(ScalarType dt, const void* gy, const uint8_t* taps, void* gx,
+                            int64_t planes, const PoolWindows& w, const PoolTaps& k);
+/// The flat int64 indices of `taps`.
+void max_pool_taps_to_indices(const uint8_t* taps, int64_t* idx, int64_t planes,
+                              const PoolWindows& w, const PoolTaps& k);
+
 }  // namespace ember::cpu
