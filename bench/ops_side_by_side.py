@@ -4,11 +4,12 @@
 Workloads: float32 GEMM (square n = 64 ... 2048, 4096 with --full), bmm 64x128x128, sum over
 all / dim 0 / dim 1, max along dim 1 with indices, softmax and log_softmax along the last dim
 (4096x4096 float32, fresh output and out=), sort and topk (k=10) along the last dim,
-index_select and gather on 1M elements. Both libraries get the same thread count
+index_select (int64 and int32 indices) and gather on 1M elements, integer GEMM (int8, int32,
+int64 at n = 256 and 512) and bmm (64x128x128 int8 and int32). Both libraries get the same thread count
 (`set_num_threads(n)` for n in --threads); each workload is timed with timeit over --repeat
 rounds that alternate the two libraries (to cancel drift and noise), and the table quotes
-medians per call, the derived throughput (GFLOP/s for products, GB/s = bytes read + written
-for the rest) and the ratio torch_time / ember_time (> 1 means ember is faster). An op ember
+medians per call, the derived throughput (GFLOP/s for float products, GOP/s = 2 m n k
+multiply-adds per second for integer ones, GB/s = bytes read + written for the rest) and the ratio torch_time / ember_time (> 1 means ember is faster). An op ember
 does not have yet shows "n/a". GFLOP/s rows also print each library's share of the machine's
 float32 FMA peak at that thread count, measured by bench/fma_peak (built with the package; the
 best ISA's best repetition), as "ember% / torch% of peak".
@@ -45,6 +46,15 @@ def workloads(full):
     w.append(("bmm/64x128x128", "GFLOP/s", 2.0 * 64 * 128 ** 3,
               lambda L, d: (lambda a, b: lambda: L.bmm(a, b))(
                   d(L, ("batch", 0)), d(L, ("batch", 1)))))
+    for dt in ("int8", "int32", "int64"):
+        for n in (256, 512):
+            w.append((f"igemm/{dt}/{n}", "GOP/s", 2.0 * n ** 3,
+                      lambda L, d, n=n, dt=dt: (lambda a, b: lambda: L.mm(a, b))(
+                          d(L, ("imat", dt, n, 0)), d(L, ("imat", dt, n, 1)))))
+    for dt in ("int8", "int32"):
+        w.append((f"ibmm/{dt}/64x128x128", "GOP/s", 2.0 * 64 * 128 ** 3,
+                  lambda L, d, dt=dt: (lambda a, b: lambda: L.bmm(a, b))(
+                      d(L, ("ibatch", dt, 0)), d(L, ("ibatch", dt, 1)))))
     big = 4.0 * N * N
     w.append(("sum/all", "GB/s", big, lambda L, d: (lambda x: lambda: L.sum(x))(d(L, "big"))))
     w.append(("sum/dim0", "GB/s", big + 4 * N,
@@ -71,6 +81,9 @@ def workloads(full):
     w.append(("index_select/1M", "GB/s", 4.0 * m + 8.0 * m + 4.0 * m,
               lambda L, d: (lambda x, i: lambda: L.index_select(x, 0, i))(
                   d(L, "vec"), d(L, "idx"))))
+    w.append(("index_select/1M,int32", "GB/s", 4.0 * m + 4.0 * m + 4.0 * m,
+              lambda L, d: (lambda x, i: lambda: L.index_select(x, 0, i))(
+                  d(L, "vec"), d(L, "idx32"))))
     w.append(("gather/1M", "GB/s", 4.0 * m + 8.0 * m + 4.0 * m,
               lambda L, d: (lambda x, i: lambda: L.gather(x, 0, i))(d(L, "vec"), d(L, "idx"))))
     return w
@@ -93,6 +106,12 @@ class Data:
                 a = rng.standard_normal(1 << 20, dtype=np.float32)
             elif key == "idx":
                 a = rng.integers(0, 1 << 20, 1 << 20).astype(np.int64)
+            elif key == "idx32":
+                a = self.array("idx").astype(np.int32)
+            elif key[0] == "imat":  # values of both signs; products wrap in int8
+                a = rng.integers(-100, 100, (key[2], key[2])).astype(key[1])
+            elif key[0] == "ibatch":
+                a = rng.integers(-100, 100, (64, 128, 128)).astype(key[1])
             elif key[0] == "mat":
                 a = rng.standard_normal((key[1], key[1]), dtype=np.float32)
             elif key[0] == "batch":

@@ -1,7 +1,8 @@
 // index_select, gather, take / take_along_dim, the index_{copy,add,fill} family, masked_*,
 // nonzero / argwhere and put. Validation follows PyTorch 1.13 (messages, error types, which
-// ops wrap negative indices); every index is checked before the first write. The loops are the
-// kernels of kernels/stubs/index.h.
+// ops wrap negative indices); every index is checked before the first write, except that the
+// CPU kernels of index_select and gather check theirs as they copy (Note [Fused index checks]
+// in kernels/cpu/index/index_loops.cpp). The loops are the kernels of kernels/stubs/index.h.
 #include <tuple>
 #include <vector>
 
@@ -31,12 +32,15 @@ Scalar conj_scalar(const Scalar& a) {
 
 void bump(Tensor& t, const char* op) { t.unsafeGetTensorImpl()->bump_version(op); }
 
-/// `index` as a contiguous int64 tensor, after checking its dtype (int64, or int32 too).
-Tensor long_index(const Tensor& index, bool allow_int, const char* op, const char* what) {
+/// `index` as a contiguous int64 tensor, after checking its dtype (int64, or int32 too);
+/// `keep_int` leaves an int32 index int32 (for kernels that read both).
+Tensor long_index(const Tensor& index, bool allow_int, const char* op, const char* what,
+                  bool keep_int = false) {
   EMBER_CHECK(index.defined(), "[", op, "] index is undefined");
   EMBER_CHECK(index.dtype() == kLong || (allow_int && index.dtype() == kInt), "[", op,
               "] Expected dtype ", allow_int ? "int32 or int64" : "int64", " for ", what,
               " but got ", dtype_name(index.dtype()));
+  if (keep_int && index.dtype() == kInt) return index.contiguous();
   return index.to(kLong).contiguous();
 }
 
@@ -80,7 +84,9 @@ Tensor& index_select_out(Tensor& out, const Tensor& self_in, int64_t dim, const 
   EMBER_CHECK_INDEX(index.defined() && index.dim() <= 1, "[", op,
                     "] Index is supposed to be a vector (got shape ", shape_str(index.sizes()),
                     ")");
-  Tensor idx = long_index(index, true, op, "index");
+  // The CPU kernel reads int32 indices as they are and checks every index as it copies.
+  const bool cpu = self_in.is_cpu();
+  Tensor idx = long_index(index, true, op, "index", /*keep_int=*/cpu);
   dim = wrap_dim(dim, self_in.dim(), op);
   EMBER_CHECK(out.dtype() == self_in.dtype(), "[", op, "] out dtype ", dtype_name(out.dtype()),
               " does not match self dtype ", dtype_name(self_in.dtype()));
@@ -95,7 +101,7 @@ Tensor& index_select_out(Tensor& out, const Tensor& self_in, int64_t dim, const 
   EMBER_CHECK(self.size(dim) > 0 || idx.numel() == 0, "[", op,
               "] index_select(): self indexing "
               "axis dim should be positive");
-  index_check_stub(self.device().type(), idx, self.size(dim), false, op, dim, false);
+  if (!cpu) index_check_stub(self.device().type(), idx, self.size(dim), false, op, dim, false);
   if (!out.sizes().equals(shape)) {
     EMBER_CHECK(out.numel() == 0, "[", op, "] out= tensor has shape ", shape_str(out.sizes()),
                 " but the result has shape ", shape_str(shape));
@@ -157,8 +163,10 @@ Tensor& gather_out(Tensor& out, const Tensor& self_in, int64_t dim, const Tensor
   }
   EMBER_CHECK(out.dtype() == self.dtype(), "[", op, "] Expected out tensor to have dtype ",
               dtype_name(self.dtype()), ", but got ", dtype_name(out.dtype()), " instead");
-  index_check_stub(self.device().type(), idx, self.size(dim), false, op, dim,
-                   /*runtime_error=*/true);
+  // The CPU kernel checks every index as it copies.
+  if (!self.is_cpu())
+    index_check_stub(self.device().type(), idx, self.size(dim), false, op, dim,
+                     /*runtime_error=*/true);
   if (!out.sizes().equals(index.sizes())) {
     EMBER_CHECK(out.numel() == 0, "[", op, "] out= tensor has shape ", shape_str(out.sizes()),
                 " but the result has shape ", shape_str(index.sizes()));

@@ -61,24 +61,18 @@ void index_check_cpu(const Tensor& index, int64_t size, bool wrap, const char* o
 }
 
 void index_select_cpu(Tensor& out, const Tensor& self, int64_t dim, const Tensor& index) {
-  // Along a unit-stride dim the checked indices are the offsets: no second pass, no copy.
-  std::vector<int64_t> off;
-  const int64_t* offp = index.data_ptr<int64_t>();
-  if (self.stride(dim) != 1) {
-    off = dim_offsets(index, self.size(dim), self.stride(dim));
-    offp = off.data();
-  }
+  // The indices (int64 or int32) are checked as they are used (Note [Fused index checks]).
   IndexLoop l;
   l.n = index.numel();
   l.rest_sizes = without(self.sizes(), dim);
   l.elsize = self.element_size();
   l.src.data = static_cast<char*>(self.data_ptr());
-  l.src.off = offp;
+  l.src.istride = self.stride(dim);
   l.src.rest_strides = without(self.strides(), dim);
   l.dst.data = static_cast<char*>(out.data_ptr());
   l.dst.istride = out.stride(dim);
   l.dst.rest_strides = without(out.strides(), dim);
-  index_copy_bytes(l);
+  index_select_checked(std::move(l), index.data_ptr(), index.dtype() == kInt, self.size(dim), dim);
 }
 
 void take_cpu(Tensor& out, const Tensor& self, const Tensor& index) {

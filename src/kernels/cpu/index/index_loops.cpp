@@ -6,10 +6,12 @@
 #include "kernels/cpu/index/index_loops.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "core/parallel_internal.h"
 #include "core/scalar_traits.h"
@@ -232,19 +234,34 @@ T add_scaled(T a, T b, AlphaT<T> alpha, bool unit) {
 
 }  // namespace
 
-void check_indices(const int64_t* p, int64_t n, int64_t size, bool wrap, const char* op,
-                   int64_t dim, bool runtime_error) {
+namespace {
+
+template <class I>
+void check_indices_impl(const I* p, int64_t n, int64_t size, bool wrap, const char* op, int64_t dim,
+                        bool runtime_error) {
   const int64_t lo = wrap ? -size : 0;
   bool ok = true;
   for (int64_t i = 0; i < n; ++i) ok &= (p[i] >= lo) & (p[i] < size);
   if (ok) return;
   for (int64_t i = 0; i < n; ++i) {
     if (p[i] >= lo && p[i] < size) continue;
-    std::string msg = detail::str_cat("[", op, "] index ", p[i], " is out of bounds for dimension ",
-                                      dim, " with size ", size);
+    std::string msg = detail::str_cat("[", op, "] index ", int64_t(p[i]),
+                                      " is out of bounds for dimension ", dim, " with size ", size);
     if (runtime_error) throw Error(msg);
     throw IndexError(msg);
   }
+}
+
+}  // namespace
+
+void check_indices(const int64_t* p, int64_t n, int64_t size, bool wrap, const char* op,
+                   int64_t dim, bool runtime_error) {
+  check_indices_impl(p, n, size, wrap, op, dim, runtime_error);
+}
+
+void check_indices(const int32_t* p, int64_t n, int64_t size, bool wrap, const char* op,
+                   int64_t dim, bool runtime_error) {
+  check_indices_impl(p, n, size, wrap, op, dim, runtime_error);
 }
 
 void index_copy_bytes(IndexLoop l) {
@@ -288,16 +305,138 @@ void index_accumulate(IndexLoop l, ScalarType dtype, const Scalar& alpha) {
   });
 }
 
+// ---- index_select ----
+
+// Note [Fused index checks]
+// index_select and gather check their indices inside the copy on the CPU, instead of in a pass
+// of their own before it (which read the whole index once more: a third of the memory traffic
+// of a 1-D select). The copy loops take the index in blocks of kCheckBlock entries, check a
+// block while it is in L1 (a branch-free compare that vectorizes) and then copy it, so a bad
+// index is found before anything is read through it. On a bad block the loop stops and, after
+// the threads have joined, the usual check over the whole index raises the usual error for the
+// first bad index in order, so the message does not depend on the thread split. Positions
+// before the bad block may have been written (PyTorch's CPU kernels also stop part-way); the
+// index_select() and gather() results are fresh tensors, so only out= shows this.
+namespace {
+
+constexpr int64_t kCheckBlock = 512;
+
+/// True when every index of [p, p + n) lies in [0, size).
+template <class I>
+inline bool in_range(const I* p, int64_t n, int64_t size) {
+  bool ok = true;
+  for (int64_t i = 0; i < n; ++i) ok &= uint64_t(int64_t(p[i])) < uint64_t(size);
+  return ok;
+}
+
+/// dst[i * ds] = src[index[i] * ss] for a 1-D select; false on an out-of-range index.
+template <class T, class I>
+bool select_elements(T* dst, int64_t ds, const T* src, int64_t ss, const I* index, int64_t n,
+                     int64_t size) {
+  for (int64_t b = 0; b < n; b += kCheckBlock) {
+    const int64_t e = std::min(n, b + kCheckBlock);
+    if (!in_range(index + b, e - b, size)) return false;
+    if (ds == 1 && ss == 1) {
+      for (int64_t i = b; i < e; ++i) dst[i] = src[index[i]];
+    } else {
+      for (int64_t i = b; i < e; ++i) dst[i * ds] = src[int64_t(index[i]) * ss];
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+void index_select_checked(IndexLoop l, const void* index, bool int32, int64_t size, int64_t dim) {
+  auto fail = [&] {
+    if (int32) {
+      check_indices(static_cast<const int32_t*>(index), l.n, size, false, "index_select", dim);
+    } else {
+      check_indices(static_cast<const int64_t*>(index), l.n, size, false, "index_select", dim);
+    }
+    EMBER_THROW(IndexError, "[index_select] index out of range for dimension ", dim, " with size ",
+                size);
+  };
+  coalesce(l.rest_sizes, l.dst.rest_strides, l.src.rest_strides);
+  const int64_t rest = numel_of(l.rest_sizes);
+  if (l.n == 0) return;
+  if (rest == 0) {
+    // Nothing to copy, but the indices are still checked (as PyTorch).
+    return int32 ? check_indices(static_cast<const int32_t*>(index), l.n, size, false,
+                                 "index_select", dim)
+                 : check_indices(static_cast<const int64_t*>(index), l.n, size, false,
+                                 "index_select", dim);
+  }
+  std::atomic<bool> bad{false};
+  if (l.rest_sizes.empty()) {
+    // One element per entry: a tight loop keeps many random reads in flight.
+    dispatch_size(l.elsize, [&](auto t) {
+      using T = decltype(t);
+      T* dst = reinterpret_cast<T*>(l.dst.data);
+      const T* src = reinterpret_cast<const T*>(l.src.data);
+      parallel_for(0, l.n, kGrain, [&](int64_t b, int64_t e) {
+        const bool ok =
+            int32 ? select_elements(dst + b * l.dst.istride, l.dst.istride, src, l.src.istride,
+                                    static_cast<const int32_t*>(index) + b, e - b, size)
+                  : select_elements(dst + b * l.dst.istride, l.dst.istride, src, l.src.istride,
+                                    static_cast<const int64_t*>(index) + b, e - b, size);
+        if (!ok) bad.store(true, std::memory_order_relaxed);
+      });
+    });
+    if (bad.load()) fail();
+    return;
+  }
+  if (l.rest_sizes.size() == 1 && l.dst.rest_strides[0] == 1 && l.src.rest_strides[0] == 1) {
+    // Contiguous rows (a select along dim 0 of a 2-D tensor and the like): one memcpy per entry.
+    const size_t row = size_t(rest) * l.elsize;
+    const int64_t dstep = l.dst.istride * int64_t(l.elsize),
+                  sstep = l.src.istride * int64_t(l.elsize);
+    parallel_for(0, l.n, std::max<int64_t>(1, kGrain / rest), [&](int64_t b, int64_t e) {
+      for (int64_t i = b; i < e; ++i) {
+        const int64_t ix =
+            int32 ? static_cast<const int32_t*>(index)[i] : static_cast<const int64_t*>(index)[i];
+        if (uint64_t(ix) >= uint64_t(size) || bad.load(std::memory_order_relaxed)) {
+          bad.store(true, std::memory_order_relaxed);
+          return;
+        }
+        std::memcpy(l.dst.data + i * dstep, l.src.data + ix * sstep, row);
+      }
+    });
+    if (bad.load()) fail();
+    return;
+  }
+  // Any other layout: the checked offsets in one pass, then the general loop.
+  std::vector<int64_t> off(size_t(l.n));
+  bool ok = true;
+  for (int64_t i = 0; i < l.n; ++i) {
+    const int64_t ix =
+        int32 ? static_cast<const int32_t*>(index)[i] : static_cast<const int64_t*>(index)[i];
+    ok &= uint64_t(ix) < uint64_t(size);
+    off[size_t(i)] = ix * l.src.istride;
+  }
+  if (!ok) fail();
+  l.src.off = off.data();
+  index_copy_bytes(std::move(l));
+}
+
 // ---- gather / scatter ----
 
 namespace {
 
+/// One run of the index shape's last dim, positions [c0, c1): position c has dst offset
+/// od + c * sd, src offset os + c * ss (the indexed side without its `dim` term) and index
+/// irow[c * si]; the indexed side adds index * istride.
+struct SgRow {
+  int64_t od, os;
+  const int64_t* irow;
+  int64_t c0, c1, sd, ss, si, istride;
+};
+
 /// Iterates the index shape: for positions whose non-last coords are in [ob, oe) (linearised)
-/// and whose last coord is in [cb, ce), calls f(dst_off, src_off, idx_value).
-/// The indexed side gets `idx * stride[dim]` and no contribution from coord `dim`.
+/// and whose last coord is in [cb, ce), calls row(SgRow) once per run of the last dim.
 template <class F>
-void sg_iterate(const GatherLoop& l, bool index_dst, int64_t ob, int64_t oe, int64_t cb, int64_t ce,
-                const F& f) {
+void sg_iterate_rows(const GatherLoop& l, bool index_dst, int64_t ob, int64_t oe, int64_t cb,
+                     int64_t ce, const F& row) {
   const int64_t nd = int64_t(l.sizes.size());
   DimVector ds = l.dst_strides, ss = l.src_strides, is(size_t(nd), 0);
   {
@@ -310,7 +449,7 @@ void sg_iterate(const GatherLoop& l, bool index_dst, int64_t ob, int64_t oe, int
   const int64_t istride = index_dst ? ds[l.dim] : ss[l.dim];
   (index_dst ? ds : ss)[l.dim] = 0;
   if (nd == 0) {
-    f(int64_t(0), int64_t(0), l.index[0] * istride);
+    row(SgRow{0, 0, l.index, 0, 1, 0, 0, 0, istride});
     return;
   }
   const int64_t last = nd - 1;
@@ -326,9 +465,7 @@ void sg_iterate(const GatherLoop& l, bool index_dst, int64_t ob, int64_t oe, int
   }
   const int64_t sdl = ds[last], ssl = ss[last], sil = is[last];
   for (int64_t o = ob; o < oe; ++o) {
-    for (int64_t c = cb; c < ce; ++c) {
-      f(od + c * sdl, os + c * ssl, l.index[oi + c * sil] * istride);
-    }
+    row(SgRow{od, os, l.index + oi, cb, ce, sdl, ssl, sil, istride});
     for (int64_t d = last - 1; d >= 0; --d) {
       if (++ctr[d] < l.sizes[d]) {
         od += ds[d];
@@ -344,10 +481,28 @@ void sg_iterate(const GatherLoop& l, bool index_dst, int64_t ob, int64_t oe, int
   }
 }
 
+/// sg_iterate_rows calling f(dst_off, src_off, index * istride) for each position.
+template <class F>
+void sg_iterate(const GatherLoop& l, bool index_dst, int64_t ob, int64_t oe, int64_t cb, int64_t ce,
+                const F& f) {
+  sg_iterate_rows(l, index_dst, ob, oe, cb, ce, [&](const SgRow& r) {
+    for (int64_t c = r.c0; c < r.c1; ++c)
+      f(r.od + c * r.sd, r.os + c * r.ss, r.irow[c * r.si] * r.istride);
+  });
+}
+
 /// Runs f over the index shape in parallel. With `deterministic`, the split never separates
 /// two positions that can hit the same destination (they differ only in coord `dim`).
-template <class F>
+template <bool kRows = false, class F>
 void sg_parallel(const GatherLoop& l, bool index_dst, bool deterministic, const F& f) {
+  auto sg_iterate = [](const GatherLoop& l, bool index_dst, int64_t ob, int64_t oe, int64_t cb,
+                       int64_t ce, const F& f) {
+    if constexpr (kRows) {
+      sg_iterate_rows(l, index_dst, ob, oe, cb, ce, f);
+    } else {
+      ::ember::cpu::sg_iterate(l, index_dst, ob, oe, cb, ce, f);
+    }
+  };
   const int64_t nd = int64_t(l.sizes.size());
   int64_t total = 1;
   for (int64_t s : l.sizes) total *= s;
@@ -417,13 +572,47 @@ void reduce_into(T& a, T b, ScatterOp op) {
 }  // namespace
 
 void gather_kernel(const GatherLoop& l, size_t elsize) {
+  // Runs of the last dim are checked and copied in blocks (Note [Fused index checks]); the
+  // common layouts (unit-stride output and index, source unit-stride or indexed along the last
+  // dim) get loops without stride multiplies.
+  std::atomic<bool> bad{false};
+  const int64_t size = l.dim_size;
   dispatch_size(elsize, [&](auto t) {
     using T = decltype(t);
     T* dst = reinterpret_cast<T*>(l.dst);
     const T* src = reinterpret_cast<const T*>(l.src);
-    sg_parallel(l, /*index_dst=*/false, false,
-                [&](int64_t od, int64_t os, int64_t ix) { dst[od] = src[os + ix]; });
+    sg_parallel<true>(l, /*index_dst=*/false, false, [&](const SgRow& r) {
+      if (bad.load(std::memory_order_relaxed)) return;
+      T* d = dst + r.od;
+      const T* s = src + r.os;
+      const int64_t* ix = r.irow;
+      const int64_t is = r.istride;
+      for (int64_t b = r.c0; b < r.c1; b += kCheckBlock) {
+        const int64_t e = std::min(r.c1, b + kCheckBlock);
+        bool ok = true;
+        for (int64_t c = b; c < e; ++c) ok &= uint64_t(ix[c * r.si]) < uint64_t(size);
+        if (!ok) {
+          bad.store(true, std::memory_order_relaxed);
+          return;
+        }
+        if (r.sd == 1 && r.si == 1 && r.ss == 0 && is == 1) {
+          for (int64_t c = b; c < e; ++c) d[c] = s[ix[c]];
+        } else if (r.sd == 1 && r.si == 1 && r.ss == 0) {
+          for (int64_t c = b; c < e; ++c) d[c] = s[ix[c] * is];
+        } else if (r.sd == 1 && r.si == 1 && r.ss == 1) {
+          for (int64_t c = b; c < e; ++c) d[c] = s[c + ix[c] * is];
+        } else {
+          for (int64_t c = b; c < e; ++c) d[c * r.sd] = s[c * r.ss + ix[c * r.si] * is];
+        }
+      }
+    });
   });
+  if (bad.load()) {
+    int64_t n = 1;
+    for (int64_t v : l.sizes) n *= v;
+    check_indices(l.index, n, size, false, "gather", l.dim, /*runtime_error=*/true);
+    EMBER_THROW(Error, "[gather] index out of range for dimension ", l.dim, " with size ", size);
+  }
 }
 
 void scatter_kernel(const GatherLoop& l, ScalarType dtype, ScatterOp op) {

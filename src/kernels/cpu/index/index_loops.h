@@ -37,7 +37,7 @@ void index_fill_bytes(IndexLoop l, const void* value);
 /// for each destination, whatever the thread count.
 void index_accumulate(IndexLoop l, ScalarType dtype, const Scalar& alpha);
 
-/// gather / scatter over the shape of a contiguous int64 `index` whose values are in range.
+/// gather / scatter over the shape of a contiguous int64 `index`.
 /// gather:  dst[p] = src[p with p[dim] = index[p]]
 /// scatter: dst[p with p[dim] = index[p]] op= src[p]   (src == nullptr: op= *value)
 /// Strides are in elements; `dst_strides`/`src_strides` hold the indexed tensor's strides.
@@ -50,9 +50,20 @@ struct GatherLoop {
   DimVector src_strides;
   const int64_t* index = nullptr;
   const void* value = nullptr;  // scatter of one value (dst dtype)
+  int64_t dim_size = 0;         // gather: the indexed tensor's size at `dim`
 };
+/// gather, checking each index against [0, l.dim_size) as it copies (Note [Fused index
+/// checks]): an index out of range raises check_indices' RuntimeError for the first such index
+/// in order; positions before it may have been written.
 void gather_kernel(const GatherLoop& l, size_t elsize);
+/// scatter with indices already checked.
 void scatter_kernel(const GatherLoop& l, ScalarType dtype, ScatterOp op);
+
+/// index_select (Note [Fused index checks]): dst(i, j) = src(index[i], j) for the int64 or
+/// int32 (`int32`) indices at `index`, each checked against [0, size) as it is used; an index
+/// out of range raises check_indices' IndexError ("index_select", `dim`) for the first such
+/// index. `l.src.istride` is the source's stride along the indexed dim; `l.src.off` is unused.
+void index_select_checked(IndexLoop l, const void* index, bool int32, int64_t size, int64_t dim);
 
 /// Element offset of flat (row-major) position `i` in a tensor of `sizes`/`strides`.
 inline int64_t flat_offset(int64_t i, IntArrayRef sizes, IntArrayRef strides) {
@@ -68,6 +79,8 @@ inline int64_t flat_offset(int64_t i, IntArrayRef sizes, IntArrayRef strides) {
 /// "index v is out of bounds for dimension d with size s" naming `op` otherwise.
 /// `runtime_error` raises RuntimeError instead (gather/scatter, as PyTorch).
 void check_indices(const int64_t* p, int64_t n, int64_t size, bool wrap, const char* op,
+                   int64_t dim, bool runtime_error = false);
+void check_indices(const int32_t* p, int64_t n, int64_t size, bool wrap, const char* op,
                    int64_t dim, bool runtime_error = false);
 
 }  // namespace ember::cpu

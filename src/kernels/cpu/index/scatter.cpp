@@ -20,6 +20,7 @@ void gather_cpu(Tensor& out, const Tensor& self, int64_t dim, const Tensor& inde
   l.src = static_cast<const char*>(self.data_ptr());
   l.src_strides = self.strides();
   l.index = index.data_ptr<int64_t>();
+  l.dim_size = self.size(dim);
   gather_kernel(l, self.element_size());
 }
 

@@ -1,0 +1,168 @@
+"""index_select and gather with the bounds check inside the copy (Note [Fused index checks]):
+the 1-D, row (memcpy) and general paths of index_select with int64 and int32 indices, gather's
+row loops along the last and other dims, against torch 1.13; sizes that are not multiples of
+the check block (512) or the thread split, strided inputs and outputs, out=, zero-size and
+0-dim; and bad indices anywhere (first block, a later block, the second thread's half, several
+bad ones), which must raise the same exception type as torch and name the first bad index."""
+
+import numpy as np
+import pytest
+import torch
+
+import ember
+from _oracle import DTYPES, check, raises_like
+
+
+@pytest.fixture(params=[1, 2], ids=["1thread", "2threads"])
+def threads(request):
+    old = ember.get_num_threads()
+    ember.set_num_threads(request.param)
+    yield request.param
+    ember.set_num_threads(old)
+
+
+def pair(arr, dtype=None):
+    a = np.ascontiguousarray(arr)
+    e, t = ember.from_numpy(a.copy()), torch.from_numpy(a.copy())
+    if dtype is not None:
+        e, t = e.to(getattr(ember, dtype)), t.to(getattr(torch, dtype))
+    return e, t
+
+
+def data(shape, dtype, seed=0):
+    v = np.random.default_rng(seed).integers(-50, 50, shape)
+    if dtype == "bool":
+        return pair(v > 0)
+    return pair(v.astype(np.float64), dtype)
+
+
+def indices(n, size, seed=1, dtype=np.int64):
+    return pair(np.random.default_rng(seed).integers(0, size, n).astype(dtype))
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("itype", [np.int64, np.int32], ids=["int64", "int32"])
+def test_index_select_paths(dtype, itype, threads):
+    x1 = data((1037,), dtype)
+    # 1-D: tails of the 512 block, one entry, and enough entries for both threads
+    for n in (1, 511, 513, 1037, 70001):
+        check(lambda L, a, i: a.index_select(0, i), x1, indices(n, 1037, n, itype))
+    # strided 1-D source and output
+    check(lambda L, a, i: a[::3].index_select(0, i), x1, indices(600, 346, 2, itype))
+    check(lambda L, a, i: L.index_select(a, 0, i, out=L.empty(1200, dtype=a.dtype)[::2]),
+          x1, indices(600, 1037, 3, itype))
+    # rows (memcpy per entry), a 3-D tensor along dim 0, and the general paths
+    x2 = data((67, 45), dtype)
+    check(lambda L, a, i: a.index_select(0, i), x2, indices(2000, 67, 4, itype))
+    check(lambda L, a, i: a.index_select(1, i), x2, indices(90, 45, 5, itype))
+    check(lambda L, a, i: a.t().index_select(0, i), x2, indices(90, 45, 6, itype))
+    check(lambda L, a, i: a[:, 1::2].index_select(0, i), x2, indices(33, 67, 7, itype))
+    x3 = data((9, 5, 7), dtype)
+    for dim in (0, 1, 2, -1):
+        check(lambda L, a, i: a.index_select(dim, i), x3, indices(11, 5, 8, itype))
+    # size-1 rest dims coalesce away (the 1-D path with a strided source)
+    check(lambda L, a, i: a[:, :1].index_select(0, i), x2, indices(100, 67, 9, itype))
+
+
+@pytest.mark.parametrize("itype", ["int64", "int32"])
+def test_index_select_edges(itype):
+    x = data((6, 4), "float32")
+    it = lambda L, v: L.tensor(v, dtype=getattr(L, itype))  # noqa: E731
+    check(lambda L, a: a.index_select(0, it(L, [])), x)
+    check(lambda L, a: a[:, :0].index_select(0, it(L, [5, 0])), x)
+    check(lambda L, a: a[:, :0].index_select(0, it(L, [])), x)
+    check(lambda L, a: L.tensor(3.5).index_select(0, it(L, [0])), x)
+    check(lambda L, a: L.tensor(3.5).index_select(0, it(L, 0)), x)
+    check(lambda L, a: a.index_select(1, it(L, 3)), x)
+    check(lambda L, a: L.index_select(a, 0, it(L, [5, 1]), out=L.empty(0)), x)
+
+
+def bad_positions(n):
+    """Positions of a bad index: first, inside the first block, a later block, the last entry
+    (the second thread's half with 2 threads)."""
+    return [0, 100, 3 * 512 + 7, n - 1]
+
+
+@pytest.mark.parametrize("itype", [np.int64, np.int32], ids=["int64", "int32"])
+@pytest.mark.parametrize("layout", ["1d", "rows", "general"])
+def test_index_select_bad_index(itype, layout, threads):
+    n, size = 70001, 300
+    base = np.random.default_rng(3).integers(0, size, n).astype(itype)
+    x = data((size,) if layout == "1d" else (size, 8), "float32")
+    pick = (lambda L, a, i: a.index_select(0, i)) if layout != "general" else (
+        lambda L, a, i: a.t().index_select(1, i))
+    for pos in bad_positions(n):
+        for bad in (size, -1, 10**6):
+            v = base.copy()
+            v[pos] = bad
+            if pos + 40000 < n:
+                v[pos + 40000] = size + 1  # a later bad index must not be the one reported
+            if layout == "general":
+                # torch 1.13 raises RuntimeError from its strided path and IndexError from the
+                # others; ember raises IndexError from every path
+                with pytest.raises(IndexError) as info:
+                    pick(ember, x[0], ember.from_numpy(v))
+                ex = info.value
+            else:
+                ex = raises_like(pick, x, pair(v))
+            assert f"index {bad} is out of bounds for dimension" in str(ex), str(ex)
+            assert f"with size {size}" in str(ex)
+    # out= with a bad index raises the same error
+    v = base.copy()
+    v[-1] = size
+    raises_like(lambda L, a, i: L.index_select(a, 0, i, out=L.empty(0)), x, pair(v))
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_gather_paths(dtype, threads):
+    x1 = data((1037,), dtype)
+    for n in (1, 513, 1037, 70001):
+        check(lambda L, a, i: a.gather(0, i), x1, indices(n, 1037, n))
+    check(lambda L, a, i: a[::2].gather(0, i), x1, indices(700, 519, 2))
+    x2 = data((130, 517), dtype)
+    # along the last dim (contiguous and strided source), along dim 0, index smaller than self
+    check(lambda L, a, i: a.gather(1, i.reshape(130, 40)), x2, indices(5200, 517, 3))
+    check(lambda L, a, i: a.gather(-1, i.reshape(65, 80)), x2, indices(5200, 517, 4))
+    check(lambda L, a, i: a.t().gather(1, i.reshape(40, 130)), x2, indices(5200, 130, 5))
+    check(lambda L, a, i: a.gather(0, i.reshape(10, 520)[:, :517]), x2, indices(5200, 130, 6))
+    check(lambda L, a, i: a[:, ::3].gather(0, i.reshape(52, 100)), x2, indices(5200, 130, 7))
+    x3 = data((4, 9, 70), dtype)
+    for dim in (0, 1, 2):
+        check(lambda L, a, i: a.gather(dim, i.reshape(4, 3, 50) % a.shape[dim]), x3,
+              indices(600, 4, 8))
+    check(lambda L, a, i: L.gather(a, 1, i.reshape(130, 40), out=L.empty(0, dtype=a.dtype)),
+          x2, indices(5200, 517, 9))
+    check(lambda L, a: L.tensor(2.5).gather(0, L.tensor(0)), x1)
+    check(lambda L, a: a.gather(0, L.tensor([], dtype=L.int64)), x1)
+
+
+@pytest.mark.parametrize("shape,dim", [((70001,), 0), ((100, 700), 1), ((700, 100), 0)])
+def test_gather_bad_index(shape, dim, threads):
+    size = shape[dim]
+    x = data(shape, "float32")
+    base = np.random.default_rng(4).integers(0, size, shape)
+    n = base.size
+    for pos in bad_positions(n):
+        for bad in (size, -1, 10**7):
+            v = base.copy().reshape(-1)
+            v[pos] = bad
+            if pos + 40000 < n:
+                v[pos + 40000] = size + 3
+            ex = raises_like(lambda L, a, i: a.gather(dim, i), x, pair(v.reshape(shape)))
+            assert f"index {bad} is out of bounds for dimension {dim} with size {size}" in str(ex)
+
+
+def test_gather_index_dtype_and_grad():
+    x = data((5, 6), "float32")
+    raises_like(lambda L, a: a.gather(1, L.tensor([[0, 1]], dtype=L.int32)), x)
+    a = ember.arange(12.0).reshape(3, 4).requires_grad_()
+    i = ember.tensor([[0, 3], [2, 2], [1, 0]])
+    a.gather(1, i).sum().backward()
+    ta = torch.arange(12.0).reshape(3, 4).requires_grad_()
+    ta.gather(1, torch.tensor([[0, 3], [2, 2], [1, 0]])).sum().backward()
+    np.testing.assert_array_equal(a.grad.numpy(), ta.grad.numpy())
+    b = ember.arange(12.0).reshape(3, 4).requires_grad_()
+    b.index_select(1, ember.tensor([3, 3, 0], dtype=ember.int32)).sum().backward()
+    tb = torch.arange(12.0).reshape(3, 4).requires_grad_()
+    tb.index_select(1, torch.tensor([3, 3, 0], dtype=torch.int32)).sum().backward()
+    np.testing.assert_array_equal(b.grad.numpy(), tb.grad.numpy())
