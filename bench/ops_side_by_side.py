@@ -5,11 +5,12 @@ Workloads: float32 GEMM (square n = 64 ... 2048, 4096 with --full), bmm 64x128x1
 all / dim 0 / dim 1, max along dim 1 with indices, softmax and log_softmax along the last dim
 (4096x4096 float32, fresh output and out=), sort and topk (k=10) along the last dim,
 index_select (int64 and int32 indices) and gather on 1M elements, integer GEMM (int8, int32,
-int64 at n = 256 and 512) and bmm (64x128x128 int8 and int32). Both libraries get the same thread count
-(`set_num_threads(n)` for n in --threads); each workload is timed with timeit over --repeat
-rounds that alternate the two libraries (to cancel drift and noise), and the table quotes
-medians per call, the derived throughput (GFLOP/s for float products, GOP/s = 2 m n k
-multiply-adds per second for integer ones, GB/s = bytes read + written for the rest) and the ratio torch_time / ember_time (> 1 means ember is faster). An op ember
+int64 at n = 256 and 512) and bmm (64x128x128 int8 and int32). Both libraries get the same
+thread count (`set_num_threads(n)` for n in --threads); each workload is timed with timeit over
+--repeat rounds that alternate the two libraries (to cancel drift and noise), and the table
+quotes medians per call, the derived throughput (GFLOP/s for float products, GOP/s = 2 m n k
+operations per second for integer ones, GB/s = bytes read + written for the rest) and the
+ratio torch_time / ember_time (> 1 means ember is faster). An op ember
 does not have yet shows "n/a". GFLOP/s rows also print each library's share of the machine's
 float32 FMA peak at that thread count, measured by bench/fma_peak (built with the package; the
 best ISA's best repetition), as "ember% / torch% of peak".
