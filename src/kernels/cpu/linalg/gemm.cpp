@@ -48,7 +48,8 @@ std::atomic<int> g_blas_threads{-1};
 // OpenBLAS, which picks its own AVX2 kernels whatever EMBER_CPU_CAPABILITY says; it stays
 // compiled and tested for CPUs and builds where that changes. The packed kernel splits C over
 // ember's threads, or runs on the calling thread inside a parallel region (a bmm split across
-// the batch, Note [Batched GEMM threading]). EMBER_PACKED_GEMM=0 sends every product to
+// the batch, Note [Batched GEMM threading]). The float32 products of bfloat16/float16 operands
+// call openblas_gemm (Note [16-bit float GEMM]). EMBER_PACKED_GEMM=0 sends every product to
 // OpenBLAS (for comparisons).
 constexpr double kPackedMinWork = 16.0 * 16.0 * 16.0;
 constexpr double kPackedMaxWork = 400.0 * 400.0 * 400.0;
@@ -92,8 +93,6 @@ void sync_blas_threads() { set_blas_threads(get_num_threads()); }
 void blas_gemm(ScalarType dt, Op opa, Op opb, int64_t m, int64_t n, int64_t k, const Scalar& alpha,
                const void* a, int64_t lda, const void* b, int64_t ldb, const Scalar& beta, void* c,
                int64_t ldc) {
-  const CBLAS_TRANSPOSE ta = cblas_op(opa), tb = cblas_op(opb);
-  const int M = int(m), N = int(n), K = int(k);
   if (dt == ScalarType::Float || dt == ScalarType::Double) {
     // Real operands: conjugation is a no-op (C reads as T, R as N).
     if (use_packed(m, n, k)) {
@@ -110,6 +109,14 @@ void blas_gemm(ScalarType dt, Op opa, Op opb, int64_t m, int64_t n, int64_t k, c
       return;
     }
   }
+  openblas_gemm(dt, opa, opb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+}
+
+void openblas_gemm(ScalarType dt, Op opa, Op opb, int64_t m, int64_t n, int64_t k,
+                   const Scalar& alpha, const void* a, int64_t lda, const void* b, int64_t ldb,
+                   const Scalar& beta, void* c, int64_t ldc) {
+  const CBLAS_TRANSPOSE ta = cblas_op(opa), tb = cblas_op(opb);
+  const int M = int(m), N = int(n), K = int(k);
   switch (dt) {
     case ScalarType::Float:
       cblas_sgemm(CblasRowMajor, ta, tb, M, N, K, alpha.to<float>(), static_cast<const float*>(a),

@@ -22,6 +22,12 @@ void blas_gemm(ScalarType dt, Op opa, Op opb, int64_t m, int64_t n, int64_t k, c
                const void* a, int64_t lda, const void* b, int64_t ldb, const Scalar& beta, void* c,
                int64_t ldc);
 
+/// blas_gemm through OpenBLAS at every size, never ember's packed kernel (Note [GEMM choice]):
+/// for the float32 products of bfloat16/float16 operands, whose float32 sums then match torch's.
+void openblas_gemm(ScalarType dt, Op opa, Op opb, int64_t m, int64_t n, int64_t k,
+                   const Scalar& alpha, const void* a, int64_t lda, const void* b, int64_t ldb,
+                   const Scalar& beta, void* c, int64_t ldc);
+
 /// y = alpha * op(A) · x + beta * y with A row-major m×n (op N or T or C), element strides for
 /// x and y. beta == 0 overwrites y.
 void blas_gemv(ScalarType dt, Op opa, int64_t m, int64_t n, const Scalar& alpha, const void* a,

@@ -1,6 +1,7 @@
-// The batched strided GEMM behind every matrix product (kernels/stubs/blas.h): float and complex
-// through OpenBLAS, integers through the blocked kernel of kernels/cpu/gemm.cpp, bfloat16 and
-// float16 as Note [16-bit float GEMM] says.
+// The batched strided GEMM behind every matrix product (kernels/stubs/blas.h): float through
+// blas_gemm (ember's packed kernel or OpenBLAS, Note [GEMM choice] in gemm.cpp), complex through
+// OpenBLAS, integers through the blocked kernel of int_gemm.cpp, bfloat16 and float16 as
+// Note [16-bit float GEMM] says.
 #include <complex>
 #include <utility>
 
@@ -41,9 +42,12 @@ constexpr double kBatchAcrossMaxWork = 256.0 * 256.0 * 256.0;
 // it bfloat16 would only add rounding, so they stay float32, as "high" and "highest" always do.
 constexpr double kMediumMinWork = 128.0 * 128.0 * 128.0;
 
-void strided_gemm_cpu(const Tensor& a, MatStrides sa, const Tensor& b, MatStrides sb,
-                      const Tensor& c, int64_t cbs, int64_t crs, int64_t batch, int64_t m,
-                      int64_t n, int64_t k, const Scalar& beta, const Scalar& alpha);
+/// The product; `openblas_only` keeps float32 products off ember's packed kernel (see
+/// reduced_gemm).
+void strided_gemm_impl(const Tensor& a, MatStrides sa, const Tensor& b, MatStrides sb,
+                       const Tensor& c, int64_t cbs, int64_t crs, int64_t batch, int64_t m,
+                       int64_t n, int64_t k, const Scalar& beta, const Scalar& alpha,
+                       bool openblas_only);
 
 /// A packed (batch or 1, rows, cols) copy of an operand in dtype `to`, and its strides.
 std::pair<Tensor, MatStrides> packed_copy(const Tensor& t, MatStrides s, ScalarType to,
@@ -71,7 +75,10 @@ void reduced_gemm(const Tensor& a, MatStrides sa, const Tensor& b, MatStrides sb
   if (!beta_zero)
     convert_matrix(dt, c.data_ptr(), {cbs, crs, 1}, kFloat, cf.data_ptr(), {m * n, n, 1}, batch, m,
                    n);
-  strided_gemm_cpu(af, saf, bf, sbf, cf, m * n, n, batch, m, n, k, beta, alpha);
+  // OpenBLAS's float32 sums, rounded once, are torch's result bit for bit (its float32
+  // reference rounded to 16 bits); the packed kernel's other summation order can differ by an
+  // ulp of the 16-bit type after rounding.
+  strided_gemm_impl(af, saf, bf, sbf, cf, m * n, n, batch, m, n, k, beta, alpha, true);
   convert_matrix(kFloat, cf.data_ptr(), {m * n, n, 1}, dt, c.data_ptr(), {cbs, crs, 1}, batch, m,
                  n);
 }
@@ -89,9 +96,10 @@ bool medium_gemm(const Tensor& a, MatStrides sa, const Tensor& b, MatStrides sb,
                    c.data_ptr(), cbs, crs, alpha.to<float>(), beta.to<float>());
 }
 
-void strided_gemm_cpu(const Tensor& a, MatStrides sa, const Tensor& b, MatStrides sb,
-                      const Tensor& c, int64_t cbs, int64_t crs, int64_t batch, int64_t m,
-                      int64_t n, int64_t k, const Scalar& beta, const Scalar& alpha) {
+void strided_gemm_impl(const Tensor& a, MatStrides sa, const Tensor& b, MatStrides sb,
+                       const Tensor& c, int64_t cbs, int64_t crs, int64_t batch, int64_t m,
+                       int64_t n, int64_t k, const Scalar& beta, const Scalar& alpha,
+                       bool openblas_only) {
   const ScalarType dt = c.dtype();
   if (dt == kBFloat16 || dt == kHalf)
     return reduced_gemm(a, sa, b, sb, c, cbs, crs, batch, m, n, k, beta, alpha);
@@ -128,9 +136,10 @@ void strided_gemm_cpu(const Tensor& a, MatStrides sa, const Tensor& b, MatStride
   const Op opa = a.is_conj() ? (la_op == Op::N ? Op::R : Op::C) : la_op;
   const Op opb = b.is_conj() ? (lb_op == Op::N ? Op::R : Op::C) : lb_op;
   const int64_t ldc = m == 1 ? std::max<int64_t>(1, n) : crs;
+  const auto gemm = openblas_only ? openblas_gemm : blas_gemm;
   auto one = [&](int64_t i) {
-    blas_gemm(dt, opa, opb, m, n, k, alpha, ap + size_t(i * sa.bs) * item, la.ld,
-              bp + size_t(i * sb.bs) * item, lb.ld, beta, cp + size_t(i * cbs) * item, ldc);
+    gemm(dt, opa, opb, m, n, k, alpha, ap + size_t(i * sa.bs) * item, la.ld,
+         bp + size_t(i * sb.bs) * item, lb.ld, beta, cp + size_t(i * cbs) * item, ldc);
   };
   if (across) {
     set_blas_threads(1);
@@ -141,6 +150,12 @@ void strided_gemm_cpu(const Tensor& a, MatStrides sa, const Tensor& b, MatStride
     sync_blas_threads();
     for (int64_t i = 0; i < batch; ++i) one(i);
   }
+}
+
+void strided_gemm_cpu(const Tensor& a, MatStrides sa, const Tensor& b, MatStrides sb,
+                      const Tensor& c, int64_t cbs, int64_t crs, int64_t batch, int64_t m,
+                      int64_t n, int64_t k, const Scalar& beta, const Scalar& alpha) {
+  strided_gemm_impl(a, sa, b, sb, c, cbs, crs, batch, m, n, k, beta, alpha, false);
 }
 
 }  // namespace
