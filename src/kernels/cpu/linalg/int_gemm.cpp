@@ -25,9 +25,9 @@ namespace {
 // NC-column block and KC-deep slice, B is packed into NR-column panels (k-major, zero-padded),
 // then each MC-row block of A is packed into MR-row panels and every MR×NR tile of C runs one
 // micro-kernel call over the whole slice. The micro-kernel also applies alpha and, on the first
-// slice, beta (C = beta*C + alpha*A·B), so C is read and written once per slice. Threads split
-// the row blocks, and the column panels too when there are fewer row blocks than threads; the
-// results are exact, so the split cannot change them.
+// slice, beta (C = beta*C + alpha*A·B), so C is read and written once per slice. Threads take
+// stripes of C (Note [Integer GEMM threading]); the results are exact, so the split cannot
+// change them.
 //
 // Note [Integer GEMM micro-kernels]
 // - int8, uint8, int16: operands are widened to int16 and packed in k-pairs, so AVX2's
@@ -468,13 +468,65 @@ void pack_b(typename F::P* dst, const T* b, int64_t rsb, int64_t csb, int64_t w,
   }
 }
 
+/// One thread's blocked product (Note [Integer GEMM blocking]); k >= 1 and alpha != 0.
+template <class T, class F>
+void int_gemm_blocked(const MicroKernel<T, F>& mk, int64_t m, int64_t n, int64_t k,
+                      typename F::U alpha, const T* a, int64_t rsa, int64_t csa, const T* b,
+                      int64_t rsb, int64_t csb, typename F::U beta, T* c, int64_t rsc,
+                      int64_t csc) {
+  using P = typename F::P;
+  using U = typename F::U;
+  constexpr int64_t KP = F::KP, KC = F::KC;
+  const int64_t mr = mk.mr, nr = mk.nr;
+  const int64_t nc_max = std::min(kNC, (n + nr - 1) / nr * nr);
+  const int64_t kq_max = (std::min(KC, k) + KP - 1) / KP;
+  const int64_t mc_max = std::min(kMC, (m + mr - 1) / mr * mr);
+  std::vector<P> bpack(size_t(kq_max * KP * nc_max));
+  std::vector<P> apack(size_t(kq_max * KP * mc_max));
+  for (int64_t jc = 0; jc < n; jc += kNC) {
+    const int64_t nc = std::min(kNC, n - jc);
+    const int64_t npanels = (nc + nr - 1) / nr;
+    for (int64_t pc = 0; pc < k; pc += KC) {
+      const int64_t kc = std::min(KC, k - pc), kq = (kc + KP - 1) / KP;
+      const int64_t bpanel = kq * nr * KP, apanel = kq * mr * KP;
+      for (int64_t jp = 0; jp < npanels; ++jp) {
+        const int64_t j0 = jc + jp * nr;
+        pack_b<T, F>(bpack.data() + jp * bpanel, b + pc * rsb + j0 * csb, rsb, csb,
+                     std::min(nr, n - j0), nr, kc);
+      }
+      const U cmul = pc == 0 ? beta : U(1);
+      for (int64_t ic = 0; ic < m; ic += mc_max) {
+        const int64_t mc = std::min(mc_max, m - ic), mpanels = (mc + mr - 1) / mr;
+        for (int64_t ip = 0; ip < mpanels; ++ip) {
+          const int64_t i0 = ic + ip * mr;
+          pack_a<T, F>(apack.data() + ip * apanel, a + i0 * rsa + pc * csa, rsa, csa,
+                       std::min(mr, m - i0), mr, kc);
+        }
+        for (int64_t jp = 0; jp < npanels; ++jp) {
+          const int64_t j0 = jc + jp * nr;
+          for (int64_t ip = 0; ip < mpanels; ++ip) {
+            const int64_t i0 = ic + ip * mr;
+            const Tile<T, U> tile{c + i0 * rsc + j0 * csc, rsc,   csc, std::min(mr, m - i0),
+                                  std::min(nr, n - j0),    alpha, cmul};
+            mk.fn(kq, apack.data() + ip * apanel, bpack.data() + jp * bpanel, tile);
+          }
+        }
+      }
+    }
+  }
+}
+
+// Note [Integer GEMM threading]
+// Threads take disjoint stripes of C (columns when n >= m, else rows), each running the whole
+// blocked product on its stripe in one parallel region: no barrier between packing B and using
+// it, at the price of each thread packing all of the other operand (O(mk) or O(kn) against the
+// stripe's O(mnk / threads)). Separate parallel regions for packing and computing cost a
+// thread hand-off each, which on a loaded 2-core machine can be a scheduler time slice.
 template <class T, class F>
 void int_gemm_impl(const MicroKernel<T, F>& mk, int64_t m, int64_t n, int64_t k, int64_t alpha_in,
                    const T* a, int64_t rsa, int64_t csa, const T* b, int64_t rsb, int64_t csb,
                    int64_t beta_in, T* c, int64_t rsc, int64_t csc) {
-  using P = typename F::P;
   using U = typename F::U;
-  constexpr int64_t KP = F::KP, KC = F::KC;
   const U alpha = U(alpha_in), beta = U(beta_in);
   if (k == 0 || alpha == 0) {
     for (int64_t i = 0; i < m; ++i)
@@ -484,67 +536,27 @@ void int_gemm_impl(const MicroKernel<T, F>& mk, int64_t m, int64_t n, int64_t k,
       }
     return;
   }
-  const int64_t mr = mk.mr, nr = mk.nr;
-  const int64_t nc_max = std::min(kNC, (n + nr - 1) / nr * nr);
-  const int64_t kq_max = (std::min(KC, k) + KP - 1) / KP;
-  std::vector<P> bpack(size_t(kq_max * KP * nc_max));
   const int nt = get_num_threads();
   // Below ~64^3 multiply-adds a thread hand-off costs more than it saves.
-  const bool threaded = nt > 1 && double(m) * double(n) * double(k) >= 64.0 * 64.0 * 64.0;
-  // Row blocks of at most kMC rows, as many as a multiple of the thread count where the rows
-  // allow it (so 256 rows on 2 threads are 4 blocks of 66, not 120 + 120 + 16); with fewer row
-  // blocks than threads the column panels are split too.
-  int64_t mblocks = (m + kMC - 1) / kMC;
-  if (threaded) mblocks = std::min((mblocks + nt - 1) / nt * nt, (m + mr - 1) / mr);
-  const int64_t mc_max = ((m + mblocks - 1) / mblocks + mr - 1) / mr * mr;
-  mblocks = (m + mc_max - 1) / mc_max;
-  for (int64_t jc = 0; jc < n; jc += kNC) {
-    const int64_t nc = std::min(kNC, n - jc);
-    const int64_t npanels = (nc + nr - 1) / nr;
-    for (int64_t pc = 0; pc < k; pc += KC) {
-      const int64_t kc = std::min(KC, k - pc), kq = (kc + KP - 1) / KP;
-      const int64_t bpanel = kq * nr * KP, apanel = kq * mr * KP;
-      parallel_for(0, npanels, threaded ? std::max<int64_t>(1, 8192 / bpanel) : npanels,
-                   [&](int64_t p0, int64_t p1) {
-                     for (int64_t jp = p0; jp < p1; ++jp) {
-                       const int64_t j0 = jc + jp * nr;
-                       pack_b<T, F>(bpack.data() + jp * bpanel, b + pc * rsb + j0 * csb, rsb, csb,
-                                    std::min(nr, n - j0), nr, kc);
-                     }
-                   });
-      const int64_t nsplit =
-          !threaded || mblocks >= nt ? 1 : std::min<int64_t>(npanels, (nt + mblocks - 1) / mblocks);
-      const int64_t tasks = mblocks * nsplit;
-      const U cmul = pc == 0 ? beta : U(1);
-      parallel_for(0, tasks, threaded ? 1 : tasks, [&](int64_t t0, int64_t t1) {
-        std::vector<P> apack(size_t(mc_max / mr * apanel));
-        int64_t packed = -1;
-        for (int64_t t = t0; t < t1; ++t) {
-          const int64_t mb = t / nsplit, js = t % nsplit;
-          const int64_t ic = mb * mc_max, mc = std::min(mc_max, m - ic);
-          const int64_t mpanels = (mc + mr - 1) / mr;
-          if (packed != mb) {
-            for (int64_t ip = 0; ip < mpanels; ++ip) {
-              const int64_t i0 = ic + ip * mr;
-              pack_a<T, F>(apack.data() + ip * apanel, a + i0 * rsa + pc * csa, rsa, csa,
-                           std::min(mr, m - i0), mr, kc);
-            }
-            packed = mb;
-          }
-          const int64_t p0 = js * npanels / nsplit, p1 = (js + 1) * npanels / nsplit;
-          for (int64_t jp = p0; jp < p1; ++jp) {
-            const int64_t j0 = jc + jp * nr;
-            for (int64_t ip = 0; ip < mpanels; ++ip) {
-              const int64_t i0 = ic + ip * mr;
-              const Tile<T, U> tile{c + i0 * rsc + j0 * csc, rsc,   csc, std::min(mr, m - i0),
-                                    std::min(nr, n - j0),    alpha, cmul};
-              mk.fn(kq, apack.data() + ip * apanel, bpack.data() + jp * bpanel, tile);
-            }
-          }
-        }
-      });
+  if (nt <= 1 || double(m) * double(n) * double(k) < 64.0 * 64.0 * 64.0)
+    return int_gemm_blocked(mk, m, n, k, alpha, a, rsa, csa, b, rsb, csb, beta, c, rsc, csc);
+  const bool cols = n >= m;
+  const int64_t unit = cols ? mk.nr : mk.mr, len = cols ? n : m;
+  const int64_t units = (len + unit - 1) / unit, parts = std::min<int64_t>(nt, units);
+  parallel_for(0, parts, 1, [&](int64_t p0, int64_t p1) {
+    for (int64_t p = p0; p < p1; ++p) {
+      const int64_t s0 = p * units / parts * unit;
+      const int64_t s1 = std::min(len, (p + 1) * units / parts * unit);
+      if (s0 >= s1) continue;
+      if (cols) {
+        int_gemm_blocked(mk, m, s1 - s0, k, alpha, a, rsa, csa, b + s0 * csb, rsb, csb, beta,
+                         c + s0 * csc, rsc, csc);
+      } else {
+        int_gemm_blocked(mk, s1 - s0, n, k, alpha, a + s0 * rsa, rsa, csa, b, rsb, csb, beta,
+                         c + s0 * rsc, rsc, csc);
+      }
     }
-  }
+  });
 }
 
 }  // namespace
