@@ -403,8 +403,8 @@ MicroKernel<T> pick_kernel() {
   return k;
 }
 
-/// The vpmaddwd micro-kernel of cpu_capability() for T on int16-pair panels; none (fn null)
-/// on the default capability.
+/// The vpmaddwd micro-kernel of cpu_capability() for T on int16-pair panels (on the default
+/// capability the portable loop nest, which the compiler turns into SSE2's pmaddwd).
 template <class T>
 MicroKernel<T, Family<int16_t>> pair_kernel() {
   static const MicroKernel<T, Family<int16_t>> k = [] {
@@ -412,7 +412,7 @@ MicroKernel<T, Family<int16_t>> pair_kernel() {
     using K = MicroKernel<T, Family<int16_t>>;
     if (cap == "avx512") return K{6, 32, has_vnni() ? &madd_6x32_vnni<T> : &madd_6x32_avx512<T>};
     if (cap == "avx2") return K{6, 16, &madd_6x16_avx2<T>};
-    return K{0, 0, nullptr};
+    return K{4, 16, &generic_kernel<T, Family<int16_t>, 4, 16>};
   }();
   return k;
 }
