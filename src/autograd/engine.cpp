@@ -2,19 +2,17 @@
 // requested gradients, in dependency order, on the calling thread.
 
 #include <algorithm>
-#include <queue>
-#include <unordered_map>
-#include <unordered_set>
+#include <memory>
 
 #include "autograd/meta.h"
-#include "func/batched.h"
-#include "func/levels.h"
 #include "core/tensor_util.h"
 #include "ember/autograd_engine.h"
 #include "ember/error.h"
 #include "ember/factory.h"
 #include "ember/ops.h"
 #include "ember/reduce.h"
+#include "func/batched.h"
+#include "func/levels.h"
 
 namespace ember::autograd {
 
@@ -46,16 +44,6 @@ struct PassScope {
   }
 };
 
-struct Capture {
-  size_t index;
-};
-
-struct ReadyOrder {
-  bool operator()(const std::shared_ptr<Node>& a, const std::shared_ptr<Node>& b) const {
-    return a->sequence_nr() < b->sequence_nr();
-  }
-};
-
 // Adds `g` into `slot`. In place only when nothing else can see the buffer: the engine made
 // it (sole owner of tensor and storage) and it is not part of a graph being built.
 void accumulate(Tensor& slot, Tensor g) {
@@ -67,9 +55,9 @@ void accumulate(Tensor& slot, Tensor g) {
   // A batched gradient is never added into an unbatched buffer in place (nor into a wrapper,
   // whose physical tensor may be shared).
   bool inplace = !GradMode::is_enabled() && !func::is_batched(slot) && !func::is_batched(g) &&
-                 slot.use_count() == 1 &&
-                 slot.storage().use_count() == 1 && !slot.requires_grad() &&
-                 slot.sizes() == g.sizes() && slot.dtype() == g.dtype() && !slot.is_conj();
+                 slot.use_count() == 1 && slot.storage().use_count() == 1 &&
+                 !slot.requires_grad() && slot.sizes() == g.sizes() && slot.dtype() == g.dtype() &&
+                 !slot.is_conj();
   if (inplace)
     slot.add_(g);
   else
@@ -99,6 +87,118 @@ std::string anomaly_suffix(const Node& n) {
   return "\nTraceback of forward call that caused the error:\n" + n.anomaly_trace();
 }
 
+// Note [Engine bookkeeping]
+// A pass keeps, per node it reaches, the owner, the count of gradients still to arrive, whether
+// the node leads to a requested gradient, its captures and its gradient buffer. They live in flat
+// tables (a vector of states and an open-addressing index keyed by the node's address) that each
+// thread reuses from pass to pass: a hash map node per graph node, its rehashes and the growth of
+// the order, stack and ready vectors were a large share of the allocations of a small training
+// step. Nested passes (a backward inside a hook) take tables of their own. Clearing the tables
+// releases the nodes and buffers at once, so nothing outlives the pass but the capacity.
+struct NodeState {
+  std::shared_ptr<Node> fn;
+  int deps = 0;
+  bool needed = true;
+  uint32_t cap_begin = 0, cap_end = 0;  // its captures: PassTables::caps[cap_begin, cap_end)
+  variable_list buffer;
+};
+
+struct Capture {
+  uint32_t state;
+  uint32_t input_nr;
+  size_t index;  // into `inputs`
+};
+
+class PassTables {
+ public:
+  static constexpr uint32_t kNone = UINT32_MAX;
+  std::vector<NodeState> states;
+  std::vector<std::pair<uint32_t, size_t>> stack;  // DFS: state, next edge
+  std::vector<uint32_t> order;                     // DFS post-order
+  std::vector<uint32_t> ready;                     // heap: latest sequence_nr on top
+  std::vector<Capture> caps;
+
+  uint32_t find(const Node* n) const {
+    if (index_.empty()) return kNone;
+    for (size_t i = hash(n) & mask_;; i = (i + 1) & mask_) {
+      uint32_t s = index_[i];
+      if (s == 0) return kNone;
+      if (states[s - 1].fn.get() == n) return s - 1;
+    }
+  }
+  /// The state of `fn`, added when new (second: whether it was added).
+  std::pair<uint32_t, bool> insert(const std::shared_ptr<Node>& fn) {
+    if ((states.size() + 1) * 2 > index_.size()) grow();
+    size_t i = hash(fn.get()) & mask_;
+    for (;; i = (i + 1) & mask_) {
+      uint32_t s = index_[i];
+      if (s == 0) break;
+      if (states[s - 1].fn.get() == fn.get()) return {s - 1, false};
+    }
+    states.emplace_back().fn = fn;
+    index_[i] = uint32_t(states.size());
+    return {uint32_t(states.size() - 1), true};
+  }
+  /// Releases every node and gradient; keeps the capacity of a small pass for the next one.
+  void clear() {
+    constexpr size_t kKeep = 4096;
+    if (states.capacity() > kKeep) {
+      *this = PassTables();
+      return;
+    }
+    states.clear();
+    stack.clear();
+    order.clear();
+    ready.clear();
+    caps.clear();
+    std::fill(index_.begin(), index_.end(), 0u);
+  }
+
+ private:
+  static size_t hash(const Node* n) {
+    return size_t((reinterpret_cast<uintptr_t>(n) >> 4) * 0x9E3779B97F4A7C15ull >> 20);
+  }
+  void grow() {
+    size_t cap = std::max<size_t>(64, index_.size() * 2);
+    index_.assign(cap, 0u);
+    mask_ = cap - 1;
+    for (size_t k = 0; k < states.size(); ++k) {
+      size_t i = hash(states[k].fn.get()) & mask_;
+      while (index_[i] != 0) i = (i + 1) & mask_;
+      index_[i] = uint32_t(k + 1);
+    }
+  }
+  std::vector<uint32_t> index_;  // state index + 1; 0 is empty
+  size_t mask_ = 0;
+};
+
+// This thread's tables, one per nesting depth of passes.
+class TablesLease {
+ public:
+  TablesLease() {
+    if (pool().size() <= depth()) pool().push_back(std::make_unique<PassTables>());
+    t_ = pool()[depth()++].get();
+  }
+  ~TablesLease() {
+    t_->clear();
+    --depth();
+  }
+  TablesLease(const TablesLease&) = delete;
+  TablesLease& operator=(const TablesLease&) = delete;
+  PassTables& operator*() const { return *t_; }
+
+ private:
+  static std::vector<std::unique_ptr<PassTables>>& pool() {
+    static thread_local std::vector<std::unique_ptr<PassTables>> p;
+    return p;
+  }
+  static size_t& depth() {
+    static thread_local size_t d = 0;
+    return d;
+  }
+  PassTables* t_;
+};
+
 }  // namespace
 
 variable_list run_backward(const variable_list& roots, const variable_list& grad_roots,
@@ -114,6 +214,8 @@ variable_list run_backward(const variable_list& roots, const variable_list& grad
               grad_roots.size(), " gradients for ", roots.size(), " tensors");
   std::vector<Edge> root_edges;
   variable_list root_grads;
+  root_edges.reserve(roots.size());
+  root_grads.reserve(roots.size());
   for (size_t i = 0; i < roots.size(); ++i) {
     const Tensor& r = roots[i];
     EMBER_CHECK(r.defined(), "[", op, "] tensor ", i, " is undefined");
@@ -144,96 +246,114 @@ variable_list run_backward(const variable_list& roots, const variable_list& grad
   }
 
   // Capture points: the gradient edges of `inputs`.
-  std::unordered_map<Node*, std::vector<std::pair<uint32_t, size_t>>> captures;
   std::vector<Edge> input_edges;
+  input_edges.reserve(inputs.size());
   for (size_t i = 0; i < inputs.size(); ++i) {
     EMBER_CHECK(inputs[i].defined(), "[", op, "] input ", i, " is undefined");
     Edge e = gradient_edge(inputs[i]);
     EMBER_CHECK(e.is_valid(), "[", op,
                 "] One of the differentiated Tensors does not require "
                 "grad");
-    captures[e.function.get()].emplace_back(e.input_nr, i);
     input_edges.push_back(std::move(e));
   }
 
-  // Discover the graph; with `inputs`, keep only nodes on a path to one of them.
-  // One entry per node (one allocation): owner, pending dependency count, gradient buffer.
-  struct NodeState {
-    std::shared_ptr<Node> fn;
-    int deps = 0;
-    variable_list buffer;
-  };
-  std::unordered_map<Node*, NodeState> nodes;
-  std::vector<Node*> order;  // DFS post-order
-  {
-    std::vector<std::pair<Node*, size_t>> stack;
-    for (auto& e : root_edges) {
-      if (nodes.try_emplace(e.function.get(), NodeState{e.function}).second)
-        stack.emplace_back(e.function.get(), 0);
-      while (!stack.empty()) {
-        auto& [n, k] = stack.back();
-        if (k < n->num_outputs()) {
-          const Edge& ne = n->next_edge(k++);
-          if (ne.is_valid() && nodes.try_emplace(ne.function.get(), NodeState{ne.function}).second)
-            stack.emplace_back(ne.function.get(), 0);
-        } else {
-          order.push_back(n);
-          stack.pop_back();
-        }
+  // Discover the graph (Note [Engine bookkeeping]); with `inputs`, keep only nodes on a path to
+  // one of them.
+  TablesLease lease;
+  PassTables& T = *lease;
+  std::vector<NodeState>& st = T.states;
+  for (auto& e : root_edges) {
+    if (T.insert(e.function).second) T.stack.emplace_back(uint32_t(st.size() - 1), 0);
+    while (!T.stack.empty()) {
+      auto [s, k] = T.stack.back();
+      Node* n = st[s].fn.get();
+      if (k < n->num_outputs()) {
+        ++T.stack.back().second;
+        const Edge& ne = n->next_edge(k);
+        if (ne.is_valid() && T.insert(ne.function).second)
+          T.stack.emplace_back(uint32_t(st.size() - 1), 0);
+      } else {
+        T.order.push_back(s);
+        T.stack.pop_back();
       }
     }
   }
-  std::unordered_set<Node*> needed;
-  bool prune = !inputs.empty();
-  if (prune) {
-    for (Node* n : order) {  // children come first in post-order
-      bool need = captures.count(n) > 0;
-      for (const Edge& e : n->next_edges())
-        need = need || (e.is_valid() && needed.count(e.function.get()));
-      if (need) needed.insert(n);
+  // Captures, grouped by node in the order of `inputs` (a node's come out in that order).
+  if (!input_edges.empty()) {
+    for (size_t i = 0; i < input_edges.size(); ++i) {
+      uint32_t s = T.find(input_edges[i].function.get());
+      if (s != PassTables::kNone) T.caps.push_back({s, input_edges[i].input_nr, i});
+    }
+    std::stable_sort(T.caps.begin(), T.caps.end(),
+                     [](const Capture& a, const Capture& b) { return a.state < b.state; });
+    for (uint32_t c = 0; c < T.caps.size(); ++c) {
+      NodeState& ns = st[T.caps[c].state];
+      if (ns.cap_end == 0) ns.cap_begin = c;
+      ns.cap_end = c + 1;
     }
   }
-  auto is_needed = [&](Node* n) { return !prune || needed.count(n) > 0; };
-  for (Node* n : order) {
-    if (!is_needed(n)) continue;
-    for (const Edge& e : n->next_edges())
-      if (e.is_valid() && is_needed(e.function.get())) ++nodes[e.function.get()].deps;
+  const bool prune = !inputs.empty();
+  if (prune) {
+    for (NodeState& ns : st) ns.needed = false;
+    for (uint32_t s : T.order) {  // children come first in post-order
+      bool need = st[s].cap_end > 0;
+      for (const Edge& e : st[s].fn->next_edges())
+        need = need || (e.is_valid() && st[T.find(e.function.get())].needed);
+      st[s].needed = need;
+    }
+  }
+  // The state of the node an edge leads to when that node is part of the pass, else kNone.
+  auto target = [&](const Edge& e) -> uint32_t {
+    if (!e.is_valid()) return PassTables::kNone;
+    uint32_t s = T.find(e.function.get());
+    return st[s].needed ? s : PassTables::kNone;
+  };
+  for (uint32_t s : T.order) {
+    if (!st[s].needed) continue;
+    for (const Edge& e : st[s].fn->next_edges())
+      if (uint32_t t = target(e); t != PassTables::kNone) ++st[t].deps;
   }
 
   variable_list captured(inputs.size());
-  std::priority_queue<std::shared_ptr<Node>, std::vector<std::shared_ptr<Node>>, ReadyOrder> ready;
-  auto buffer_of = [&](Node* n) -> variable_list& {
-    variable_list& b = nodes[n].buffer;
-    if (b.empty()) b.resize(n->num_inputs());
+  auto later = [&](uint32_t a, uint32_t b) {
+    return st[a].fn->sequence_nr() < st[b].fn->sequence_nr();
+  };
+  auto push_ready = [&](uint32_t s) {
+    T.ready.push_back(s);
+    std::push_heap(T.ready.begin(), T.ready.end(), later);
+  };
+  auto buffer_of = [&](uint32_t s) -> variable_list& {
+    variable_list& b = st[s].buffer;
+    if (b.empty()) b.resize(st[s].fn->num_inputs());
     return b;
   };
   AutoGradMode mode(create_graph);
   for (size_t i = 0; i < root_edges.size(); ++i) {
-    Node* n = root_edges[i].function.get();
-    if (!is_needed(n)) continue;
-    accumulate(buffer_of(n)[root_edges[i].input_nr], root_grads[i]);
+    uint32_t s = T.find(root_edges[i].function.get());
+    if (!st[s].needed) continue;
+    accumulate(buffer_of(s)[root_edges[i].input_nr], root_grads[i]);
   }
   for (size_t i = 0; i < root_edges.size(); ++i) {
-    Node* n = root_edges[i].function.get();
-    NodeState& st = nodes[n];
-    if (is_needed(n) && st.deps == 0) {
-      st.deps = -1;  // queued once
-      ready.push(st.fn);
+    uint32_t s = T.find(root_edges[i].function.get());
+    if (st[s].needed && st[s].deps == 0) {
+      st[s].deps = -1;  // queued once
+      push_ready(s);
     }
   }
 
-  while (!ready.empty()) {
-    std::shared_ptr<Node> node = ready.top();
-    ready.pop();
-    Node* n = node.get();
+  while (!T.ready.empty()) {
+    std::pop_heap(T.ready.begin(), T.ready.end(), later);
+    const uint32_t s = T.ready.back();
+    T.ready.pop_back();
+    Node* n = st[s].fn.get();
     variable_list grads;
-    grads = std::move(nodes[n].buffer);
+    grads = std::move(st[s].buffer);
     grads.resize(n->num_inputs());
     auto* acc = dynamic_cast<AccumulateGrad*>(n);
     // Tensor hooks (a leaf's live in its meta), retain_grad hooks and node pre-hooks.
     if (acc) {
       AutogradMeta* m = meta(acc->variable().get());
-      if (m && grads[0].defined()) {
+      if (m && grads[0].defined() && !m->leaf_hooks.empty()) {
         auto hooks = m->leaf_hooks;
         for (auto& h : hooks) {
           Tensor r = h.second(grads[0]);
@@ -242,16 +362,13 @@ variable_list run_backward(const variable_list& roots, const variable_list& grad
       }
     }
     if (n->has_hooks()) grads = n->run_prehooks(std::move(grads));
-    if (auto it = captures.find(n); it != captures.end()) {
-      for (auto& [input_nr, idx] : it->second) {
-        Tensor g = grads[input_nr];
-        captured[idx] = g;
-      }
+    if (st[s].cap_end > 0) {
+      for (uint32_t c = st[s].cap_begin; c < st[s].cap_end; ++c)
+        captured[T.caps[c].index] = grads[T.caps[c].input_nr];
       if (!accumulate_grad) {
         // autograd.grad captures without running the node when it only leads to captures.
         bool leads_on = false;
-        for (const Edge& e : n->next_edges())
-          leads_on = leads_on || (e.is_valid() && is_needed(e.function.get()));
+        for (const Edge& e : n->next_edges()) leads_on = leads_on || target(e) != PassTables::kNone;
         if (acc || !leads_on) continue;
       }
     }
@@ -274,11 +391,10 @@ variable_list run_backward(const variable_list& roots, const variable_list& grad
                           " gradients for ", edges.size(), " edges");
     for (size_t i = 0; i < edges.size() && i < outs.size(); ++i) {
       const Edge& e = edges[i];
-      if (!e.is_valid() || !is_needed(e.function.get())) continue;
-      Node* next = e.function.get();
-      if (outs[i].defined()) accumulate(buffer_of(next)[e.input_nr], std::move(outs[i]));
-      NodeState& ns = nodes[next];
-      if (--ns.deps == 0) ready.push(ns.fn);
+      const uint32_t t = target(e);
+      if (t == PassTables::kNone) continue;
+      if (outs[i].defined()) accumulate(buffer_of(t)[e.input_nr], std::move(outs[i]));
+      if (--st[t].deps == 0) push_ready(t);
     }
   }
 

@@ -207,9 +207,11 @@ struct FnNode final : Node {
     c.grads = std::move(grads);
     for (size_t i = 0; i < c.grads.size(); ++i)
       if (!c.grads[i].defined()) c.grads[i] = input_metadata(i).zeros();
-    auto self = shared_from_this();
-    c.saved.reserve(saved.size());
-    for (auto& s : saved) c.saved.push_back(s.unpack(self));
+    if (!saved.empty()) {
+      auto self = shared_from_this();
+      c.saved.reserve(saved.size());
+      for (auto& s : saved) c.saved.push_back(s.unpack(self));
+    }
     c.needs_grad.resize(num_outputs());
     bool any = false;
     for (size_t i = 0; i < num_outputs(); ++i) any |= (c.needs_grad[i] = should_compute_output(i));
@@ -422,8 +424,47 @@ void OpRecorder::record(const variable_list& outputs, VjpFn vjp, const variable_
                         JvpFn jvp) {
   finish(outputs, vjp, saved, jvp, false);
 }
+
+namespace {
+// A one-tensor output list for record(Tensor) and record_inplace without allocating one per op:
+// a per-thread list, taken by one call at a time (a nested recording, say from a jvp rule that
+// runs inside finish(), builds its own list).
+class OneOutput {
+ public:
+  explicit OneOutput(const Tensor& t) : mine_(!busy()) {
+    if (mine_) {
+      busy() = true;
+      slot()[0] = t;
+    } else {
+      own_.push_back(t);
+    }
+  }
+  ~OneOutput() {
+    if (!mine_) return;
+    slot()[0] = Tensor();
+    busy() = false;
+  }
+  OneOutput(const OneOutput&) = delete;
+  OneOutput& operator=(const OneOutput&) = delete;
+  const variable_list& list() const { return mine_ ? slot() : own_; }
+
+ private:
+  static variable_list& slot() {
+    static thread_local variable_list l(1);
+    return l;
+  }
+  static bool& busy() {
+    static thread_local bool b = false;
+    return b;
+  }
+  bool mine_;
+  variable_list own_;
+};
+}  // namespace
+
 void OpRecorder::record(const Tensor& output, VjpFn vjp, const variable_list& saved, JvpFn jvp) {
-  finish({output}, vjp, saved, jvp, false);
+  OneOutput out(output);
+  finish(out.list(), vjp, saved, jvp, false);
 }
 void OpRecorder::record_inplace(const Tensor& self, VjpFn vjp, const variable_list& saved,
                                 JvpFn jvp) {
@@ -431,7 +472,8 @@ void OpRecorder::record_inplace(const Tensor& self, VjpFn vjp, const variable_li
     self.unsafeGetTensorImpl()->bump_version(name_);
   else
     self.unsafeGetTensorImpl()->version_counter()->last_writer.store(name_);
-  finish({self}, vjp, saved, jvp, true);
+  OneOutput out(self);
+  finish(out.list(), vjp, saved, jvp, true);
 }
 
 void OpRecorder::record_not_implemented(const variable_list& outputs) {
@@ -498,6 +540,9 @@ void OpRecorder::finish(const variable_list& outputs, VjpFn vjp, const variable_
     Tensor self = inplace ? outputs[0] : Tensor();
     bool self_is_view = inplace && self.is_view();
     Edge view_old_edge;
+    node->mutable_next_edges().reserve(inputs_.size());
+    node->inputs.reserve(inputs_.size());
+    node->saved.reserve(saved.size());
     for (const Tensor& t : inputs_) {
       node->mutable_next_edges().push_back(t.defined() ? gradient_edge(t) : Edge{});
       node->inputs.push_back({t.defined() ? DimVector(t.sizes()) : DimVector(),

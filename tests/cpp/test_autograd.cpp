@@ -302,3 +302,58 @@ TEST(Autograd, LongChainFreesSavedTensors) {
   y.backward();
   EXPECT_TRUE(y.grad_fn()->released());
 }
+
+// Note [Engine bookkeeping]: the per-thread tables of the backward engine. A graph much wider
+// than the tables' first size, captures of several inputs that meet at one node (in the order
+// asked), a backward nested in a hook (tables of its own), and nothing kept alive afterwards.
+TEST(Autograd, EngineTablesWideGraphAndCaptureOrder) {
+  Tensor x = vec({1.0, 2.0}).requires_grad_();
+  Tensor acc = zeros({2}, kDouble);
+  for (int i = 1; i <= 300; ++i) acc = acc + x * double(i);  // 600 nodes above x
+  Tensor y = acc.sum();
+  y.backward();
+  EXPECT_DOUBLE_EQ(at(x.grad(), 0), 300.0 * 301.0 / 2.0);
+  EXPECT_DOUBLE_EQ(at(x.grad(), 1), 300.0 * 301.0 / 2.0);
+
+  // Two inputs whose gradient edges lead into one node (a's and b's AccumulateGrad are
+  // distinct, but both are captured, asked in both orders), and an input asked twice.
+  Tensor a = vec({3.0}).requires_grad_(), b = vec({5.0}).requires_grad_();
+  Tensor z = a * b;
+  auto g = ag::grad({z}, {b, a, b}, {}, /*retain_graph=*/true);
+  ASSERT_EQ(g.size(), 3u);
+  EXPECT_DOUBLE_EQ(at(g[0], 0), 3.0);
+  EXPECT_DOUBLE_EQ(at(g[1], 0), 5.0);
+  EXPECT_DOUBLE_EQ(at(g[2], 0), 3.0);
+  // Capturing a non-leaf output of a node with two outputs of interest.
+  Tensor m = a * 2.0;
+  Tensor w = m * m;
+  auto gm = ag::grad({w}, {m, a});
+  EXPECT_DOUBLE_EQ(at(gm[0], 0), 12.0);
+  EXPECT_DOUBLE_EQ(at(gm[1], 0), 24.0);
+}
+
+TEST(Autograd, EngineNestedBackwardInHookAndRelease) {
+  Tensor x = vec({2.0}).requires_grad_();
+  Tensor u = vec({4.0}).requires_grad_();
+  double inner = 0;
+  Tensor h = x * 3.0;
+  h.register_hook([&](const Tensor& g) {
+    // A second pass on this thread while the first one is running (hooks run with grad mode
+    // set to create_graph, off here).
+    AutoGradMode on(true);
+    Tensor v = (u * u).sum();
+    auto gv = ag::grad({v}, {u});
+    inner = at(gv[0], 0);
+    return g * 2.0;
+  });
+  std::weak_ptr<ag::Node> node;
+  {
+    Tensor y = (h * x).sum();  // dy/dx = 3x + 3x (the hook doubles h's gradient x)
+    node = y.grad_fn();
+    y.backward();
+  }
+  EXPECT_DOUBLE_EQ(inner, 8.0);
+  EXPECT_DOUBLE_EQ(at(x.grad(), 0), 2.0 * 3.0 + 2.0 * 3.0 * 2.0);
+  // The engine keeps no node of a finished pass alive.
+  EXPECT_TRUE(node.expired());
+}
