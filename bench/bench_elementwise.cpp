@@ -19,6 +19,7 @@ struct EmberBackend {
   static Tensor randn(const std::vector<int64_t>& sizes) {
     return ember::randn(sizes, ember::dtype(ember::kFloat));
   }
+  static Tensor sum_dim(const Tensor& t, int64_t d) { return t.sum(ember::IntArrayRef{d}); }
   static void set_threads(int n) { ember::set_num_threads(n); }
 };
 

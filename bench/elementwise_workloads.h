@@ -4,7 +4,8 @@
 // argument-dependent lookup picks `ember::add` or `at::add`: the same source text runs on both,
 // which is also a check that ember's API is libtorch-shaped.
 //
-// A backend B provides: `using Tensor`, `randn(sizes)` (float32), `set_threads(n)` and `name`.
+// A backend B provides: `using Tensor`, `randn(sizes)` (float32), `set_threads(n)`, `name` and
+// `sum_dim(t, d)` (the spelling of a one-dim sum differs between the two libraries' overloads).
 //
 // Names are "<op>/<size>/<form>/nt:<threads>"; form is "fresh" (the op allocates its output) or
 // "out" (`op_out(out, ...)` into a preallocated tensor). Bytes processed are bytes read + bytes
@@ -151,7 +152,40 @@ void register_elementwise() {
     }
   }
 
+  // Reductions of 16M elements (read once, one element written) and of a 4096 x 4096 matrix
+  // over either dim: memory-bound, so their limit is the read bandwidth.
   const int64_t m = 4096;
+  const int64_t n16 = int64_t(1) << 24;
+  for (int nt : thread_counts) {
+    const std::string suffix = "/nt:" + std::to_string(nt);
+    reg<B>("sum/16M/fresh" + suffix, nt, n16 * f, [n16] {
+      return [a = B::randn({n16})] {
+        T c = sum(a);
+        sink(c);
+      };
+    });
+    reg<B>("mean/16M/fresh" + suffix, nt, n16 * f, [n16] {
+      return [a = B::randn({n16})] {
+        T c = mean(a);
+        sink(c);
+      };
+    });
+    reg<B>("amax/16M/fresh" + suffix, nt, n16 * f, [n16] {
+      return [a = B::randn({n16})] {
+        T c = amax(a);
+        sink(c);
+      };
+    });
+    for (int d : {0, 1}) {
+      reg<B>("sum_dim" + std::to_string(d) + "/4096x4096/fresh" + suffix, nt, (m * m + m) * f,
+             [m, d] {
+               return [a = B::randn({m, m}), d] {
+                 T c = B::sum_dim(a, d);
+                 sink(c);
+               };
+             });
+    }
+  }
   for (int nt : thread_counts) {
     const std::string suffix = "/nt:" + std::to_string(nt);
     // Row vector broadcast along dim 0: reads m*m + m, writes m*m.

@@ -42,6 +42,11 @@ def workload_bytes():
             w[f"{op}/{label}/fresh"] = (arity + 1) * n * 4
             if op != "gelu":  # gelu has no out= form
                 w[f"{op}/{label}/out"] = (arity + 1) * n * 4
+    n16 = SIZES[1][1]
+    for op in ("sum", "mean", "amax"):  # full reductions: read once
+        w[f"{op}/16M/fresh"] = n16 * 4
+    for d in (0, 1):
+        w[f"sum_dim{d}/{M}x{M}/fresh"] = (M * M + M) * 4
     w[f"add_bcast/{M}x{M}+{M}/fresh"] = (2 * M * M + M) * 4
     w[f"add_bcast/{M}x{M}+{M}/out"] = (2 * M * M + M) * 4
     w[f"add_transposed/{M}x{M}/fresh"] = 3 * M * M * 4
@@ -82,6 +87,11 @@ def python_workloads(torch):
             w[f"{op}/{label}/out"] = lambda n=n, fn=fn: (
                 lambda a, c: lambda: fn(a, out=c))(rn(n), rn(n))
         w[f"gelu/{label}/fresh"] = lambda n=n: (lambda a: lambda: F.gelu(a))(rn(n))
+    n16 = SIZES[1][1]
+    for op in ("sum", "mean", "amax"):
+        w[f"{op}/16M/fresh"] = lambda op=op: (lambda a, fn: lambda: fn(a))(rn(n16), getattr(torch, op))
+    for d in (0, 1):
+        w[f"sum_dim{d}/{M}x{M}/fresh"] = lambda d=d: (lambda a: lambda: a.sum(d))(rn(M, M))
     w[f"add_bcast/{M}x{M}+{M}/fresh"] = lambda: (
         lambda a, b: lambda: torch.add(a, b))(rn(M, M), rn(M))
     w[f"add_bcast/{M}x{M}+{M}/out"] = lambda: (
@@ -278,6 +288,22 @@ def fmt_cell(name, t):
     return f"{bytes_of(name) / t / 1e9:.1f}"
 
 
+def memory_bound(key):
+    """Rows whose footprint is larger than a last-level cache: the triad is their limit."""
+    return bytes_of(key) > 0 and ("/16M/" in key or "4096x4096" in key)
+
+
+def triad_pct(key, t, tri):
+    if t is None or not tri or not memory_bound(key):
+        return None
+    return 100 * bytes_of(key) / t / 1e9 / tri["median_gbs"]
+
+
+def fmt_triad(key, t, tri):
+    p = triad_pct(key, t, tri)
+    return "-" if p is None else f"{p:.0f}%"
+
+
 def bytes_of(key):
     return WORKLOAD_BYTES[key.rsplit("/nt:", 1)[0]]
 
@@ -383,9 +409,13 @@ def main():
     print("GB/s = (bytes read + written) / time / 1e9; add_1elem rows are time per op. "
           "Ratios are PyTorch time / ember time (> 1: ember faster); Py/Py compares both "
           "libraries called from Python.")
+    print("%triad: the row's GB/s as a share of the STREAM triad's median at the same thread "
+          "count (the limit of memory-bound rows: 16M elements and 4096x4096, whose footprint "
+          "is larger than the last-level cache). The triad counts no write-allocate traffic: an "
+          "op with streaming stores can pass 100%.")
     header = ("workload", "nt", "ember", "torch C++", "torch Py", "ember Py", "ember/C++",
-              "ember/Py", "Py/Py")
-    widths = (32, 3, 11, 11, 11, 11, 10, 9, 7)
+              "ember/Py", "Py/Py", "ember %triad", "C++ %triad")
+    widths = (32, 3, 11, 11, 11, 11, 10, 9, 7, 12, 10)
     line = "  ".join(h.ljust(w) if i == 0 else h.rjust(w) for i, (h, w) in
                      enumerate(zip(header, widths)))
     print(line)
@@ -401,8 +431,12 @@ def main():
             tep = median(epy_t.get(key))
             rows.append({"workload": name, "threads": nt, "bytes": bytes_of(key),
                          "ember_s": te, "torch_cpp_s": tc, "torch_py_s": tp, "ember_py_s": tep})
+            share = [fmt_triad(key, t, triad.get(nt)) for t in (te, tc)]
+            rows[-1]["ember_triad_pct"], rows[-1]["torch_cpp_triad_pct"] = (
+                triad_pct(key, t, triad.get(nt)) for t in (te, tc))
             cells = (name, str(nt), fmt_cell(key, te), fmt_cell(key, tc), fmt_cell(key, tp),
-                     fmt_cell(key, tep), fmt_ratio(tc, te), fmt_ratio(tp, te), fmt_ratio(tp, tep))
+                     fmt_cell(key, tep), fmt_ratio(tc, te), fmt_ratio(tp, te), fmt_ratio(tp, tep),
+                     *share)
             print("  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in
                             enumerate(zip(cells, widths))))
 

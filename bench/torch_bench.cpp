@@ -20,6 +20,7 @@ struct TorchBackend {
   static Tensor randn(const std::vector<int64_t>& sizes) {
     return torch::randn(sizes, torch::dtype(torch::kFloat));
   }
+  static Tensor sum_dim(const Tensor& t, int64_t d) { return t.sum(at::IntArrayRef{d}); }
   static void set_threads(int n) { at::set_num_threads(n); }
 };
 

@@ -1,7 +1,16 @@
 #include "kernels/cpu/elementwise/elementwise.h"
 
+#include "kernels/cpu/elementwise/streaming.h"
+
+#include <unistd.h>
+
 #include <algorithm>
+#include <atomic>
+#include <cstdlib>
+#include <fstream>
+#include <limits>
 #include <numeric>
+#include <string>
 
 #include "core/parallel_internal.h"
 #include "ember/error.h"
@@ -15,6 +24,7 @@ ElementwisePlan make_plan(const Tensor& out, ArrayRef<const Tensor*> inputs) {
   p.ntensors = nt;
   const int64_t nd = out.dim();
   p.numel = out.numel();
+  p.out_bytes = p.numel * int64_t(out.itemsize());
 
   // Fast path: contiguous operands of out's shape and one-element operands make one 1-D run.
   if (out.is_contiguous()) {
@@ -137,7 +147,70 @@ void run_plan(const ElementwisePlan& p, ElementwiseFn fn, const OpParams& params
     run_range(p, fn, params, 0, p.numel);
     return;
   }
-  parallel_for(0, p.numel, grain, [&](int64_t b, int64_t e) { run_range(p, fn, params, b, e); });
+  // Note [Streaming stores]: the decision is per op (its whole output), the flag per thread.
+  const bool stream = p.out_bytes >= streaming_store_threshold();
+  parallel_for(0, p.numel, grain, [&](int64_t b, int64_t e) {
+    StreamingOutputScope scope(stream);
+    run_range(p, fn, params, b, e);
+  });
 }
+
+namespace {
+
+// The size of the largest cache of cpu 0 as sysfs reports it (one L3 instance: glibc's
+// sysconf(_SC_LEVEL3_CACHE_SIZE) gives the whole socket's on AMD), 0 when unknown.
+int64_t last_level_cache_bytes() {
+  int64_t best = 0;
+  for (int i = 0; i < 8; ++i) {
+    std::string dir = "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(i) + "/";
+    std::ifstream size_file(dir + "size");
+    if (!size_file) break;
+    std::string text;
+    size_file >> text;
+    char* end = nullptr;
+    int64_t v = std::strtoll(text.c_str(), &end, 10);
+    if (end && (*end == 'K' || *end == 'k')) v <<= 10;
+    if (end && (*end == 'M' || *end == 'm')) v <<= 20;
+    best = std::max(best, v);
+  }
+  if (best == 0) best = std::max<int64_t>(0, sysconf(_SC_LEVEL3_CACHE_SIZE));
+  return best;
+}
+
+int64_t default_streaming_threshold() {
+  constexpr int64_t kNever = std::numeric_limits<int64_t>::max();
+  if (const char* env = std::getenv("EMBER_STREAMING_STORES")) {
+    const std::string v = env;
+    EMBER_CHECK_VALUE(v == "off" || v == "on" || v == "auto",
+                      "[EMBER_STREAMING_STORES] expected off, on or auto, got '", v, "'");
+    if (v == "off") return kNever;
+    if (v == "on") return 0;
+  }
+  // Half the last-level cache: a bigger output cannot stay cached for the op that reads it.
+  const int64_t llc = last_level_cache_bytes();
+  return llc > 0 ? std::max<int64_t>(llc / 2, 1 << 20) : int64_t(16) << 20;
+}
+
+// Read on first use, so that a bad EMBER_STREAMING_STORES throws from the op, not at load time.
+std::atomic<int64_t>& stream_threshold() {
+  static std::atomic<int64_t> t{default_streaming_threshold()};
+  return t;
+}
+thread_local bool t_streaming_output = false;
+
+}  // namespace
+
+int64_t streaming_store_threshold() { return stream_threshold().load(std::memory_order_relaxed); }
+
+int64_t set_streaming_store_threshold(int64_t bytes) {
+  return stream_threshold().exchange(bytes, std::memory_order_relaxed);
+}
+
+bool streaming_output() { return t_streaming_output; }
+
+StreamingOutputScope::StreamingOutputScope(bool on) : prev_(t_streaming_output) {
+  t_streaming_output = on;
+}
+StreamingOutputScope::~StreamingOutputScope() { t_streaming_output = prev_; }
 
 }  // namespace ember::cpu

@@ -18,6 +18,7 @@ struct ElementwisePlan {
   std::array<DimVector, kMaxOperands> strides;  ///< byte strides, fastest dim first
   std::array<char*, kMaxOperands> data{};
   int64_t numel = 0;
+  int64_t out_bytes = 0;  ///< numel * the output's element size
 };
 
 /// Plans `out = f(inputs...)`. `out` must have the broadcast shape of the inputs; inputs are

@@ -10,10 +10,13 @@
 //    kernel is a plain contiguous loop that uses the functor's `vec()` (SLEEF/vector ops) for
 //    float/double when it has one, and is left to the compiler's auto-vectorizer otherwise.
 //  - strided: a scalar loop with byte strides.
+// A dense run of an op with a big output writes it with streaming stores (Note [Streaming
+// stores] in streaming.h): same values, other store instruction.
 // Functors take and return the compute type `opmath_t<T>` (float for half/bfloat16), are
 // constructed from OpParams once per run, and are written once for all ISAs.
 
 #include <algorithm>
+#include <cstring>
 #include <type_traits>
 #include <utility>
 
@@ -21,8 +24,12 @@
 #include "ember/dispatch_type.h"
 #include "kernels/common/element.h"
 #include "kernels/cpu/elementwise/convert_vec.h"
+#include "kernels/cpu/elementwise/streaming.h"
 #include "kernels/cpu/kernel_registry.h"
 #include "kernels/cpu/vec.h"
+#if defined(__SSE2__)
+#include <immintrin.h>
+#endif
 
 namespace ember::kernels {
 // The CPU's 16-bit float and complex element types.
@@ -107,20 +114,44 @@ inline void convert_block(const From* __restrict src, To* __restrict dst, int64_
   }
 }
 
-// Contiguous block kernel on compute-type pointers.
+/// A non-temporal store of a whole vector to `p`, aligned to EMBER_VEC_BYTES.
+template <class V>
+inline void vstream(void* p, V v) {
+#if EMBER_VEC_BYTES == 64
+  _mm512_stream_si512(static_cast<__m512i*>(p), (__m512i)v);
+#elif EMBER_VEC_BYTES == 32
+  _mm256_stream_si256(static_cast<__m256i*>(p), (__m256i)v);
+#elif defined(__SSE2__)
+  _mm_stream_si128(static_cast<__m128i*>(p), (__m128i)v);
+#else
+  vstore(p, v);
+#endif
+}
+
+/// Whether block_kernel runs `F` on whole vectors for these types.
 template <int N, class OutC, class C, class F>
+constexpr bool kBlockVec = std::is_same_v<OutC, C>&& functor_has_vec<F, C, N>();
+
+// Contiguous block kernel on compute-type pointers. kStream: `o` is aligned to the vector width
+// and whole vectors are stored non-temporally (Note [Streaming stores]).
+template <int N, bool kStream = false, class OutC, class C, class F>
 inline void block_kernel(OutC* __restrict o, const C* const* in, int64_t n, const F& f) {
   int64_t i = 0;
-  if constexpr (std::is_same_v<OutC, C> && functor_has_vec<F, C, N>()) {
+  if constexpr (kBlockVec<N, OutC, C, F>) {
     constexpr int L = kLanes<C>;
     using V = Vec<C>;
     for (; i + L <= n; i += L) {
+      V r;
       if constexpr (N == 1)
-        vstore(o + i, f.vec(vload<V>(in[0] + i)));
+        r = f.vec(vload<V>(in[0] + i));
       else if constexpr (N == 2)
-        vstore(o + i, f.vec(vload<V>(in[0] + i), vload<V>(in[1] + i)));
+        r = f.vec(vload<V>(in[0] + i), vload<V>(in[1] + i));
       else
-        vstore(o + i, f.vec(vload<V>(in[0] + i), vload<V>(in[1] + i), vload<V>(in[2] + i)));
+        r = f.vec(vload<V>(in[0] + i), vload<V>(in[1] + i), vload<V>(in[2] + i));
+      if constexpr (kStream)
+        vstream(o + i, r);
+      else
+        vstore(o + i, r);
     }
   }
   if constexpr (N == 0) {
@@ -154,6 +185,29 @@ inline void strided_loop(char** data, const int64_t* s, int64_t n, const F& f,
   }
 }
 
+constexpr int64_t kStreamAlign = 64;  // a cache line: streamed lines are written whole
+
+/// Copies `len` elements from the block buffer `src` to `dst` (any alignment of the element
+/// type): plain stores up to the first vector boundary of `dst` and after the last whole vector,
+/// non-temporal vector stores between (Note [Streaming stores]).
+template <class Out>
+inline void stream_copy(Out* __restrict dst, const Out* __restrict src, int64_t len) {
+  constexpr int64_t kPer = EMBER_VEC_BYTES / int64_t(sizeof(Out));
+  static_assert(kPer >= 1);
+  const uintptr_t mis = reinterpret_cast<uintptr_t>(dst) % EMBER_VEC_BYTES;
+  int64_t i = mis ? std::min<int64_t>(len, int64_t((EMBER_VEC_BYTES - mis) / sizeof(Out))) : 0;
+  if (i) std::memcpy(static_cast<void*>(dst), src, size_t(i) * sizeof(Out));
+  for (; i + kPer <= len; i += kPer) vstream(dst + i, vload<Vec<float>>(src + i));
+  if (i < len) std::memcpy(static_cast<void*>(dst + i), src + i, size_t(len - i) * sizeof(Out));
+}
+
+/// Orders this thread's streaming stores before whatever it does next (joining the workers).
+inline void stream_fence() {
+#if defined(__SSE__)
+  __builtin_ia32_sfence();
+#endif
+}
+
 /// Runs functor `f` over a 1-D run (see Note [Elementwise inner loops]). All N inputs are `T`.
 template <class Out, class T, int N, class F>
 inline void elementwise_loop(char** data, const int64_t* s, int64_t n, const F& f) {
@@ -177,8 +231,9 @@ inline void elementwise_loop(char** data, const int64_t* s, int64_t n, const F& 
     if (s[1 + k] == 0)
       std::fill(bcast[k], bcast[k] + std::min(n, kBlock),
                 convert<C>(*reinterpret_cast<const T*>(data[1 + k])));
-  for (int64_t b = 0; b < n; b += kBlock) {
-    int64_t len = std::min(kBlock, n - b);
+  // Elements [b, b + len) into `dst` (the output itself or the streaming buffer); with kStream
+  // (a std::bool_constant), whole vectors go straight to `dst` with streaming stores.
+  auto block = [&](int64_t b, int64_t len, Out * dst, auto kStream) __attribute__((always_inline)) {
     for (int k = 0; k < N; ++k) {
       const T* src = reinterpret_cast<const T*>(data[1 + k]) + b;
       if (s[1 + k] == 0) {
@@ -190,14 +245,37 @@ inline void elementwise_loop(char** data, const int64_t* s, int64_t n, const F& 
         in[k] = buf[k];
       }
     }
-    Out* dst = reinterpret_cast<Out*>(data[0]) + b;
     if constexpr (direct_out) {
-      block_kernel<N>(reinterpret_cast<OutC*>(dst), in, len, f);
+      block_kernel<N, decltype(kStream)::value>(reinterpret_cast<OutC*>(dst), in, len, f);
     } else {
       block_kernel<N>(obuf, in, len, f);
       convert_block(obuf, dst, len);
     }
+  };
+  Out* const out = reinterpret_cast<Out*>(data[0]);
+  // Note [Streaming stores]: big outputs bypass the cache. The blocks (and so which elements
+  // take the vector body and which the scalar tail) are the same as without streaming.
+  if (n * int64_t(sizeof(Out)) >= kStreamMinRunBytes && streaming_output()) {
+    if constexpr (direct_out && kBlockVec<N, OutC, C, F>) {
+      if (reinterpret_cast<uintptr_t>(out) % EMBER_VEC_BYTES == 0) {
+        // Vector functors on an aligned output store their results directly.
+        for (int64_t b = 0; b < n; b += kBlock)
+          block(b, std::min(kBlock, n - b), out + b, std::true_type{});
+        stream_fence();
+        return;
+      }
+    }
+    alignas(kStreamAlign) Out stage[kBlock];
+    for (int64_t b = 0; b < n; b += kBlock) {
+      const int64_t len = std::min(kBlock, n - b);
+      block(b, len, stage, std::false_type{});
+      stream_copy(out + b, stage, len);
+    }
+    stream_fence();
+    return;
   }
+  for (int64_t b = 0; b < n; b += kBlock)
+    block(b, std::min(kBlock, n - b), out + b, std::false_type{});
 }
 
 /// The ElementwiseFn for functor template `F` on input type `T` with output `OutSel<T>`.
