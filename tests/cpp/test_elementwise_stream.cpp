@@ -166,7 +166,7 @@ TEST(FamilyCapability, Rules) {
   EXPECT_STREQ(choose_family_capability("arith", "avx2", "arith=avx512", ""), "avx2");
   EXPECT_STREQ(choose_family_capability("arith", "default", "arith=avx2", ""), "default");
   // Malformed specs are a ValueError naming the item.
-  for (const char* bad : {"arith", "arith=sse", "=avx2", "arith:avx2"}) {
+  for (const char* bad : {"arith", "arith=sse", "=avx2", "arith:avx2", "arithh=avx2"}) {
     try {
       choose_family_capability("arith", "avx2", bad, "");
       ADD_FAILURE() << "expected ValueError for '" << bad << "'";

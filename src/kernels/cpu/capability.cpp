@@ -86,6 +86,17 @@ std::string cpu_tag() {
   return "amd";
 }
 
+#define EMBER_FAMILY_NAME(family) #family,
+constexpr const char* kFamilyNames[] = {EMBER_KERNEL_FAMILIES(EMBER_FAMILY_NAME)};
+#undef EMBER_FAMILY_NAME
+constexpr int kNumFamilies = int(sizeof(kFamilyNames) / sizeof(kFamilyNames[0]));
+
+bool known_family(std::string_view f) {
+  for (const char* k : kFamilyNames)
+    if (f == k) return true;
+  return false;
+}
+
 // The set EMBER_CPU_FAMILY_CAPABILITY names for `family`, if it names one.
 bool spec_cap(std::string_view spec, std::string_view family, Cap& out) {
   bool found = false;
@@ -96,9 +107,11 @@ bool spec_cap(std::string_view spec, std::string_view family, Cap& out) {
     if (item.empty()) continue;
     const size_t eq = item.find('=');
     Cap c{};
-    EMBER_CHECK_VALUE(eq != std::string_view::npos && parse_cap(item.substr(eq + 1), c),
-                      "[EMBER_CPU_FAMILY_CAPABILITY] expected family=set items (set: default, "
-                      "avx2 or avx512) separated by commas, got '",
+    EMBER_CHECK_VALUE(eq != std::string_view::npos && known_family(item.substr(0, eq)) &&
+                          parse_cap(item.substr(eq + 1), c),
+                      "[EMBER_CPU_FAMILY_CAPABILITY] expected family=set items (a family of "
+                      "EMBER_KERNEL_FAMILIES; set: default, avx2 or avx512) separated by commas, "
+                      "got '",
                       std::string(item), "'");
     if (item.substr(0, eq) == family) {
       out = c;
@@ -137,11 +150,6 @@ Cap detect() {
   }
   return best;
 }
-
-#define EMBER_FAMILY_NAME(family) #family,
-constexpr const char* kFamilyNames[] = {EMBER_KERNEL_FAMILIES(EMBER_FAMILY_NAME)};
-#undef EMBER_FAMILY_NAME
-constexpr int kNumFamilies = int(sizeof(kFamilyNames) / sizeof(kFamilyNames[0]));
 
 struct Selected {
   Cap cap = detect();
