@@ -33,7 +33,7 @@ namespace {
 // - k is blocked by KC so that one kc×NR panel of B stays in L1 while every row panel of the
 //   thread's A block streams past it; rows are blocked by MC so that A's block stays in L2;
 // - threads split C into a grid of tile-aligned blocks, one independent product each (no
-//   barrier), one thread per 48^3 multiply-adds at most. Every element is the same k-ordered
+//   barrier), one thread per 96^3 multiply-adds at most. Every element is the same k-ordered
 //   sum whatever the split, so results do not depend on the thread count.
 // blas_gemm (gemm.cpp) uses it where it was measured faster than OpenBLAS (Note [GEMM choice]).
 
@@ -409,9 +409,11 @@ void packed_gemm(const Problem<T>& P, int threads) {
   if (P.m <= 0 || P.n <= 0) return;
   if (P.k == 0 || P.alpha == T(0)) return scale_c(P);
   constexpr int NR = kNR<T>;
-  // A thread's share must repay waking it (about a microsecond): 48^3 multiply-adds at least.
+  // A thread's share must repay waking it: a microsecond on an idle machine, a time slice when
+  // the other cores are busy. 96^3 multiply-adds (about 30 us) per thread; OpenBLAS likewise
+  // keeps a 64^3 product on one thread.
   const double work = double(P.m) * double(P.n) * double(P.k);
-  threads = int(std::clamp<double>(work / (48.0 * 48.0 * 48.0), 1.0, double(std::max(threads, 1))));
+  threads = int(std::clamp<double>(work / (96.0 * 96.0 * 96.0), 1.0, double(std::max(threads, 1))));
   const int64_t mt = (P.m + kMR - 1) / kMR, nt = (P.n + NR - 1) / NR;
   // A grid pm×pn of tile-aligned blocks whose largest block has the fewest tiles (ties: fewer
   // blocks). One block per thread: blocks are independent products.
