@@ -49,9 +49,13 @@ namespace {
 // returns large blocks to the OS). Sizes are rounded to buckets (powers of two up to 1 MiB,
 // then multiples of 1 MiB up to 64 MiB, then 8 MiB) so near sizes share blocks. The cache is
 // bounded: a freed block that would push cached bytes past the limit goes back to the system.
+// Blocks over 64 MiB always go back: they are one-off buffers (a data set being converted, an
+// evaluation batch) that, kept, stay resident for the life of the process and raise its peak
+// memory above PyTorch's, while their page faults are small next to the work that fills them.
 class CpuCachingAllocator final : public Allocator {
  public:
   static constexpr size_t kAlign = 64;
+  static constexpr size_t kMaxCachedBlock = size_t(64) << 20;  // Note [CPU caching allocator]
 
   DataPtr allocate(size_t nbytes) override {
     EMBER_CHECK(nbytes <= host_memory_bytes(), "[CPUAllocator] out of memory: tried to allocate ",
@@ -152,7 +156,7 @@ class CpuCachingAllocator final : public Allocator {
     {
       std::lock_guard<std::mutex> g(self.mu_);
       self.stats_.allocated -= int64_t(size);
-      if (self.cached_bytes_ + size <= self.limit_) {
+      if (size <= kMaxCachedBlock && self.cached_bytes_ + size <= self.limit_) {
         self.free_[size].push_back(p);
         self.cached_bytes_ += size;
         cached = true;
