@@ -1,9 +1,10 @@
 #pragma once
 #include "kernels/cpu/kernel_layer.h"  // Note [Layer includes]
 // The kernels of the indexing ops (src/ops/index/index_ops.cpp, advanced_indexing.cpp,
-// scatter_ops.cpp; Note [Kernel stubs]). Index tensors reach them as contiguous int64 tensors;
-// every index is range-checked (index_check_stub) before the kernel that uses it runs, so the
-// writing kernels trust their indices.
+// scatter_ops.cpp; Note [Kernel stubs]). Index tensors reach them as contiguous int64 tensors
+// and are range-checked (index_check_stub) before the kernel that uses them runs, so the writing
+// kernels trust their indices. The CPU's index_select and gather are the exception: they take
+// int32 or int64 indices unchecked and check them inside the copy (Note [Fused index checks]).
 
 #include <cstdint>
 #include <vector>
@@ -24,13 +25,13 @@ EMBER_DECLARE_KERNEL(index_check_stub, void(const Tensor& index, int64_t size, b
                                             const char* op, int64_t dim, bool runtime_error));
 
 /// out[..., i, ...] = self[..., index[i], ...] along `dim` (index_select). `index` holds
-/// checked values in [0, self.size(dim)); `out` has self's dtype and dims, with index.numel()
-/// entries at `dim`.
+/// values in [0, self.size(dim)), checked before the call on CUDA and inside the kernel on the CPU;
+/// `out` has self's dtype and dims, with index.numel() entries at `dim`.
 EMBER_DECLARE_KERNEL(index_select_stub,
                      void(Tensor& out, const Tensor& self, int64_t dim, const Tensor& index));
 
-/// out[p] = self[p with p[dim] = index[p]] (gather). `index` has checked values in
-/// [0, self.size(dim)) and self's dim count; `out` has index's shape and self's dtype.
+/// out[p] = self[p with p[dim] = index[p]] (gather). `index` has values in [0, self.size(dim))
+/// (checked as for index_select) and self's dim count; `out` has index's shape and self's dtype.
 EMBER_DECLARE_KERNEL(gather_stub,
                      void(Tensor& out, const Tensor& self, int64_t dim, const Tensor& index));
 
