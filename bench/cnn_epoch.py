@@ -91,8 +91,9 @@ def main():
             for name, _ in cmds]
     peak = fma_peak(args.build, args.threads, args.fma_peak)
     flop = model_flop_per_image() * n
-    cap = subprocess.run([sys.executable, "-c", "import ember; print(ember.cpu_capability())"],
-                         env=env, capture_output=True, text=True).stdout.strip() or "?"
+    probe = "import ember; print(ember.backends.cpu.get_cpu_capability())"
+    cap = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True,
+                         text=True).stdout.strip() or "?"
     print(f"Fashion-MNIST CNN, one epoch of {n} images, batch 64, Adam, {args.threads} threads, "
           f"ember kernel set {cap}, median of {args.repeat}, load {statistics.median(loads):.1f}")
     if peak:
