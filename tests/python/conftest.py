@@ -50,3 +50,13 @@ def restore_globals():
     yield
     ember.set_default_dtype(dtype)
     ember.set_num_threads(threads)
+
+
+@pytest.fixture(params=[1, 2], ids=["1thread", "2threads"])
+def threads(request):
+    """Runs the test on 1 and on 2 intra-op threads; puts the thread count back."""
+    import ember
+    saved = ember.get_num_threads()
+    ember.set_num_threads(request.param)
+    yield request.param
+    ember.set_num_threads(saved)

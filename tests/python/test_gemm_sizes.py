@@ -24,14 +24,6 @@ SIZES = [(1, 1, 1), (5, 7, 3), (6, 16, 8), (7, 17, 9), (13, 33, 1), (64, 64, 64)
          (420, 410, 400)]
 
 
-@pytest.fixture(params=[1, 2], ids=["1thread", "2threads"])
-def threads(request):
-    saved = ember.get_num_threads()
-    ember.set_num_threads(request.param)
-    yield request.param
-    ember.set_num_threads(saved)
-
-
 def rand(shape, np_dtype, seed):
     return np.random.default_rng(seed).uniform(-1, 1, shape).astype(np_dtype)
 

@@ -13,14 +13,6 @@ import ember
 from _oracle import DTYPES, check, raises_like
 
 
-@pytest.fixture(params=[1, 2], ids=["1thread", "2threads"])
-def threads(request):
-    old = ember.get_num_threads()
-    ember.set_num_threads(request.param)
-    yield request.param
-    ember.set_num_threads(old)
-
-
 def pair(arr, dtype=None):
     a = np.ascontiguousarray(arr)
     e, t = ember.from_numpy(a.copy()), torch.from_numpy(a.copy())

@@ -53,14 +53,6 @@ def wrap_oracle(a, b, dtype, alpha=1, beta=0, c=None):
     return r.astype(getattr(np, dtype))
 
 
-@pytest.fixture(params=[1, 2], ids=["1thread", "2threads"])
-def threads(request):
-    old = ember.get_num_threads()
-    ember.set_num_threads(request.param)
-    yield request.param
-    ember.set_num_threads(old)
-
-
 @pytest.mark.parametrize("dtype", INTS)
 @pytest.mark.parametrize("shape", SHAPES, ids=lambda s: "x".join(map(str, s)))
 def test_mm_wraps_like_torch(dtype, shape, threads):

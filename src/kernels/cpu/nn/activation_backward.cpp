@@ -45,8 +45,9 @@ template <uint16_t kInfBits>
     r[i] = uint16_t(g[i] & (0u - uint16_t(Pos16<kInfBits>::pos(o[i]))));
 }
 
-// kind: 0 float, 1 double, 2 bfloat16, 3 float16.
-void relu_bwd_base(int kind, const void* g, const void* o, void* r, int64_t n) {
+// kind: 0 float, 1 double, 2 bfloat16, 3 float16. Inlined into each ISA's entry point below.
+[[gnu::always_inline]] inline void relu_bwd_kind(int kind, const void* g, const void* o, void* r,
+                                                 int64_t n) {
   switch (kind) {
     case 0:
       return relu_bwd_loop(static_cast<const float*>(g), static_cast<const float*>(o),
@@ -63,22 +64,13 @@ void relu_bwd_base(int kind, const void* g, const void* o, void* r, int64_t n) {
   }
 }
 
+void relu_bwd_base(int kind, const void* g, const void* o, void* r, int64_t n) {
+  relu_bwd_kind(kind, g, o, r, n);
+}
+
 [[gnu::target("avx2")]] void relu_bwd_avx2(int kind, const void* g, const void* o, void* r,
                                            int64_t n) {
-  switch (kind) {
-    case 0:
-      return relu_bwd_loop(static_cast<const float*>(g), static_cast<const float*>(o),
-                           static_cast<float*>(r), n);
-    case 1:
-      return relu_bwd_loop(static_cast<const double*>(g), static_cast<const double*>(o),
-                           static_cast<double*>(r), n);
-    case 2:
-      return relu_bwd_loop16<0x7f80>(static_cast<const uint16_t*>(g),
-                                     static_cast<const uint16_t*>(o), static_cast<uint16_t*>(r), n);
-    default:
-      return relu_bwd_loop16<0x7c00>(static_cast<const uint16_t*>(g),
-                                     static_cast<const uint16_t*>(o), static_cast<uint16_t*>(r), n);
-  }
+  relu_bwd_kind(kind, g, o, r, n);
 }
 
 using LoopFn = void (*)(int, const void*, const void*, void*, int64_t);
