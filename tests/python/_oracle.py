@@ -79,6 +79,15 @@ def values(dtype, shape, rng, kind="any"):
     return np.asarray(v).astype(_NP[dtype]).reshape(shape)
 
 
+def pair(arr, dtype=None):
+    """The same NumPy values as an (ember, torch) pair of tensors, cast to `dtype` if given."""
+    a = np.ascontiguousarray(arr)
+    e, t = ember.from_numpy(a.copy()), torch.from_numpy(a.copy())
+    if dtype is not None:
+        e, t = e.to(getattr(ember, dtype)), t.to(getattr(torch, dtype))
+    return e, t
+
+
 def tensors_from(arr, dtype):
     """(ember, torch) tensors holding `arr` as `dtype`, each with its own memory."""
     if arr.size == 0:  # torch.from_numpy gives zero-size arrays all-zero strides

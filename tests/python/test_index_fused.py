@@ -10,15 +10,7 @@ import pytest
 import torch
 
 import ember
-from _oracle import DTYPES, check, raises_like
-
-
-def pair(arr, dtype=None):
-    a = np.ascontiguousarray(arr)
-    e, t = ember.from_numpy(a.copy()), torch.from_numpy(a.copy())
-    if dtype is not None:
-        e, t = e.to(getattr(ember, dtype)), t.to(getattr(torch, dtype))
-    return e, t
+from _oracle import DTYPES, check, pair, raises_like
 
 
 def data(shape, dtype, seed=0):

@@ -12,18 +12,10 @@ import pytest
 import torch
 
 import ember
-from _oracle import COMPLEX, DTYPES, FLOATS, INTS, LOWP, check, make, raises_like
+from _oracle import COMPLEX, DTYPES, FLOATS, INTS, LOWP, check, make, pair, raises_like
 
 warnings.filterwarnings("ignore", message="index_reduce")
 LAYOUTS = ["contiguous", "transposed", "strided", "broadcast", "zero"]
-
-
-def pair(arr, dtype=None):
-    a = np.ascontiguousarray(arr)
-    e, t = ember.from_numpy(a.copy()), torch.from_numpy(a.copy())
-    if dtype is not None:
-        e, t = e.to(getattr(ember, dtype)), t.to(getattr(torch, dtype))
-    return e, t
 
 
 def idx(*v, dtype="int64"):
