@@ -21,6 +21,11 @@ struct ReduceKernels {
   double (*sum_f64)(const double* p, int64_t n) = nullptr;  // pairwise
   void (*add_rows_f32)(float* acc, const float* row, int64_t w) = nullptr;
   void (*add_rows_f64)(double* acc, const double* row, int64_t w) = nullptr;
+  /// acc[j] += base[r * rs + j] for r = 0..rows-1, in row order (several rows read at a time).
+  void (*add_row_block_f32)(float* acc, const float* base, int64_t rs, int64_t rows,
+                            int64_t w) = nullptr;
+  void (*add_row_block_f64)(double* acc, const double* base, int64_t rs, int64_t rows,
+                            int64_t w) = nullptr;
   int64_t (*argmax_f32)(const float* p, int64_t n) = nullptr;  // first max; NaN wins
   int64_t (*argmin_f32)(const float* p, int64_t n) = nullptr;
   int64_t (*argmax_f64)(const double* p, int64_t n) = nullptr;

@@ -14,17 +14,32 @@ namespace {
 // Pairwise sum: blocks of kBlock elements are summed with 8 independent vector accumulators
 // (vectorized, each lane adds kBlock/(8*lanes) = 8 elements in order), larger ranges split in
 // halves whose vector partials are added (error ~ log2(n)); lanes are added once at the end.
+//
+// Note [Interleaved pairwise leaves]
+// One core reading one sequential stream does not reach the memory bandwidth: the hardware
+// prefetchers keep too few lines in flight per stream. The leaves of the pairwise tree are
+// independent, so they are evaluated two at a time, one from each half of a range of up to
+// kSpan elements (two streams kSpan/2 apart), and their partials are then added up along the
+// same tree. Every leaf and every addition is the one of the plain recursion: the result is
+// bit-identical and still depends only on n.
 template <class T>
-Vec<T> sum_vec(const T* p, int64_t n) {
+constexpr int64_t kBlock = 64 * kLanes<T>;
+template <class T>
+constexpr int64_t kSpan = 64 * kBlock<T>;  // 64 leaves at most
+
+// Where the pairwise tree of n elements splits.
+template <class T>
+inline int64_t pairwise_half(int64_t n) {
+  constexpr int64_t L = kLanes<T>;
+  return (n / 2 + L - 1) / L * L;
+}
+
+// Finishes one leaf: its remaining whole groups of 8 vectors from i on, single vectors, the
+// accumulators added in a fixed tree, and the zero-padded tail.
+template <class T>
+inline Vec<T> leaf_finish(Vec<T>* a, const T* p, int64_t i, int64_t n) {
   using V = Vec<T>;
   constexpr int64_t L = kLanes<T>;
-  constexpr int64_t kBlock = 64 * L;
-  if (n > kBlock) {
-    const int64_t half = (n / 2 + L - 1) / L * L;
-    return sum_vec(p, half) + sum_vec(p + half, n - half);
-  }
-  V a[8] = {};
-  int64_t i = 0;
   for (; i + 8 * L <= n; i += 8 * L)
     for (int k = 0; k < 8; ++k) a[k] += vload<V>(p + i + k * L);
   for (; i + L <= n; i += L) a[0] += vload<V>(p + i);
@@ -35,6 +50,70 @@ Vec<T> sum_vec(const T* p, int64_t n) {
     r += vload<V>(tail);
   }
   return r;
+}
+
+// Two leaves (n0, n1 <= kBlock) at once: their common whole groups interleaved, then each alone.
+template <class T>
+inline void leaf_pair(const T* p0, int64_t n0, const T* p1, int64_t n1, Vec<T>* r0, Vec<T>* r1) {
+  using V = Vec<T>;
+  constexpr int64_t L = kLanes<T>;
+  V a[8] = {}, b[8] = {};
+  const int64_t g = std::min(n0, n1) / (8 * L) * (8 * L);
+  for (int64_t i = 0; i < g; i += 8 * L)
+    for (int k = 0; k < 8; ++k) {
+      a[k] += vload<V>(p0 + i + k * L);
+      b[k] += vload<V>(p1 + i + k * L);
+    }
+  *r0 = leaf_finish(a, p0, g, n0);
+  *r1 = leaf_finish(b, p1, g, n1);
+}
+
+// The leaves of the tree of n elements at p, in order (offset, size).
+template <class T>
+void collect_leaves(int64_t off, int64_t n, int64_t* lo, int64_t* ln, int& k) {
+  if (n > kBlock<T>) {
+    const int64_t half = pairwise_half<T>(n);
+    collect_leaves<T>(off, half, lo, ln, k);
+    collect_leaves<T>(off + half, n - half, lo, ln, k);
+    return;
+  }
+  lo[k] = off;
+  ln[k] = n;
+  ++k;
+}
+
+// Adds the leaf partials `r` (consumed in order) along the tree of n elements.
+template <class T>
+Vec<T> combine_leaves(const Vec<T>*& r, int64_t n) {
+  if (n > kBlock<T>) {
+    const int64_t half = pairwise_half<T>(n);
+    const Vec<T> a = combine_leaves<T>(r, half);
+    return a + combine_leaves<T>(r, n - half);
+  }
+  return *r++;
+}
+
+template <class T>
+Vec<T> sum_vec(const T* p, int64_t n) {
+  using V = Vec<T>;
+  if (n > kSpan<T>) {
+    const int64_t half = pairwise_half<T>(n);
+    return sum_vec(p, half) + sum_vec(p + half, n - half);
+  }
+  constexpr int kMaxLeaves = 2 * int(kSpan<T> / kBlock<T>) + 2;
+  int64_t lo[kMaxLeaves], ln[kMaxLeaves];
+  V part[kMaxLeaves];
+  int nl = 0;
+  collect_leaves<T>(0, n, lo, ln, nl);
+  const int h = (nl + 1) / 2;  // leaf j pairs with leaf j + h
+  for (int j = 0; j + h < nl; ++j)
+    leaf_pair(p + lo[j], ln[j], p + lo[j + h], ln[j + h], &part[j], &part[j + h]);
+  if (nl % 2) {
+    V a[8] = {};
+    part[h - 1] = leaf_finish(a, p + lo[h - 1], 0, ln[h - 1]);
+  }
+  const V* r = part;
+  return combine_leaves<T>(r, n);
 }
 
 // The summation order depends only on n, never on the address: peeling to a vector boundary
@@ -57,6 +136,41 @@ void add_rows(T* __restrict acc, const T* __restrict row, int64_t w) {
     vstore(acc + j + L, vload<V>(acc + j + L) + vload<V>(row + j + L));
   }
   for (; j < w; ++j) acc[j] += row[j];
+}
+
+// acc[j] += row r [j] for r = 0..R-1 in order, R rows `rs` apart: the additions of R calls of
+// add_rows, with the accumulators loaded and stored once and R streams read at a time.
+template <class T, int R>
+void add_rows_r(T* __restrict acc, const T* __restrict base, int64_t rs, int64_t w) {
+  using V = Vec<T>;
+  constexpr int64_t L = kLanes<T>;
+  int64_t j = 0;
+  for (; j + 2 * L <= w; j += 2 * L) {
+    V a = vload<V>(acc + j), b = vload<V>(acc + j + L);
+    for (int r = 0; r < R; ++r) {
+      a += vload<V>(base + r * rs + j);
+      b += vload<V>(base + r * rs + j + L);
+    }
+    vstore(acc + j, a);
+    vstore(acc + j + L, b);
+  }
+  for (; j < w; ++j) {
+    T a = acc[j];
+    for (int r = 0; r < R; ++r) a += base[r * rs + j];
+    acc[j] = a;
+  }
+}
+
+// `rows` rows into acc, each element in row order (Note [Reductions]: a cascade level).
+template <class T>
+void add_row_block(T* acc, const T* base, int64_t rs, int64_t rows, int64_t w) {
+  int64_t r = 0;
+  for (; r + 8 <= rows; r += 8) add_rows_r<T, 8>(acc, base + r * rs, rs, w);
+  if (r + 4 <= rows) {
+    add_rows_r<T, 4>(acc, base + r * rs, rs, w);
+    r += 4;
+  }
+  for (; r < rows; ++r) add_rows(acc, base + r * rs, w);
 }
 
 // First index of the largest (Max) or smallest element; the first NaN when there is one.
@@ -138,6 +252,8 @@ void register_reduce_kernels(KernelTable&) {
   k.sum_f64 = &sum_pairwise<double>;
   k.add_rows_f32 = &add_rows<float>;
   k.add_rows_f64 = &add_rows<double>;
+  k.add_row_block_f32 = &add_row_block<float>;
+  k.add_row_block_f64 = &add_row_block<double>;
   k.argmax_f32 = &arg_extreme<float, true>;
   k.argmin_f32 = &arg_extreme<float, false>;
   k.argmax_f64 = &arg_extreme<double, true>;

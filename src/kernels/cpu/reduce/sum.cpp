@@ -124,7 +124,15 @@ struct SumOp {
       while (r < rows) {
         const int64_t e = std::min(rows, r + 32);
         std::fill(l1, l1 + w, acc_t(0));
-        for (; r < e; ++r) add_row(l1, base + r * rs, w);
+        if constexpr (!kNan && std::is_same_v<T, float> && std::is_same_v<acc_t, float>) {
+          K().add_row_block_f32(l1, base + r * rs, rs, e - r, w);
+          r = e;
+        } else if constexpr (!kNan && std::is_same_v<T, double> && std::is_same_v<acc_t, double>) {
+          K().add_row_block_f64(l1, base + r * rs, rs, e - r, w);
+          r = e;
+        } else {
+          for (; r < e; ++r) add_row(l1, base + r * rs, w);
+        }
         add_acc(l2, l1, w);
         if (++blocks == 32) {
           add_acc(l3, l2, w);
