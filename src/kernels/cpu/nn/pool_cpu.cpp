@@ -5,11 +5,13 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <string_view>
 #include <type_traits>
 #include <vector>
 
 #include "core/parallel_internal.h"
 #include "ember/half.h"
+#include "ember/version.h"
 
 namespace ember::cpu {
 namespace {
@@ -29,57 +31,32 @@ bool full_2d_windows(const PoolWindows& w, int64_t& kh, int64_t& kw, int64_t& sh
   return true;
 }
 
-// One output row at a time, the taps in the outer loops and the row in the inner loop: the
-// compare-and-select then has no loop-carried branch and vectorizes.
-// With `taps` set the loop keeps each maximum's tap i * kw + j (Note [Compact pooling indices])
-// instead of its flat index, and writes bytes.
-template <class T>
-void max_fwd_2d(const T* x, T* y, int64_t* idx, uint8_t* taps, int64_t planes, const PoolWindows& w,
-                int64_t kh, int64_t kw, int64_t sh, int64_t sw) {
-  const int64_t H = w.in[1], W = w.in[2], OH = w.out[1], OW = w.out[2];
-  parallel_for(0, planes * OH, std::max<int64_t>(1, 16384 / std::max<int64_t>(1, OW * kh * kw)),
-               [&](int64_t b, int64_t e) {
-                 std::vector<float> best(static_cast<size_t>(OW));
-                 std::vector<int32_t> bi(static_cast<size_t>(OW));
-                 for (int64_t r = b; r < e; ++r) {
-                   const int64_t p = r / OH, oh = r % OH;
-                   const T* xp = x + p * H * W;
-                   std::fill(best.begin(), best.end(), -std::numeric_limits<float>::infinity());
-                   std::fill(bi.begin(), bi.end(), taps ? 0 : int32_t(oh * sh * W));
-                   float* bp = best.data();
-                   int32_t* ip32 = bi.data();
-                   for (int64_t i = 0; i < kh; ++i)
-                     for (int64_t j = 0; j < kw; ++j) {
-                       const int32_t row = int32_t((oh * sh + i) * W + j);
-                       const T* src = xp + row;
-                       if (taps) {
-                         const int32_t tap = int32_t(i * kw + j);
-                         for (int64_t ow = 0; ow < OW; ++ow) {
-                           const float v = float(src[ow * sw]);
-                           const bool take = (v > bp[ow]) | (v != v);
-                           bp[ow] = take ? v : bp[ow];
-                           ip32[ow] = take ? tap : ip32[ow];
-                         }
-                         continue;
-                       }
-                       for (int64_t ow = 0; ow < OW; ++ow) {
-                         const float v = float(src[ow * sw]);
-                         const bool take = (v > bp[ow]) | (v != v);
-                         bp[ow] = take ? v : bp[ow];
-                         ip32[ow] = take ? row + int32_t(ow * sw) : ip32[ow];
-                       }
-                     }
-                   T* yp = y + r * OW;
-                   if (taps) {
-                     uint8_t* tp = taps + r * OW;
-                     for (int64_t ow = 0; ow < OW; ++ow) tp[ow] = uint8_t(ip32[ow]);
-                   } else {
-                     int64_t* ip = idx + r * OW;
-                     for (int64_t ow = 0; ow < OW; ++ow) ip[ow] = ip32[ow];
-                   }
-                   for (int64_t ow = 0; ow < OW; ++ow) yp[ow] = T(bp[ow]);  // exact: T->float->T
-                 }
-               });
+/// The Pool2d loops of cpu_capability()'s kernel set (pool_kernels.cpp).
+struct Pool2dKernels {
+  decltype(&cap_default::max_pool2d_full) fwd;
+  decltype(&cap_default::max_pool2d_k2s2_backward_taps) bwd_k2s2;
+};
+
+const Pool2dKernels& pool2d_kernels() {
+  static const Pool2dKernels k = [] {
+    const std::string_view cap = cpu_capability();
+    if (cap == "avx512")
+      return Pool2dKernels{cap_avx512::max_pool2d_full, cap_avx512::max_pool2d_k2s2_backward_taps};
+    if (cap == "avx2")
+      return Pool2dKernels{cap_avx2::max_pool2d_full, cap_avx2::max_pool2d_k2s2_backward_taps};
+    return Pool2dKernels{cap_default::max_pool2d_full, cap_default::max_pool2d_k2s2_backward_taps};
+  }();
+  return k;
+}
+
+/// The Pool2d of `w` when its windows are full 2-d blocks (and, with taps, the kernel's own
+/// sizes, so that tap i * kw + j is Note [Compact pooling indices]'s).
+bool full_2d(const PoolWindows& w, const PoolTaps* kt, Pool2d& g) {
+  int64_t kh, kw, sh, sw;
+  if (!full_2d_windows(w, kh, kw, sh, sw)) return false;
+  if (kt && (kh != kt->k[1] || kw != kt->k[2])) return false;
+  g = Pool2d{w.in[1], w.in[2], w.out[1], w.out[2], kh, kw, sh, sw};
+  return true;
 }
 
 /// Exactly one of `idx` (flat indices) and `taps` (with the kernel sizes `kt`) is set.
@@ -88,11 +65,6 @@ void max_fwd(const T* x, T* y, int64_t* idx, uint8_t* taps, const PoolTaps& kt, 
              const PoolWindows& w) {
   const int64_t in_plane = w.in[0] * w.in[1] * w.in[2];
   const int64_t out_plane = w.out[0] * w.out[1] * w.out[2];
-  if constexpr (!std::is_same_v<T, double>) {
-    int64_t kh, kw, sh, sw;
-    if (full_2d_windows(w, kh, kw, sh, sw) && (!taps || (kh == kt.k[1] && kw == kt.k[2])))
-      return max_fwd_2d(x, y, idx, taps, planes, w, kh, kw, sh, sw);
-  }
   const int64_t ntaps = std::max<int64_t>(1, w.count[1][0] * w.count[2][0]);  // callers: out > 0
   parallel_for(0, planes, std::max<int64_t>(1, 32768 / std::max<int64_t>(1, out_plane * ntaps)),
                [&](int64_t b, int64_t e) {
@@ -253,9 +225,12 @@ void max_bwd_taps(const T* gy, const uint8_t* taps, T* gx, int64_t planes, const
                   const PoolTaps& kt) {
   const int64_t in_plane = w.in[0] * w.in[1] * w.in[2];
   const int64_t out_plane = w.out[0] * w.out[1] * w.out[2];
-  int64_t kh, kw, sh, sw;
-  if (full_2d_windows(w, kh, kw, sh, sw) && kh == kt.k[1] && kw == kt.k[2])
-    return max_bwd_taps_2d(gy, taps, gx, planes, w, kt, sh, sw);
+  Pool2d g;
+  if (full_2d(w, &kt, g)) {
+    if (g.kh == 2 && g.kw == 2 && g.sh == 2 && g.sw == 2)
+      return pool2d_kernels().bwd_k2s2(scalar_type_of<T>, gy, taps, gx, planes, g);
+    return max_bwd_taps_2d(gy, taps, gx, planes, w, kt, g.sh, g.sw);
+  }
   const std::vector<int64_t> off = tap_offsets(w, kt);
   parallel_for(0, planes, std::max<int64_t>(1, 32768 / std::max<int64_t>(1, in_plane)),
                [&](int64_t b, int64_t e) {
@@ -274,6 +249,8 @@ void max_bwd_taps(const T* gy, const uint8_t* taps, T* gx, int64_t planes, const
 void max_pool_forward(ScalarType dt, const void* x, void* y, int64_t* idx, int64_t planes,
                       const PoolWindows& w) {
   const PoolTaps none;
+  if (Pool2d g; full_2d(w, nullptr, g))
+    return pool2d_kernels().fwd(dt, x, y, nullptr, idx, planes, g);
   switch (dt) {
     case kDouble:
       return max_fwd(static_cast<const double*>(x), static_cast<double*>(y), idx, nullptr, none,
@@ -289,6 +266,7 @@ void max_pool_forward(ScalarType dt, const void* x, void* y, int64_t* idx, int64
 
 void max_pool_forward_taps(ScalarType dt, const void* x, void* y, uint8_t* taps, int64_t planes,
                            const PoolWindows& w, const PoolTaps& k) {
+  if (Pool2d g; full_2d(w, &k, g)) return pool2d_kernels().fwd(dt, x, y, taps, nullptr, planes, g);
   switch (dt) {
     case kDouble:
       return max_fwd(static_cast<const double*>(x), static_cast<double*>(y), nullptr, taps, k,

@@ -53,4 +53,30 @@ void max_pool_backward_taps(ScalarType dt, const void* gy, const uint8_t* taps, 
 void max_pool_taps_to_indices(const uint8_t* taps, int64_t* idx, int64_t planes,
                               const PoolWindows& w, const PoolTaps& k);
 
+/// A 2-d pool whose every window is a full kh x kw block at strides (sh, sw): no padding
+/// reached, no dilation. Planes of H x W (H * W < 2^31) pooled to OH x OW.
+struct Pool2d {
+  int64_t H, W, OH, OW, kh, kw, sh, sw;
+};
+
+// The loops of Pool2d pools, compiled once per CPU capability (pool_kernels.cpp, Note
+// [Vectorized max pooling]); pool_cpu.cpp picks cpu_capability()'s set. dtypes: float32,
+// float64, bfloat16.
+#define EMBER_POOL_KERNELS_DECLARE(cap)                                                            \
+  namespace cap {                                                                                  \
+  /** y (planes, OH, OW) = the max over each window of x (planes, H, W), with at most one of       \
+      `taps` (Note [Compact pooling indices], taps i * kw + j) and `idx` (flat indices into the    \
+      plane) written; the max_pool_forward rules for NaN and ties. */                              \
+  void max_pool2d_full(ScalarType dt, const void* x, void* y, uint8_t* taps, int64_t* idx,         \
+                       int64_t planes, const Pool2d& g);                                           \
+  /** gx (planes, H, W) from gy (planes, OH, OW) and the taps of a 2x2 stride-2 pool: each         \
+      gradient at its window's tap, zero elsewhere. */                                             \
+  void max_pool2d_k2s2_backward_taps(ScalarType dt, const void* gy, const uint8_t* taps, void* gx, \
+                                     int64_t planes, const Pool2d& g);                             \
+  }
+EMBER_POOL_KERNELS_DECLARE(cap_default)
+EMBER_POOL_KERNELS_DECLARE(cap_avx2)
+EMBER_POOL_KERNELS_DECLARE(cap_avx512)
+#undef EMBER_POOL_KERNELS_DECLARE
+
 }  // namespace ember::cpu
