@@ -194,46 +194,63 @@ int64_t arg_extreme_scalar(const T* p, int64_t n) {
   return best_i;
 }
 
-template <class T, bool Max>
-int64_t arg_extreme(const T* p, int64_t n) {
+// The blocked scan of Note [Blocked argmax] over S segments of equal whole blocks, read side by
+// side (S streams, Note [Interleaved pairwise leaves]); the segments' results are merged in
+// order keeping the earlier one on ties, so the index is the first occurrence as with S = 1.
+template <class T, bool Max, int S>
+int64_t arg_extreme_blocked(const T* p, int64_t n) {
   using V = Vec<T>;
   using IE = std::conditional_t<sizeof(T) == 4, int32_t, int64_t>;
   using I = std::conditional_t<sizeof(T) == 4, vint32, vint64>;
   constexpr int64_t L = kLanes<T>, B = 4 * L;
-  if (n <= 0) return 0;
-  if (n < 2 * B || n >= (int64_t(1) << 30)) return arg_extreme_scalar<T, Max>(p, n);
   auto ext = [](V a, V b) { return vselect(Max ? (a > b) : (a < b), a, b); };
-  V x0 = vload<V>(p), x1 = vload<V>(p + L), x2 = vload<V>(p + 2 * L), x3 = vload<V>(p + 3 * L);
-  V m = ext(ext(x0, x1), ext(x2, x3));
-  V acc = (x0 + x1) + (x2 + x3);
-  I blk{};
-  const int64_t blocks = n / B;
-  for (int64_t b = 1; b < blocks; ++b) {
-    const T* q = p + b * B;
-    x0 = vload<V>(q);
-    x1 = vload<V>(q + L);
-    x2 = vload<V>(q + 2 * L);
-    x3 = vload<V>(q + 3 * L);
-    const V bm = ext(ext(x0, x1), ext(x2, x3));
-    acc += (x0 + x1) + (x2 + x3);
-    const I up = Max ? (bm > m) : (bm < m);
-    m = vselect(up, bm, m);
-    blk = up ? I{} + IE(b) : blk;
+  const int64_t per = n / B / S;  // blocks per segment, >= 1
+  V m[S], acc[S];
+  I blk[S];
+  for (int s = 0; s < S; ++s) {
+    const T* q = p + s * per * B;
+    const V x0 = vload<V>(q), x1 = vload<V>(q + L), x2 = vload<V>(q + 2 * L),
+            x3 = vload<V>(q + 3 * L);
+    m[s] = ext(ext(x0, x1), ext(x2, x3));
+    acc[s] = (x0 + x1) + (x2 + x3);
+    blk[s] = I{} + IE(s * per);
+  }
+  for (int64_t b = 1; b < per; ++b) {
+    for (int s = 0; s < S; ++s) {
+      const int64_t bb = s * per + b;
+      const T* q = p + bb * B;
+      const V x0 = vload<V>(q), x1 = vload<V>(q + L), x2 = vload<V>(q + 2 * L),
+              x3 = vload<V>(q + 3 * L);
+      const V bm = ext(ext(x0, x1), ext(x2, x3));
+      acc[s] += (x0 + x1) + (x2 + x3);
+      const I up = Max ? (bm > m[s]) : (bm < m[s]);
+      m[s] = vselect(up, bm, m[s]);
+      blk[s] = up ? I{} + IE(bb) : blk[s];
+    }
   }
   bool nan = false;
-  for (int64_t k = 0; k < L; ++k) nan |= acc[k] != acc[k];
+  for (int s = 0; s < S; ++s)
+    for (int64_t k = 0; k < L; ++k) nan |= acc[s][k] != acc[s][k];
   if (nan) return arg_extreme_scalar<T, Max>(p, n);
-  // The extreme over lanes first (branch-free), then the index in the lanes that hold it.
-  T best = m[0];
-  for (int64_t k = 1; k < L; ++k) best = (Max ? m[k] > best : m[k] < best) ? m[k] : best;
+  T best = m[0][0];
   int64_t best_i = n;
-  for (int64_t k = 0; k < L; ++k) {
-    if (m[k] != best) continue;
-    int64_t at = int64_t(blk[k]) * B + k;  // the lane's first index holding its extreme
-    while (p[at] != best) at += L;
-    best_i = std::min(best_i, at);
+  for (int s = 0; s < S; ++s) {
+    // The segment's extreme over lanes first (branch-free), then the index in the lanes that
+    // hold it.
+    T sb = m[s][0];
+    for (int64_t k = 1; k < L; ++k) sb = (Max ? m[s][k] > sb : m[s][k] < sb) ? m[s][k] : sb;
+    if (s > 0 && !(Max ? sb > best : sb < best)) continue;
+    int64_t si = n;
+    for (int64_t k = 0; k < L; ++k) {
+      if (m[s][k] != sb) continue;
+      int64_t at = int64_t(blk[s][k]) * B + k;  // the lane's first index holding its extreme
+      while (p[at] != sb) at += L;
+      si = std::min(si, at);
+    }
+    best = sb;
+    best_i = si;
   }
-  for (int64_t k = blocks * B; k < n; ++k) {
+  for (int64_t k = S * per * B; k < n; ++k) {
     const T x = p[k];
     if (x != x) return arg_extreme_scalar<T, Max>(p, n);
     if (Max ? x > best : x < best) {
@@ -242,6 +259,15 @@ int64_t arg_extreme(const T* p, int64_t n) {
     }
   }
   return best_i;
+}
+
+template <class T, bool Max>
+int64_t arg_extreme(const T* p, int64_t n) {
+  constexpr int64_t B = 4 * kLanes<T>;
+  if (n <= 0) return 0;
+  if (n < 2 * B || n >= (int64_t(1) << 30)) return arg_extreme_scalar<T, Max>(p, n);
+  if (n < 8 * B) return arg_extreme_blocked<T, Max, 1>(p, n);
+  return arg_extreme_blocked<T, Max, 4>(p, n);
 }
 
 }  // namespace
