@@ -5,7 +5,9 @@ Workloads: float32 GEMM (square n = 64 ... 2048, 4096 with --full), bmm 64x128x1
 all / dim 0 / dim 1, max along dim 1 with indices, softmax and log_softmax along the last dim
 (4096x4096 float32, fresh output and out=), sort and topk (k=10) along the last dim,
 index_select (int64 and int32 indices) and gather on 1M elements, integer GEMM (int8, int32,
-int64 at n = 256 and 512) and bmm (64x128x128 int8 and int32). Both libraries get the same
+int64 at n = 256 and 512) and bmm (64x128x128 int8 and int32), max_pool2d(2) of the
+Fashion-MNIST CNN's activations (64x32x26x26 and 64x64x11x11 float32; forward without grad, and
+forward + backward by autograd.grad). Both libraries get the same
 thread count (`set_num_threads(n)` for n in --threads); each workload is timed with timeit over
 --repeat rounds that alternate the two libraries (to cancel drift and noise), and the table
 quotes medians per call, the derived throughput (GFLOP/s for float products, GOP/s = 2 m n k
@@ -13,7 +15,10 @@ operations per second for integer ones, GB/s = bytes read + written for the rest
 ratio torch_time / ember_time (> 1 means ember is faster). An op ember
 does not have yet shows "n/a". GFLOP/s rows also print each library's share of the machine's
 float32 FMA peak at that thread count, measured by bench/fma_peak (built with the package; the
-best ISA's best repetition), as "ember% / torch% of peak".
+best ISA's best repetition), as "ember% / torch% of peak". The max_pool2d rows print each
+library's share of the STREAM triad's median at that thread count (bench/stream_triad), their
+limit: bytes = input read + output written + one byte of taps per output (the compact indices
+autograd keeps), and for the backward the gradient and taps read + the input gradient written.
 
     PYTHONPATH=build/release/python /usr/bin/python3 bench/ops_side_by_side.py [--full]
         [--threads 1,2] [--repeat 5] [--only gemm,bmm] [--json out.json] [--fma-peak PATH]
@@ -87,7 +92,31 @@ def workloads(full):
                   d(L, "vec"), d(L, "idx32"))))
     w.append(("gather/1M", "GB/s", 4.0 * m + 8.0 * m + 4.0 * m,
               lambda L, d: (lambda x, i: lambda: L.gather(x, 0, i))(d(L, "vec"), d(L, "idx"))))
+    for shape in ((64, 32, 26, 26), (64, 64, 11, 11)):
+        n = float(np.prod(shape))
+        o = n / shape[2] / shape[3] * (shape[2] // 2) * (shape[3] // 2)
+        tag = "x".join(map(str, shape))
+        w.append((f"max_pool2d/{tag}", "GB/s", 4 * n + 5 * o,
+                  lambda L, d, shape=shape: pool_fwd(L, d(L, ("act", shape)))))
+        w.append((f"max_pool2d+bwd/{tag}", "GB/s", (4 * n + 5 * o) + (5 * o + 4 * n),
+                  lambda L, d, shape=shape: pool_fwd_bwd(L, d(L, ("act", shape)))))
     return w
+
+
+def pool_fwd(L, x):
+    F = L.nn.functional
+
+    def run():
+        with L.no_grad():
+            F.max_pool2d(x, 2)
+    return run
+
+
+def pool_fwd_bwd(L, x):
+    F = L.nn.functional
+    x = x.detach().requires_grad_()
+    g = L.ones_like(F.max_pool2d(x.detach(), 2))
+    return lambda: L.autograd.grad([F.max_pool2d(x, 2)], [x], [g])
 
 
 class Data:
@@ -117,6 +146,8 @@ class Data:
                 a = rng.standard_normal((key[1], key[1]), dtype=np.float32)
             elif key[0] == "batch":
                 a = rng.standard_normal((64, 128, 128), dtype=np.float32)
+            elif key[0] == "act":  # a relu's output: half zeros
+                a = np.maximum(rng.standard_normal(key[1], dtype=np.float32), 0)
             elif key[0] == "rows":
                 a = rng.standard_normal((key[1], N), dtype=np.float32)
             else:
@@ -155,6 +186,23 @@ def fma_peaks(path, ember, threads):
         r = json.loads(line)
         peaks[r["threads"]] = max(peaks.get(r["threads"], 0.0), r["best_gflops"])
     return peaks
+
+
+def triad_gbs(ember, threads):
+    """{threads: GB/s}: the STREAM triad's median from bench/stream_triad next to fma_peak, {}
+    when it is not built (cmake --build <dir> --target stream_triad)."""
+    pkg = os.path.dirname(os.path.abspath(ember.__file__))
+    path = os.path.join(pkg, os.pardir, os.pardir, "bench", "stream_triad")
+    if not os.access(path, os.X_OK):
+        print(f"ops_side_by_side: no stream_triad at {path}; % of triad not shown",
+              file=sys.stderr)
+        return {}
+    import subprocess
+    out = {}
+    for t in threads:
+        r = subprocess.run([path, str(t)], capture_output=True, text=True, check=True).stdout
+        out[t] = json.loads(r)["median_gbs"]
+    return out
 
 
 def time_pair(fns, repeat, target=0.05):
@@ -204,6 +252,10 @@ def main():
     results = []
     thread_counts = [int(x) for x in args.threads.split(",")]
     peaks = fma_peaks(args.fma_peak, ember, thread_counts)
+    wanted = [w[0] for w in workloads(args.full) if not only or any(w[0].startswith(o)
+                                                                      for o in only)]
+    triads = (triad_gbs(ember, thread_counts)
+              if any(n.startswith("max_pool2d") for n in wanted) else {})
     print(f"ops side by side: ember {getattr(ember, '__version__', '?')} vs torch "
           f"{torch.__version__} on {platform.machine()} ({os.cpu_count()} CPUs); "
           "ratio = torch time / ember time")
@@ -212,7 +264,8 @@ def main():
     print(f"ember kernel set: {cap}; float32 FMA peak: " +
           (", ".join(f"{peaks[t]:.1f} GFLOP/s on {t} thread(s)" for t in sorted(peaks))
            or "not measured"))
-    head = (f"{'workload':24} {'thr':>3} {'torch':>11} {'ember':>11} {'torch rate':>16} "
+    print("load average (1/5/15 min): " + " ".join(f"{v:.2f}" for v in os.getloadavg()))
+    head = (f"{'workload':28} {'thr':>3} {'torch':>11} {'ember':>11} {'torch rate':>16} "
             f"{'ember rate':>16} {'ratio':>6}")
     print(head)
     print("-" * len(head))
@@ -241,13 +294,19 @@ def main():
             ratio = "n/a" if row["ember_s"] is None else f"{row['torch_s'] / row['ember_s']:6.2f}"
             row["torch_rate"] = amount / row["torch_s"] / scale
             row["ember_rate"] = None if row["ember_s"] is None else amount / row["ember_s"] / scale
+            triad = triads.get(nt) if name.startswith("max_pool2d") else None
+            if triad:
+                row["triad_gbs"] = triad
+                pct = lambda r: "n/a" if r is None else f"{100 * r / triad:.0f}%"  # noqa
+                row["note"] = (f"{pct(row['ember_rate'])} / {pct(row['torch_rate'])} of triad "
+                               f"({triad:.1f} GB/s) " + row["note"]).rstrip()
             peak = peaks.get(nt) if unit == "GFLOP/s" else None
             if peak:
                 row["peak_gflops"] = peak
                 pct = lambda r: "n/a" if r is None else f"{100 * r / peak:.0f}%"  # noqa
                 row["note"] = (f"{pct(row['ember_rate'])} / {pct(row['torch_rate'])} of peak "
                                + row["note"]).rstrip()
-            print(f"{name:24} {nt:3d} {fmt_time(row['torch_s']):>11} "
+            print(f"{name:28} {nt:3d} {fmt_time(row['torch_s']):>11} "
                   f"{fmt_time(row['ember_s']):>11} {rate(row['torch_s']):>16} "
                   f"{rate(row['ember_s']):>16} {ratio:>6} {row['note']}", flush=True)
             results.append(row)

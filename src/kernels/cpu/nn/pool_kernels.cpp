@@ -79,11 +79,39 @@ template <class T, int L>
   }
 }
 
-template <class V, std::size_t... I>
-[[gnu::always_inline]] inline V pick(V a, V b, std::size_t k, std::index_sequence<I...>) {
-  // k = 0: even lanes of (a, b); k = 1: odd lanes.
-  return k == 0 ? __builtin_shufflevector(a, b, (2 * I)...)
-                : __builtin_shufflevector(a, b, (2 * I + 1)...);
+/// Where the lanes of de-interleaved vectors go. A 256-bit vector takes the even (odd) lanes
+/// of two vectors within each 128-bit half (vshufps, vunpcklpd: one instruction, where the
+/// exact order needs two permutes and a blend); its results are then in the output order
+/// lane_of(ow), which one 64-bit permute undoes.
+template <class C, int L>
+struct Deint {
+  static constexpr std::size_t E = 16 / sizeof(C);  // lanes per 128 bits
+  static constexpr bool in_lane = L == 2 * E;
+  /// The lane of (a, b) that result lane j takes, k = 0 for even lanes, 1 for odd.
+  static constexpr std::size_t src(std::size_t j, std::size_t k) {
+    if (!in_lane) return 2 * j + k;
+    const std::size_t h = j / E, r = j % E;
+    return r < E / 2 ? h * E + 2 * r + k : L + h * E + 2 * (r - E / 2) + k;
+  }
+  /// The result lane holding output ow.
+  static constexpr std::size_t lane_of(std::size_t ow) {
+    if (!in_lane) return ow;
+    const std::size_t half = ow < L / 2 ? 0 : 1, q = ow - half * (L / 2);
+    return q / (E / 2) * E + half * (E / 2) + q % (E / 2);
+  }
+};
+
+/// The even (k = 0) or odd (k = 1) lanes of (a, b), in Deint's order.
+template <class C, int L, std::size_t k, class V, std::size_t... I>
+[[gnu::always_inline]] inline V pick(V a, V b, std::index_sequence<I...>) {
+  return __builtin_shufflevector(a, b, Deint<C, L>::src(I, k)...);
+}
+
+/// v in output order.
+template <class C, int L, class V, std::size_t... I>
+[[gnu::always_inline]] inline V unpick(V v, std::index_sequence<I...>) {
+  if constexpr (!Deint<C, L>::in_lane) return v;
+  return __builtin_shufflevector(v, v, Deint<C, L>::lane_of(I)...);
 }
 
 /// Lanes h * L .. h * L + L - 1 of a0 b0 a1 b1 ... (the interleaving of two vectors of L lanes).
@@ -92,6 +120,28 @@ template <std::size_t h, class V, std::size_t... I>
   constexpr std::size_t L = sizeof...(I);
   return __builtin_shufflevector(a, b,
                                  ((h * L + I) % 2 == 0 ? (h * L + I) / 2 : L + (h * L + I) / 2)...);
+}
+
+/// The low byte of each lane of m (lanes of S bytes), as L bytes: a byte shuffle, where a
+/// converting cast is lowered to one extract per lane.
+template <class Tap, class M, std::size_t S, std::size_t... I>
+[[gnu::always_inline]] inline Tap low_bytes(M m, std::index_sequence<I...>) {
+  typedef uint8_t Bytes __attribute__((vector_size(sizeof(M))));
+  Bytes b;
+  std::memcpy(&b, &m, sizeof(b));
+  return __builtin_shufflevector(b, b, (S * I)...);
+}
+
+/// L bytes at p, zero-extended to the lanes of M (S bytes each; I: 0 .. sizeof(M) - 1).
+template <class M, std::size_t S, std::size_t L, std::size_t... I>
+[[gnu::always_inline]] inline M widen_bytes(const uint8_t* p, std::index_sequence<I...>) {
+  typedef uint8_t Bytes __attribute__((vector_size(sizeof(M))));
+  Bytes b{};
+  std::memcpy(&b, p, L);
+  b = __builtin_shufflevector(b, Bytes{}, (I % S == 0 ? I / S : sizeof(M) + I)...);
+  M m;
+  std::memcpy(&m, &b, sizeof(m));
+  return m;
 }
 
 // Output modes: values only, values and taps (Note [Compact pooling indices]), values and
@@ -117,14 +167,16 @@ template <class T, int L, Mode mode>
   constexpr auto seq = std::make_index_sequence<L>{};
   const V a0 = load<T, L>(a), a1 = load<T, L>(a + L);
   const V b0 = load<T, L>(b), b1 = load<T, L>(b + L);
-  V best = pick(a0, a1, 0, seq);
+  using C = Calc<T>;
+  V best = pick<C, L, 0>(a0, a1, seq);
   M tap = M{};
-  take_tap(pick(a0, a1, 1, seq), best, tap, M{} + 1);
-  take_tap(pick(b0, b1, 0, seq), best, tap, M{} + 2);
-  take_tap(pick(b0, b1, 1, seq), best, tap, M{} + 3);
-  store<T, L>(y, best);
+  take_tap(pick<C, L, 1>(a0, a1, seq), best, tap, M{} + 1);
+  take_tap(pick<C, L, 0>(b0, b1, seq), best, tap, M{} + 2);
+  take_tap(pick<C, L, 1>(b0, b1, seq), best, tap, M{} + 3);
+  store<T, L>(y, unpick<C, L>(best, seq));
+  tap = unpick<C, L>(tap, seq);
   if constexpr (mode == kTaps) {
-    const auto t8 = __builtin_convertvector(tap, typename LN::Tap);
+    const auto t8 = low_bytes<typename LN::Tap, M, sizeof(Calc<T>)>(tap, seq);
     std::memcpy(tp, &t8, sizeof(t8));
   } else if constexpr (mode == kIndices) {
     M lane;
@@ -269,9 +321,7 @@ template <class T, int L>
   using V = typename LN::V;
   using M = typename LN::M;
   const V gv = load<T, L>(g);
-  typename LN::Tap t8;
-  std::memcpy(&t8, tp, sizeof(t8));
-  const M t = __builtin_convertvector(t8, M);
+  const M t = widen_bytes<M, sizeof(Calc<T>), L>(tp, std::make_index_sequence<sizeof(M)>{});
   const V z{};
   const V v0 = z + ((t == 0) ? gv : z), v1 = z + ((t == 1) ? gv : z);
   const V v2 = z + ((t == 2) ? gv : z), v3 = z + ((t == 3) ? gv : z);
