@@ -1,5 +1,6 @@
 // Conversions between Python objects and ember values, the keyword parser and error mapping.
 #include <cstring>
+#include <memory>
 
 #include "core/tensor_util.h"
 #include "pyember.h"
@@ -114,9 +115,94 @@ Tensor& unwrap(PyObject* o) {
   return *static_cast<Tensor*>(inst->get_value_and_holder().value_ptr());
 }
 
+// Note [Fast Tensor objects]
+// A one-element op from Python spends more on its result's Python object than on the op:
+// py::cast looks the C++ type up by name (a string hash) three times, searches the instance
+// registry for the temporary, and pybind11's dealloc repeats the lookups. wrap() and
+// tensor_dealloc() do what py::cast / pybind11_object_dealloc do for the Tensor type's simple
+// layout (one C++ type, a std::unique_ptr holder) with the type_info looked up once: the
+// instance is still registered (a pybind11 method returning `Tensor&` finds `self`), and any
+// other layout falls back to pybind11's own code. install_fast_tensor_objects() checks the
+// layout once at import.
+namespace {
+
+const py::detail::type_info* g_tensor_info = nullptr;
+destructor g_pybind_dealloc = nullptr;
+
+using TensorHolder = std::unique_ptr<Tensor>;
+
+/// Whether `inst` is the layout wrap() builds: one simple value/holder slot of the Tensor type.
+bool simple_tensor_instance(py::detail::instance* inst) {
+  return inst->simple_layout && !inst->has_patients;
+}
+
+void tensor_dealloc(PyObject* self) {
+  auto* inst = reinterpret_cast<py::detail::instance*>(self);
+  if (!simple_tensor_instance(inst)) return g_pybind_dealloc(self);
+  // Nothing below may be seen half-destroyed by a collection that a destructor triggers.
+  if (PyType_IS_GC(Py_TYPE(self))) PyObject_GC_UnTrack(self);
+  void* value = inst->simple_value_holder[0];
+  if (value) {
+    if (inst->simple_instance_registered &&
+        !py::detail::deregister_instance(inst, value, g_tensor_info)) {
+      py::pybind11_fail("pybind11_object_dealloc(): Tried to deallocate unregistered instance!");
+    }
+    // As class_::dealloc: the Python error in flight (if any) survives the destructor.
+    PyObject *et = nullptr, *ev = nullptr, *etb = nullptr;
+    const bool had_error = PyErr_Occurred() != nullptr;
+    if (had_error) PyErr_Fetch(&et, &ev, &etb);
+    if (inst->simple_holder_constructed) {
+      reinterpret_cast<TensorHolder*>(&inst->simple_value_holder[1])->~TensorHolder();
+      inst->simple_holder_constructed = false;
+    } else if (inst->owned) {
+      py::detail::call_operator_delete(static_cast<Tensor*>(value), g_tensor_info->type_size,
+                                       g_tensor_info->type_align);
+    }
+    inst->simple_value_holder[0] = nullptr;
+    if (had_error) PyErr_Restore(et, ev, etb);
+  }
+  if (inst->weakrefs) PyObject_ClearWeakRefs(self);
+  PyObject** dict_ptr = _PyObject_GetDictPtr(self);
+  if (dict_ptr) Py_CLEAR(*dict_ptr);
+  PyTypeObject* type = Py_TYPE(self);
+  type->tp_free(self);
+  Py_DECREF(type);
+}
+
+}  // namespace
+
+void install_fast_tensor_objects() {
+  g_tensor_info = py::detail::get_type_info(typeid(Tensor));
+  EMBER_INTERNAL_ASSERT(g_tensor_info && g_tensor_info->type == tensor_type &&
+                        g_tensor_info->simple_ancestors &&
+                        g_tensor_info->holder_size_in_ptrs <= 1 &&
+                        py::detail::all_type_info(tensor_type).size() == 1);
+  if (tensor_type->tp_dealloc != tensor_dealloc) {
+    g_pybind_dealloc = tensor_type->tp_dealloc;
+    tensor_type->tp_dealloc = tensor_dealloc;
+  }
+}
+
 PyObject* wrap(Tensor t) {
   if (!t.defined()) Py_RETURN_NONE;
-  return py::cast(std::move(t), py::return_value_policy::move).release().ptr();
+  if (__builtin_expect(g_tensor_info == nullptr, 0)) {
+    return py::cast(std::move(t), py::return_value_policy::move).release().ptr();
+  }
+  // As make_new_instance + type_caster_generic::cast(move) + class_::init_instance, for the
+  // simple layout (tp_alloc zeroes the flags that allocate_layout would clear).
+  PyObject* o = tensor_type->tp_alloc(tensor_type, 0);
+  if (!o) throw PythonErrorSet{};
+  auto* inst = reinterpret_cast<py::detail::instance*>(o);
+  inst->simple_layout = true;
+  inst->owned = true;
+  py::object guard = py::reinterpret_steal<py::object>(o);  // released on success
+  auto* value = new Tensor(std::move(t));
+  inst->simple_value_holder[0] = value;
+  new (&inst->simple_value_holder[1]) TensorHolder(value);
+  inst->simple_holder_constructed = true;
+  py::detail::register_instance(inst, value, g_tensor_info);
+  inst->simple_instance_registered = true;
+  return guard.release().ptr();
 }
 
 static std::string py_type_name(PyObject* o) { return Py_TYPE(o)->tp_name; }

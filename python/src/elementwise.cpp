@@ -1,5 +1,6 @@
 // The elementwise op families (from op_list.h, so every op in the table is bound) with their
 // function, method, in-place, out= and operator forms, plus the ops with extra parameters.
+#include <cstddef>
 #include <cstring>
 
 #include "ops/elementwise/elementwise_core.h"
@@ -247,31 +248,109 @@ PyObject* binary_inplace(PyObject* self, PyObject* const* args, Py_ssize_t nargs
 
 /// Operators: Python expects NotImplemented for operand types we do not handle. Reflected
 /// forms (`2 - t`) put self second.
-template <int I, bool Reflected>
-PyObject* dunder(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* operator_impl(const BinaryOp& op, bool reflected, PyObject* self, PyObject* other) {
   EMBER_PY_BEGIN
-  if (nargs != 1 || kwnames) type_error("operator takes exactly one argument");
   Operand x, y;
-  (Reflected ? y : x).t = &unwrap(self);
-  if (!resolve(args[0], Reflected ? x : y)) Py_RETURN_NOTIMPLEMENTED;
-  return wrap(maybe_without_gil(std::max(x.numel(), y.numel()),
-                                [&] { return kBinaryOps[I].fn(x, y, ExtraArgs{}); }));
+  (reflected ? y : x).t = &unwrap(self);
+  if (!resolve(other, reflected ? x : y)) Py_RETURN_NOTIMPLEMENTED;
+  return wrap(
+      maybe_without_gil(std::max(x.numel(), y.numel()), [&] { return op.fn(x, y, ExtraArgs{}); }));
   EMBER_PY_END
 }
 
-template <int I>
-PyObject* idunder(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* ioperator_impl(const BinaryOp& op, PyObject* self, PyObject* other) {
   EMBER_PY_BEGIN
-  if (nargs != 1 || kwnames) type_error("operator takes exactly one argument");
   Operand y;
-  if (!resolve(args[0], y)) Py_RETURN_NOTIMPLEMENTED;
+  if (!resolve(other, y)) Py_RETURN_NOTIMPLEMENTED;
   Tensor& t = unwrap(self);
   maybe_without_gil(t.numel(), [&] {
-    kBinaryOps[I].inplace(t, y, ExtraArgs{});
+    op.inplace(t, y, ExtraArgs{});
     return 0;
   });
   return return_self(self);
   EMBER_PY_END
+}
+
+PyObject* one_operand_error() {
+  EMBER_PY_BEGIN
+  type_error("operator takes exactly one argument");
+  EMBER_PY_END
+}
+
+template <int I, bool Reflected>
+PyObject* dunder(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  if (nargs != 1 || kwnames) return one_operand_error();
+  return operator_impl(kBinaryOps[I], Reflected, self, args[0]);
+}
+
+template <int I>
+PyObject* idunder(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  if (nargs != 1 || kwnames) return one_operand_error();
+  return ioperator_impl(kBinaryOps[I], self, args[0]);
+}
+
+// Note [Operator slots]
+// Defining __add__ on the type leaves CPython's generic slot_nb_add in tp_as_number, which looks
+// __add__ (or __radd__) up by name and calls the method on every `a + b`. The Tensor type's
+// number slots and tp_richcompare call the operator bodies directly instead, with the semantics
+// of CPython's generic slot (SLOT1BINFULL): when the left operand's type holds this slot it is
+// the forward operator, otherwise the right operand is the Tensor and it is the reflected one.
+// CPython itself tries a subclass's overriding __radd__ first, and assigning an operator on
+// the class (or defining one in a subclass) puts the generic slot back, so overrides behave as
+// before. The __add__ / __radd__ / __iadd__ methods stay for explicit calls.
+struct OperatorSlot {
+  const char* op;                   ///< kBinaryOps name
+  size_t offset;                    ///< the binaryfunc in PyNumberMethods
+  size_t inplace_offset;            ///< the in-place binaryfunc in PyNumberMethods
+  int index = -1;                   ///< kBinaryOps row (set at install)
+  binaryfunc forward_fn = nullptr;  ///< the installed slot functions
+  binaryfunc inplace_fn = nullptr;
+};
+
+OperatorSlot g_slots[] = {
+    {"add", offsetof(PyNumberMethods, nb_add), offsetof(PyNumberMethods, nb_inplace_add)},
+    {"sub", offsetof(PyNumberMethods, nb_subtract), offsetof(PyNumberMethods, nb_inplace_subtract)},
+    {"mul", offsetof(PyNumberMethods, nb_multiply), offsetof(PyNumberMethods, nb_inplace_multiply)},
+    {"div", offsetof(PyNumberMethods, nb_true_divide),
+     offsetof(PyNumberMethods, nb_inplace_true_divide)},
+    {"floor_divide", offsetof(PyNumberMethods, nb_floor_divide),
+     offsetof(PyNumberMethods, nb_inplace_floor_divide)},
+    {"remainder", offsetof(PyNumberMethods, nb_remainder),
+     offsetof(PyNumberMethods, nb_inplace_remainder)},
+    {"bitwise_and", offsetof(PyNumberMethods, nb_and), offsetof(PyNumberMethods, nb_inplace_and)},
+    {"bitwise_or", offsetof(PyNumberMethods, nb_or), offsetof(PyNumberMethods, nb_inplace_or)},
+    {"bitwise_xor", offsetof(PyNumberMethods, nb_xor), offsetof(PyNumberMethods, nb_inplace_xor)},
+    {"bitwise_left_shift", offsetof(PyNumberMethods, nb_lshift),
+     offsetof(PyNumberMethods, nb_inplace_lshift)},
+    {"bitwise_right_shift", offsetof(PyNumberMethods, nb_rshift),
+     offsetof(PyNumberMethods, nb_inplace_rshift)},
+};
+constexpr int kNumSlots = int(sizeof(g_slots) / sizeof(g_slots[0]));
+
+binaryfunc& slot_at(PyTypeObject* type, size_t offset) {
+  return *reinterpret_cast<binaryfunc*>(reinterpret_cast<char*>(type->tp_as_number) + offset);
+}
+
+template <int S>
+PyObject* number_slot(PyObject* v, PyObject* w) {
+  const OperatorSlot& s = g_slots[S];
+  PyNumberMethods* nv = Py_TYPE(v)->tp_as_number;
+  const bool forward = nv && *reinterpret_cast<binaryfunc*>(reinterpret_cast<char*>(nv) +
+                                                            s.offset) == &number_slot<S>;
+  if (forward) return operator_impl(kBinaryOps[s.index], false, v, w);
+  return operator_impl(kBinaryOps[s.index], true, w, v);
+}
+
+template <int S>
+PyObject* inplace_slot(PyObject* v, PyObject* w) {
+  return ioperator_impl(kBinaryOps[g_slots[S].index], v, w);
+}
+
+int g_compare_index[6];  // by Py_LT .. Py_GE
+
+PyObject* richcompare_slot(PyObject* self, PyObject* other, int op) {
+  if (op < Py_LT || op > Py_GE) Py_RETURN_NOTIMPLEMENTED;
+  return operator_impl(kBinaryOps[g_compare_index[op]], false, self, other);
 }
 
 int find_binary(const char* name) {
@@ -330,6 +409,40 @@ void register_binary(py::module_& m, std::integer_sequence<int, I...>) {
     if (d.augmented) add_method(new_method_def(strdup(("__i" + base + "__").c_str()), idunders[i]));
   }
 }
+
+template <int... S>
+void install_slots(std::integer_sequence<int, S...>) {
+  static binaryfunc forward[] = {number_slot<S>...};
+  static binaryfunc inplace[] = {inplace_slot<S>...};
+  PyTypeObject* type = tensor_type;
+  EMBER_INTERNAL_ASSERT(type->tp_as_number != nullptr);
+  for (int i = 0; i < kNumSlots; ++i) {
+    g_slots[i].index = find_binary(g_slots[i].op);
+    g_slots[i].forward_fn = slot_at(type, g_slots[i].offset) = forward[i];
+    g_slots[i].inplace_fn = slot_at(type, g_slots[i].inplace_offset) = inplace[i];
+  }
+  const char* compare[6] = {"lt", "le", "eq", "ne", "gt", "ge"};  // Py_LT .. Py_GE
+  for (int op = Py_LT; op <= Py_GE; ++op) g_compare_index[op] = find_binary(compare[op]);
+  type->tp_richcompare = richcompare_slot;
+}
+
+}  // namespace
+
+void install_operator_slots() { install_slots(std::make_integer_sequence<int, kNumSlots>{}); }
+
+std::vector<std::string> operator_slots_in_place() {
+  std::vector<std::string> out;
+  for (const OperatorSlot& s : g_slots) {
+    if (s.index < 0) continue;
+    if (slot_at(tensor_type, s.offset) == s.forward_fn) out.push_back(s.op);
+    if (slot_at(tensor_type, s.inplace_offset) == s.inplace_fn)
+      out.push_back(std::string(s.op) + "_");
+  }
+  if (tensor_type->tp_richcompare == richcompare_slot) out.push_back("compare");
+  return out;
+}
+
+namespace {
 
 // ---- unary families ----
 

@@ -26,6 +26,12 @@ void init_nested(py::module_& m);
 void init_amp(py::module_& m);
 // ember.cuda: devices, streams, events, memory, graphs (python/src/cuda.cpp).
 void init_cuda(py::module_& m);
+// Note [Fast Tensor objects] (python/src/convert.cpp): wrap() and the Tensor type's dealloc.
+void install_fast_tensor_objects();
+// Note [Operator slots] (python/src/elementwise.cpp): the Tensor type's number and compare slots,
+// installed after every attribute of the class is set; and which of them are still in place.
+void install_operator_slots();
+std::vector<std::string> operator_slots_in_place();
 }  // namespace ember::python
 
 PYBIND11_MODULE(_C, m) {
@@ -96,4 +102,9 @@ PYBIND11_MODULE(_C, m) {
   m.def("_cuda_is_available", [] { return ember::cuda_is_available(); });
   m.def("_cuda_device_count", [] { return ember::cuda_device_count(); });
   install_argument_errors(m);
+  install_fast_tensor_objects();
+  install_operator_slots();
+  m.def(
+      "_operator_slots", [] { return operator_slots_in_place(); },
+      "The operators whose Tensor type slots call the C++ operator directly (tests).");
 }
