@@ -97,6 +97,52 @@ def test_index_select_bad_index(itype, layout, threads):
     raises_like(lambda L, a, i: L.index_select(a, 0, i, out=L.empty(0)), x, pair(v))
 
 
+@pytest.mark.parametrize("itype", [np.int64, np.int32], ids=["int64", "int32"])
+def test_select_check_ahead_and_prefetch(itype, threads):
+    # The 1-D loops check one 512-block ahead of the copy and prefetch 64 entries ahead within
+    # the checked range: lengths around those edges, strided sources and outputs, gather's
+    # 1-D loop (contiguous and strided source), and a bad index on either side of a block
+    # edge, which must still raise for the first bad index.
+    x = data((3001,), "float32")
+    for n in (1, 63, 64, 65, 511, 512, 513, 575, 576, 577, 1023, 1024, 1025, 1087, 1600):
+        i = indices(n, 3001, n, itype)
+        check(lambda L, a, i: a.index_select(0, i), x, i)
+        check(lambda L, a, i: a[::2].index_select(0, i % 1501), x, i)
+        check(lambda L, a, i: L.index_select(a, 0, i, out=L.empty(2 * n)[::2]), x, i)
+        if itype == np.int64:
+            check(lambda L, a, i: a.gather(0, i), x, i)
+            check(lambda L, a, i: a[::3].gather(0, i % 1001), x, i)
+    for n in (600, 1024, 1025, 1600):
+        base = np.random.default_rng(n).integers(0, 3001, n).astype(itype)
+        for pos in (0, 447, 448, 511, 512, 575, 1023, 1024, n - 1):
+            if pos >= n:
+                continue
+            for bad in (3001, -1, -3002):
+                v = base.copy()
+                v[pos] = bad
+                ex = raises_like(lambda L, a, i: a.index_select(0, i), x, pair(v))
+                assert f"index {bad} is out of bounds for dimension 0 with size 3001" in str(ex)
+                if itype == np.int64:
+                    ex = raises_like(lambda L, a, i: a.gather(0, i), x, pair(v))
+                    assert f"index {bad} is out of bounds for dimension 0" in str(ex)
+
+
+@pytest.mark.parametrize("itype", [np.int64, np.int32], ids=["int64", "int32"])
+def test_select_index_extremes(itype):
+    # indices at the ends of their type's range: the sign-bit check must not wrap
+    x = data((50,), "float32")
+    info = np.iinfo(itype)
+    for bad in (int(info.max), int(info.min), int(info.min) + 49, 50):
+        v = np.zeros(700, itype)
+        v[600] = bad
+        ex = raises_like(lambda L, a, i: a.index_select(0, i), x, pair(v))
+        assert f"index {bad} is out of bounds" in str(ex)
+        if itype == np.int64:
+            raises_like(lambda L, a, i: a.gather(0, i), x, pair(v))
+    v = np.full(700, 49, itype)
+    check(lambda L, a, i: a.index_select(0, i), x, pair(v))
+
+
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_gather_paths(dtype, threads):
     x1 = data((1037,), dtype)
