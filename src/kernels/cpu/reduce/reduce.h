@@ -19,6 +19,9 @@ namespace ember::cpu {
 struct ReduceKernels {
   float (*sum_f32)(const float* p, int64_t n) = nullptr;    // pairwise
   double (*sum_f64)(const double* p, int64_t n) = nullptr;  // pairwise
+  /// out[r] = sum_f32(p + r * rs, n) for r < rows, bit for bit (several rows read at a time).
+  void (*sum_rows_f32)(const float* p, int64_t rs, int64_t rows, int64_t n, float* out) = nullptr;
+  void (*sum_rows_f64)(const double* p, int64_t rs, int64_t rows, int64_t n, double* out) = nullptr;
   void (*add_rows_f32)(float* acc, const float* row, int64_t w) = nullptr;
   void (*add_rows_f64)(double* acc, const double* row, int64_t w) = nullptr;
   /// acc[j] += base[r * rs + j] for r = 0..rows-1, in row order (several rows read at a time).
@@ -63,6 +66,18 @@ ReducePlan make_plan(const Tensor& in, uint64_t mask);
 //   void vertical(out_t* out, const T* base, int64_t rows, int64_t row_stride, int64_t w,
 //                 int64_t out_index) const;   // rows of w contiguous elements, elementwise
 //   void project_extra(int64_t out_index, acc_t a) const;  // optional second output (indices)
+//   static constexpr bool kRows;             // optional; when true, has reduce_rows():
+//   void reduce_rows(out_t* out, const T* base, int64_t row_stride, int64_t rows, int64_t n) const;
+//                                            // `rows` contiguous rows of n, one output each
+
+/// Whether functor Op reduces whole sets of contiguous rows (Note [Reduction functors]).
+template <class Op>
+constexpr bool has_reduce_rows() {
+  if constexpr (requires { Op::kRows; })
+    return Op::kRows;
+  else
+    return false;
+}
 
 template <class Op, class T>
 void run_reduce(const ReducePlan& p, const T* in, typename Op::out_t* out, const Op& op) {
@@ -140,8 +155,18 @@ void run_reduce(const ReducePlan& p, const T* in, typename Op::out_t* out, const
     }
     return;
   }
-  // One output at a time, in parallel over outputs.
   const int64_t grain = std::max<int64_t>(1, 32768 / std::max<int64_t>(1, p.num_red));
+  // Evenly spaced contiguous rows, one output each: the functor takes a whole range of rows.
+  if constexpr (has_reduce_rows<Op>()) {
+    if (nk == 1 && nr == 1 && rst == 1 && p.num_red > 0) {
+      const int64_t ks = p.kstride[0];
+      parallel_for(0, p.num_out, grain, [&](int64_t b, int64_t e) {
+        op.reduce_rows(out + b, in + b * ks, ks, e - b, rlen);
+      });
+      return;
+    }
+  }
+  // One output at a time, in parallel over outputs.
   parallel_for(0, p.num_out, grain, [&](int64_t b, int64_t e) {
     DimVector idx(size_t(nk), 0);
     int64_t rem = b, off = 0;

@@ -95,6 +95,17 @@ struct SumOp {
     }
   }
   void project_extra(int64_t, acc_t) const {}
+  // Plain float/double sums and means of contiguous rows go to the ISA row kernel.
+  static constexpr bool kRows = !kNan && std::is_same_v<T, acc_t> && std::is_same_v<O, acc_t> &&
+                                (std::is_same_v<T, float> || std::is_same_v<T, double>);
+  void reduce_rows(out_t* out, const T* base, int64_t rs, int64_t rows, int64_t n) const {
+    if constexpr (std::is_same_v<T, float>)
+      K().sum_rows_f32(base, rs, rows, n, out);
+    else if constexpr (std::is_same_v<T, double>)
+      K().sum_rows_f64(base, rs, rows, n, out);
+    if constexpr (kMean)
+      for (int64_t r = 0; r < rows; ++r) out[r] = project(out[r]);
+  }
   void add_row(acc_t* acc, const T* row, int64_t w) const {
     if constexpr (!kNan && std::is_same_v<T, float> && std::is_same_v<acc_t, float>)
       K().add_rows_f32(acc, row, w);
