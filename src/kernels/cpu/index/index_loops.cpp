@@ -10,7 +10,9 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "core/parallel_internal.h"
@@ -312,34 +314,71 @@ void index_accumulate(IndexLoop l, ScalarType dtype, const Scalar& alpha) {
 // of their own before it (which read the whole index once more: a third of the memory traffic
 // of a 1-D select). The copy loops take the index in blocks of kCheckBlock entries, check a
 // block while it is in L1 (a branch-free compare that vectorizes) and then copy it, so a bad
-// index is found before anything is read through it. On a bad block the loop stops and, after
-// the threads have joined, the usual check over the whole index raises the usual error for the
-// first bad index in order, so the message does not depend on the thread split. Positions
+// index is found before anything is read through it (the 1-D loops check one block ahead of
+// the copy, whose source prefetches then use checked indices only). On a bad block the loop stops
+// and, after the threads have joined, the usual check over the whole index raises the usual error
+// for the first bad index in order, so the message does not depend on the thread split. Positions
 // before the bad block may have been written (PyTorch's CPU kernels also stop part-way); the
 // index_select() and gather() results are fresh tensors, so only out= shows this.
 namespace {
 
 constexpr int64_t kCheckBlock = 512;
 
-/// True when every index of [p, p + n) lies in [0, size).
+/// True when every index p[i * stride], i < n, lies in [0, size). x is in range when neither x
+/// nor size - 1 - x has its sign bit set, so the whole block is ORed together and one sign bit
+/// tested: plain OR/SUB that vectorizes (a compare-and-AND chain did not, and cost a fifth of a
+/// 1-D select on one thread).
 template <class I>
-inline bool in_range(const I* p, int64_t n, int64_t size) {
-  bool ok = true;
-  for (int64_t i = 0; i < n; ++i) ok &= uint64_t(int64_t(p[i])) < uint64_t(size);
-  return ok;
+inline bool in_range(const I* p, int64_t n, int64_t size, int64_t stride = 1) {
+  using U = std::make_unsigned_t<I>;
+  constexpr int kSign = int(sizeof(U)) * 8 - 1;
+  if (size <= 0) return n == 0;
+  U acc = 0;
+  if (size - 1 > int64_t(std::numeric_limits<I>::max())) {  // int32 indices, size >= 2^31
+    for (int64_t i = 0; i < n; ++i) acc |= U(p[i * stride]);
+    return (acc >> kSign) == 0;
+  }
+  const U lim = U(size - 1);
+  if (stride == 1) {
+    for (int64_t i = 0; i < n; ++i) acc |= U(p[i]) | U(lim - U(p[i]));
+  } else {
+    for (int64_t i = 0; i < n; ++i) acc |= U(p[i * stride]) | U(lim - U(p[i * stride]));
+  }
+  return (acc >> kSign) == 0;
 }
 
-/// dst[i * ds] = src[index[i] * ss] for a 1-D select; false on an out-of-range index.
+/// How many entries ahead a 1-D select prefetches its source: its reads are random, and the
+/// out-of-order window alone keeps too few of them in flight on one thread.
+constexpr int64_t kPrefetchAhead = 64;
+
+/// dst[i * ds] = src[index[i] * ss] for a 1-D select; false on an out-of-range index. Blocks are
+/// checked one ahead of the copy, so the prefetches only ever use checked indices.
 template <class T, class I>
 bool select_elements(T* dst, int64_t ds, const T* src, int64_t ss, const I* index, int64_t n,
                      int64_t size) {
+  int64_t checked = std::min(n, kCheckBlock);
+  if (!in_range(index, checked, size)) return false;
   for (int64_t b = 0; b < n; b += kCheckBlock) {
     const int64_t e = std::min(n, b + kCheckBlock);
-    if (!in_range(index + b, e - b, size)) return false;
+    const int64_t e2 = std::min(n, e + kCheckBlock);
+    if (e2 > checked) {
+      if (!in_range(index + checked, e2 - checked, size)) return false;
+      checked = e2;
+    }
+    const int64_t pe = std::clamp(e2 - kPrefetchAhead, b, e);  // [b, pe) prefetch
+    int64_t i = b;
     if (ds == 1 && ss == 1) {
-      for (int64_t i = b; i < e; ++i) dst[i] = src[index[i]];
+      for (; i < pe; ++i) {
+        __builtin_prefetch(src + index[i + kPrefetchAhead]);
+        dst[i] = src[index[i]];
+      }
+      for (; i < e; ++i) dst[i] = src[index[i]];
     } else {
-      for (int64_t i = b; i < e; ++i) dst[i * ds] = src[int64_t(index[i]) * ss];
+      for (; i < pe; ++i) {
+        __builtin_prefetch(src + int64_t(index[i + kPrefetchAhead]) * ss);
+        dst[i * ds] = src[int64_t(index[i]) * ss];
+      }
+      for (; i < e; ++i) dst[i * ds] = src[int64_t(index[i]) * ss];
     }
   }
   return true;
@@ -574,7 +613,7 @@ void reduce_into(T& a, T b, ScatterOp op) {
 void gather_kernel(const GatherLoop& l, size_t elsize) {
   // Runs of the last dim are checked and copied in blocks (Note [Fused index checks]); the
   // common layouts (unit-stride output and index, source unit-stride or indexed along the last
-  // dim) get loops without stride multiplies.
+  // dim: the 1-D select loop) get loops without stride multiplies.
   std::atomic<bool> bad{false};
   const int64_t size = l.dim_size;
   dispatch_size(elsize, [&](auto t) {
@@ -587,19 +626,18 @@ void gather_kernel(const GatherLoop& l, size_t elsize) {
       const T* s = src + r.os;
       const int64_t* ix = r.irow;
       const int64_t is = r.istride;
+      if (r.sd == 1 && r.si == 1 && r.ss == 0) {  // a 1-D gather: the select loop
+        if (!select_elements(d + r.c0, 1, s, is, ix + r.c0, r.c1 - r.c0, size))
+          bad.store(true, std::memory_order_relaxed);
+        return;
+      }
       for (int64_t b = r.c0; b < r.c1; b += kCheckBlock) {
         const int64_t e = std::min(r.c1, b + kCheckBlock);
-        bool ok = true;
-        for (int64_t c = b; c < e; ++c) ok &= uint64_t(ix[c * r.si]) < uint64_t(size);
-        if (!ok) {
+        if (!in_range(ix + b * r.si, e - b, size, r.si)) {
           bad.store(true, std::memory_order_relaxed);
           return;
         }
-        if (r.sd == 1 && r.si == 1 && r.ss == 0 && is == 1) {
-          for (int64_t c = b; c < e; ++c) d[c] = s[ix[c]];
-        } else if (r.sd == 1 && r.si == 1 && r.ss == 0) {
-          for (int64_t c = b; c < e; ++c) d[c] = s[ix[c] * is];
-        } else if (r.sd == 1 && r.si == 1 && r.ss == 1) {
+        if (r.sd == 1 && r.si == 1 && r.ss == 1) {
           for (int64_t c = b; c < e; ++c) d[c] = s[c + ix[c] * is];
         } else {
           for (int64_t c = b; c < e; ++c) d[c * r.sd] = s[c * r.ss + ix[c * r.si] * is];
