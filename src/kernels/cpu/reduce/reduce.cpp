@@ -12,7 +12,9 @@
 //     the rows to reduce form one group, the reduction is *vertical*: whole rows of inputs are
 //     accumulated elementwise into a row of accumulators (vectorized across outputs; this is
 //     `sum(dim=0)` of a row-major matrix). Otherwise each output is reduced on its own, with a
-//     contiguous (vectorized) or strided inner loop over the innermost reduced group.
+//     contiguous (vectorized) or strided inner loop over the innermost reduced group; evenly
+//     spaced contiguous rows may go to the functor as a whole range (reduce_rows: the float
+//     sums read two rows at a time, Note [Interleaved pairwise leaves]).
 //  3. Threads: outputs are shared among threads when there are enough of them; a long reduction
 //     into a few outputs is cut into pieces of kReduceChunk elements whose partial results are
 //     combined in a fixed order. Neither choice looks at the thread count, so results are the
