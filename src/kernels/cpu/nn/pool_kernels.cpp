@@ -132,16 +132,11 @@ template <class Tap, class M, std::size_t S, std::size_t... I>
   return __builtin_shufflevector(b, b, (S * I)...);
 }
 
-/// L bytes at p, zero-extended to the lanes of M (S bytes each; I: 0 .. sizeof(M) - 1).
-template <class M, std::size_t S, std::size_t L, std::size_t... I>
+/// L bytes at p, zero-extended to the lanes of M (I: 0 .. L - 1): one vpmovzxb* on AVX2 and
+/// AVX-512, where a converting cast or a byte shuffle goes through the stack.
+template <class M, std::size_t... I>
 [[gnu::always_inline]] inline M widen_bytes(const uint8_t* p, std::index_sequence<I...>) {
-  typedef uint8_t Bytes __attribute__((vector_size(sizeof(M))));
-  Bytes b{};
-  std::memcpy(&b, p, L);
-  b = __builtin_shufflevector(b, Bytes{}, (I % S == 0 ? I / S : sizeof(M) + I)...);
-  M m;
-  std::memcpy(&m, &b, sizeof(m));
-  return m;
+  return M{p[I]...};
 }
 
 // Output modes: values only, values and taps (Note [Compact pooling indices]), values and
@@ -229,14 +224,17 @@ void fwd2x2(const T* x, T* y, uint8_t* taps, int64_t* idx, int64_t planes, const
   constexpr int L = kLanes<Calc<T>>;
   // ~16K input values per chunk at least; contiguous ranges of rows balance the threads.
   const int64_t grain = std::max<int64_t>(1, 8192 / std::max<int64_t>(1, 2 * W));
-  parallel_for(0, planes * OH, grain, [&](int64_t r0, int64_t r1) {
-    int64_t p = r0 / OH, oh = r0 % OH;
+  parallel_for(0, planes * OH, grain, [=](int64_t r0, int64_t r1) {
+    // Locals, not captures: the stores below could alias a captured value in memory.
+    const int64_t w = W, ow_n = OW, oh_n = OH, skip = (H - 2 * OH) * W;
+    int64_t oh = r0 % oh_n;
+    const T* a = x + r0 / oh_n * H * w + 2 * oh * w;
     for (int64_t r = r0; r < r1; ++r) {
-      const T* a = x + p * H * W + 2 * oh * W;
-      uint8_t* tp = mode == kTaps ? taps + r * OW : nullptr;
-      int64_t* ip = mode == kIndices ? idx + r * OW : nullptr;
-      fwd2x2_row<T, L, mode>(a, a + W, y + r * OW, tp, ip, 2 * oh * W, W, OW);
-      if (++oh == OH) oh = 0, ++p;
+      uint8_t* tp = mode == kTaps ? taps + r * ow_n : nullptr;
+      int64_t* ip = mode == kIndices ? idx + r * ow_n : nullptr;
+      fwd2x2_row<T, L, mode>(a, a + w, y + r * ow_n, tp, ip, 2 * oh * w, w, ow_n);
+      a += 2 * w;
+      if (++oh == oh_n) oh = 0, a += skip;
     }
   });
 }
@@ -321,7 +319,7 @@ template <class T, int L>
   using V = typename LN::V;
   using M = typename LN::M;
   const V gv = load<T, L>(g);
-  const M t = widen_bytes<M, sizeof(Calc<T>), L>(tp, std::make_index_sequence<sizeof(M)>{});
+  const M t = widen_bytes<M>(tp, std::make_index_sequence<L>{});
   const V z{};
   const V v0 = z + ((t == 0) ? gv : z), v1 = z + ((t == 1) ? gv : z);
   const V v2 = z + ((t == 2) ? gv : z), v3 = z + ((t == 3) ? gv : z);
@@ -360,19 +358,29 @@ void bwd2x2(const T* gy, const uint8_t* taps, T* gx, int64_t planes, const Pool2
   const int64_t H = g.H, W = g.W, OH = g.OH, OW = g.OW;
   constexpr int L = kLanes<Calc<T>>;
   const int64_t grain = std::max<int64_t>(1, 8192 / std::max<int64_t>(1, 2 * W));
-  parallel_for(0, planes * OH, grain, [&](int64_t r0, int64_t r1) {
-    int64_t p = r0 / OH, oh = r0 % OH;
-    for (int64_t r = r0; r < r1; ++r) {
-      T* gp = gx + p * H * W;
-      T* a = gp + 2 * oh * W;
-      bwd2x2_row<T, L>(gy + r * OW, taps + r * OW, a, a + W, OW);
-      if (W > 2 * OW) {  // the columns no window reaches (an odd width)
-        std::memset(static_cast<void*>(a + 2 * OW), 0, sizeof(T) * size_t(W - 2 * OW));
-        std::memset(static_cast<void*>(a + W + 2 * OW), 0, sizeof(T) * size_t(W - 2 * OW));
+  parallel_for(0, planes * OH, grain, [=](int64_t r0, int64_t r1) {
+    const int64_t w = W, ow_n = OW, oh_n = OH, skip = (H - 2 * OH) * W;
+    int64_t oh = r0 % oh_n;
+    T* a = gx + r0 / oh_n * H * w + 2 * oh * w;
+    const T* gr = gy + r0 * ow_n;
+    const uint8_t* tr = taps + r0 * ow_n;
+    for (int64_t r = r0; r < r1; ++r, gr += ow_n, tr += ow_n) {
+      if (ow_n >= L) {
+        bwd2x2_row<T, L>(gr, tr, a, a + w, ow_n);
+        for (int64_t c = 2 * ow_n; c < w; ++c) a[c] = a[w + c] = T();  // columns past the windows
+      } else {
+        // Rows shorter than a vector: zeroing the two rows and placing each gradient takes
+        // fewer instructions than masked vectors.
+        for (int64_t c = 0; c < 2 * w; ++c) a[c] = T();
+        for (int64_t o = 0; o < ow_n; ++o) {
+          const int t = tr[o];
+          a[(t >> 1) * w + 2 * o + (t & 1)] = T(Calc<T>(0) + Calc<T>(gr[o]));
+        }
       }
-      if (++oh == OH) {  // and the rows below the last window (an odd height)
-        std::memset(static_cast<void*>(gp + 2 * OH * W), 0, sizeof(T) * size_t((H - 2 * OH) * W));
-        oh = 0, ++p;
+      a += 2 * w;
+      if (++oh == oh_n) {  // and the rows below the last window
+        for (int64_t i = 0; i < skip; ++i) a[i] = T();
+        oh = 0, a += skip;
       }
     }
   });
