@@ -65,6 +65,15 @@ Params::Params(const char* fn, std::initializer_list<const char*> names) : fn_(f
   if (n_positional_ < 0) n_positional_ = int(names_.size());
 }
 
+/// strcmp(a, b) == 0 without a call: parameter names are short and mostly differ at once.
+static inline bool same_name(const char* a, const char* b) {
+  while (*a && *a == *b) {
+    ++a;
+    ++b;
+  }
+  return *a == *b;
+}
+
 void Params::parse(PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames, PyObject** out,
                    int required) const {
   const int n = int(names_.size());
@@ -81,7 +90,7 @@ void Params::parse(PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames, P
       if (!kname) throw PythonErrorSet{};
       int found = -1;
       for (int i = 0; i < n; ++i) {
-        if (std::strcmp(kname, names_[i]) == 0) {
+        if (same_name(kname, names_[i])) {
           found = i;
           break;
         }
@@ -112,6 +121,11 @@ Tensor& unwrap(PyObject* o) {
                                Py_TYPE(o)->tp_name, "'"));
   }
   auto* inst = reinterpret_cast<py::detail::instance*>(o);
+  // The simple layout (every Tensor object but those of multiply-inheriting subclasses) holds
+  // the value pointer in place: no value_and_holder lookup.
+  if (__builtin_expect(inst->simple_layout, 1)) {
+    return *static_cast<Tensor*>(inst->simple_value_holder[0]);
+  }
   return *static_cast<Tensor*>(inst->get_value_and_holder().value_ptr());
 }
 

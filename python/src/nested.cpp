@@ -29,12 +29,20 @@ PyTypeObject* nested_type = nullptr;
 
 bool is_nested(PyObject* o) { return nested_type && PyObject_TypeCheck(o, nested_type); }
 
+/// is_nested for the switch's argument scan: dense tensors and plain numbers are decided by
+/// their exact type, without PyType_IsSubtype's walk of the MRO.
+inline bool may_be_nested(PyObject* o) {
+  PyTypeObject* t = Py_TYPE(o);
+  if (t == tensor_type || t == &PyFloat_Type || t == &PyLong_Type || o == Py_None) return false;
+  return is_nested(o);
+}
+
 PyObject* nested_switch(PyObject* self, PyObject* const* args, Py_ssize_t nargs,
                         PyObject* kwnames) {
   // self: (dense, nested). Keyword values follow the positional arguments in `args`.
   const Py_ssize_t total = nargs + (kwnames ? PyTuple_GET_SIZE(kwnames) : 0);
   for (Py_ssize_t i = 0; i < total; ++i) {
-    if (is_nested(args[i]))
+    if (may_be_nested(args[i]))
       return PyObject_Vectorcall(PyTuple_GET_ITEM(self, 1), args, size_t(nargs), kwnames);
   }
   return PyObject_Vectorcall(PyTuple_GET_ITEM(self, 0), args, size_t(nargs), kwnames);

@@ -348,27 +348,30 @@ Tensor JvpCtx::tangent_or_zeros(size_t i) const {
 namespace {
 // The common case of an op under grad mode on tensors that need nothing: decided without
 // copying the inputs. In-place ops always take the full path (their checks run first).
+// One thread-local lookup per op (the state cannot change while the inputs are scanned).
 template <class It>
-bool worth_recording(const char* name, It begin, It end) {
+bool worth_recording(const AutogradTLS& s, const char* name, It begin, It end) {
+  if (s.paused || !(s.grad_enabled || s.fw_levels > 0)) return false;  // recording_possible()
   size_t len = std::strlen(name);
   if (len > 1 && name[len - 1] == '_') return true;
+  const bool grad = s.grad_enabled, forward = s.fw_levels > 0;
   for (It it = begin; it != end; ++it) {
     if (!it->defined()) continue;
-    if (tls().grad_enabled && it->requires_grad()) return true;
-    if (tls().fw_levels > 0 && has_fw_grad(*it)) return true;
+    if (grad && it->requires_grad()) return true;
+    if (forward && has_fw_grad(*it)) return true;
   }
   return false;
 }
 }  // namespace
 
 OpRecorder::OpRecorder(const char* name, std::initializer_list<Tensor> inputs) : name_(name) {
-  if (!recording_possible() || !worth_recording(name, inputs.begin(), inputs.end())) return;
+  if (!worth_recording(tls(), name, inputs.begin(), inputs.end())) return;
   inputs_.assign(inputs.begin(), inputs.end());
   init(name);
 }
 
 OpRecorder::OpRecorder(const char* name, const variable_list& inputs) : name_(name) {
-  if (!recording_possible() || !worth_recording(name, inputs.begin(), inputs.end())) return;
+  if (!worth_recording(tls(), name, inputs.begin(), inputs.end())) return;
   inputs_ = inputs;
   init(name);
 }
