@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Side-by-side op benchmark from Python: ember vs PyTorch in the same process.
 
-Workloads: float32 GEMM (square n = 64 ... 2048, 4096 with --full), bmm 64x128x128, sum over
+Workloads: float32 GEMM (square n = 64 ... 2048, 4096 with --full; skinny 64x4096x4096,
+4096x64x4096, 4096x4096x64; nn.Linear's x @ W^T as gemm/linear/MxNxK), bmm 64x128x128, sum over
 all / dim 0 / dim 1, max along dim 1 with indices, softmax and log_softmax along the last dim
 (4096x4096 float32, fresh output and out=), sort and topk (k=10) along the last dim,
 index_select (int64 and int32 indices) and gather on 1M elements, integer GEMM (int8, int32,
@@ -49,6 +50,15 @@ def workloads(full):
         w.append((f"gemm/{n}", "GFLOP/s", 2.0 * n ** 3,
                   lambda L, d, n=n: (lambda a, b: lambda: L.mm(a, b))(
                       d(L, ("mat", n, 0)), d(L, ("mat", n, 1)))))
+    # Skinny products (m x n x k) and nn.Linear's x @ W^T (W stored out x in, read transposed).
+    for m, n, k in ((64, 4096, 4096), (4096, 64, 4096), (4096, 4096, 64)):
+        w.append((f"gemm/{m}x{n}x{k}", "GFLOP/s", 2.0 * m * n * k,
+                  lambda L, d, m=m, n=n, k=k: (lambda a, b: lambda: L.mm(a, b))(
+                      d(L, ("rect", m, k, 0)), d(L, ("rect", k, n, 1)))))
+    for m, n, k in ((256, 1024, 1024), (512, 4096, 1024)):
+        w.append((f"gemm/linear/{m}x{n}x{k}", "GFLOP/s", 2.0 * m * n * k,
+                  lambda L, d, m=m, n=n, k=k: (lambda x, wt: lambda: L.mm(x, wt.t()))(
+                      d(L, ("rect", m, k, 2)), d(L, ("rect", n, k, 3)))))
     w.append(("bmm/64x128x128", "GFLOP/s", 2.0 * 64 * 128 ** 3,
               lambda L, d: (lambda a, b: lambda: L.bmm(a, b))(
                   d(L, ("batch", 0)), d(L, ("batch", 1)))))
@@ -142,6 +152,8 @@ class Data:
                 a = rng.integers(-100, 100, (key[2], key[2])).astype(key[1])
             elif key[0] == "ibatch":
                 a = rng.integers(-100, 100, (64, 128, 128)).astype(key[1])
+            elif key[0] == "rect":
+                a = rng.standard_normal((key[1], key[2]), dtype=np.float32)
             elif key[0] == "mat":
                 a = rng.standard_normal((key[1], key[1]), dtype=np.float32)
             elif key[0] == "batch":

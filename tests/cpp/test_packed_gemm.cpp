@@ -1,10 +1,11 @@
 // ember's packed float32/float64 GEMM (src/kernels/cpu/linalg/packed_gemm_kernels.cpp), every
-// capability variant this CPU can run, and blas_gemm's choice between it and OpenBLAS, against a
-// double (float) or long double (double) triple loop: row and column tails of the register tile, k
-// blocks, the column block, transposed operands, leading dims wider than the matrices, alpha/beta
-// (beta == 0 never reads C, alpha == 0 and k == 0 only scale C), NaN/inf propagation and 1/2
-// threads. The error bound is (k + 2) eps of the dtype relative to |alpha| sum |a b| + |beta c|,
-// the bound of any summation order.
+// capability variant this CPU can run, both loop nests (in place and blocked, chosen by size or
+// forced), and blas_gemm's choice between it and OpenBLAS, against a double (float) or long
+// double (double) triple loop: row and column tails of the register tile, k blocks, row and
+// column blocks, transposed operands, leading dims wider than the matrices, alpha/beta (beta == 0
+// never reads C, alpha == 0 and k == 0 only scale C), NaN/inf propagation and 1/2 threads. The
+// error bound is (k + 2) eps of the dtype relative to |alpha| sum |a b| + |beta c|, the bound of
+// any summation order.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -24,7 +25,8 @@ namespace {
 
 template <class T>
 using PackedFn = void (*)(bool, bool, int64_t, int64_t, int64_t, T, const T*, int64_t, const T*,
-                          int64_t, T, T*, int64_t, int);
+                          int64_t, T, T*, int64_t, int, cpu::PackedPath);
+using cpu::PackedPath;
 
 struct Variant {
   std::string name;
@@ -123,21 +125,23 @@ struct Case {
 
 template <class T>
 std::string run_case(PackedFn<T> f, const std::string& name, bool ta, bool tb, int64_t m, int64_t n,
-                     int64_t k, T alpha, T beta, T fill_c, int threads) {
+                     int64_t k, T alpha, T beta, T fill_c, int threads,
+                     PackedPath path = PackedPath::kAuto) {
   Case<T> cs(ta, tb, m, n, k, alpha, beta, fill_c, unsigned(m * 1000003 + n * 1009 + k));
   f(ta, tb, m, n, k, alpha, cs.a.data(), cs.lda, cs.b.data(), cs.ldb, beta, cs.c.data(), cs.ldc,
-    threads);
+    threads, path);
   return cs.check(name + (sizeof(T) == 4 ? " float" : " double") + " ta=" + std::to_string(ta) +
                   " tb=" + std::to_string(tb) + " m=" + std::to_string(m) +
-                  " n=" + std::to_string(n) + " k=" + std::to_string(k) +
-                  " alpha=" + std::to_string(double(alpha)) +
-                  " beta=" + std::to_string(double(beta)) + " threads=" + std::to_string(threads));
+                  " n=" + std::to_string(n) + " k=" + std::to_string(k) + " alpha=" +
+                  std::to_string(double(alpha)) + " beta=" + std::to_string(double(beta)) +
+                  " threads=" + std::to_string(threads) + " path=" + std::to_string(int(path)));
 }
 
-/// Every (ta, tb) and alpha/beta class on the given sizes.
+/// Every (ta, tb) and alpha/beta class on the given sizes, through the given loop nest.
 template <class T>
 void sweep(const std::vector<int64_t>& ms, const std::vector<int64_t>& ns,
-           const std::vector<int64_t>& ks, const std::vector<int>& threads) {
+           const std::vector<int64_t>& ks, const std::vector<int>& threads,
+           PackedPath path = PackedPath::kAuto) {
   const int saved = get_num_threads();
   for (const Variant& v : variants()) {
     for (int nt : threads) {
@@ -151,7 +155,7 @@ void sweep(const std::vector<int64_t>& ms, const std::vector<int64_t>& ns,
                 for (auto [alpha, beta, fill] :
                      {std::tuple<T, T, T>{1, 0, nan}, {T(0.5), 1, 0}, {-2, T(0.25), 0}}) {
                   const std::string err =
-                      run_case<T>(fn<T>(v), v.name, ta, tb, m, n, k, alpha, beta, fill, nt);
+                      run_case<T>(fn<T>(v), v.name, ta, tb, m, n, k, alpha, beta, fill, nt, path);
                   ASSERT_EQ(err, "");
                 }
               }
@@ -181,6 +185,60 @@ TEST(PackedGemm, SquareSizesOfTheBenchmarks) {
   sweep<float>({64, 128}, {64, 128}, {64, 128}, {1, 2});
 }
 
+TEST(PackedGemm, BlockedNestTailsOfTheRegisterTile) {
+  // The blocked nest forced on small sizes: row/column tails of the tile in the packed panels
+  // (zero padded), k below and around the 8 steps of the transposing pack of A.
+  sweep<float>({1, 5, 6, 7, 13}, {1, 15, 16, 17, 33}, {1, 7, 8, 9, 17}, {1, 2},
+               PackedPath::kBlocked);
+  sweep<double>({1, 5, 6, 7, 9}, {1, 7, 8, 9, 17}, {1, 7, 8, 9}, {1, 2}, PackedPath::kBlocked);
+}
+
+TEST(PackedGemm, BlockedNestBlocksOfKRowsAndColumns) {
+  // k past KC (256) in equal blocks (257: 2 x ~129, 520: 3 x ~176): later blocks accumulate
+  // into C; m past the blocked nest's MC (144/192): several packed blocks of A, the last ragged
+  // in rows; n past NC (2048): two packed blocks of B.
+  sweep<float>({13, 150, 200}, {40, 100}, {257, 520}, {1, 2}, PackedPath::kBlocked);
+  sweep<double>({7, 199}, {9, 70}, {300}, {1, 2}, PackedPath::kBlocked);
+  sweep<float>({3, 7}, {2100}, {1, 9}, {1, 2}, PackedPath::kBlocked);
+}
+
+TEST(PackedGemm, BlockedNestResultsDoNotDependOnTheThreadCount) {
+  // Every element is the same k-ordered sum however C is split: 1 and 2 threads agree bit for
+  // bit (the sums are checked against the oracle by the sweeps above).
+  for (const Variant& v : variants()) {
+    for (bool ta : {false, true})
+      for (bool tb : {false, true}) {
+        Case<float> one(ta, tb, 190, 170, 300, 1.25f, 0.5f, 0.f, 11), two = one;
+        const int saved = get_num_threads();
+        set_num_threads(2);
+        v.s(ta, tb, one.m, one.n, one.k, one.alpha, one.a.data(), one.lda, one.b.data(), one.ldb,
+            one.beta, one.c.data(), one.ldc, 1, PackedPath::kBlocked);
+        v.s(ta, tb, two.m, two.n, two.k, two.alpha, two.a.data(), two.lda, two.b.data(), two.ldb,
+            two.beta, two.c.data(), two.ldc, 2, PackedPath::kBlocked);
+        set_num_threads(saved);
+        ASSERT_EQ(one.check(v.name + " blocked 1 thread"), "");
+        for (size_t i = 0; i < one.c.size(); ++i)
+          ASSERT_EQ(one.c[i], two.c[i]) << v.name << " ta=" << ta << " tb=" << tb << " at " << i;
+      }
+  }
+}
+
+TEST(PackedGemm, BlockedNestNonFiniteValuesPropagate) {
+  for (const Variant& v : variants()) {
+    for (bool ta : {false, true}) {
+      Case<float> cs(ta, false, 13, 37, 11, 1.f, 0.f, std::numeric_limits<float>::quiet_NaN(), 7);
+      cs.A(4, 3) = std::numeric_limits<float>::quiet_NaN();
+      cs.B(5, 20) = std::numeric_limits<float>::infinity();
+      cs.A(9, 5) = 0.f;
+      v.s(ta, false, cs.m, cs.n, cs.k, cs.alpha, cs.a.data(), cs.lda, cs.b.data(), cs.ldb, cs.beta,
+          cs.c.data(), cs.ldc, 1, PackedPath::kBlocked);
+      EXPECT_EQ(cs.check(v.name + " blocked non-finite"), "");
+      EXPECT_TRUE(std::isnan(cs.c[size_t(4 * cs.ldc + 0)]));
+      EXPECT_TRUE(std::isnan(cs.c[size_t(9 * cs.ldc + 20)]));
+    }
+  }
+}
+
 TEST(PackedGemm, NonFiniteValuesPropagate) {
   for (const Variant& v : variants()) {
     for (bool ta : {false, true}) {
@@ -190,7 +248,7 @@ TEST(PackedGemm, NonFiniteValuesPropagate) {
       cs.B(5, 20) = std::numeric_limits<float>::infinity();
       cs.A(9, 5) = 0.f;
       v.s(ta, false, cs.m, cs.n, cs.k, cs.alpha, cs.a.data(), cs.lda, cs.b.data(), cs.ldb, cs.beta,
-          cs.c.data(), cs.ldc, 1);
+          cs.c.data(), cs.ldc, 1, PackedPath::kAuto);
       EXPECT_EQ(cs.check(v.name + " non-finite"), "");
       EXPECT_TRUE(std::isnan(cs.c[size_t(4 * cs.ldc + 0)]));
       EXPECT_TRUE(std::isinf(cs.c[size_t(0 * cs.ldc + 20)]) ||
@@ -206,14 +264,14 @@ TEST(PackedGemm, AlphaZeroAndKZeroOnlyScaleC) {
     Case<double> cs(false, true, 9, 19, 5, 0.0, -3.0, 0.0, 3);
     for (auto& x : cs.a) x = std::numeric_limits<double>::quiet_NaN();
     v.d(false, true, cs.m, cs.n, cs.k, 0.0, cs.a.data(), cs.lda, cs.b.data(), cs.ldb, -3.0,
-        cs.c.data(), cs.ldc, 1);
+        cs.c.data(), cs.ldc, 1, PackedPath::kAuto);
     for (int64_t i = 0; i < cs.m; ++i)
       for (int64_t j = 0; j < cs.n; ++j)
         EXPECT_EQ(cs.c[size_t(i * cs.ldc + j)], -3.0 * cs.c0[size_t(i * cs.ldc + j)]);
     // k == 0 with beta == 0 writes zeros over NaN.
     Case<float> z(true, false, 7, 17, 0, 1.f, 0.f, std::numeric_limits<float>::quiet_NaN(), 4);
     v.s(true, false, z.m, z.n, 0, 1.f, z.a.data(), z.lda, z.b.data(), z.ldb, 0.f, z.c.data(), z.ldc,
-        2);
+        2, PackedPath::kAuto);
     for (int64_t i = 0; i < z.m; ++i)
       for (int64_t j = 0; j < z.n; ++j) EXPECT_EQ(z.c[size_t(i * z.ldc + j)], 0.f);
   }
@@ -222,8 +280,10 @@ TEST(PackedGemm, AlphaZeroAndKZeroOnlyScaleC) {
 TEST(PackedGemm, ZeroSizeWritesNothing) {
   for (const Variant& v : variants()) {
     float c = 5.f, a = 1.f, b = 1.f;
-    v.s(false, false, 0, 1, 1, 1.f, &a, 1, &b, 1, 0.f, &c, 1, 2);
-    v.s(false, false, 1, 0, 1, 1.f, &a, 1, &b, 1, 0.f, &c, 1, 2);
+    for (PackedPath path : {PackedPath::kInPlace, PackedPath::kBlocked}) {
+      v.s(false, false, 0, 1, 1, 1.f, &a, 1, &b, 1, 0.f, &c, 1, 2, path);
+      v.s(false, false, 1, 0, 1, 1.f, &a, 1, &b, 1, 0.f, &c, 1, 2, path);
+    }
     EXPECT_EQ(c, 5.f);
   }
 }
@@ -234,7 +294,8 @@ TEST(PackedGemm, BlasGemmChoiceMatchesTheOracle) {
   const int saved = get_num_threads();
   for (int nt : {1, 2}) {
     set_num_threads(nt);
-    for (int64_t s : {5, 64, 96, 128, 200, 300, 410})  // 410^3 is past the switch
+    // 410^3 is past the switch to OpenBLAS for double (float stays on the packed kernel).
+    for (int64_t s : {5, 64, 96, 128, 200, 300, 410})
       for (bool ta : {false, true})
         for (bool tb : {false, true}) {
           if (s == 410 && (ta || tb || nt == 2)) continue;  // the oracle loop is slow there

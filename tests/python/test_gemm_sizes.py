@@ -17,11 +17,14 @@ import ember
 
 DTYPES = {"float32": (np.float32, ember.float32), "float64": (np.float64, ember.float64)}
 
-# (m, n, k): tiles of 6/8 rows and 16/32 columns with tails, a k block of 256, the bench sizes
-# and products above the switch to OpenBLAS.
+# (m, n, k): tiles of 6/8 rows and 16/32 columns with tails, a k block of 256, the bench sizes,
+# the packed kernel's blocked nest (from 160^3: k, row and column blocks, n past its 2048-column
+# block of B), float32 past the old 400^3 switch with m >= 128 (still packed), and the skinny
+# products with m < 128 past 400^3 that go to OpenBLAS.
 SIZES = [(1, 1, 1), (5, 7, 3), (6, 16, 8), (7, 17, 9), (13, 33, 1), (64, 64, 64),
          (65, 63, 67), (96, 100, 300), (128, 128, 128), (130, 200, 257), (300, 257, 255),
-         (420, 410, 400)]
+         (420, 410, 400), (200, 170, 300), (150, 2100, 20), (450, 130, 1200),
+         (100, 2000, 400)]
 
 
 def rand(shape, np_dtype, seed):
@@ -73,8 +76,8 @@ def test_mm_sizes(dtype, mnk, la, lb, threads):
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
-@pytest.mark.parametrize("mnk", [(7, 17, 9), (64, 64, 64), (130, 200, 257), (300, 257, 255)],
-                         ids=lambda s: "x".join(map(str, s)))
+@pytest.mark.parametrize("mnk", [(7, 17, 9), (64, 64, 64), (130, 200, 257), (300, 257, 255),
+                                 (200, 170, 300)], ids=lambda s: "x".join(map(str, s)))
 @pytest.mark.parametrize("alpha,beta", [(1.0, 0.0), (1.0, 1.0), (-2.0, 0.5), (0.5, -3.0)])
 def test_addmm_alpha_beta(dtype, mnk, alpha, beta, threads):
     m, n, k = mnk
@@ -94,7 +97,8 @@ def test_addmm_alpha_beta(dtype, mnk, alpha, beta, threads):
 
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("bmnk", [(3, 5, 7, 9), (64, 128, 128, 128), (9, 65, 33, 130),
-                                  (2, 200, 180, 300)], ids=lambda s: "x".join(map(str, s)))
+                                  (2, 200, 180, 300), (3, 150, 140, 270)],
+                         ids=lambda s: "x".join(map(str, s)))
 @pytest.mark.parametrize("lb", ["contiguous", "transposed"])
 def test_bmm_and_baddbmm(dtype, bmnk, lb, threads):
     bs, m, n, k = bmnk
@@ -125,7 +129,7 @@ def test_k_zero(dtype, mn, threads):
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
-@pytest.mark.parametrize("mnk", [(7, 17, 9), (64, 64, 64), (300, 257, 255)],
+@pytest.mark.parametrize("mnk", [(7, 17, 9), (64, 64, 64), (300, 257, 255), (200, 170, 300)],
                          ids=lambda s: "x".join(map(str, s)))
 def test_nan_and_inf_propagate(dtype, mnk, threads):
     m, n, k = mnk
