@@ -100,6 +100,10 @@ Vec<T> sum_vec(const T* p, int64_t n) {
     const int64_t half = pairwise_half<T>(n);
     return sum_vec(p, half) + sum_vec(p + half, n - half);
   }
+  if (n <= kBlock<T>) {  // one leaf
+    V a[8] = {};
+    return leaf_finish(a, p, 0, n);
+  }
   constexpr int kMaxLeaves = 2 * int(kSpan<T> / kBlock<T>) + 2;
   int64_t lo[kMaxLeaves], ln[kMaxLeaves];
   V part[kMaxLeaves];
