@@ -13,6 +13,10 @@
 #include "kernels/cpu/nn/pool_cpu.h"
 #include "kernels/cpu/vec.h"
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 namespace ember::cpu::EMBER_CPU_CAP {
 namespace {
 
@@ -24,7 +28,9 @@ namespace {
 //   are four vectors; the taps are visited in row-major order with take = (v > best) | isnan(v),
 //   which keeps PyTorch's rules (a NaN wins, later NaNs too; the first maximum wins ties, -inf
 //   windows point at their first tap). The backward writes each window's four input values
-//   once (the windows do not overlap), selected by the saved tap, so it needs no zeroing pass.
+//   once (the windows do not overlap), selected by the saved tap, so it needs no zeroing pass;
+//   rows of fewer than 8 windows (or a vector) are zeroed and then get one store per window.
+//   Either way a gradient lands as 0 + g, as PyTorch's scatter into zeros (-0 gives +0).
 // - Any other full window (kh, kw, sh, sw) runs over blocks of an output row on the stack, the
 //   taps in the outer loops and the block in the inner loop, with sw = 1 and 2 as constants so
 //   the inner loop's loads are unit-stride or de-interleaved and vectorize.
@@ -122,14 +128,31 @@ template <std::size_t h, class V, std::size_t... I>
                                  ((h * L + I) % 2 == 0 ? (h * L + I) / 2 : L + (h * L + I) / 2)...);
 }
 
-/// The low byte of each lane of m (lanes of S bytes), as L bytes: a byte shuffle, where a
-/// converting cast is lowered to one extract per lane.
+/// The low byte of each lane of m (lanes of S bytes, values below 256), as L bytes: a byte
+/// shuffle, where a converting cast is lowered to one extract per lane. SSE2 has no byte
+/// shuffle (the generic one goes through the stack): two saturating packs there.
 template <class Tap, class M, std::size_t S, std::size_t... I>
 [[gnu::always_inline]] inline Tap low_bytes(M m, std::index_sequence<I...>) {
-  typedef uint8_t Bytes __attribute__((vector_size(sizeof(M))));
-  Bytes b;
-  std::memcpy(&b, &m, sizeof(b));
-  return __builtin_shufflevector(b, b, (S * I)...);
+#if defined(__SSE2__) && !defined(__SSSE3__)
+  if constexpr (sizeof(M) == 16 && S == 4) {
+    __m128i v;
+    std::memcpy(&v, &m, sizeof(v));
+    v = _mm_packs_epi32(v, v);
+    v = _mm_packus_epi16(v, v);
+    const int32_t x = _mm_cvtsi128_si32(v);
+    Tap r;
+    std::memcpy(&r, &x, sizeof(r));
+    return r;
+  }
+#endif
+  if constexpr (sizeof...(I) <= 2) {
+    return Tap{uint8_t(m[I])...};
+  } else {
+    typedef uint8_t Bytes __attribute__((vector_size(sizeof(M))));
+    Bytes b;
+    std::memcpy(&b, &m, sizeof(b));
+    return __builtin_shufflevector(b, b, (S * I)...);
+  }
 }
 
 /// L bytes at p, zero-extended to the lanes of M (I: 0 .. L - 1): one vpmovzxb* on AVX2 and
@@ -365,12 +388,12 @@ void bwd2x2(const T* gy, const uint8_t* taps, T* gx, int64_t planes, const Pool2
     const T* gr = gy + r0 * ow_n;
     const uint8_t* tr = taps + r0 * ow_n;
     for (int64_t r = r0; r < r1; ++r, gr += ow_n, tr += ow_n) {
-      if (ow_n >= L) {
+      if (ow_n >= std::max(L, 8)) {
         bwd2x2_row<T, L>(gr, tr, a, a + w, ow_n);
         for (int64_t c = 2 * ow_n; c < w; ++c) a[c] = a[w + c] = T();  // columns past the windows
       } else {
-        // Rows shorter than a vector: zeroing the two rows and placing each gradient takes
-        // fewer instructions than masked vectors.
+        // Short rows (under 8 windows or a vector): zeroing the two rows and placing each
+        // gradient takes fewer instructions than masked vectors.
         for (int64_t c = 0; c < 2 * w; ++c) a[c] = T();
         for (int64_t o = 0; o < ow_n; ++o) {
           const int t = tr[o];
