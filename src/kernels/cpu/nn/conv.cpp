@@ -54,6 +54,9 @@ void run_pass(ConvPass pass, const ConvGeom& g, const Tensor& a, const Tensor& b
               const Tensor& bias) {
   const ScalarType dt = out.dtype();
   void* bias_ptr = bias.defined() ? bias.data_ptr() : nullptr;
+  if (dt == kFloat && small_channel_conv(pass, g, a.data_ptr<float>(), b.data_ptr<float>(),
+                                         out.data_ptr<float>(), static_cast<float*>(bias_ptr)))
+    return;
   if (dt != kDouble && dnnl_conv(pass, g, dt, a.data_ptr(), b.data_ptr(), out.data_ptr(), bias_ptr))
     return;
   if (dt == kBFloat16 || dt == kHalf) {
@@ -64,7 +67,10 @@ void run_pass(ConvPass pass, const ConvGeom& g, const Tensor& a, const Tensor& b
     if (bias.defined())
       biasf = pass == ConvPass::Forward ? to_float(bias) : empty_tensor(bias.sizes(), kFloat);
     void* biasf_ptr = biasf.defined() ? biasf.data_ptr() : nullptr;
-    if (!dnnl_conv(pass, g, kFloat, af.data_ptr(), bf.data_ptr(), of.data_ptr(), biasf_ptr))
+    float* bf_ptr = static_cast<float*>(biasf_ptr);
+    if (!small_channel_conv(pass, g, af.data_ptr<float>(), bf.data_ptr<float>(),
+                            of.data_ptr<float>(), bf_ptr) &&
+        !dnnl_conv(pass, g, kFloat, af.data_ptr(), bf.data_ptr(), of.data_ptr(), biasf_ptr))
       ref_conv(pass, g, kFloat, af.data_ptr(), bf.data_ptr(), of.data_ptr(), biasf_ptr);
     cast_into(out, of);
     if (bias.defined() && pass == ConvPass::BackwardWeights) cast_into(bias, biasf);

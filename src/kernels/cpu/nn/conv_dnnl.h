@@ -30,6 +30,12 @@ enum class ConvPass : uint8_t { Forward, BackwardData, BackwardWeights };
 bool dnnl_conv(ConvPass pass, const ConvGeom& g, ScalarType dt, const void* a, const void* b,
                void* out, void* bias);
 
+/// float32 convolutions with few input channels (groups 1, C < 8, C * prod(kernel) <= 64), per
+/// image on its im2col matrix (Note [Small-channel convolutions]); arguments as dnnl_conv.
+/// Returns false, doing nothing, outside that range or on the default kernel set.
+bool small_channel_conv(ConvPass pass, const ConvGeom& g, const float* a, const float* b,
+                        float* out, float* bias);
+
 /// The same with im2col/col2im and BLAS gemm; dtype float or double.
 void ref_conv(ConvPass pass, const ConvGeom& g, ScalarType dt, const void* a, const void* b,
               void* out, void* bias);

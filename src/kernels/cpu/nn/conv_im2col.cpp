@@ -32,71 +32,82 @@ struct Geom3 {
   }
 };
 
-// Calls f(col_row, in_offset or -1, out_index) over every (channel, kernel offset, output).
+// The outputs [lo, hi) of one line whose input index o * s + off lies inside [0, in).
+void valid_range(int64_t out, int64_t in, int64_t s, int64_t off, int64_t& lo, int64_t& hi) {
+  lo = off >= 0 ? 0 : (-off + s - 1) / s;
+  hi = in - 1 - off < 0 ? 0 : (in - 1 - off) / s + 1;
+  lo = std::min(lo, out);
+  hi = std::clamp(hi, lo, out);
+}
+
+// Calls f(r, kw offset, line, input line offset or -1) for each output line (od, oh) of col
+// row r = (c, kd, kh, kw): the innermost dimension is handled a line at a time, so the copies
+// run as memcpy (stride 1) or tight strided loops with the padding split off.
 template <class F>
-void for_each_tap(const Geom3& q, int64_t channels, const F& f) {
-  const int64_t ks = prod3(q.k), L = prod3(q.out), plane = prod3(q.in);
-  parallel_for(0, channels * ks, std::max<int64_t>(1, 4096 / std::max<int64_t>(L, 1)),
-               [&](int64_t b, int64_t e) {
-                 for (int64_t r = b; r < e; ++r) {
-                   const int64_t c = r / ks, kk = r % ks;
-                   const int64_t kd = kk / (q.k[1] * q.k[2]), kh = (kk / q.k[2]) % q.k[1],
-                                 kw = kk % q.k[2];
-                   int64_t o = 0;
-                   for (int64_t od = 0; od < q.out[0]; ++od) {
-                     const int64_t id = od * q.s[0] - q.p[0] + kd * q.d[0];
-                     const bool vd = id >= 0 && id < q.in[0];
-                     for (int64_t oh = 0; oh < q.out[1]; ++oh) {
-                       const int64_t ih = oh * q.s[1] - q.p[1] + kh * q.d[1];
-                       const bool vh = vd && ih >= 0 && ih < q.in[1];
-                       const int64_t base = c * plane + (id * q.in[1] + ih) * q.in[2];
-                       for (int64_t ow = 0; ow < q.out[2]; ++ow, ++o) {
-                         const int64_t iw = ow * q.s[2] - q.p[2] + kw * q.d[2];
-                         const bool v = vh && iw >= 0 && iw < q.in[2];
-                         f(r, v ? base + iw : -1, o);
-                       }
-                     }
-                   }
-                 }
-               });
+void for_each_line(const Geom3& q, int64_t c, int64_t kk, const F& f) {
+  const int64_t kd = kk / (q.k[1] * q.k[2]), kh = (kk / q.k[2]) % q.k[1];
+  const int64_t plane = prod3(q.in);
+  int64_t line = 0;
+  for (int64_t od = 0; od < q.out[0]; ++od) {
+    const int64_t id = od * q.s[0] - q.p[0] + kd * q.d[0];
+    const bool vd = id >= 0 && id < q.in[0];
+    for (int64_t oh = 0; oh < q.out[1]; ++oh, ++line) {
+      const int64_t ih = oh * q.s[1] - q.p[1] + kh * q.d[1];
+      const bool v = vd && ih >= 0 && ih < q.in[1];
+      f(line, v ? c * plane + (id * q.in[1] + ih) * q.in[2] : int64_t(-1));
+    }
+  }
 }
 }  // namespace
 
 template <class T>
 void im2col(const T* x, T* col, int64_t channels, const ConvGeom& g) {
   const Geom3 q(g);
-  const int64_t L = prod3(q.out);
-  for_each_tap(q, channels, [&](int64_t r, int64_t src, int64_t o) {
-    col[r * L + o] = src >= 0 ? x[src] : T(0);
-  });
+  const int64_t ks = prod3(q.k), L = prod3(q.out), OW = q.out[2], s = q.s[2];
+  parallel_for(0, channels * ks, std::max<int64_t>(1, 4096 / std::max<int64_t>(L, 1)),
+               [&](int64_t b, int64_t e) {
+                 for (int64_t r = b; r < e; ++r) {
+                   const int64_t c = r / ks, kk = r % ks;
+                   const int64_t off = (kk % q.k[2]) * q.d[2] - q.p[2];
+                   int64_t lo, hi;
+                   valid_range(OW, q.in[2], s, off, lo, hi);
+                   for_each_line(q, c, kk, [&](int64_t line, int64_t base) {
+                     T* dst = col + r * L + line * OW;
+                     if (base < 0) {
+                       std::fill(dst, dst + OW, T(0));
+                       return;
+                     }
+                     std::fill(dst, dst + lo, T(0));
+                     // x[base + off + o * s] lies inside the line for o in [lo, hi).
+                     const T* src = hi > lo ? x + base + off + lo * s : x;
+                     if (s == 1)
+                       std::copy(src, src + (hi - lo), dst + lo);
+                     else
+                       for (int64_t o = lo; o < hi; ++o) dst[o] = src[(o - lo) * s];
+                     std::fill(dst + hi, dst + OW, T(0));
+                   });
+                 }
+               });
 }
 
 template <class T>
 void col2im(const T* col, T* x, int64_t channels, const ConvGeom& g) {
   const Geom3 q(g);
-  const int64_t L = prod3(q.out), ks = prod3(q.k);
+  const int64_t L = prod3(q.out), ks = prod3(q.k), OW = q.out[2], s = q.s[2];
   // Taps of different kernel offsets hit the same pixel: one channel per task avoids races.
   parallel_for(0, channels, 1, [&](int64_t b, int64_t e) {
-    for (int64_t c = b; c < e; ++c) {
+    for (int64_t c = b; c < e; ++c)
       for (int64_t kk = 0; kk < ks; ++kk) {
-        const int64_t r = c * ks + kk;
-        const int64_t kd = kk / (q.k[1] * q.k[2]), kh = (kk / q.k[2]) % q.k[1], kw = kk % q.k[2];
-        int64_t o = 0;
-        for (int64_t od = 0; od < q.out[0]; ++od) {
-          const int64_t id = od * q.s[0] - q.p[0] + kd * q.d[0];
-          const bool vd = id >= 0 && id < q.in[0];
-          for (int64_t oh = 0; oh < q.out[1]; ++oh) {
-            const int64_t ih = oh * q.s[1] - q.p[1] + kh * q.d[1];
-            const bool vh = vd && ih >= 0 && ih < q.in[1];
-            T* row = x + c * prod3(q.in) + (id * q.in[1] + ih) * q.in[2];
-            for (int64_t ow = 0; ow < q.out[2]; ++ow, ++o) {
-              const int64_t iw = ow * q.s[2] - q.p[2] + kw * q.d[2];
-              if (vh && iw >= 0 && iw < q.in[2]) row[iw] += col[r * L + o];
-            }
-          }
-        }
+        const int64_t r = c * ks + kk, off = (kk % q.k[2]) * q.d[2] - q.p[2];
+        int64_t lo, hi;
+        valid_range(OW, q.in[2], s, off, lo, hi);
+        for_each_line(q, c, kk, [&](int64_t line, int64_t base) {
+          if (base < 0 || hi <= lo) return;
+          const T* src = col + r * L + line * OW;
+          T* dst = x + base + off + lo * s;
+          for (int64_t o = lo; o < hi; ++o) dst[(o - lo) * s] += src[o];
+        });
       }
-    }
   });
 }
 
