@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <memory>
+#include <optional>
+#include <string>
 
 #include "autograd/meta.h"
 #include "core/tensor_util.h"
@@ -10,6 +12,7 @@
 #include "ember/error.h"
 #include "ember/factory.h"
 #include "ember/ops.h"
+#include "ember/profiler.h"
 #include "ember/reduce.h"
 #include "func/batched.h"
 #include "func/levels.h"
@@ -377,6 +380,15 @@ variable_list run_backward(const variable_list& roots, const variable_list& grad
     variable_list grads_for_hooks;
     if (n->has_hooks()) grads_for_hooks = grads;
     try {
+      // Backward formulas call kernels directly, not ops: ranges per node put their time in
+      // the profile, named and nested as PyTorch's (the engine's, then the node's own).
+      std::optional<profiler::RecordFunction> outer, inner;
+      if (profiler::is_profiler_enabled()) {
+        std::string name = n->name();
+        if (name == "AccumulateGrad") name = "torch::autograd::AccumulateGrad";
+        outer.emplace("autograd::engine::evaluate_function: " + name);
+        inner.emplace(std::move(name));
+      }
       outs = n->apply(std::move(grads));
     } catch (Error& e) {
       std::string suffix = anomaly_suffix(*n);
