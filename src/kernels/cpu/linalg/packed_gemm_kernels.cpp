@@ -434,6 +434,23 @@ inline void transpose_rows8(const float* const (&rows)[kMR], int64_t p, float* d
 /// `dst` holds kPackPad values past the panels (transpose_rows8's overhang).
 template <class T>
 void pack_a_block(const Problem<T>& P, int64_t ic, int64_t mc, int64_t pc, int64_t kc, T* dst) {
+  if (P.ta) {
+    // A^T stored k×m: row p of the block is mc contiguous values, dealt out MR to each panel,
+    // so that each line of A is read once (panel by panel, kc rows lda apart would be read once
+    // per panel, and with a power-of-two lda they do not stay in cache).
+    const int64_t full = mc / kMR * kMR;
+    const T* src = P.a + pc * P.lda + ic;
+    for (int64_t p = 0; p < kc; ++p, src += P.lda) {
+      T* d = dst + p * kMR;
+      for (int64_t ir = 0; ir < full; ir += kMR, d += kc * kMR)
+        std::memcpy(d, src + ir, sizeof(T) * kMR);
+      if (full < mc) {
+        for (int64_t r = 0; r < mc - full; ++r) d[r] = src[full + r];
+        for (int64_t r = mc - full; r < kMR; ++r) d[r] = T(0);
+      }
+    }
+    return;
+  }
   for (int64_t ir = 0; ir < mc; ir += kMR, dst += kc * kMR) {
     const int64_t h = std::min<int64_t>(kMR, mc - ir);
 #if defined(__AVX__)
