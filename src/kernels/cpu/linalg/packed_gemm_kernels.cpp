@@ -40,8 +40,9 @@ namespace {
 // The blocked nest (gemm_block_packed), for larger products, is the classic one for the three
 // cache levels (Zen 3: 32 KiB L1d, 512 KiB L2, 32 MiB shared L3): each kc×nc block of B is
 // packed once into kc×NR panels (2 MiB at most, L3), each mc×kc block of A under it into kc×MR
-// panels (L2; row-major A by 8×8 transposes), and every tile is computed with B's kc×NR panel
-// (16 KiB) held in L1 while A's panels stream from L2. k, rows and columns are cut into equal
+// panels (L2; row-major A by 8×8 transposes, transposed A row by row so that each of its lines
+// is read once), and every tile is computed with B's kc×NR panel (16 KiB) held in L1 while A's
+// panels stream from L2. k, rows and columns are cut into equal
 // blocks (no thin last block). The tile kernel prefetches A's panel ahead, the next B panel
 // into L1 over the first tiles of a column (it comes from L3 otherwise, a stall per column),
 // and C's rows of this tile (L1) and the next (L2 only: with a power-of-two ldc all those
