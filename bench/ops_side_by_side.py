@@ -23,6 +23,7 @@ autograd keeps), and for the backward the gradient and taps read + the input gra
 
     PYTHONPATH=build/release/python /usr/bin/python3 bench/ops_side_by_side.py [--full]
         [--threads 1,2] [--repeat 5] [--only gemm,bmm] [--json out.json] [--fma-peak PATH]
+        [--cpu-clock]
 """
 
 import argparse
@@ -31,6 +32,7 @@ import os
 import platform
 import statistics
 import sys
+import time
 import timeit
 
 import numpy as np
@@ -217,18 +219,19 @@ def triad_gbs(ember, threads):
     return out
 
 
-def time_pair(fns, repeat, target=0.05):
+def time_pair(fns, repeat, target=0.05, timer=timeit.default_timer):
     """Median seconds per call of each callable in `fns` (dict lib -> callable), alternating
-    the libraries round by round; the call count per round is set from a warm-up call."""
+    the libraries round by round; the call count per round is set from a warm-up call. `timer`
+    is the wall clock, or the calling thread's CPU clock (--cpu-clock, 1-thread rows)."""
     for f in fns.values():
         f()
-    probe = min(timeit.timeit(f, number=1) for f in fns.values())
+    probe = min(timeit.timeit(f, number=1, timer=timer) for f in fns.values())
     number = max(1, int(target / max(probe, 1e-7)))
     times = {k: [] for k in fns}
     order = list(fns)
     for r in range(repeat):
         for k in (order if r % 2 == 0 else order[::-1]):
-            times[k].append(timeit.timeit(fns[k], number=number) / number)
+            times[k].append(timeit.timeit(fns[k], number=number, timer=timer) / number)
     return {k: statistics.median(v) for k, v in times.items()}
 
 
@@ -251,6 +254,9 @@ def main():
     p.add_argument("--json", default="", help="write the results to this file")
     p.add_argument("--fma-peak", default="", help="path of bench/fma_peak (default: next to "
                    "the ember package's build tree)")
+    p.add_argument("--cpu-clock", action="store_true",
+                   help="time 1-thread rows on the calling thread's CPU clock, as fma_peak's "
+                   "peak is, so that other processes on a busy machine do not lower the rates")
     args = p.parse_args()
     try:
         import torch
@@ -277,6 +283,8 @@ def main():
           (", ".join(f"{peaks[t]:.1f} GFLOP/s on {t} thread(s)" for t in sorted(peaks))
            or "not measured"))
     print("load average (1/5/15 min): " + " ".join(f"{v:.2f}" for v in os.getloadavg()))
+    if args.cpu_clock:
+        print("1-thread rows timed on the thread's CPU clock (--cpu-clock)")
     head = (f"{'workload':28} {'thr':>3} {'torch':>11} {'ember':>11} {'torch rate':>16} "
             f"{'ember rate':>16} {'ratio':>6}")
     print(head)
@@ -298,7 +306,8 @@ def main():
                 row["note"] = f"n/a ({type(ex).__name__})"
             except Exception as ex:  # noqa: BLE001 - reported, the run goes on
                 row["note"] = f"error: {type(ex).__name__}: {str(ex)[:60]}"
-            t = time_pair(fns, args.repeat)
+            timer = time.thread_time if args.cpu_clock and nt == 1 else timeit.default_timer
+            t = time_pair(fns, args.repeat, timer=timer)
             row["torch_s"] = t["torch"]
             row["ember_s"] = t.get("ember")
             scale = 1e9
