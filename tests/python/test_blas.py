@@ -369,3 +369,36 @@ def test_gemm_large_matches_torch():
         finally:
             ember.set_num_threads(old)
     assert math.isfinite(float(ember.ones(3) @ ember.ones(3)))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "complex64"])
+@pytest.mark.parametrize("op", ["mm", "addmm", "linear"])
+@pytest.mark.parametrize("layouts", [(False, True), (True, False), (True, True), (False, False)])
+def test_product_gradients_keep_column_major_layout(dtype, op, layouts):
+    # Note [Column-major product gradients]: an operand stored column-major (x.t() of a
+    # contiguous x) gets a gradient of the same layout, as in torch; values as torch's.
+    rng = np.random.default_rng(11)
+    a_cm, b_cm = layouts
+    a = rng.standard_normal((6, 4)) + (1j * rng.standard_normal((6, 4)) if "complex" in dtype else 0)
+    b = rng.standard_normal((3, 6)) + (1j * rng.standard_normal((3, 6)) if "complex" in dtype else 0)
+    c = rng.standard_normal((4, 3))
+    got = {}
+    for lib in (ember, torch):
+        dt = getattr(lib, dtype)
+        # (4, 6) and (6, 3) leaves, each row-major or column-major (the .t() of a contiguous one)
+        la = lib.from_numpy(a.copy()).to(dt).t() if a_cm else lib.from_numpy(a.T.copy()).to(dt)
+        lb = lib.from_numpy(b.copy()).to(dt).t() if b_cm else lib.from_numpy(b.T.copy()).to(dt)
+        la, lb = la.detach().requires_grad_(True), lb.detach().requires_grad_(True)
+        assert la.stride() == ((1, 4) if a_cm else (6, 1))
+        bias = lib.from_numpy(c.copy()).to(dt)
+        if op == "mm":
+            y = lib.mm(la, lb)
+        elif op == "addmm":
+            y = lib.addmm(bias, la, lb, beta=0.5, alpha=2.0)
+        else:  # linear(x, W) = x @ W.t(): the weight's transpose is the column-major operand
+            y = lib.nn.functional.linear(la, lb.t())
+        ga, gb = lib.autograd.grad([y], [la, lb], [lib.ones_like(y)])
+        got[lib.__name__] = [(g.stride(), g.resolve_conj().detach().numpy()) for g in (ga, gb)]
+    for (se, ve), (st, vt) in zip(got["ember"], got["torch"]):
+        assert se == st
+        np.testing.assert_allclose(ve, vt, rtol=1e-5, atol=1e-5)
