@@ -180,8 +180,10 @@ variable_list AccumulateGrad::apply(variable_list&& grads) {
     if (GradMode::is_enabled()) {
       m->grad = g.use_count() == 1 && g.storage().use_count() == 1 ? g : g.clone();
     } else {
+      // Ownership is read before detach(), whose view shares the storage.
+      const bool owned = g.use_count() == 1 && g.storage().use_count() == 1 && g.is_contiguous();
       Tensor d = g.detach();
-      bool owned = g.use_count() == 1 && g.storage().use_count() == 1 && d.is_contiguous();
+      g = Tensor();
       m->grad = owned ? d : d.clone();
     }
   } else if (!GradMode::is_enabled()) {

@@ -746,3 +746,23 @@ def test_backward_nodes_are_ranges_named_as_torch(lib):
         assert names[i + 1] == node  # the node's own range opens right inside the engine's
     mm = [r for r in p.key_averages() if r.key == "autograd::engine::evaluate_function: MmBackward0"]
     assert mm[0].cpu_time_total >= mm[0].self_cpu_time_total >= 0
+
+
+@BOTH
+def test_accumulate_grad_keeps_a_fresh_gradient_without_copying(lib):
+    t, prof = LIBS[lib]
+    x = t.ones(2, 3, 6, 6)
+    w = t.ones(4, 3, 3, 3, requires_grad=True)
+    with prof.profile(activities=[prof.ProfilerActivity.CPU]) as p:
+        t.nn.functional.conv2d(x, w).sum().backward()
+    events = list(p.events())
+    acc = [i for i, e in enumerate(events) if e.name == "torch::autograd::AccumulateGrad"]
+    assert len(acc) == 1
+    if lib == "ember":
+        inside = [e.name for e in events if e.parent == acc[0]]
+        assert "aten::clone" not in inside, inside
+    g = t.full((2, 3), 2.0)
+    v = t.ones(2, 3, requires_grad=True)
+    (v * 1).backward(g)  # a gradient the caller still holds is copied, never aliased
+    g.add_(1)
+    assert float(v.grad.sum()) == 12.0
