@@ -134,10 +134,13 @@ Tensor& unwrap(PyObject* o) {
 // py::cast looks the C++ type up by name (a string hash) three times, searches the instance
 // registry for the temporary, and pybind11's dealloc repeats the lookups. wrap() and
 // tensor_dealloc() do what py::cast / pybind11_object_dealloc do for the Tensor type's simple
-// layout (one C++ type, a std::unique_ptr holder) with the type_info looked up once: the
-// instance is still registered (a pybind11 method returning `Tensor&` finds `self`), and any
-// other layout falls back to pybind11's own code. install_fast_tensor_objects() checks the
-// layout once at import.
+// layout (one C++ type, a std::unique_ptr holder) with the type_info looked up once; any other
+// layout falls back to pybind11's own code. install_fast_tensor_objects() checks the layout
+// once at import. wrap()'s objects are not entered in pybind11's instance registry (a hash
+// insert and erase per result): the registry only lets a C++ `Tensor&` or `Tensor*` cast back
+// to Python find the wrapper that holds that very object, and no binding returns a reference
+// to a wrapped Tensor (in-place methods return `self`'s Python object). Objects pybind11
+// creates itself stay registered, and tensor_dealloc() unregisters them as pybind11 does.
 namespace {
 
 const py::detail::type_info* g_tensor_info = nullptr;
@@ -214,8 +217,7 @@ PyObject* wrap(Tensor t) {
   inst->simple_value_holder[0] = value;
   new (&inst->simple_value_holder[1]) TensorHolder(value);
   inst->simple_holder_constructed = true;
-  py::detail::register_instance(inst, value, g_tensor_info);
-  inst->simple_instance_registered = true;
+  // Not entered in pybind11's instance registry (Note [Fast Tensor objects]).
   return guard.release().ptr();
 }
 

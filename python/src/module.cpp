@@ -101,10 +101,10 @@ PYBIND11_MODULE(_C, m) {
   m.attr("_cpu_capability") = ember::cpu_capability();
   m.def("_cuda_is_available", [] { return ember::cuda_is_available(); });
   m.def("_cuda_device_count", [] { return ember::cuda_device_count(); });
-  install_argument_errors(m);
-  install_fast_tensor_objects();
-  install_operator_slots();
   m.def(
       "_operator_slots", [] { return operator_slots_in_place(); },
       "The operators whose Tensor type slots call the C++ operator directly (tests).");
+  install_argument_errors(m);
+  install_fast_tensor_objects();
+  install_operator_slots();
 }
