@@ -501,11 +501,11 @@ Tensor elementwise(OpId op, std::initializer_list<Tensor> inputs_il, const OpPar
   Tensor originals[3];
   uint8_t keep = 0;
   if (may_record) {
-    for (int k = 0; k < n; ++k) originals[k] = inputs[k];
     rec.emplace(mode == OutMode::InPlace ? inplace_name(op) : def.name, inputs_il);
     if (!*rec) {
-      rec.reset();
+      rec.reset();  // grad mode on, but no input needs grad: no copies of the inputs
     } else {
+      for (int k = 0; k < n; ++k) originals[k] = inputs[k];
       for (int k = 0; k < n; ++k)
         if (operand_needed(op, k, n, originals)) keep |= uint8_t(1 << k);
       if (mode == OutMode::InPlace && (keep & 1)) originals[0] = inputs[0].clone();
