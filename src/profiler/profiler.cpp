@@ -49,6 +49,7 @@ struct Session {
   // What recording threads read without the lock: written before the session is published
   // (g_active_generation, release) and not again while it records.
   bool with_stack = false;
+  bool record_shapes = false;  // another layer (vmap) may box the arguments regardless
   std::function<std::vector<std::string>()> recording_stack_provider;
 };
 Session& session() {
@@ -163,7 +164,7 @@ void on_enter(const dispatch::BoxedCall& call) {
   std::string name = op_qualified_name(call.op);
   if (call.inplace) name += '_';
   int64_t i = open_event(*b, std::move(name), false, int32_t(call.op));
-  if (call.args.empty()) return;
+  if (call.args.empty() || !session().record_shapes) return;
   std::lock_guard<std::mutex> g(b->mu);
   Event& e = b->events[size_t(i)];
   for (const dispatch::IValue& v : call.args) {
@@ -359,6 +360,7 @@ void Profile::begin_recording() {
     s.buffers.clear();
     s.next_tid = 1;
     s.with_stack = config_.with_stack;
+    s.record_shapes = config_.record_shapes;
     s.recording_stack_provider = config_.with_stack ? s.stack_provider : nullptr;
   }
   events_.clear();

@@ -766,3 +766,13 @@ def test_accumulate_grad_keeps_a_fresh_gradient_without_copying(lib):
     (v * 1).backward(g)  # a gradient the caller still holds is copied, never aliased
     g.add_(1)
     assert float(v.grad.sum()) == 12.0
+
+
+def test_no_shapes_without_record_shapes_after_vmap():
+    # vmap's layer boxes every op's arguments from its first use on; the profiler still keeps
+    # shapes only when asked to
+    ember.func.vmap(lambda x: x.sum())(ember.ones(3, 4))
+    p = profiled("ember", record_shapes=False)
+    assert p.events() and all(list(e.input_shapes) == [] for e in p.events())
+    q = profiled("ember", record_shapes=True)
+    assert any(list(e.input_shapes) for e in q.events())
