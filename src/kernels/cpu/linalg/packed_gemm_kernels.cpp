@@ -318,10 +318,9 @@ struct Problem {
 };
 
 #if defined(__AVX__)
-/// dst[p * ldd + q] = src[q * lds + p] for an 8×8 block of floats (three shuffle stages).
-inline void transpose8x8(const float* src, int64_t lds, float* dst, int64_t ldd) {
-  __m256 r[8], t[8], u[8];
-  for (int q = 0; q < 8; ++q) r[q] = _mm256_loadu_ps(src + q * lds);
+/// o[p] lane q = r[q] lane p: an 8×8 transpose of floats in registers (three shuffle stages).
+inline void transpose8_regs(const __m256 (&r)[8], __m256 (&o)[8]) {
+  __m256 t[8], u[8];
   for (int q = 0; q < 8; q += 2) {
     t[q] = _mm256_unpacklo_ps(r[q], r[q + 1]);
     t[q + 1] = _mm256_unpackhi_ps(r[q], r[q + 1]);
@@ -333,9 +332,17 @@ inline void transpose8x8(const float* src, int64_t lds, float* dst, int64_t ldd)
     u[h + 3] = _mm256_shuffle_ps(t[h + 1], t[h + 3], _MM_SHUFFLE(3, 2, 3, 2));
   }
   for (int p = 0; p < 4; ++p) {
-    _mm256_storeu_ps(dst + p * ldd, _mm256_permute2f128_ps(u[p], u[p + 4], 0x20));
-    _mm256_storeu_ps(dst + (p + 4) * ldd, _mm256_permute2f128_ps(u[p], u[p + 4], 0x31));
+    o[p] = _mm256_permute2f128_ps(u[p], u[p + 4], 0x20);
+    o[p + 4] = _mm256_permute2f128_ps(u[p], u[p + 4], 0x31);
   }
+}
+
+/// dst[p * ldd + q] = src[q * lds + p] for an 8×8 block of floats.
+inline void transpose8x8(const float* src, int64_t lds, float* dst, int64_t ldd) {
+  __m256 r[8], o[8];
+  for (int q = 0; q < 8; ++q) r[q] = _mm256_loadu_ps(src + q * lds);
+  transpose8_regs(r, o);
+  for (int p = 0; p < 8; ++p) _mm256_storeu_ps(dst + p * ldd, o[p]);
 }
 #endif
 
@@ -411,22 +418,9 @@ void pack_a_panel(const Problem<T>& P, int64_t i0, int64_t h, int64_t pc, int64_
 /// the last one, stored in order of p so that each 8-wide store's overhang past MR values is
 /// overwritten by the next (the last one writes 8 - MR floats past the 8 steps).
 inline void transpose_rows8(const float* const (&rows)[kMR], int64_t p, float* dst) {
-  __m256 r[8], t[8], u[8], o[8];
+  __m256 r[8], o[8];
   for (int q = 0; q < 8; ++q) r[q] = _mm256_loadu_ps(rows[std::min(q, kMR - 1)] + p);
-  for (int q = 0; q < 8; q += 2) {
-    t[q] = _mm256_unpacklo_ps(r[q], r[q + 1]);
-    t[q + 1] = _mm256_unpackhi_ps(r[q], r[q + 1]);
-  }
-  for (int h = 0; h < 8; h += 4) {
-    u[h + 0] = _mm256_shuffle_ps(t[h + 0], t[h + 2], _MM_SHUFFLE(1, 0, 1, 0));
-    u[h + 1] = _mm256_shuffle_ps(t[h + 0], t[h + 2], _MM_SHUFFLE(3, 2, 3, 2));
-    u[h + 2] = _mm256_shuffle_ps(t[h + 1], t[h + 3], _MM_SHUFFLE(1, 0, 1, 0));
-    u[h + 3] = _mm256_shuffle_ps(t[h + 1], t[h + 3], _MM_SHUFFLE(3, 2, 3, 2));
-  }
-  for (int q = 0; q < 4; ++q) {
-    o[q] = _mm256_permute2f128_ps(u[q], u[q + 4], 0x20);
-    o[q + 4] = _mm256_permute2f128_ps(u[q], u[q + 4], 0x31);
-  }
+  transpose8_regs(r, o);
   for (int q = 0; q < 8; ++q) _mm256_storeu_ps(dst + q * kMR, o[q]);
 }
 #endif
