@@ -737,13 +737,15 @@ def test_backward_nodes_are_ranges_named_as_torch(lib):
     x, w = t.ones(4, 5, requires_grad=True), t.ones(5, 3, requires_grad=True)
     with prof.profile(activities=[prof.ProfilerActivity.CPU]) as p:
         t.mm(x, w).relu().sum().backward()
-    names = [e.name for e in p.events()]
+    events = list(p.events())
+    names = [e.name for e in events]
     for node in ("SumBackward0", "ReluBackward0", "MmBackward0", "torch::autograd::AccumulateGrad"):
         outer = "autograd::engine::evaluate_function: " + node
         assert names.count(outer) == (2 if "Accumulate" in node else 1), (node, names)
         assert node in names, (node, names)
-        i = names.index(outer)
-        assert names[i + 1] == node  # the node's own range opens right inside the engine's
+        if lib == "ember":  # torch nests by timestamps, which may tie: its order is not stable
+            i = names.index(outer)
+            assert names[i + 1] == node and events[i + 1].parent == i
     mm = [r for r in p.key_averages() if r.key == "autograd::engine::evaluate_function: MmBackward0"]
     assert mm[0].cpu_time_total >= mm[0].self_cpu_time_total >= 0
 

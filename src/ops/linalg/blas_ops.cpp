@@ -133,11 +133,11 @@ void record_addproduct(OpRecorder& rec, const Tensor& out, const Tensor& m1, con
         variable_list r(3);
         if (c.needs(0)) r[0] = g.mul(conj_scalar(beta));
         if (c.needs(1))
-          r[1] = scale((cm & 1) ? mm_grad_a_cm(g, c.saved[1]) : ga(g, c.saved[1]),
-                       conj_scalar(alpha));
+          r[1] =
+              scale((cm & 1) ? mm_grad_a_cm(g, c.saved[1]) : ga(g, c.saved[1]), conj_scalar(alpha));
         if (c.needs(2))
-          r[2] = scale((cm & 2) ? mm_grad_b_cm(c.saved[0], g) : gb(c.saved[0], g),
-                       conj_scalar(alpha));
+          r[2] =
+              scale((cm & 2) ? mm_grad_b_cm(c.saved[0], g) : gb(c.saved[0], g), conj_scalar(alpha));
         return r;
       },
       {rec.input_needs_grad(2) ? m1 : Tensor(), rec.input_needs_grad(1) ? m2 : Tensor()},

@@ -137,6 +137,11 @@ template <int RC>
   if (gb) *gb += hsum(accb);
 }
 
+using DotsFn = void (*)(const float*, const float*, int64_t, float*, float*);
+constexpr DotsFn kDots[12] = {dots_chunk<1>, dots_chunk<2>,  dots_chunk<3>,  dots_chunk<4>,
+                              dots_chunk<5>, dots_chunk<6>,  dots_chunk<7>,  dots_chunk<8>,
+                              dots_chunk<9>, dots_chunk<10>, dots_chunk<11>, dots_chunk<12>};
+
 // G (K x R) += Y (K x L) . X (R x L)^T and gb (K) += the row sums of Y (gb may be null).
 [[gnu::target("avx2,fma")]] void small_k_dots(const float* y, int64_t K, const float* x, int64_t R,
                                               int64_t L, float* g, float* gb) {
@@ -147,17 +152,7 @@ template <int RC>
       const float* xr = x + r * L;
       float* gk = g + k * R + r;
       float* b = gb && r == 0 ? gb + k : nullptr;
-      switch (std::min(per, R - r)) {
-#define EMBER_DOTS_CASE(n)           \
-  case n:                            \
-    dots_chunk<n>(yk, xr, L, gk, b); \
-    break;
-        EMBER_DOTS_CASE(1)
-        EMBER_DOTS_CASE(2) EMBER_DOTS_CASE(3) EMBER_DOTS_CASE(4) EMBER_DOTS_CASE(5)
-            EMBER_DOTS_CASE(6) EMBER_DOTS_CASE(7) EMBER_DOTS_CASE(8) EMBER_DOTS_CASE(9)
-                EMBER_DOTS_CASE(10) EMBER_DOTS_CASE(11) EMBER_DOTS_CASE(12)
-#undef EMBER_DOTS_CASE
-      }
+      kDots[std::min(per, R - r) - 1](yk, xr, L, gk, b);
     }
 }
 
