@@ -163,6 +163,9 @@ bool small_channel_conv(ConvPass pass, const ConvGeom& g, const float* a, const 
   const int64_t ks = prod(g.kernel, g.nd), L = prod(g.out, g.nd), P = prod(g.in, g.nd);
   const int64_t R = g.c * ks, K = g.k, N = g.n;
   if (g.groups != 1 || g.c >= 8 || R > 64 || L < 8 || N < 1) return false;
+  // Each thread holds one image's im2col matrix: at most 16 MiB (a 3x3 kernel on a 4K image
+  // would want 576 MiB; oneDNN needs none).
+  if (R * L > (int64_t(1) << 22)) return false;
   // AVX2 kernels: the default kernel set keeps oneDNN. EMBER_SMALL_CONV=0 turns the path off.
   static const bool on =
       std::strcmp(cpu_capability(), "default") != 0 &&
