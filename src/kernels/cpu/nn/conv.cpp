@@ -2,9 +2,13 @@
 // reference of conv_im2col.cpp; bfloat16/float16 without a oneDNN kernel of their own run the
 // float32 ones on converted copies and are rounded once.
 #include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <string_view>
 
 #include "core/tensor_util.h"
 #include "ember/error.h"
+#include "ember/version.h"
 #include "kernels/cpu/elementwise/elementwise.h"
 #include "kernels/cpu/kernel_registry.h"
 #include "kernels/cpu/nn/conv_dnnl.h"
@@ -49,6 +53,49 @@ Tensor to_float(const Tensor& t) {
   return f;
 }
 
+/// Whether the direct kernels were measured faster than oneDNN for this pass (avx2, Zen 3, 1 and
+/// 2 threads; the grid is in Note [Direct convolutions]): stride 1, kernels up to 3x3, at most
+/// 64 input channels and 256 output channels; backward data also needs the input channels to
+/// fill whole vector pairs and a gradient padded by at most 10% (it multiplies the padding's
+/// zeros); backward weights needs images of at most 32x32.
+bool direct_conv_pays(ConvPass pass, const ConvGeom& g) {
+  int64_t in = 1, out = 1;
+  for (int i = 0; i < g.nd; ++i) {
+    if (g.stride[i] != 1 || g.kernel[i] > 3) return false;
+    in *= g.in[i], out *= g.out[i];
+  }
+  if (g.c > 64 || g.k > 256) return false;
+  switch (pass) {
+    case ConvPass::Forward:
+      return true;
+    case ConvPass::BackwardData:
+      return g.c % 16 == 0 && 10 * out >= 9 * in;
+    case ConvPass::BackwardWeights:
+      return in <= 32 * 32;
+  }
+  return false;
+}
+
+/// The direct float32 kernels (Note [Direct convolutions]) on the avx2 kernel set, where
+/// direct_conv_pays. EMBER_DIRECT_CONV=0 turns them off; =1 uses them wherever they apply, on
+/// any kernel set (the tests run each set's kernels this way).
+bool try_direct_conv(ConvPass pass, const ConvGeom& g, const float* a, const float* b, float* out,
+                     float* bias) {
+  using Fn = bool (*)(ConvPass, const ConvGeom&, const float*, const float*, float*, float*);
+  static const std::pair<Fn, bool> pick = []() -> std::pair<Fn, bool> {
+    const std::string_view cap = cpu_capability();
+    const Fn fn = cap == "avx512" ? cap_avx512::direct_conv
+                  : cap == "avx2" ? cap_avx2::direct_conv
+                                  : cap_default::direct_conv;
+    const char* env = std::getenv("EMBER_DIRECT_CONV");
+    if (env && std::strcmp(env, "0") == 0) return {nullptr, false};
+    if (env && std::strcmp(env, "1") == 0) return {fn, true};
+    return {cap == "avx2" ? fn : nullptr, false};
+  }();
+  if (!pick.first || (!pick.second && !direct_conv_pays(pass, g))) return false;
+  return pick.first(pass, g, a, b, out, bias);
+}
+
 /// Runs one map into `out`; `bias` is the forward bias or the bias gradient (may be undefined).
 void run_pass(ConvPass pass, const ConvGeom& g, const Tensor& a, const Tensor& b, const Tensor& out,
               const Tensor& bias) {
@@ -56,6 +103,9 @@ void run_pass(ConvPass pass, const ConvGeom& g, const Tensor& a, const Tensor& b
   void* bias_ptr = bias.defined() ? bias.data_ptr() : nullptr;
   if (dt == kFloat && small_channel_conv(pass, g, a.data_ptr<float>(), b.data_ptr<float>(),
                                          out.data_ptr<float>(), static_cast<float*>(bias_ptr)))
+    return;
+  if (dt == kFloat && try_direct_conv(pass, g, a.data_ptr<float>(), b.data_ptr<float>(),
+                                      out.data_ptr<float>(), static_cast<float*>(bias_ptr)))
     return;
   if (dt != kDouble && dnnl_conv(pass, g, dt, a.data_ptr(), b.data_ptr(), out.data_ptr(), bias_ptr))
     return;

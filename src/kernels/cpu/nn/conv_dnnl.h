@@ -36,6 +36,20 @@ bool dnnl_conv(ConvPass pass, const ConvGeom& g, ScalarType dt, const void* a, c
 bool small_channel_conv(ConvPass pass, const ConvGeom& g, const float* a, const float* b,
                         float* out, float* bias);
 
+// float32 convolutions on channels-last copies of each image (Note [Direct convolutions],
+// conv_direct_kernels.cpp), compiled once per CPU capability; arguments as dnnl_conv. Each
+// returns false, doing nothing, where it has no implementation: groups > 1, 3-d, or
+// BackwardData with a stride or with padding beyond dilation * (kernel - 1).
+#define EMBER_CONV_DIRECT_DECLARE(cap)                                                     \
+  namespace cap {                                                                          \
+  bool direct_conv(ConvPass pass, const ConvGeom& g, const float* a, const float* b,       \
+                   float* out, float* bias);                                               \
+  }
+EMBER_CONV_DIRECT_DECLARE(cap_default)
+EMBER_CONV_DIRECT_DECLARE(cap_avx2)
+EMBER_CONV_DIRECT_DECLARE(cap_avx512)
+#undef EMBER_CONV_DIRECT_DECLARE
+
 /// The same with im2col/col2im and BLAS gemm; dtype float or double.
 void ref_conv(ConvPass pass, const ConvGeom& g, ScalarType dt, const void* a, const void* b,
               void* out, void* bias);

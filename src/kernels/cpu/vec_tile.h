@@ -1,0 +1,82 @@
+#pragma once
+#include "kernels/cpu/kernel_layer.h"  // Note [Layer includes]
+// Fused multiply-add, broadcast and 8x8 transposes on the vectors of vec.h, for the
+// register-tiled kernels (packed GEMM, direct convolution). Only kernel files compiled per
+// capability include this.
+
+#include <immintrin.h>
+
+#include "kernels/cpu/vec.h"
+
+namespace ember::cpu::EMBER_CPU_CAP {
+
+/// a * b + c, one rounding where the ISA has FMA (two on the default set).
+inline vfloat vfma(vfloat a, vfloat b, vfloat c) {
+#if defined(__AVX512F__)
+  return _mm512_fmadd_ps(a, b, c);
+#elif defined(__FMA__)
+  return _mm256_fmadd_ps(a, b, c);
+#else
+  return a * b + c;
+#endif
+}
+inline vdouble vfma(vdouble a, vdouble b, vdouble c) {
+#if defined(__AVX512F__)
+  return _mm512_fmadd_pd(a, b, c);
+#elif defined(__FMA__)
+  return _mm256_fmadd_pd(a, b, c);
+#else
+  return a * b + c;
+#endif
+}
+
+/// Every lane = x. (vbroadcast's 0 + x keeps an add per broadcast: it may not fold, -0 + 0 = +0.)
+inline vfloat bcast(float x) {
+#if defined(__AVX512F__)
+  return _mm512_set1_ps(x);
+#elif defined(__AVX__)
+  return _mm256_set1_ps(x);
+#else
+  return _mm_set1_ps(x);
+#endif
+}
+inline vdouble bcast(double x) {
+#if defined(__AVX512F__)
+  return _mm512_set1_pd(x);
+#elif defined(__AVX__)
+  return _mm256_set1_pd(x);
+#else
+  return _mm_set1_pd(x);
+#endif
+}
+
+#if defined(__AVX__)
+/// o[p] lane q = r[q] lane p: an 8×8 transpose of floats in registers (three shuffle stages).
+inline void transpose8_regs(const __m256 (&r)[8], __m256 (&o)[8]) {
+  __m256 t[8], u[8];
+  for (int q = 0; q < 8; q += 2) {
+    t[q] = _mm256_unpacklo_ps(r[q], r[q + 1]);
+    t[q + 1] = _mm256_unpackhi_ps(r[q], r[q + 1]);
+  }
+  for (int h = 0; h < 8; h += 4) {
+    u[h + 0] = _mm256_shuffle_ps(t[h + 0], t[h + 2], _MM_SHUFFLE(1, 0, 1, 0));
+    u[h + 1] = _mm256_shuffle_ps(t[h + 0], t[h + 2], _MM_SHUFFLE(3, 2, 3, 2));
+    u[h + 2] = _mm256_shuffle_ps(t[h + 1], t[h + 3], _MM_SHUFFLE(1, 0, 1, 0));
+    u[h + 3] = _mm256_shuffle_ps(t[h + 1], t[h + 3], _MM_SHUFFLE(3, 2, 3, 2));
+  }
+  for (int p = 0; p < 4; ++p) {
+    o[p] = _mm256_permute2f128_ps(u[p], u[p + 4], 0x20);
+    o[p + 4] = _mm256_permute2f128_ps(u[p], u[p + 4], 0x31);
+  }
+}
+
+/// dst[p * ldd + q] = src[q * lds + p] for an 8×8 block of floats.
+inline void transpose8x8(const float* src, int64_t lds, float* dst, int64_t ldd) {
+  __m256 r[8], o[8];
+  for (int q = 0; q < 8; ++q) r[q] = _mm256_loadu_ps(src + q * lds);
+  transpose8_regs(r, o);
+  for (int p = 0; p < 8; ++p) _mm256_storeu_ps(dst + p * ldd, o[p]);
+}
+#endif
+
+}  // namespace ember::cpu::EMBER_CPU_CAP
