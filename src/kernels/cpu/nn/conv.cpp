@@ -53,25 +53,26 @@ Tensor to_float(const Tensor& t) {
   return f;
 }
 
-/// Whether the direct kernels were measured faster than oneDNN for this pass (avx2, Zen 3, 1 and
-/// 2 threads; the grid is in Note [Direct convolutions]): stride 1, kernels up to 3x3, at most
-/// 64 input channels and 256 output channels; backward data also needs the input channels to
-/// fill whole vector pairs and a gradient padded by at most 10% (it multiplies the padding's
-/// zeros); backward weights needs images of at most 32x32.
+/// Whether the direct kernels were measured faster than oneDNN for this pass (avx2, Zen 3; the
+/// grid is in Note [Direct convolutions]): kernels of 2 to 9 taps and at most 256 input
+/// channels; backward weights only at stride 1 on images of at most 32x32 (larger images stream
+/// from L3 once per tile row); backward data only into 16 or 32 input channels (whole vector
+/// pairs) from at least 32 output channels (its tiles add into the gradient once per tap).
 bool direct_conv_pays(ConvPass pass, const ConvGeom& g) {
-  int64_t in = 1, out = 1;
+  int64_t in = 1, taps = 1;
+  bool unit_stride = true;
   for (int i = 0; i < g.nd; ++i) {
-    if (g.stride[i] != 1 || g.kernel[i] > 3) return false;
-    in *= g.in[i], out *= g.out[i];
+    in *= g.in[i], taps *= g.kernel[i];
+    unit_stride = unit_stride && g.stride[i] == 1;
   }
-  if (g.c > 64 || g.k > 256) return false;
+  if (taps < 2 || taps > 9 || g.c > 256) return false;
   switch (pass) {
     case ConvPass::Forward:
       return true;
     case ConvPass::BackwardData:
-      return g.c % 16 == 0 && 10 * out >= 9 * in;
+      return (g.c == 16 || g.c == 32) && g.k >= 32;
     case ConvPass::BackwardWeights:
-      return in <= 32 * 32;
+      return unit_stride && in <= 32 * 32;
   }
   return false;
 }

@@ -218,6 +218,88 @@ void forward_images(const float* x, int64_t n, const Shape& s, const std::vector
   });
 }
 
+/// gxp rows dst[r] (r < mr) += the MR x NR tile of A . B, A's rows rows[r] (len values each),
+/// B's panel b (len x NR).
+[[gnu::always_inline]] inline void scatter_tile(const float* const (&rows)[kMR], int64_t len,
+                                                const float* b, float* const (&dst)[kMR],
+                                                int64_t mr) {
+  V acc[kMR][2];
+#pragma GCC unroll 16
+  for (int r = 0; r < kMR; ++r) acc[r][0] = acc[r][1] = V{};
+#pragma GCC unroll 2
+  for (int64_t l = 0; l < len; ++l) {
+    const V b0 = vload<V>(b), b1 = vload<V>(b + kL);
+    b += kNR;
+#pragma GCC unroll 16
+    for (int r = 0; r < kMR; ++r) {
+      const V a = bcast(rows[r][l]);
+      acc[r][0] = vfma(a, b0, acc[r][0]);
+      acc[r][1] = vfma(a, b1, acc[r][1]);
+    }
+  }
+#pragma GCC unroll 16
+  for (int r = 0; r < kMR; ++r) {
+    if (r >= mr) break;
+    vstore(dst[r], vload<V>(dst[r]) + acc[r][0]);
+    vstore(dst[r] + kL, vload<V>(dst[r] + kL) + acc[r][1]);
+  }
+}
+
+/// gx (n x c x h x w) = the data gradient of gy (n x k x oh x ow) and weights w (k x c x kh x
+/// kw), for any stride: each tap (i, j) adds gY^T (P x K) . W_ij (K x C) into the channels-last
+/// input gradient at the tap's offset from every pixel's first tap (no zeros multiplied).
+void backward_data(const float* gy, const float* w, int64_t n, const Shape& s, float* gx) {
+  const int64_t P = s.oh * s.ow, K = s.k, C = s.c, taps = s.kh * s.kw;
+  const int64_t panels = (C + kNR - 1) / kNR, cp = panels * kNR;  // gx's channels, padded
+  // Panels of W_ij: [tap][panel][k][NR], zero past c.
+  std::vector<float> packed(size_t(taps * panels * K * kNR), 0.f);
+  for (int64_t t = 0; t < taps; ++t)
+    for (int64_t q = 0; q < panels; ++q)
+      for (int64_t k = 0; k < K; ++k)
+        for (int64_t c = q * kNR; c < std::min(C, (q + 1) * kNR); ++c)
+          packed[size_t(((t * panels + q) * K + k) * kNR + c - q * kNR)] =
+              w[(k * C + c) * taps + t];
+  std::vector<int64_t> pix(static_cast<size_t>(P)), tap_off(static_cast<size_t>(taps));
+  for (int64_t y = 0; y < s.oh; ++y)
+    for (int64_t x = 0; x < s.ow; ++x) pix[size_t(y * s.ow + x)] = (y * s.sh * s.wp + x * s.sw) * cp;
+  for (int64_t i = 0; i < s.kh; ++i)
+    for (int64_t j = 0; j < s.kw; ++j) tap_off[size_t(i * s.kw + j)] = (i * s.dh * s.wp + j * s.dw) * cp;
+  const int64_t in_size = C * s.h * s.w;
+  parallel_for(0, n, 1, [&](int64_t lo, int64_t hi) {
+    Buffer gyc(P * K + kL), gxp(s.hp * s.wp * cp);
+    for (int64_t img = lo; img < hi; ++img) {
+      transpose(gy + img * K * P, P, gyc.get(), K, P, K);
+      std::memset(gxp.get(), 0, sizeof(float) * size_t(s.hp * s.wp * cp));
+      for (int64_t t = 0; t < taps; ++t)
+        for (int64_t q = 0; q < panels; ++q) {
+          const float* b = packed.data() + (t * panels + q) * K * kNR;
+          float* base = gxp.get() + tap_off[size_t(t)] + q * kNR;
+          for (int64_t p0 = 0; p0 < P; p0 += kMR) {
+            const int64_t mr = std::min<int64_t>(kMR, P - p0);
+            const float* rows[kMR];
+            float* dst[kMR];
+#pragma GCC unroll 16
+            for (int r = 0; r < kMR; ++r) {
+              const int64_t p = std::min(p0 + r, P - 1);
+              rows[r] = gyc.get() + p * K;
+              dst[r] = base + pix[size_t(p)];
+            }
+            scatter_tile(rows, K, b, dst, mr);
+          }
+        }
+      // Crop: input rows and columns that no tap reaches get zeros.
+      float* out = gx + img * in_size;
+      for (int64_t y = 0; y < s.h; ++y) {
+        const int64_t yp = y + s.pt;
+        const int64_t w1 = yp < s.hp ? std::clamp<int64_t>(s.wp - s.pl, 0, s.w) : 0;
+        if (w1 > 0) transpose(gxp.get() + (yp * s.wp + s.pl) * cp, cp, out + y * s.w, s.h * s.w, C, w1);
+        for (int64_t c = 0; c < C && w1 < s.w; ++c)
+          std::fill(out + (c * s.h + y) * s.w + w1, out + (c * s.h + y) * s.w + s.w, 0.f);
+      }
+    }
+  });
+}
+
 /// G's tile gt (MR rows ldg apart, NR entries of one run) += the sum over the image's pixels of
 /// gy[r][p] * X~(off + l0 .. + NR, p), in pixel order.
 [[gnu::noinline]] void weight_tile(const float* const (&gy)[kMR], const float* xp, const Shape& s,
@@ -336,15 +418,8 @@ bool direct_conv(ConvPass pass, const ConvGeom& g, const float* a, const float* 
       return true;
     }
     case ConvPass::BackwardData: {  // a = gy, b = w, out = gx
-      // The forward map of gy (k channels), padded by dilation * (kernel - 1) - padding, with
-      // weight'(ch, o, i, j) = weight(o, ch, kh - 1 - i, kw - 1 - j), onto the input's size.
-      const int64_t qt = dh * (kh - 1) - pt, ql = dw * (kw - 1) - pl;
-      if (sh != 1 || sw != 1 || qt < 0 || ql < 0) return false;
-      const Shape s = make_shape(g.k, oh, ow, g.c, h, w, kh, kw, 1, 1, dh, dw, qt, ql);
-      const auto packed = pack_weights(s, [&](int64_t ch, int64_t o, int64_t i, int64_t j) {
-        return b[((o * g.c + ch) * kh + (kh - 1 - i)) * kw + (kw - 1 - j)];
-      });
-      forward_images(a, g.n, s, packed, nullptr, out);
+      const Shape s = make_shape(g.c, h, w, g.k, oh, ow, kh, kw, sh, sw, dh, dw, pt, pl);
+      backward_data(a, b, g.n, s, out);
       return true;
     }
     case ConvPass::BackwardWeights: {  // a = x, b = gy, out = gw, bias = gbias

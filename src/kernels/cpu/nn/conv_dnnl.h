@@ -38,8 +38,7 @@ bool small_channel_conv(ConvPass pass, const ConvGeom& g, const float* a, const 
 
 // float32 convolutions on channels-last copies of each image (Note [Direct convolutions],
 // conv_direct_kernels.cpp), compiled once per CPU capability; arguments as dnnl_conv. Each
-// returns false, doing nothing, where it has no implementation: groups > 1, 3-d, or
-// BackwardData with a stride or with padding beyond dilation * (kernel - 1).
+// returns false, doing nothing, where it has no implementation: groups > 1 or 3-d.
 #define EMBER_CONV_DIRECT_DECLARE(cap)                                                     \
   namespace cap {                                                                          \
   bool direct_conv(ConvPass pass, const ConvGeom& g, const float* a, const float* b,       \
