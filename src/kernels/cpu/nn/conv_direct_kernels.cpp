@@ -2,6 +2,7 @@
 // whose operand rows are read in place (Note [Direct convolutions]). Compiled once per CPU
 // capability.
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <cstring>
 #include <new>
@@ -205,16 +206,25 @@ void forward_image(const float* xp, const Shape& s, const float* packed, const f
   }
 }
 
+/// body(i, a, b) for every image i < n, with two per-thread buffers of na and nb floats. Images
+/// are handed out one at a time, so a thread whose core is taken away for a while (a preempted
+/// vCPU) does fewer of them instead of holding the others at the join. Each image is independent.
+template <class Body>
+void for_each_image(int64_t n, int64_t na, int64_t nb, const Body& body) {
+  std::atomic<int64_t> next{0};
+  parallel_for(0, std::min<int64_t>(n, detail::g_num_threads), 1, [&](int64_t, int64_t) {
+    Buffer a(na), b(nb);
+    for (int64_t i; (i = next.fetch_add(1, std::memory_order_relaxed)) < n;) body(i, a.get(), b.get());
+  });
+}
+
 /// Forward maps of n images (x: n x c x h x w) into y (n x k x oh x ow), threaded over images.
 void forward_images(const float* x, int64_t n, const Shape& s, const std::vector<float>& packed,
                     const float* bias, float* y) {
   const int64_t in_size = s.c * s.h * s.w, out_size = s.k * s.oh * s.ow;
-  parallel_for(0, n, 1, [&](int64_t lo, int64_t hi) {
-    Buffer xp(s.image()), scratch((s.oh * s.ow + kMR) * kNR);
-    for (int64_t i = lo; i < hi; ++i) {
-      to_channels_last(x + i * in_size, s, xp.get());
-      forward_image(xp.get(), s, packed.data(), bias, y + i * out_size, scratch.get());
-    }
+  for_each_image(n, s.image(), (s.oh * s.ow + kMR) * kNR, [&](int64_t i, float* xp, float* scratch) {
+    to_channels_last(x + i * in_size, s, xp);
+    forward_image(xp, s, packed.data(), bias, y + i * out_size, scratch);
   });
 }
 
@@ -265,37 +275,35 @@ void backward_data(const float* gy, const float* w, int64_t n, const Shape& s, f
   for (int64_t i = 0; i < s.kh; ++i)
     for (int64_t j = 0; j < s.kw; ++j) tap_off[size_t(i * s.kw + j)] = (i * s.dh * s.wp + j * s.dw) * cp;
   const int64_t in_size = C * s.h * s.w;
-  parallel_for(0, n, 1, [&](int64_t lo, int64_t hi) {
-    Buffer gyc(P * K + kL), gxp(s.hp * s.wp * cp);
-    for (int64_t img = lo; img < hi; ++img) {
-      transpose(gy + img * K * P, P, gyc.get(), K, P, K);
-      std::memset(gxp.get(), 0, sizeof(float) * size_t(s.hp * s.wp * cp));
-      for (int64_t t = 0; t < taps; ++t)
-        for (int64_t q = 0; q < panels; ++q) {
-          const float* b = packed.data() + (t * panels + q) * K * kNR;
-          float* base = gxp.get() + tap_off[size_t(t)] + q * kNR;
-          for (int64_t p0 = 0; p0 < P; p0 += kMR) {
-            const int64_t mr = std::min<int64_t>(kMR, P - p0);
-            const float* rows[kMR];
-            float* dst[kMR];
+  for_each_image(n, P * K, s.hp * s.wp * cp, [&](int64_t img, float* gyc, float* gxp) {
+    transpose(gy + img * K * P, P, gyc, K, P, K);
+    std::memset(gxp, 0, sizeof(float) * size_t(s.hp * s.wp * cp));
+    for (int64_t t = 0; t < taps; ++t)
+      for (int64_t q = 0; q < panels; ++q) {
+        const float* b = packed.data() + (t * panels + q) * K * kNR;
+        float* base = gxp + tap_off[size_t(t)] + q * kNR;
+        for (int64_t p0 = 0; p0 < P; p0 += kMR) {
+          const int64_t mr = std::min<int64_t>(kMR, P - p0);
+          const float* rows[kMR];
+          float* dst[kMR];
 #pragma GCC unroll 16
-            for (int r = 0; r < kMR; ++r) {
-              const int64_t p = std::min(p0 + r, P - 1);
-              rows[r] = gyc.get() + p * K;
-              dst[r] = base + pix[size_t(p)];
-            }
-            scatter_tile(rows, K, b, dst, mr);
+          for (int r = 0; r < kMR; ++r) {
+            const int64_t p = std::min(p0 + r, P - 1);
+            rows[r] = gyc + p * K;
+            dst[r] = base + pix[size_t(p)];
           }
+          scatter_tile(rows, K, b, dst, mr);
         }
-      // Crop: input rows and columns that no tap reaches get zeros.
-      float* out = gx + img * in_size;
-      for (int64_t y = 0; y < s.h; ++y) {
-        const int64_t yp = y + s.pt;
-        const int64_t w1 = yp < s.hp ? std::clamp<int64_t>(s.wp - s.pl, 0, s.w) : 0;
-        if (w1 > 0) transpose(gxp.get() + (yp * s.wp + s.pl) * cp, cp, out + y * s.w, s.h * s.w, C, w1);
-        for (int64_t c = 0; c < C && w1 < s.w; ++c)
-          std::fill(out + (c * s.h + y) * s.w + w1, out + (c * s.h + y) * s.w + s.w, 0.f);
       }
+    // Crop: input rows and columns that no tap reaches get zeros.
+    float* out = gx + img * in_size;
+    for (int64_t y = 0; y < s.h; ++y) {
+      const int64_t yp = y + s.pt;
+      const int64_t w1 = yp < s.hp ? std::clamp<int64_t>(s.wp - s.pl, 0, s.w) : 0;
+      if (w1 > 0)
+        transpose(gxp + (yp * s.wp + s.pl) * cp, cp, out + y * s.w, s.h * s.w, C, w1);
+      for (int64_t c = 0; c < C && w1 < s.w; ++c)
+        std::fill(out + (c * s.h + y) * s.w + w1, out + (c * s.h + y) * s.w + s.w, 0.f);
     }
   });
 }
