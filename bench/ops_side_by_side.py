@@ -8,13 +8,14 @@ all / dim 0 / dim 1, max along dim 1 with indices, softmax and log_softmax along
 index_select (int64 and int32 indices) and gather on 1M elements, integer GEMM (int8, int32,
 int64 at n = 256 and 512) and bmm (64x128x128 int8 and int32), max_pool2d(2) of the
 Fashion-MNIST CNN's activations (64x32x26x26 and 64x64x11x11 float32; forward without grad, and
-forward + backward by autograd.grad). Both libraries get the same
-thread count (`set_num_threads(n)` for n in --threads); each workload is timed with timeit over
---repeat rounds that alternate the two libraries (to cancel drift and noise), and the table
-quotes medians per call, the derived throughput (GFLOP/s for float products, GOP/s = 2 m n k
-operations per second for integer ones, GB/s = bytes read + written for the rest) and the
-ratio torch_time / ember_time (> 1 means ember is faster). An op ember
-does not have yet shows "n/a". GFLOP/s rows also print each library's share of the machine's
+forward + backward by autograd.grad), and the CNN's two 3x3 convolutions (64x1x28x28 to 32
+channels, 64x32x13x13 to 64; forward without grad, and forward + backward). Both libraries get
+the same thread count (`set_num_threads(n)` for n in --threads); each workload is timed with
+timeit over --repeat rounds that alternate the two libraries (to cancel drift and noise), and
+the table quotes medians per call, the derived throughput (GFLOP/s for float products, GOP/s =
+2 m n k operations per second for integer ones, GB/s = bytes read + written for the rest) and
+the ratio torch_time / ember_time (> 1 means ember is faster). An op ember does not have yet
+shows "n/a". GFLOP/s rows also print each library's share of the machine's
 float32 FMA peak at that thread count, measured by bench/fma_peak (built with the package; the
 best ISA's best repetition), as "ember% / torch% of peak". The max_pool2d rows print each
 library's share of the STREAM triad's median at that thread count (bench/stream_triad), their
@@ -112,7 +113,41 @@ def workloads(full):
                   lambda L, d, shape=shape: pool_fwd(L, d(L, ("act", shape)))))
         w.append((f"max_pool2d+bwd/{tag}", "GB/s", (4 * n + 5 * o) + (5 * o + 4 * n),
                   lambda L, d, shape=shape: pool_fwd_bwd(L, d(L, ("act", shape)))))
+    # The Fashion-MNIST CNN's two convolutions (3x3, no padding): forward without grad, and
+    # forward + the gradients of the input (not for the first layer, as in training), weight
+    # and bias.
+    for shape, k in (((64, 1, 28, 28), 32), ((64, 32, 13, 13), 64)):
+        n, c, h, _ = shape
+        fwd = 2.0 * n * k * (h - 2) ** 2 * c * 9
+        tag = "x".join(map(str, shape)) + f",k{k}"
+        passes = 2 if c == 1 else 3
+        w.append((f"conv2d/{tag}", "GFLOP/s", fwd,
+                  lambda L, d, shape=shape, k=k: conv_fwd(L, d(L, ("act", shape)),
+                                                          d(L, ("convw", k, shape[1])))))
+        w.append((f"conv2d+bwd/{tag}", "GFLOP/s", passes * fwd,
+                  lambda L, d, shape=shape, k=k: conv_fwd_bwd(L, d(L, ("act", shape)),
+                                                              d(L, ("convw", k, shape[1])))))
     return w
+
+
+def conv_fwd(L, x, w):
+    F = L.nn.functional
+    b = L.zeros(w.shape[0])
+
+    def run():
+        with L.no_grad():
+            F.conv2d(x, w, b)
+    return run
+
+
+def conv_fwd_bwd(L, x, w):
+    F = L.nn.functional
+    w = w.detach().requires_grad_()
+    b = L.zeros(w.shape[0]).requires_grad_()
+    x = x.detach().requires_grad_(x.shape[1] > 1)
+    leaves = [t for t in (x, w, b) if t.requires_grad]
+    g = L.ones_like(F.conv2d(x.detach(), w.detach(), b.detach()))
+    return lambda: L.autograd.grad([F.conv2d(x, w, b)], leaves, [g])
 
 
 def pool_fwd(L, x):
@@ -162,6 +197,8 @@ class Data:
                 a = rng.standard_normal((64, 128, 128), dtype=np.float32)
             elif key[0] == "act":  # a relu's output: half zeros
                 a = np.maximum(rng.standard_normal(key[1], dtype=np.float32), 0)
+            elif key[0] == "convw":  # (out, in, 3, 3)
+                a = rng.standard_normal((key[1], key[2], 3, 3), dtype=np.float32)
             elif key[0] == "rows":
                 a = rng.standard_normal((key[1], N), dtype=np.float32)
             else:
