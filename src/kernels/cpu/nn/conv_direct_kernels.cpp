@@ -21,23 +21,43 @@ namespace {
 // (R = C * kh * kw rows, P = OH * OW pixels), but X~ need not exist: in a channels-last copy of
 // the image (zero-padded, Hp x Wp x C), pixel p's column of X~ is kh runs of kw * C consecutive
 // values (dilation 1 in width; else kh * kw runs of C), each at a fixed offset from the pixel's
-// first tap. So each pass is a register-tiled product whose rows are read in place:
+// first tap. So each pass is a register-tiled product whose operand rows are read in place:
 // - forward: tiles of MR pixels x NR = 2 vectors of output channels; each step broadcasts one
-//   tap value of each of the MR pixels and multiplies it by NR packed weights, all of R in
-//   registers, then the tile is written to the NCHW output with the bias. The weights are
-//   packed once per call into R x NR panels (18 KiB for 32 channels of 3x3: in L1 while the
-//   image's tiles stream past) in the order (tap row, tap column, channel), the order of X~'s
-//   runs.
-// - backward data (stride 1): the forward map of the channels-last gradient, padded by
-//   dilation * (kernel - 1) - padding, with the flipped, transposed weights.
+//   tap value of each of the MR pixels and multiplies it by NR packed weights, R in registers
+//   (in blocks of at most kMaxPanelRows), started from the bias; a panel's tiles are then
+//   transposed into the NCHW output by 8x8 blocks. The weights are packed once per call into
+//   R x NR panels (18 KiB for 32 channels of 3x3: in L1 while the image's tiles stream past) in
+//   X~'s order (tap row, tap column, channel).
+// - backward data: per tap (i, j), gY^T (P x K, a channels-last copy of gy) . W_ij (K x C) is
+//   added into a channels-last input gradient at the tap's offset from each pixel's first tap,
+//   for any stride and padding, and the result is cropped into NCHW. No zero is multiplied (the
+//   forward map of a zero-padded gy by the flipped weights does 40% more work on the first row
+//   of the grid below), but each tile is added into memory once per tap: it pays from K >= 32.
 // - backward weights: G (K x R) = gY (K x P) . X~^T, tiles of MR output channels (broadcasts
 //   of gY) x NR consecutive entries of one run (two vector loads per pixel), summed over the
-//   pixels of every image in order. Threads own disjoint tiles and all the images, so each
-//   entry's sum has one order whatever the thread count; images go through channels-last copies
-//   in groups of at most 16 MiB.
-// oneDNN pads the channels to blocks and reorders the operands on every call; this path copies
-// the image once per pass and runs at the FMA kernel's rate from the first pixel. conv.cpp
-// picks it where it was measured faster (direct_conv_eligible).
+//   pixels of every image in order. Threads own disjoint tiles and go through all the images,
+//   so each entry's sum has one order whatever the thread count; the images' channels-last
+//   copies are made in groups of at most 16 MiB.
+// Forward and backward data hand out images one at a time (for_each_image).
+// oneDNN pads the channels to blocks and reorders its operands on every call; these kernels copy
+// each image once per pass and run at the FMA kernel's rate from the first pixel. conv.cpp
+// (direct_conv_pays) takes them where they measured faster on the avx2 set (Zen 3, 1 thread,
+// GFLOP/s of ember / oneDNN; each pass timed alone, best of 5 rounds of 5-20 calls):
+//   N x C x H x W -> K (3x3 unless said)      forward   weights   data
+//   64x32x13x13 -> 64 (the CNN's 2nd layer)   84/49     72/54     81/75
+//   64x8x28x28 -> 16, pad 1                   72/59     57/48     32/62
+//   32x16x32x32 -> 32, pad 1                  83/76     62/56     73/59
+//   16x64x28x28 -> 64, pad 1                  91/86     71/65     81/89
+//   8x64x56x56 -> 64, pad 1                   85/85     56/59     82/88
+//   8x128x28x28 -> 128, pad 1                 91/88     58/64     88/93
+//   8x256x14x14 -> 256, pad 1                 91/88     68/62     85/97
+//   8x512x7x7 -> 512, pad 1                   69/77     54/55     67/81
+//   8x256x56x56 -> 64, 1x1                    70/64     38/58     59/65
+//   8x64x56x56 -> 128, stride 2, pad 1        85/76     49/64     81/60
+// Larger images lose in backward weights (each tile row streams the image from L3), deep layers
+// and 1x1 kernels are level or lose, and backward data loses below K = 32 or with C not a
+// multiple of 16 (padded lanes). The other kernel sets keep oneDNN until measured;
+// EMBER_DIRECT_CONV=1 forces these kernels wherever they apply (the tests), =0 turns them off.
 
 #if EMBER_VEC_BYTES == 64
 constexpr int kMR = 8;
@@ -50,12 +70,12 @@ using V = vfloat;
 
 /// A 2-d convolution in this file's terms (a 1-d one has H = OH = kh = 1).
 struct Shape {
-  int64_t c, h, w;        // input channels and size
-  int64_t k, oh, ow;      // output channels and size
+  int64_t c, h, w;    // input channels and size
+  int64_t k, oh, ow;  // output channels and size
   int64_t kh, kw, sh, sw, dh, dw;
-  int64_t pt, pl;         // top and left padding
-  int64_t hp, wp;         // the channels-last copy: the rows and columns the taps reach
-  int64_t seg_len;        // kw * c (dilation 1 in width) or c
+  int64_t pt, pl;                // top and left padding
+  int64_t hp, wp;                // the channels-last copy: the rows and columns the taps reach
+  int64_t seg_len;               // kw * c (dilation 1 in width) or c
   std::vector<int64_t> seg_off;  // each run's offset from a pixel's first tap
   std::vector<int64_t> pix;      // each output pixel's first tap in the copy
 
@@ -144,8 +164,8 @@ std::vector<float> pack_weights(const Shape& s, const F& weight) {
 /// [s0, s1) of B's panel `b` (which starts at run s0); start is `init` (NR values, each row)
 /// when given, else the tile itself.
 [[gnu::always_inline]] inline void forward_tile(const float* const (&rows)[kMR], const Shape& s,
-                                                int64_t s0, int64_t s1, const float* b,
-                                                float* tile, const float* init) {
+                                                int64_t s0, int64_t s1, const float* b, float* tile,
+                                                const float* init) {
   V acc[kMR][2];
 #pragma GCC unroll 16
   for (int r = 0; r < kMR; ++r) {
@@ -214,7 +234,8 @@ void for_each_image(int64_t n, int64_t na, int64_t nb, const Body& body) {
   std::atomic<int64_t> next{0};
   parallel_for(0, std::min<int64_t>(n, detail::g_num_threads), 1, [&](int64_t, int64_t) {
     Buffer a(na), b(nb);
-    for (int64_t i; (i = next.fetch_add(1, std::memory_order_relaxed)) < n;) body(i, a.get(), b.get());
+    for (int64_t i; (i = next.fetch_add(1, std::memory_order_relaxed)) < n;)
+      body(i, a.get(), b.get());
   });
 }
 
@@ -222,10 +243,11 @@ void for_each_image(int64_t n, int64_t na, int64_t nb, const Body& body) {
 void forward_images(const float* x, int64_t n, const Shape& s, const std::vector<float>& packed,
                     const float* bias, float* y) {
   const int64_t in_size = s.c * s.h * s.w, out_size = s.k * s.oh * s.ow;
-  for_each_image(n, s.image(), (s.oh * s.ow + kMR) * kNR, [&](int64_t i, float* xp, float* scratch) {
-    to_channels_last(x + i * in_size, s, xp);
-    forward_image(xp, s, packed.data(), bias, y + i * out_size, scratch);
-  });
+  for_each_image(n, s.image(), (s.oh * s.ow + kMR) * kNR,
+                 [&](int64_t i, float* xp, float* scratch) {
+                   to_channels_last(x + i * in_size, s, xp);
+                   forward_image(xp, s, packed.data(), bias, y + i * out_size, scratch);
+                 });
 }
 
 /// gxp rows dst[r] (r < mr) += the MR x NR tile of A . B, A's rows rows[r] (len values each),
@@ -271,9 +293,11 @@ void backward_data(const float* gy, const float* w, int64_t n, const Shape& s, f
               w[(k * C + c) * taps + t];
   std::vector<int64_t> pix(static_cast<size_t>(P)), tap_off(static_cast<size_t>(taps));
   for (int64_t y = 0; y < s.oh; ++y)
-    for (int64_t x = 0; x < s.ow; ++x) pix[size_t(y * s.ow + x)] = (y * s.sh * s.wp + x * s.sw) * cp;
+    for (int64_t x = 0; x < s.ow; ++x)
+      pix[size_t(y * s.ow + x)] = (y * s.sh * s.wp + x * s.sw) * cp;
   for (int64_t i = 0; i < s.kh; ++i)
-    for (int64_t j = 0; j < s.kw; ++j) tap_off[size_t(i * s.kw + j)] = (i * s.dh * s.wp + j * s.dw) * cp;
+    for (int64_t j = 0; j < s.kw; ++j)
+      tap_off[size_t(i * s.kw + j)] = (i * s.dh * s.wp + j * s.dw) * cp;
   const int64_t in_size = C * s.h * s.w;
   for_each_image(n, P * K, s.hp * s.wp * cp, [&](int64_t img, float* gyc, float* gxp) {
     transpose(gy + img * K * P, P, gyc, K, P, K);
@@ -300,8 +324,7 @@ void backward_data(const float* gy, const float* w, int64_t n, const Shape& s, f
     for (int64_t y = 0; y < s.h; ++y) {
       const int64_t yp = y + s.pt;
       const int64_t w1 = yp < s.hp ? std::clamp<int64_t>(s.wp - s.pl, 0, s.w) : 0;
-      if (w1 > 0)
-        transpose(gxp + (yp * s.wp + s.pl) * cp, cp, out + y * s.w, s.h * s.w, C, w1);
+      if (w1 > 0) transpose(gxp + (yp * s.wp + s.pl) * cp, cp, out + y * s.w, s.h * s.w, C, w1);
       for (int64_t c = 0; c < C && w1 < s.w; ++c)
         std::fill(out + (c * s.h + y) * s.w + w1, out + (c * s.h + y) * s.w + s.w, 0.f);
     }
@@ -381,7 +404,8 @@ void backward_weights(const float* x, const float* gy, int64_t n, const Shape& s
       for (int64_t i = 0; i < s.kh; ++i)
         for (int64_t j = 0; j < s.kw; ++j) {
           const int64_t r = (i * s.kw + j) * s.c + ch;
-          gw[((o * s.c + ch) * s.kh + i) * s.kw + j] = G[size_t(o * ldg + r / len * lenp + r % len)];
+          gw[((o * s.c + ch) * s.kh + i) * s.kw + j] =
+              G[size_t(o * ldg + r / len * lenp + r % len)];
         }
   if (gbias)
     parallel_for(0, s.k, 1, [&](int64_t lo, int64_t hi) {

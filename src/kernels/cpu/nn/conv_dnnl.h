@@ -39,10 +39,10 @@ bool small_channel_conv(ConvPass pass, const ConvGeom& g, const float* a, const 
 // float32 convolutions on channels-last copies of each image (Note [Direct convolutions],
 // conv_direct_kernels.cpp), compiled once per CPU capability; arguments as dnnl_conv. Each
 // returns false, doing nothing, where it has no implementation: groups > 1 or 3-d.
-#define EMBER_CONV_DIRECT_DECLARE(cap)                                                     \
-  namespace cap {                                                                          \
-  bool direct_conv(ConvPass pass, const ConvGeom& g, const float* a, const float* b,       \
-                   float* out, float* bias);                                               \
+#define EMBER_CONV_DIRECT_DECLARE(cap)                                                           \
+  namespace cap {                                                                                \
+  bool direct_conv(ConvPass pass, const ConvGeom& g, const float* a, const float* b, float* out, \
+                   float* bias);                                                                 \
   }
 EMBER_CONV_DIRECT_DECLARE(cap_default)
 EMBER_CONV_DIRECT_DECLARE(cap_avx2)
