@@ -3,8 +3,8 @@ torch 1.13 computed in float64 from the same float32 values: outputs and input/w
 gradients over the tails of every tile (pixel counts that are not multiples of the 6- or 8-pixel
 tiles, output channels that are not multiples of 16, runs of kw * C that are not multiples of
 16), stride, padding (symmetric, asymmetric, beyond dilation * (kernel - 1)), dilation in either
-dim, 1-d problems, images larger than one channels-last group, and the thread-count
-independence of the weight gradient. Each kernel set runs in a fresh process with
+dim, 1-d problems, images larger than one channels-last group, bfloat16 (float32 kernels on
+widened copies), and the thread-count independence of the weight gradient. Each kernel set runs in a fresh process with
 EMBER_DIRECT_CONV=1 (the kernels are used wherever they apply, not only where they pay); the
 default policy is checked in-process on the Fashion-MNIST model's second layer."""
 
@@ -65,6 +65,22 @@ _SCRIPT = textwrap.dedent("""
             res[m] = [y] + list(m.autograd.grad([y], leaves, [m.from_numpy(g).to(dt)]))
         for i, name in enumerate(("output", "grad x", "grad w", "grad b")):
             close(res[ember][i], res[torch][i], f"{name} {xs} {ws} {kw}")
+    # bfloat16 runs the float32 kernels on widened copies and rounds once.
+    x = rng.standard_normal((4, 32, 9, 9)).astype(np.float32)
+    w = rng.standard_normal((48, 32, 3, 3)).astype(np.float32)
+    res = {}
+    for m, dt in ((ember, ember.bfloat16), (torch, torch.float64)):
+        # torch: float64 from the bfloat16-rounded values
+        leaves = [torch.from_numpy(v.copy()).bfloat16().float().numpy() for v in (x, w)]
+        leaves = [m.from_numpy(v).to(dt).requires_grad_() for v in leaves]
+        y = (EF if m is ember else TF).conv2d(*leaves, padding=1)
+        g = m.ones(tuple(y.shape), dtype=dt)
+        res[m] = [y] + list(m.autograd.grad([y], leaves, [g]))
+    for i, (e, t) in enumerate(zip(res[ember], res[torch])):
+        assert "bfloat16" in str(e.dtype), i
+        a, b = e.detach().float().double().numpy(), t.detach().numpy()
+        scale = float(np.abs(b).max())
+        np.testing.assert_allclose(a, b, rtol=1e-2, atol=1e-2 * scale, err_msg=f"bfloat16 {i}")
     # The weight gradient is one ordered sum per entry, whatever the thread count.
     x = ember.randn(13, 16, 9, 9)
     w = ember.randn(24, 16, 3, 3).requires_grad_()

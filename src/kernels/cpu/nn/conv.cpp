@@ -121,6 +121,8 @@ void run_pass(ConvPass pass, const ConvGeom& g, const Tensor& a, const Tensor& b
     float* bf_ptr = static_cast<float*>(biasf_ptr);
     if (!small_channel_conv(pass, g, af.data_ptr<float>(), bf.data_ptr<float>(),
                             of.data_ptr<float>(), bf_ptr) &&
+        !try_direct_conv(pass, g, af.data_ptr<float>(), bf.data_ptr<float>(), of.data_ptr<float>(),
+                         bf_ptr) &&
         !dnnl_conv(pass, g, kFloat, af.data_ptr(), bf.data_ptr(), of.data_ptr(), biasf_ptr))
       ref_conv(pass, g, kFloat, af.data_ptr(), bf.data_ptr(), of.data_ptr(), biasf_ptr);
     cast_into(out, of);
