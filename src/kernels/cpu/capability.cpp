@@ -4,9 +4,12 @@
 #include "kernels/cpu/capability.h"
 
 #include <cpuid.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <string>
 #include <string_view>
 
@@ -199,6 +202,31 @@ const char* choose_family_capability(const char* family, const char* process_cap
   EMBER_CHECK_VALUE(parse_cap(process_cap, process), "[choose_family_capability] unknown set '",
                     process_cap, "'");
   return cap_name(choose(family, process, spec, cpu));
+}
+
+namespace {
+int64_t read_last_level_cache_bytes() {
+  int64_t best = 0;
+  for (int i = 0; i < 8; ++i) {
+    std::string dir = "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(i) + "/";
+    std::ifstream size_file(dir + "size");
+    if (!size_file) break;
+    std::string text;
+    size_file >> text;
+    char* end = nullptr;
+    int64_t v = std::strtoll(text.c_str(), &end, 10);
+    if (end && (*end == 'K' || *end == 'k')) v <<= 10;
+    if (end && (*end == 'M' || *end == 'm')) v <<= 20;
+    best = std::max(best, v);
+  }
+  if (best == 0) best = std::max<int64_t>(0, sysconf(_SC_LEVEL3_CACHE_SIZE));
+  return best;
+}
+}  // namespace
+
+int64_t last_level_cache_bytes() {
+  static const int64_t bytes = read_last_level_cache_bytes();
+  return bytes;
 }
 
 }  // namespace cpu

@@ -1,5 +1,6 @@
 #include "kernels/cpu/elementwise/elementwise.h"
 
+#include "kernels/cpu/capability.h"
 #include "kernels/cpu/elementwise/streaming.h"
 
 #include <unistd.h>
@@ -156,26 +157,6 @@ void run_plan(const ElementwisePlan& p, ElementwiseFn fn, const OpParams& params
 }
 
 namespace {
-
-// The size of the largest cache of cpu 0 as sysfs reports it (one L3 instance: glibc's
-// sysconf(_SC_LEVEL3_CACHE_SIZE) gives the whole socket's on AMD), 0 when unknown.
-int64_t last_level_cache_bytes() {
-  int64_t best = 0;
-  for (int i = 0; i < 8; ++i) {
-    std::string dir = "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(i) + "/";
-    std::ifstream size_file(dir + "size");
-    if (!size_file) break;
-    std::string text;
-    size_file >> text;
-    char* end = nullptr;
-    int64_t v = std::strtoll(text.c_str(), &end, 10);
-    if (end && (*end == 'K' || *end == 'k')) v <<= 10;
-    if (end && (*end == 'M' || *end == 'm')) v <<= 20;
-    best = std::max(best, v);
-  }
-  if (best == 0) best = std::max<int64_t>(0, sysconf(_SC_LEVEL3_CACHE_SIZE));
-  return best;
-}
 
 int64_t default_streaming_threshold() {
   constexpr int64_t kNever = std::numeric_limits<int64_t>::max();
