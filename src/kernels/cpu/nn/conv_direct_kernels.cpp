@@ -144,19 +144,17 @@ void to_channels_last(const float* src, const Shape& s, float* dst) {
 }
 
 /// Packs the forward operand: panels of NR output channels, R x NR each (zero past k), row
-/// (i * kw + j) * c + ch holding weight(o, ch, i, j) for the panel's channels o.
-template <class F>
-std::vector<float> pack_weights(const Shape& s, const F& weight) {
-  const int64_t R = s.taps(), panels = (s.k + kNR - 1) / kNR;
+/// (i * kw + j) * c + ch holding w(o, ch, i, j) (w: k x c x kh x kw) for the panel's channels o.
+std::vector<float> pack_weights(const Shape& s, const float* w) {
+  const int64_t R = s.taps(), panels = (s.k + kNR - 1) / kNR, taps = s.kh * s.kw;
   std::vector<float> p(size_t(panels * R * kNR), 0.f);
   for (int64_t q = 0; q < panels; ++q)
-    for (int64_t i = 0; i < s.kh; ++i)
-      for (int64_t j = 0; j < s.kw; ++j)
-        for (int64_t ch = 0; ch < s.c; ++ch) {
-          float* row = p.data() + (q * R + (i * s.kw + j) * s.c + ch) * kNR;
-          for (int64_t o = q * kNR; o < std::min(s.k, (q + 1) * kNR); ++o)
-            row[o - q * kNR] = weight(o, ch, i, j);
-        }
+    for (int64_t t = 0; t < taps; ++t)
+      for (int64_t ch = 0; ch < s.c; ++ch) {
+        float* row = p.data() + (q * R + t * s.c + ch) * kNR;
+        for (int64_t o = q * kNR; o < std::min(s.k, (q + 1) * kNR); ++o)
+          row[o - q * kNR] = w[(o * s.c + ch) * taps + t];
+      }
   return p;
 }
 
@@ -443,10 +441,7 @@ bool direct_conv(ConvPass pass, const ConvGeom& g, const float* a, const float* 
   switch (pass) {
     case ConvPass::Forward: {  // a = x, b = w (k x c x kh x kw)
       const Shape s = make_shape(g.c, h, w, g.k, oh, ow, kh, kw, sh, sw, dh, dw, pt, pl);
-      const auto packed = pack_weights(s, [&](int64_t o, int64_t ch, int64_t i, int64_t j) {
-        return b[((o * g.c + ch) * kh + i) * kw + j];
-      });
-      forward_images(a, g.n, s, packed, bias, out);
+      forward_images(a, g.n, s, pack_weights(s, b), bias, out);
       return true;
     }
     case ConvPass::BackwardData: {  // a = gy, b = w, out = gx
