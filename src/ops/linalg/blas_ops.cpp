@@ -274,9 +274,24 @@ Tensor& assign_out(Tensor& out, const Tensor& r, const char* op) {
   return out.copy_(r);
 }
 
-/// mat1 (m×k) · mat2 (k×n) into a new tensor, or beta * self + alpha * product.
+/// Whether an out= product is written straight into `out`, saving the copy of a fresh result:
+/// a contiguous `out` of the result's shape (`sizes`), dtype and device that aliases no input,
+/// with no tensor that requires grad. Anything else computes a fresh result and assign_out copies
+/// it in (with its resizing and its errors).
+bool writes_into(const Tensor& out, IntArrayRef sizes, std::initializer_list<const Tensor*> ins) {
+  if (out.sizes() != sizes || !out.is_contiguous() || out.requires_grad() || out.is_conj())
+    return false;
+  for (const Tensor* t : ins)
+    if (t->requires_grad() || t->dtype() != out.dtype() || t->device() != out.device() ||
+        out.is_alias_of(*t))
+      return false;
+  return true;
+}
+
+/// mat1 (m×k) · mat2 (k×n) into a new tensor (or into `dst`, see writes_into), or beta * self +
+/// alpha * product.
 Tensor addmm_impl(const Tensor* self, const Tensor& m1, const Tensor& m2, const Scalar& beta,
-                  const Scalar& alpha, const char* op) {
+                  const Scalar& alpha, const char* op, const Tensor* dst = nullptr) {
   EMBER_CHECK(m1.dim() == 2, "[", op, "] mat1 must be a matrix, got ", m1.dim(),
               "-D tensor of shape ", shape_str(m1.sizes()));
   EMBER_CHECK(m2.dim() == 2, "[", op, "] mat2 must be a matrix, got ", m2.dim(),
@@ -286,7 +301,7 @@ Tensor addmm_impl(const Tensor* self, const Tensor& m1, const Tensor& m2, const 
               m1.size(0), "x", m1.size(1), " and ", m2.size(0), "x", m2.size(1), ")");
   const int64_t m = m1.size(0), k = m1.size(1), n = m2.size(1);
   const ScalarType dt = m1.dtype();
-  Tensor out = empty({m, n}, TensorOptions().dtype(dt).device(m1.device()));
+  Tensor out = dst ? *dst : empty({m, n}, TensorOptions().dtype(dt).device(m1.device()));
   Scalar b = 0;
   if (self) {
     check_same_dtype(*self, m1, op);
@@ -342,6 +357,11 @@ int64_t folded_row_stride(const Tensor& t) {
 
 // ---- mm / bmm / matmul ----
 
+namespace {
+Tensor baddbmm_impl(const Tensor& self, const Tensor& b1, const Tensor& b2, const Scalar& beta,
+                    const Scalar& alpha, const Tensor* dst = nullptr);
+}
+
 Tensor mm(const Tensor& self, const Tensor& mat2) {
   EMBER_OP_CAST(mm, mm, self, mat2);
   OpRecorder rec("mm", {self, mat2});
@@ -352,6 +372,12 @@ Tensor mm(const Tensor& self, const Tensor& mat2) {
 
 Tensor& mm_out(Tensor& out, const Tensor& self, const Tensor& mat2) {
   EMBER_OP(mm_out, out, self, mat2);
+  if (self.dim() == 2 && mat2.dim() == 2 &&
+      writes_into(out, {self.size(0), mat2.size(1)}, {&self, &mat2})) {
+    addmm_impl(nullptr, self, mat2, 0, 1, "mm", &out);
+    out.unsafeGetTensorImpl()->bump_version("mm");
+    return out;
+  }
   return assign_out(out, mm(self, mat2), "mm");
 }
 
@@ -366,6 +392,13 @@ Tensor bmm(const Tensor& self, const Tensor& mat2) {
 
 Tensor& bmm_out(Tensor& out, const Tensor& self, const Tensor& mat2) {
   EMBER_OP(bmm_out, out, self, mat2);
+  if (self.dim() == 3 && mat2.dim() == 3 &&
+      writes_into(out, {self.size(0), self.size(1), mat2.size(2)}, {&self, &mat2})) {
+    baddbmm_impl(empty({0}, TensorOptions().dtype(self.dtype()).device(self.device())), self, mat2,
+                 0, 1, &out);
+    out.unsafeGetTensorImpl()->bump_version("bmm");
+    return out;
+  }
   return assign_out(out, bmm(self, mat2), "bmm");
 }
 
@@ -513,12 +546,13 @@ Tensor addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const S
 Tensor& addmm_out(Tensor& out, const Tensor& self, const Tensor& mat1, const Tensor& mat2,
                   const Scalar& beta, const Scalar& alpha) {
   EMBER_OP(addmm_out, out, self, mat1, mat2, beta, alpha);
+  if (mat1.dim() == 2 && mat2.dim() == 2 &&
+      writes_into(out, {mat1.size(0), mat2.size(1)}, {&self, &mat1, &mat2})) {
+    addmm_impl(&self, mat1, mat2, beta, alpha, "addmm", &out);
+    out.unsafeGetTensorImpl()->bump_version("addmm");
+    return out;
+  }
   return assign_out(out, addmm(self, mat1, mat2, beta, alpha), "addmm");
-}
-
-namespace {
-Tensor baddbmm_impl(const Tensor& self, const Tensor& b1, const Tensor& b2, const Scalar& beta,
-                    const Scalar& alpha);
 }
 
 Tensor baddbmm(const Tensor& self, const Tensor& b1, const Tensor& b2, const Scalar& beta,
@@ -532,7 +566,7 @@ Tensor baddbmm(const Tensor& self, const Tensor& b1, const Tensor& b2, const Sca
 
 namespace {
 Tensor baddbmm_impl(const Tensor& self, const Tensor& b1, const Tensor& b2, const Scalar& beta,
-                    const Scalar& alpha) {
+                    const Scalar& alpha, const Tensor* dst) {
   const bool plain = self.numel() == 0 && self.dim() == 1 && is_zero(beta);
   const char* op = plain ? "bmm" : "baddbmm";
   EMBER_CHECK(b1.dim() == 3, "[", op, "] batch1 must be a 3D tensor, got ", b1.dim(),
@@ -545,7 +579,8 @@ Tensor baddbmm_impl(const Tensor& self, const Tensor& b1, const Tensor& b2, cons
               "] expected size for first two dimensions of batch2 tensor to be: [", nb, ", ", k,
               "] but got: [", b2.size(0), ", ", b2.size(1), "] (batch1 ", shape_str(b1.sizes()),
               ", batch2 ", shape_str(b2.sizes()), ")");
-  Tensor out = empty({nb, m, n}, TensorOptions().dtype(b1.dtype()).device(b1.device()));
+  Tensor out =
+      dst ? *dst : empty({nb, m, n}, TensorOptions().dtype(b1.dtype()).device(b1.device()));
   Scalar b = 0;
   if (!plain) {
     check_same_dtype(self, b1, op);
@@ -566,6 +601,12 @@ Tensor baddbmm_impl(const Tensor& self, const Tensor& b1, const Tensor& b2, cons
 Tensor& baddbmm_out(Tensor& out, const Tensor& self, const Tensor& b1, const Tensor& b2,
                     const Scalar& beta, const Scalar& alpha) {
   EMBER_OP(baddbmm_out, out, self, b1, b2, beta, alpha);
+  if (b1.dim() == 3 && b2.dim() == 3 &&
+      writes_into(out, {b1.size(0), b1.size(1), b2.size(2)}, {&self, &b1, &b2})) {
+    baddbmm_impl(self, b1, b2, beta, alpha, &out);
+    out.unsafeGetTensorImpl()->bump_version("baddbmm");
+    return out;
+  }
   return assign_out(out, baddbmm(self, b1, b2, beta, alpha), "baddbmm");
 }
 
