@@ -10,6 +10,10 @@
 
 namespace ember::cpu::EMBER_CPU_CAP {
 
+/// The rows of a register tile of MR rows x 2 vectors: 6 on 16-register ISAs (12 accumulators,
+/// 2 operand vectors and a broadcast), 8 with AVX-512's 32 registers.
+constexpr int kMR = EMBER_VEC_BYTES == 64 ? 8 : 6;
+
 /// a * b + c, one rounding where the ISA has FMA (two on the default set).
 inline vfloat vfma(vfloat a, vfloat b, vfloat c) {
 #if defined(__AVX512F__)

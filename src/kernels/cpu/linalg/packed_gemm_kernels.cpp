@@ -53,11 +53,6 @@ namespace {
 // sum whatever the split, so results do not depend on the thread count.
 // blas_gemm (gemm.cpp) uses it where it was measured faster than OpenBLAS (Note [GEMM choice]).
 
-#if EMBER_VEC_BYTES == 64
-constexpr int kMR = 8;
-#else
-constexpr int kMR = 6;
-#endif
 template <class T>
 constexpr int kNR = 2 * kLanes<T>;
 constexpr int64_t kKC = 256;              // a kc×NR panel of B: 16 KiB for float and double alike
