@@ -54,6 +54,27 @@ inline vdouble bcast(double x) {
 #endif
 }
 
+/// acc += the kMR x 2-vector product of A(r, p) = rp[r][p] for p in [p0, p1) and the rows of B
+/// at b, `bs` elements apart (two vectors each); returns b advanced past them. The inner step
+/// of the register-tiled kernels: two vector loads of B, kMR broadcasts, 2 kMR FMAs.
+template <class T>
+[[gnu::always_inline]] inline const T* tile_steps(Vec<T> (&acc)[kMR][2], const T* const (&rp)[kMR],
+                                                  int64_t p0, int64_t p1, const T* b, int64_t bs) {
+  using V = Vec<T>;
+#pragma GCC unroll 2
+  for (int64_t p = p0; p < p1; ++p) {
+    const V b0 = vload<V>(b), b1 = vload<V>(b + kLanes<T>);
+    b += bs;
+#pragma GCC unroll 16
+    for (int r = 0; r < kMR; ++r) {
+      const V a = bcast(rp[r][p]);
+      acc[r][0] = vfma(a, b0, acc[r][0]);
+      acc[r][1] = vfma(a, b1, acc[r][1]);
+    }
+  }
+  return b;
+}
+
 #if defined(__AVX__)
 /// o[p] lane q = r[q] lane p: an 8×8 transpose of floats in registers (three shuffle stages).
 inline void transpose8_regs(const __m256 (&r)[8], __m256 (&o)[8]) {

@@ -141,18 +141,7 @@ void micro_kernel(int64_t kc, const APanel<T>& ap, const T* __restrict b, int64_
     for (int64_t p0 = 0; p0 < kc; p0 += kLine) {
 #pragma GCC unroll 16
       for (int r = 0; r < kMR; ++r) __builtin_prefetch(rp[r] + p0 + 4 * kLine);
-      const int64_t p1 = std::min(kc, p0 + kLine);
-#pragma GCC unroll 2
-      for (int64_t p = p0; p < p1; ++p) {
-        const V b0 = vload<V>(b), b1 = vload<V>(b + L);
-        b += bps;
-#pragma GCC unroll 16
-        for (int r = 0; r < kMR; ++r) {
-          const V ar = bcast(rp[r][p]);
-          acc[r][0] = vfma(ar, b0, acc[r][0]);
-          acc[r][1] = vfma(ar, b1, acc[r][1]);
-        }
-      }
+      b = tile_steps<T>(acc, rp, p0, std::min(kc, p0 + kLine), b, bps);
     }
   } else {
     const T* a = ap.cols;

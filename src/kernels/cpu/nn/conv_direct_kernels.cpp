@@ -153,25 +153,6 @@ std::vector<float> pack_weights(const Shape& s, const float* w) {
   return p;
 }
 
-/// acc += the MR x NR product of rows rp[r][0, len) and len rows of the NR-wide panel at b;
-/// returns b advanced past them.
-[[gnu::always_inline]] inline const float* accumulate(V (&acc)[kMR][2],
-                                                      const float* const (&rp)[kMR], int64_t len,
-                                                      const float* b) {
-#pragma GCC unroll 2
-  for (int64_t l = 0; l < len; ++l) {
-    const V b0 = vload<V>(b), b1 = vload<V>(b + kL);
-    b += kNR;
-#pragma GCC unroll 16
-    for (int r = 0; r < kMR; ++r) {
-      const V a = bcast(rp[r][l]);
-      acc[r][0] = vfma(a, b0, acc[r][0]);
-      acc[r][1] = vfma(a, b1, acc[r][1]);
-    }
-  }
-  return b;
-}
-
 /// tile (MR x NR) = start + the tile of X~^T . B for pixels rows[] (first taps) over runs
 /// [s0, s1) of B's panel `b` (which starts at run s0); start is `init` (NR values, each row)
 /// when given, else the tile itself.
@@ -190,7 +171,7 @@ std::vector<float> pack_weights(const Shape& s, const float* w) {
     const float* rp[kMR];
 #pragma GCC unroll 16
     for (int r = 0; r < kMR; ++r) rp[r] = rows[r] + off;
-    b = accumulate(acc, rp, len, b);
+    b = tile_steps(acc, rp, 0, len, b, kNR);
   }
 #pragma GCC unroll 16
   for (int r = 0; r < kMR; ++r) {
@@ -260,7 +241,7 @@ void forward_images(const float* x, int64_t n, const Shape& s, const std::vector
   V acc[kMR][2];
 #pragma GCC unroll 16
   for (int r = 0; r < kMR; ++r) acc[r][0] = acc[r][1] = V{};
-  accumulate(acc, rows, len, b);
+  tile_steps(acc, rows, 0, len, b, kNR);
 #pragma GCC unroll 16
   for (int r = 0; r < kMR; ++r) {
     if (r >= mr) break;
