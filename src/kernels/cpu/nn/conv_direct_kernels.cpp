@@ -304,30 +304,38 @@ void backward_data(const float* gy, const float* w, int64_t n, const Shape& s, f
   });
 }
 
-/// G's tile gt (MR rows ldg apart, NR entries of one run) += the sum over the image's pixels of
-/// gy[r][p] * X~(off + l0 .. + NR, p), in pixel order.
-[[gnu::noinline]] void weight_tile(const float* const (&gy)[kMR], const float* xp, const Shape& s,
-                                   int64_t off, float* gt, int64_t ldg) {
+/// Images per weight_tile call: the tile's accumulators stay in registers across them (for
+/// 11x11 outputs one image is only 121 steps).
+constexpr int64_t kImagesPerTile = 4;
+
+/// G's tile gt (MR rows ldg apart, NR entries of one run) += the sum over the pixels of images
+/// [0, count) of gy[i][r][p] * X~_i(off + l0 .. + NR, p), images and pixels in order. Image i's
+/// rows are gy[r] + i * gy_step, its channels-last copy xp + i * xp_step.
+[[gnu::noinline]] void weight_tile(const float* const (&gy)[kMR], int64_t gy_step, const float* xp,
+                                   int64_t xp_step, int64_t count, const Shape& s, int64_t off,
+                                   float* gt, int64_t ldg) {
   V acc[kMR][2];
 #pragma GCC unroll 16
   for (int r = 0; r < kMR; ++r) {
     acc[r][0] = vload<V>(gt + r * ldg);
     acc[r][1] = vload<V>(gt + r * ldg + kL);
   }
-  const float* g[kMR];
-#pragma GCC unroll 16
-  for (int r = 0; r < kMR; ++r) g[r] = gy[r];
   const int64_t* pix = s.pix.data();
-  const float* a = xp + off;
   const auto P = int64_t(s.pix.size());
-  for (int64_t p = 0; p < P; ++p) {
-    const float* ap = a + pix[p];
-    const V a0 = vload<V>(ap), a1 = vload<V>(ap + kL);
+  for (int64_t i = 0; i < count; ++i) {
+    const float* g[kMR];
 #pragma GCC unroll 16
-    for (int r = 0; r < kMR; ++r) {
-      const V v = bcast(g[r][p]);
-      acc[r][0] = vfma(v, a0, acc[r][0]);
-      acc[r][1] = vfma(v, a1, acc[r][1]);
+    for (int r = 0; r < kMR; ++r) g[r] = gy[r] + i * gy_step;
+    const float* a = xp + i * xp_step + off;
+    for (int64_t p = 0; p < P; ++p) {
+      const float* ap = a + pix[p];
+      const V a0 = vload<V>(ap), a1 = vload<V>(ap + kL);
+#pragma GCC unroll 16
+      for (int r = 0; r < kMR; ++r) {
+        const V v = bcast(g[r][p]);
+        acc[r][0] = vfma(v, a0, acc[r][0]);
+        acc[r][1] = vfma(v, a1, acc[r][1]);
+      }
     }
   }
 #pragma GCC unroll 16
@@ -358,7 +366,8 @@ void backward_weights(const float* x, const float* gy, int64_t n, const Shape& s
         to_channels_last(x + i * in_size, s, xp.get() + (i - g0) * img);
     });
     parallel_for(0, row_tiles * col_tiles, 1, [&](int64_t lo, int64_t hi) {
-      for (int64_t i = g0; i < g1; ++i) {
+      for (int64_t i = g0; i < g1; i += kImagesPerTile) {
+        const int64_t count = std::min(kImagesPerTile, g1 - i);
         const float* xi = xp.get() + (i - g0) * img;
         for (int64_t t = lo; t < hi; ++t) {
           const int64_t rt = t / col_tiles, ct = t % col_tiles;
@@ -367,7 +376,7 @@ void backward_weights(const float* x, const float* gy, int64_t n, const Shape& s
           for (int r = 0; r < kMR; ++r)
             rows[r] = gy + i * out_size + std::min<int64_t>(rt * kMR + r, s.k - 1) * P;
           float* gt = G.data() + rt * kMR * ldg + seg * lenp + l0;
-          weight_tile(rows, xi, s, s.seg_off[size_t(seg)] + l0, gt, ldg);
+          weight_tile(rows, out_size, xi, img, count, s, s.seg_off[size_t(seg)] + l0, gt, ldg);
         }
       }
     });
