@@ -1,10 +1,13 @@
-// CPU kernels of the convolution maps: oneDNN where it has a primitive, else the im2col + BLAS
-// reference of conv_im2col.cpp; bfloat16/float16 without a oneDNN kernel of their own run the
-// float32 ones on converted copies and are rounded once.
+// CPU kernels of the convolution maps, first match: for float32, ember's small-channel kernels
+// (conv_small.cpp) and its direct kernels (conv_direct_kernels.cpp) where each was measured
+// faster; oneDNN where it has a primitive; else the im2col + BLAS reference of conv_im2col.cpp.
+// bfloat16/float16 without a oneDNN kernel of their own run the float32 ones on converted copies
+// and are rounded once.
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <string_view>
+#include <utility>
 
 #include "core/tensor_util.h"
 #include "ember/error.h"
