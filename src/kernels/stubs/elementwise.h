@@ -8,8 +8,8 @@
 
 namespace ember {
 
-/// Writes `s` into the one element of the 0-dim tensor `t`, whose dtype is `s.type()` (bool,
-/// int64, float64 or complex128: a wrapped number).
+/// Writes `s` into the one element of the 0-dim CPU tensor `t` (a wrapped number), converted to
+/// t's dtype as the cast kernels convert s.type() (bool, int64, float64 or complex128) to it.
 EMBER_DECLARE_KERNEL(write_scalar_stub, void(const Tensor& t, const Scalar& s));
 
 }  // namespace ember

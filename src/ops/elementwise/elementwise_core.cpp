@@ -18,6 +18,7 @@
 #include "ember/factory.h"
 #include "ember/ops.h"
 #include "kernels/cpu/elementwise/elementwise.h"
+#include "kernels/stubs/core.h"
 #include "kernels/stubs/elementwise.h"
 #include "ops/device_backend.h"
 
@@ -57,13 +58,18 @@ void register_device_backend(DeviceType t, DeviceBackend* b) {
 }
 DeviceBackend* device_backend(DeviceType t) { return backends()[int(t)]; }
 
-Tensor wrap_scalar(const Scalar& s) {
+namespace {
+/// wrap_scalar in `dtype`: `s` converted as the cast kernels convert s.type() to it.
+Tensor wrap_scalar_as(const Scalar& s, ScalarType dtype) {
   dispatch::QuietScope quiet;  // part of the op it is an argument of
-  Tensor t = empty_tensor({}, s.type());
+  Tensor t = empty_tensor({}, dtype);
   write_scalar_stub(kCPU, t, s);
   t.unsafeGetTensorImpl()->set_wrapped_number(true);
   return t;
 }
+}  // namespace
+
+Tensor wrap_scalar(const Scalar& s) { return wrap_scalar_as(s, s.type()); }
 
 ScalarType result_type(ArrayRef<Tensor> tensors) {
   ScalarType dim = ScalarType::Undefined, zero = dim, wrapped = dim;
@@ -384,8 +390,7 @@ Tensor elementwise(OpId op, std::initializer_list<Tensor> inputs_il, const OpPar
                    OutMode mode, Tensor* out) {
   EMBER_OP_EACH(op, mode == OutMode::InPlace,
                 ArrayRef<Tensor>(inputs_il.begin(), inputs_il.size()));
-  if (EMBER_OP_UNLIKELY(dispatch::slow_path()) &&
-      (dispatch::active_layers() & dispatch::kVmap)) {
+  if (EMBER_OP_UNLIKELY(dispatch::slow_path()) && (dispatch::active_layers() & dispatch::kVmap)) {
     // Note [Batching rules]: the elementwise family's one rule.
     Tensor r;
     if (dispatch::vmap_hooks().elementwise(
@@ -515,7 +520,14 @@ Tensor elementwise(OpId op, std::initializer_list<Tensor> inputs_il, const OpPar
   // Tidy inputs: compute dtype, resolved conjugation, on the op's device.
   for (int k = 0; k < n; ++k) {
     Tensor& t = inputs[k];
-    if (t.dtype() != kernel_dtype) t = t.to(kernel_dtype);
+    if (t.dtype() != kernel_dtype) {
+      // A wrapped number (`a + 1`) is written again in the compute dtype: one 0-dim store
+      // through the same cast loop, instead of a whole `to` (its own dispatch and plan).
+      if (t.unsafeGetTensorImpl()->is_wrapped_number() && t.is_cpu() && !t.is_conj())
+        t = wrap_scalar_as(item_stub(kCPU, t, false), kernel_dtype);
+      else
+        t = t.to(kernel_dtype);
+    }
     if (t.is_conj()) t = t.resolve_conj();
     if (t.device() != device) t = t.to(device);
   }
