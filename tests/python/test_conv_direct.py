@@ -3,8 +3,9 @@ torch 1.13 computed in float64 from the same float32 values: outputs and input/w
 gradients over the tails of every tile (pixel counts that are not multiples of the 6- or 8-pixel
 tiles, output channels that are not multiples of 16, runs of kw * C that are not multiples of
 16), stride, padding (symmetric, asymmetric, beyond dilation * (kernel - 1)), dilation in either
-dim, 1-d problems, images larger than one channels-last group, bfloat16 (float32 kernels on
-widened copies), and the thread-count independence of the weight gradient. Each kernel set runs in a fresh process with
+dim, 1-d problems, images larger than one channels-last group, transposed convolutions (strides,
+output_padding, dilation), bfloat16 (float32 kernels on widened copies), and the thread-count
+independence of the weight gradient. Each kernel set runs in a fresh process with
 EMBER_DIRECT_CONV=1 (the kernels are used wherever they apply, not only where they pay); the
 default policy is checked in-process on the Fashion-MNIST model's second layer."""
 
@@ -65,6 +66,29 @@ _SCRIPT = textwrap.dedent("""
             res[m] = [y] + list(m.autograd.grad([y], leaves, [m.from_numpy(g).to(dt)]))
         for i, name in enumerate(("output", "grad x", "grad w", "grad b")):
             close(res[ember][i], res[torch][i], f"{name} {xs} {ws} {kw}")
+    # Transposed convolutions run the backward-data map as their forward (and the forward map
+    # as their input gradient): output_padding leaves rows and columns that no tap reaches.
+    TCASES = [
+        (2, (2, 32, 7, 6), (32, 16, 3, 3), {"stride": 2, "padding": 1, "output_padding": 1}),
+        (2, (3, 40, 5, 5), (40, 32, 3, 2), {"stride": (2, 3), "output_padding": (1, 2)}),
+        (2, (1, 33, 6, 7), (33, 16, 3, 3), {"padding": 1, "dilation": 2}),
+        (1, (2, 48, 9), (48, 32, 3), {"stride": 2, "padding": 2, "output_padding": 1}),
+    ]
+    TFN = {1: ("conv_transpose1d", TF.conv_transpose1d),
+           2: ("conv_transpose2d", TF.conv_transpose2d)}
+    for nd, xs, ws, kw in TCASES:
+        x = rng.standard_normal(xs).astype(np.float32)
+        w = rng.standard_normal(ws).astype(np.float32)
+        b = rng.standard_normal(ws[1]).astype(np.float32)
+        res = {}
+        for m, f, dt in ((ember, getattr(EF, TFN[nd][0]), ember.float32),
+                         (torch, TFN[nd][1], torch.float64)):
+            leaves = [m.from_numpy(v.copy()).to(dt).requires_grad_() for v in (x, w, b)]
+            y = f(*leaves, **kw)
+            g = np.random.default_rng(2).standard_normal(tuple(y.shape)).astype(np.float32)
+            res[m] = [y] + list(m.autograd.grad([y], leaves, [m.from_numpy(g).to(dt)]))
+        for i, name in enumerate(("output", "grad x", "grad w", "grad b")):
+            close(res[ember][i], res[torch][i], f"transposed {name} {xs} {ws} {kw}")
     # bfloat16 runs the float32 kernels on widened copies and rounds once.
     x = rng.standard_normal((4, 32, 9, 9)).astype(np.float32)
     w = rng.standard_normal((48, 32, 3, 3)).astype(np.float32)
