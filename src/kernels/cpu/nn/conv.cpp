@@ -56,11 +56,12 @@ Tensor to_float(const Tensor& t) {
   return f;
 }
 
-/// Whether the direct kernels were measured faster than oneDNN for this pass (avx2, Zen 3; the
-/// grid is in Note [Direct convolutions]): kernels of 2 to 9 taps and at most 256 input
-/// channels; backward weights only at stride 1 on images of at most 32x32 (larger images stream
-/// from L3 once per tile row); backward data only into 16 or 32 input channels (whole vector
-/// pairs) from at least 32 output channels (its tiles add into the gradient once per tap).
+/// Whether the direct kernels were measured faster than oneDNN for this pass on 1 and 2 threads
+/// (avx2, Zen 3; the grid is in Note [Direct convolutions]): kernels of 2 to 9 taps and at most
+/// 256 input channels; backward weights only at stride 1 from at most 32 input channels on
+/// images of at most 32x32 (larger images stream from L3 once per tile row); backward data only
+/// into 16 or 32 input channels (whole vector pairs) from at least 32 output channels (its
+/// tiles add into the gradient once per tap).
 bool direct_conv_pays(ConvPass pass, const ConvGeom& g) {
   int64_t in = 1, taps = 1;
   bool unit_stride = true;
@@ -75,7 +76,7 @@ bool direct_conv_pays(ConvPass pass, const ConvGeom& g) {
     case ConvPass::BackwardData:
       return (g.c == 16 || g.c == 32) && g.k >= 32;
     case ConvPass::BackwardWeights:
-      return unit_stride && in <= 32 * 32;
+      return unit_stride && in <= 32 * 32 && g.c <= 32;
   }
   return false;
 }

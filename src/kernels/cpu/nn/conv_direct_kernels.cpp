@@ -54,10 +54,14 @@ namespace {
 //   8x512x7x7 -> 512, pad 1                   69/77     54/55     67/81
 //   8x256x56x56 -> 64, 1x1                    70/64     38/58     59/65
 //   8x64x56x56 -> 128, stride 2, pad 1        85/76     49/64     81/60
-// Larger images lose in backward weights (each tile row streams the image from L3), deep layers
-// and 1x1 kernels are level or lose, and backward data loses below K = 32 or with C not a
-// multiple of 16 (padded lanes). The other kernel sets keep oneDNN until measured;
-// EMBER_DIRECT_CONV=1 forces these kernels wherever they apply (the tests), =0 turns them off.
+// On 2 threads (same harness) the forward passes above win by 3-25%, backward weights wins by
+// 33-49% up to 32 input channels but loses by 5-22% from 64 (16x64x28x28, 8x128x28x28,
+// 8x256x14x14), and backward data is level from 16 input channels (0.93-1.1) and loses at 8
+// (0.62). So larger images and wider layers lose in backward weights (each tile row streams the
+// image from L3), deep layers and 1x1 kernels are level or lose, and backward data loses below
+// K = 32 or with C not a multiple of 16 (padded lanes). The other kernel sets keep oneDNN until
+// measured; EMBER_DIRECT_CONV=1 forces these kernels wherever they apply (the tests), =0 turns them
+// off.
 
 constexpr int kL = kLanes<float>;
 constexpr int kNR = 2 * kL;
