@@ -1,4 +1,4 @@
-"""mm / addmm / bmm / baddbmm with out=: a contiguous out of the right shape, dtype and device
+"""mm / addmm / bmm / baddbmm / matmul / linalg.matmul (2-D and batched 3-D) with out=: a contiguous out of the right shape, dtype and device
 that aliases no input is written in place (same storage, version bumped), everything else goes
 through a fresh result copied in. Values against torch 1.13 for float32, float64 and complex64,
 with out aliasing an input (against NumPy), transposed (non-contiguous) out, empty out resized,
@@ -35,13 +35,22 @@ CASES = {
     "addmm": ((5, 7), (7, 3), (3,), (5, 3)),
     "bmm": ((4, 5, 7), (4, 7, 3), None, (4, 5, 3)),
     "baddbmm": ((4, 5, 7), (4, 7, 3), (5, 3), (4, 5, 3)),
+    "matmul": ((5, 7), (7, 3), None, (5, 3)),
+    "matmul_3d": ((4, 5, 7), (4, 7, 3), None, (4, 5, 3)),
+    "linalg_matmul": ((4, 5, 7), (4, 7, 3), None, (4, 5, 3)),
 }
+
+
+def fn_of(L, op):
+    if op == "linalg_matmul":
+        return L.linalg.matmul
+    return getattr(L, op.replace("_3d", ""))
 
 
 def call(L, op, a, b, s, out, **kw):
     if s is None:
-        return getattr(L, op)(a, b, out=out)
-    return getattr(L, op)(s, a, b, out=out, **kw)
+        return fn_of(L, op)(a, b, out=out)
+    return fn_of(L, op)(s, a, b, out=out, **kw)
 
 
 @pytest.mark.parametrize("op", list(CASES))

@@ -370,14 +370,28 @@ Tensor mm(const Tensor& self, const Tensor& mat2) {
   return out;
 }
 
+namespace {
+/// out = a · b computed in place (writes_into) for 2-D · 2-D (an mm) or 3-D · 3-D operands of
+/// one batch size (a bmm) whose inner sizes agree; false, doing nothing, otherwise (the caller's
+/// fresh result and assign_out then give the op's own errors).
+bool product_into(Tensor& out, const Tensor& a, const Tensor& b, int64_t dims) {
+  if (a.dim() != dims || b.dim() != dims || a.size(-1) != b.size(-2)) return false;
+  if (dims == 2) {
+    if (!writes_into(out, {a.size(0), b.size(1)}, {&a, &b})) return false;
+    addmm_impl(nullptr, a, b, 0, 1, "mm", &out);
+  } else {
+    if (a.size(0) != b.size(0) || !writes_into(out, {a.size(0), a.size(1), b.size(2)}, {&a, &b}))
+      return false;
+    baddbmm_impl(empty({0}, TensorOptions().dtype(a.dtype()).device(a.device())), a, b, 0, 1, &out);
+  }
+  out.unsafeGetTensorImpl()->bump_version(dims == 2 ? "mm" : "bmm");
+  return true;
+}
+}  // namespace
+
 Tensor& mm_out(Tensor& out, const Tensor& self, const Tensor& mat2) {
   EMBER_OP(mm_out, out, self, mat2);
-  if (self.dim() == 2 && mat2.dim() == 2 &&
-      writes_into(out, {self.size(0), mat2.size(1)}, {&self, &mat2})) {
-    addmm_impl(nullptr, self, mat2, 0, 1, "mm", &out);
-    out.unsafeGetTensorImpl()->bump_version("mm");
-    return out;
-  }
+  if (product_into(out, self, mat2, 2)) return out;
   return assign_out(out, mm(self, mat2), "mm");
 }
 
@@ -392,13 +406,7 @@ Tensor bmm(const Tensor& self, const Tensor& mat2) {
 
 Tensor& bmm_out(Tensor& out, const Tensor& self, const Tensor& mat2) {
   EMBER_OP(bmm_out, out, self, mat2);
-  if (self.dim() == 3 && mat2.dim() == 3 &&
-      writes_into(out, {self.size(0), self.size(1), mat2.size(2)}, {&self, &mat2})) {
-    baddbmm_impl(empty({0}, TensorOptions().dtype(self.dtype()).device(self.device())), self, mat2,
-                 0, 1, &out);
-    out.unsafeGetTensorImpl()->bump_version("bmm");
-    return out;
-  }
+  if (product_into(out, self, mat2, 3)) return out;
   return assign_out(out, bmm(self, mat2), "bmm");
 }
 
@@ -520,6 +528,8 @@ Tensor matmul_impl(const Tensor& a, const Tensor& b) {
 
 Tensor& matmul_out(Tensor& out, const Tensor& self, const Tensor& other) {
   EMBER_OP(matmul_out, out, self, other);
+  if ((self.dim() == 2 || self.dim() == 3) && product_into(out, self, other, self.dim()))
+    return out;
   return assign_out(out, matmul(self, other), "matmul");
 }
 
@@ -529,6 +539,8 @@ Tensor linalg_matmul(const Tensor& self, const Tensor& other) {
 }
 Tensor& linalg_matmul_out(Tensor& out, const Tensor& self, const Tensor& other) {
   EMBER_OP(linalg_matmul_out, out, self, other);
+  if ((self.dim() == 2 || self.dim() == 3) && product_into(out, self, other, self.dim()))
+    return out;
   return assign_out(out, matmul(self, other), "linalg.matmul");
 }
 
