@@ -1,5 +1,6 @@
 """Tensor-scalar arithmetic and comparisons (`a + 1`, `a * 2.5`, `a < 2**40`) against torch
-1.13, bit for bit: the result dtype of every tensor dtype with Python bool / int / float /
+1.13, bit for bit for real and integer results (complex ones within 8 ulp: their rounding
+depends on the ISA's kernels): the result dtype of every tensor dtype with Python bool / int / float /
 complex scalars, and the values, which depend on how the scalar is converted to the compute
 dtype (a wrapped number is written again in that dtype by the cast kernels, as `to` converts
 it): large integers into float32, thirds into float16 / bfloat16, ints into uint8 with
@@ -69,7 +70,15 @@ def test_tensor_scalar_matches_torch(dtype, op):
                 # torch 1.13 runs `s / t` as t.reciprocal() * s (two roundings, and inf for
                 # (2+3j) / 0 where a division gives nan); ember divides: dtype only.
                 continue
-            np.testing.assert_array_equal(as_numpy(e), as_numpy(t), err_msg=str(what))
+            if "complex" in str(t.dtype):
+                # Complex products and quotients are rounded differently by each ISA's kernels
+                # (FMA contraction, the division algorithm): within a few ulp, not bit for bit.
+                eps = {torch.complex128: 2.0 ** -52, torch.complex64: 2.0 ** -23}.get(
+                    t.dtype, 2.0 ** -10)  # complex32
+                np.testing.assert_allclose(as_numpy(e), as_numpy(t), rtol=8 * eps, atol=0,
+                                           err_msg=str(what))
+            else:
+                np.testing.assert_array_equal(as_numpy(e), as_numpy(t), err_msg=str(what))
 
 
 def test_wrapped_number_gradient_unchanged():
