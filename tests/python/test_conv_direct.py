@@ -52,20 +52,24 @@ _SCRIPT = textwrap.dedent("""
         scale = float(np.abs(b).max(initial=1.0))
         np.testing.assert_allclose(a, b, rtol=2e-5, atol=2e-5 * scale, err_msg=what)
 
-    rng = np.random.default_rng(0)
-    for nd, xs, ws, kw in CASES:
+    # ember's float32 output and x/w/b gradients against torch's float64 ones.
+    def check(names, nd, xs, ws, kw, bias_dim, seed, tag):
         x = rng.standard_normal(xs).astype(np.float32)
         w = rng.standard_normal(ws).astype(np.float32)
-        b = rng.standard_normal(ws[0]).astype(np.float32)
+        b = rng.standard_normal(ws[bias_dim]).astype(np.float32)
         res = {}
-        for m, f, dt in ((ember, getattr(EF, FN[nd][0]), ember.float32),
-                         (torch, FN[nd][1], torch.float64)):
+        for m, f, dt in ((ember, getattr(EF, names[nd][0]), ember.float32),
+                         (torch, names[nd][1], torch.float64)):
             leaves = [m.from_numpy(v.copy()).to(dt).requires_grad_() for v in (x, w, b)]
             y = f(*leaves, **kw)
-            g = np.random.default_rng(1).standard_normal(tuple(y.shape)).astype(np.float32)
+            g = np.random.default_rng(seed).standard_normal(tuple(y.shape)).astype(np.float32)
             res[m] = [y] + list(m.autograd.grad([y], leaves, [m.from_numpy(g).to(dt)]))
         for i, name in enumerate(("output", "grad x", "grad w", "grad b")):
-            close(res[ember][i], res[torch][i], f"{name} {xs} {ws} {kw}")
+            close(res[ember][i], res[torch][i], f"{tag}{name} {xs} {ws} {kw}")
+
+    rng = np.random.default_rng(0)
+    for case in CASES:
+        check(FN, *case, bias_dim=0, seed=1, tag="")
     # Transposed convolutions run the backward-data map as their forward (and the forward map
     # as their input gradient): output_padding leaves rows and columns that no tap reaches.
     TCASES = [
@@ -76,19 +80,8 @@ _SCRIPT = textwrap.dedent("""
     ]
     TFN = {1: ("conv_transpose1d", TF.conv_transpose1d),
            2: ("conv_transpose2d", TF.conv_transpose2d)}
-    for nd, xs, ws, kw in TCASES:
-        x = rng.standard_normal(xs).astype(np.float32)
-        w = rng.standard_normal(ws).astype(np.float32)
-        b = rng.standard_normal(ws[1]).astype(np.float32)
-        res = {}
-        for m, f, dt in ((ember, getattr(EF, TFN[nd][0]), ember.float32),
-                         (torch, TFN[nd][1], torch.float64)):
-            leaves = [m.from_numpy(v.copy()).to(dt).requires_grad_() for v in (x, w, b)]
-            y = f(*leaves, **kw)
-            g = np.random.default_rng(2).standard_normal(tuple(y.shape)).astype(np.float32)
-            res[m] = [y] + list(m.autograd.grad([y], leaves, [m.from_numpy(g).to(dt)]))
-        for i, name in enumerate(("output", "grad x", "grad w", "grad b")):
-            close(res[ember][i], res[torch][i], f"transposed {name} {xs} {ws} {kw}")
+    for case in TCASES:
+        check(TFN, *case, bias_dim=1, seed=2, tag="transposed ")
     # bfloat16 runs the float32 kernels on widened copies and rounds once.
     x = rng.standard_normal((4, 32, 9, 9)).astype(np.float32)
     w = rng.standard_normal((48, 32, 3, 3)).astype(np.float32)
