@@ -54,23 +54,29 @@ inline vdouble bcast(double x) {
 #endif
 }
 
+/// acc += the outer product of one column of A, a(r) for r < kMR, and one row of B, (b0, b1):
+/// kMR broadcasts and 2 kMR FMAs, the step of every register-tiled kernel.
+template <class V, class A>
+[[gnu::always_inline]] inline void tile_fma(V (&acc)[kMR][2], const A& a, V b0, V b1) {
+#pragma GCC unroll 16
+  for (int r = 0; r < kMR; ++r) {
+    const V ar = bcast(a(r));
+    acc[r][0] = vfma(ar, b0, acc[r][0]);
+    acc[r][1] = vfma(ar, b1, acc[r][1]);
+  }
+}
+
 /// acc += the kMR x 2-vector product of A(r, p) = rp[r][p] for p in [p0, p1) and the rows of B
-/// at b, `bs` elements apart (two vectors each); returns b advanced past them. The inner step
-/// of the register-tiled kernels: two vector loads of B, kMR broadcasts, 2 kMR FMAs.
+/// at b, `bs` elements apart (two vectors each); returns b advanced past them.
 template <class T>
 [[gnu::always_inline]] inline const T* tile_steps(Vec<T> (&acc)[kMR][2], const T* const (&rp)[kMR],
                                                   int64_t p0, int64_t p1, const T* b, int64_t bs) {
   using V = Vec<T>;
 #pragma GCC unroll 2
   for (int64_t p = p0; p < p1; ++p) {
-    const V b0 = vload<V>(b), b1 = vload<V>(b + kLanes<T>);
+    tile_fma(
+        acc, [&](int r) { return rp[r][p]; }, vload<V>(b), vload<V>(b + kLanes<T>));
     b += bs;
-#pragma GCC unroll 16
-    for (int r = 0; r < kMR; ++r) {
-      const V a = bcast(rp[r][p]);
-      acc[r][0] = vfma(a, b0, acc[r][0]);
-      acc[r][1] = vfma(a, b1, acc[r][1]);
-    }
   }
   return b;
 }

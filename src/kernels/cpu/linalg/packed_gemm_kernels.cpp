@@ -148,14 +148,9 @@ void micro_kernel(int64_t kc, const APanel<T>& ap, const T* __restrict b, int64_
     const int64_t aps = ap.cps;
 #pragma GCC unroll 2
     for (int64_t p = 0; p < kc; ++p) {
-      const V b0 = vload<V>(b), b1 = vload<V>(b + L);
+      tile_fma(
+          acc, [&](int r) { return a[r]; }, vload<V>(b), vload<V>(b + L));
       b += bps;
-#pragma GCC unroll 16
-      for (int r = 0; r < kMR; ++r) {
-        const V ar = bcast(a[r]);
-        acc[r][0] = vfma(ar, b0, acc[r][0]);
-        acc[r][1] = vfma(ar, b1, acc[r][1]);
-      }
       a += aps;
     }
   }
@@ -194,26 +189,16 @@ __attribute__((noinline)) void micro_kernel_packed(int64_t kc, const T* __restri
     __builtin_prefetch(bnext);
     bnext += 64 / sizeof(T);
 #pragma GCC unroll 8
-    for (int q = 0; q < kU; ++q) {
-      const V b0 = vload<V>(b + q * NR), b1 = vload<V>(b + q * NR + L);
-#pragma GCC unroll 16
-      for (int r = 0; r < kMR; ++r) {
-        const V ar = bcast(a[q * kMR + r]);
-        acc[r][0] = vfma(ar, b0, acc[r][0]);
-        acc[r][1] = vfma(ar, b1, acc[r][1]);
-      }
-    }
+    for (int q = 0; q < kU; ++q)
+      tile_fma(
+          acc, [&](int r) { return a[q * kMR + r]; }, vload<V>(b + q * NR),
+          vload<V>(b + q * NR + L));
     a += kU * kMR;
     b += kU * NR;
   }
   for (; p < kc; ++p) {
-    const V b0 = vload<V>(b), b1 = vload<V>(b + L);
-#pragma GCC unroll 16
-    for (int r = 0; r < kMR; ++r) {
-      const V ar = bcast(a[r]);
-      acc[r][0] = vfma(ar, b0, acc[r][0]);
-      acc[r][1] = vfma(ar, b1, acc[r][1]);
-    }
+    tile_fma(
+        acc, [&](int r) { return a[r]; }, vload<V>(b), vload<V>(b + L));
     a += kMR;
     b += NR;
   }

@@ -333,13 +333,8 @@ constexpr int64_t kImagesPerTile = 4;
     const float* a = xp + i * xp_step + off;
     for (int64_t p = 0; p < P; ++p) {
       const float* ap = a + pix[p];
-      const V a0 = vload<V>(ap), a1 = vload<V>(ap + kL);
-#pragma GCC unroll 16
-      for (int r = 0; r < kMR; ++r) {
-        const V v = bcast(g[r][p]);
-        acc[r][0] = vfma(v, a0, acc[r][0]);
-        acc[r][1] = vfma(v, a1, acc[r][1]);
-      }
+      tile_fma(
+          acc, [&](int r) { return g[r][p]; }, vload<V>(ap), vload<V>(ap + kL));
     }
   }
 #pragma GCC unroll 16
