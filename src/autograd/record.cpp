@@ -103,14 +103,17 @@ namespace {
 struct InputInfo {
   DimVector shape;
   ScalarType dtype;
+  Device device;
 };
 
-/// Brings a vjp result to the input's shape and dtype (broadcast sums, real part, cast).
+/// Brings a vjp result to the input's shape, dtype and device (broadcast sums, real part, cast;
+/// a copy's gradient goes back to the source's device, as PyTorch's CopyBackwards does).
 Tensor fix_grad(Tensor g, const InputInfo& in) {
   if (!g.defined()) return g;
   if (g.sizes() != in.shape.ref()) g = sum_to(g, in.shape);
   if (g.is_complex() && !isComplexType(in.dtype)) g = real(g);
-  if (g.dtype() != in.dtype) g = g.to(in.dtype);
+  if (g.dtype() != in.dtype || g.device() != in.device)
+    g = g.to(TensorOptions(in.dtype).device(in.device));
   return g;
 }
 
@@ -513,7 +516,8 @@ variable_list jvp_from_vjp(VjpFn vjp, const RuleArgs& args, const variable_list&
   Tensor s;
   for (size_t i = 0; i < r.size() && i < tangents.size(); ++i) {
     if (!r[i].defined() || !tangents[i].defined()) continue;
-    Tensor gi = fix_grad(r[i], {DimVector(inputs[i].sizes()), inputs[i].dtype()});
+    Tensor gi =
+        fix_grad(r[i], {DimVector(inputs[i].sizes()), inputs[i].dtype(), inputs[i].device()});
     if (!gi.requires_grad()) continue;
     Tensor term = gi.is_complex() ? real(conj(gi) * tangents[i]).sum() : (gi * tangents[i]).sum();
     s = s.defined() ? s + term : term;
@@ -549,7 +553,8 @@ void OpRecorder::finish(const variable_list& outputs, VjpFn vjp, const variable_
     for (const Tensor& t : inputs_) {
       node->mutable_next_edges().push_back(t.defined() ? gradient_edge(t) : Edge{});
       node->inputs.push_back({t.defined() ? DimVector(t.sizes()) : DimVector(),
-                              t.defined() ? t.dtype() : ScalarType::Float});
+                              t.defined() ? t.dtype() : ScalarType::Float,
+                              t.defined() ? t.device() : Device(kCPU)});
     }
     for (const Tensor& t : saved) node->saved.push_back(SavedVariable::save(t, outputs, name_));
     node->vjp = vjp;

@@ -55,6 +55,19 @@ void register_device_backend(DeviceType t, DeviceBackend* b) {
        {OpId::copy_, OpId::fill_, OpId::to, OpId::clone, OpId::contiguous, OpId::item, OpId::zeros,
         OpId::scalar_tensor, OpId::tensor, OpId::resolve_conj, OpId::conj_physical_1})
     register_kernel_all_dtypes(t, op);
+  // Note [Device-generic ops]: ops with rules of their own (so not kComposite) whose bodies
+  // only allocate, take views, call other ops (each checked at its own entry) and kernel stubs
+  // (an empty slot raises NotImplementedError). They run wherever those do; what a backend
+  // lacks raises there, before memory is read.
+  for (OpId op : {OpId::where_1, OpId::allclose, OpId::equal, OpId::reshape, OpId::resize_,
+                  OpId::cat, OpId::constant_pad_nd, OpId::pad, OpId::block_diag, OpId::diag,
+                  OpId::diag_embed, OpId::diagflat, OpId::diagonal_scatter, OpId::select_scatter,
+                  OpId::slice_scatter, OpId::linalg_matrix_power, OpId::binary_cross_entropy,
+                  OpId::smooth_l1_loss, OpId::lstm_cell, OpId::gru_cell, OpId::rnn_tanh_cell,
+                  OpId::rnn_relu_cell, OpId::lstm, OpId::gru, OpId::rnn_tanh, OpId::rnn_relu,
+                  // factories that fill a CPU tensor and copy it to the target device
+                  OpId::arange_2, OpId::linspace, OpId::logspace, OpId::eye_1})
+    register_kernel_all_dtypes(t, op);
 }
 DeviceBackend* device_backend(DeviceType t) { return backends()[int(t)]; }
 
@@ -70,6 +83,15 @@ Tensor wrap_scalar_as(const Scalar& s, ScalarType dtype) {
 }  // namespace
 
 Tensor wrap_scalar(const Scalar& s) { return wrap_scalar_as(s, s.type()); }
+
+Tensor operand_on_device(const Tensor& t, Device device) {
+  if (t.device() == device) return t;
+  if (t.dim() != 0 || !t.is_cpu() || device.is_cpu() || t.requires_grad()) return t.to(device);
+  dispatch::QuietScope quiet;  // part of the op it is an operand of
+  Tensor d = empty_tensor({}, t.dtype(), device);
+  d.fill_(item_stub(kCPU, t, false));
+  return d;
+}
 
 ScalarType result_type(ArrayRef<Tensor> tensors) {
   ScalarType dim = ScalarType::Undefined, zero = dim, wrapped = dim;
@@ -529,7 +551,7 @@ Tensor elementwise(OpId op, std::initializer_list<Tensor> inputs_il, const OpPar
         t = t.to(kernel_dtype);
     }
     if (t.is_conj()) t = t.resolve_conj();
-    if (t.device() != device) t = t.to(device);
+    t = operand_on_device(t, device);
   }
 
   Tensor result;

@@ -33,6 +33,11 @@ Tensor pow_tensor_scalar(const Tensor& base, const Scalar& exp, OutMode mode, Te
 /// A 0-dim tensor holding `s` that promotes like a Python number (a "wrapped number").
 Tensor wrap_scalar(const Scalar& s);
 
+/// `t` on `device`. A 0-dim CPU tensor (a scalar operand) is filled in on the device, by a
+/// kernel that takes its value as an argument: no host synchronisation, so it can be captured
+/// in a CUDA graph, where a copy from pageable memory cannot.
+Tensor operand_on_device(const Tensor& t, Device device);
+
 /// `torch.result_type` over tensors (0-dim and wrapped numbers promote weakly).
 ScalarType result_type(ArrayRef<Tensor> tensors);
 

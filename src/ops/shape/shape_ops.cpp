@@ -450,7 +450,8 @@ Tensor repeat_interleave(const Tensor& repeats, std::optional<int64_t> output_si
               "repeat, got shape ",
               shape_str(repeats.sizes()));
   std::vector<int64_t> counts = repeat_counts(repeats);
-  Tensor idx = arange(int64_t(counts.size()), TensorOptions(repeats.dtype()));
+  Tensor idx =
+      arange(int64_t(counts.size()), TensorOptions(repeats.dtype()).device(repeats.device()));
   return interleave(idx, counts, 0, output_size);
 }
 
