@@ -523,8 +523,8 @@ TEST(CudaScan, AllOps) {
 TEST(CudaSoftmax, Forward) {
   SKIP_WITHOUT_CUDA();
   for (ScalarType dt : kFloatTypes)
-    for (IntArrayRef shape : {IntArrayRef{7, 13}, IntArrayRef{3, 5000}, IntArrayRef{4, 3, 6},
-                              IntArrayRef{}, IntArrayRef{2, 0}}) {
+    for (const std::vector<int64_t>& shape :
+         std::vector<std::vector<int64_t>>{{7, 13}, {3, 5000}, {2, 16000}, {4, 3, 6}, {}, {2, 0}}) {
       Tensor x = make_values(shape, dt);
       const int64_t nd = x.dim();
       for (int64_t d : nd ? std::vector<int64_t>{0, -1} : std::vector<int64_t>{0}) {
@@ -558,6 +558,17 @@ TEST(CudaNorm, LayerGroupBatch) {
     expect_match(layer_norm(cu(x), {5}), layer_norm(x, {5}), tol, "layer_norm no affine " + s);
     Tensor xl = make_values({3, 3000}, dt, 0.01);
     expect_match(layer_norm(cu(xl), {3000}), layer_norm(xl, {3000}), tol, "layer_norm long " + s);
+    // Long rows (float32 keeps them in registers): affine, the statistics, the longest such row.
+    for (int64_t D : {1028, 16000}) {
+      Tensor xv = make_values({5, D}, dt, 0.01);
+      Tensor wv = make_values({D}, dt, 0.02) + 1, bv = make_values({D}, dt, 0.03);
+      auto [yv, mv, rv2] = native_layer_norm(xv, {D}, wv, bv, 1e-5);
+      auto [yvc, mvc, rvc2] = native_layer_norm(cu(xv), {D}, cu(wv), cu(bv), 1e-5);
+      const std::string sd = " D " + std::to_string(D) + " " + s;
+      expect_match(yvc, yv, tol, "layer_norm affine" + sd);
+      expect_match(mvc, mv, tol, "layer_norm mean" + sd);
+      expect_match(rvc2, rv2, tol, "layer_norm rstd" + sd);
+    }
     auto [y, m, r] = native_layer_norm(x, {5}, Tensor(), Tensor(), 1e-5);
     auto [yc, mc, rc] = native_layer_norm(cu(x), {5}, Tensor(), Tensor(), 1e-5);
     expect_match(mc, m, tol, "layer_norm mean " + s);
@@ -592,8 +603,8 @@ TEST(CudaNorm, Gradients) {
       std::vector<Tensor> grads[2];
       for (int dev = 0; dev < 2; ++dev) {
         const Device d = dev ? kCuda : Device(kCPU);
-        Tensor x = x0.to(d).requires_grad_(), w = w0.to(d).requires_grad_();
-        Tensor b = b0.to(d).requires_grad_();
+        Tensor x = x0.to(d).detach().requires_grad_(), w = w0.to(d).detach().requires_grad_();
+        Tensor b = b0.to(d).detach().requires_grad_();
         Tensor y;
         if (kind == 0) {
           Tensor lw = w.unsqueeze(1).expand({6, 5}), lb = b.unsqueeze(1).expand({6, 5});

@@ -10,6 +10,7 @@
 
 #include "core/kernel_stub.h"
 #include "ember/cuda.h"
+#include "kernels/cuda/block_rows.cuh"
 #include "kernels/cuda/cuda_common.cuh"
 #include "kernels/stubs/add_layer_norm.h"
 #include "kernels/stubs/norm.h"
@@ -122,6 +123,62 @@ __global__ void norm_rows_forward(const T* __restrict__ x, const T* __restrict__
   }
 }
 
+// Layer norm of float32 rows of 4 * d4 elements, one per block, held in registers
+// (block_rows.cuh): one read and one write of the row, where norm_rows_forward reads it three
+// times. The statistics are summed in double across threads, as there.
+template <int K>
+__global__ void __launch_bounds__(512)
+    layer_norm_rows_vec(const float* __restrict__ x, const float* __restrict__ w,
+                        const float* __restrict__ b, float* __restrict__ y, int64_t d4, double eps,
+                        float* mean, float* rstd) {
+  __shared__ double sh[32];
+  const int64_t row = blockIdx.x;
+  const float4* xr = reinterpret_cast<const float4*>(x) + row * d4;
+  float4 v[K];
+  float s = 0;
+#pragma unroll
+  for (int k = 0; k < K; ++k) {
+    const int64_t i = threadIdx.x + int64_t(k) * blockDim.x;
+    v[k] = i < d4 ? xr[i] : float4{0.f, 0.f, 0.f, 0.f};
+    s += (v[k].x + v[k].y) + (v[k].z + v[k].w);
+  }
+  const double dn = 4.0 * double(d4);
+  const double m = block_reduce(double(s), SumOp{}, sh) / dn;
+  const float mf = float(m);
+  float q = 0;
+#pragma unroll
+  for (int k = 0; k < K; ++k) {
+    if (threadIdx.x + int64_t(k) * blockDim.x < d4) {
+      const float a = v[k].x - mf, c = v[k].y - mf, e = v[k].z - mf, f = v[k].w - mf;
+      q += (a * a + c * c) + (e * e + f * f);
+    }
+  }
+  const double rs = 1.0 / sqrt(block_reduce(double(q), SumOp{}, sh) / dn + eps);
+  if (threadIdx.x == 0) {
+    mean[row] = mf;
+    rstd[row] = float(rs);
+  }
+  const float rt = float(rs);
+  const float4* w4 = reinterpret_cast<const float4*>(w);
+  const float4* b4 = reinterpret_cast<const float4*>(b);
+  float4* yr = reinterpret_cast<float4*>(y) + row * d4;
+#pragma unroll
+  for (int k = 0; k < K; ++k) {
+    const int64_t i = threadIdx.x + int64_t(k) * blockDim.x;
+    if (i >= d4) continue;
+    float4 o = {(v[k].x - mf) * rt, (v[k].y - mf) * rt, (v[k].z - mf) * rt, (v[k].w - mf) * rt};
+    if (w) {
+      const float4 g = w4[i];
+      o = {o.x * g.x, o.y * g.y, o.z * g.z, o.w * g.w};
+    }
+    if (b) {
+      const float4 c = b4[i];
+      o = {o.x + c.x, o.y + c.y, o.z + c.z, o.w + c.w};
+    }
+    yr[i] = o;
+  }
+}
+
 // dx of layer norm, one row per lane group.
 template <class T>
 __global__ void layer_norm_dx(const T* __restrict__ g, const T* __restrict__ x, const T* mean,
@@ -187,6 +244,19 @@ void layer_norm_cuda(const Tensor& x, const Tensor& weight, const Tensor& bias, 
   if (M == 0) return;
   float_or_double(x, "layer_norm", [&](auto tag) {
     using T = decltype(tag);
+    if constexpr (std::is_same_v<T, float>) {
+      const VecRows vr = vec_rows(D / 4);
+      if (D >= 512 && D % 4 == 0 && vr.k && M < (int64_t(1) << 31) &&
+          aligned16({x.data_ptr(), y.data_ptr(), cptr<T>(weight), cptr<T>(bias)})) {
+        with_vec_k(vr.k, [&](auto k) {
+          layer_norm_rows_vec<k()><<<unsigned(M), vr.threads, 0, current_raw_stream()>>>(
+              cptr<T>(x), cptr<T>(weight), cptr<T>(bias), mptr<T>(y), D / 4, eps, mptr<T>(mean),
+              mptr<T>(rstd));
+        });
+        check_launch("layer_norm");
+        return;
+      }
+    }
     const RowShape s = row_shape(D);
     norm_rows_forward<T>
         <<<row_blocks(M, s), dim3(s.bx, s.by), sizeof(double) * 256, current_raw_stream()>>>(

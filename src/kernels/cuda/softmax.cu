@@ -7,6 +7,7 @@
 
 #include "core/kernel_stub.h"
 #include "ember/cuda.h"
+#include "kernels/cuda/block_rows.cuh"
 #include "kernels/cuda/cuda_common.cuh"
 #include "kernels/stubs/softmax.h"
 #include "ops/device_kernels.h"
@@ -61,6 +62,51 @@ __global__ void softmax_lastdim_kernel(const T* __restrict__ x, T* __restrict__ 
   }
 }
 
+// Float32 rows of 4 * n4 elements, one per block, held in registers (block_rows.cuh): one read
+// and one write of the row, where the kernel above reads it three times.
+template <int K, bool kLog>
+__global__ void __launch_bounds__(512)
+    softmax_rows_vec(const float* __restrict__ x, float* __restrict__ y, int64_t n4) {
+  __shared__ float sh[32];
+  const int64_t row = blockIdx.x;
+  const float4* xr = reinterpret_cast<const float4*>(x) + row * n4;
+  float4 v[K];
+  float m = -::cuda::std::numeric_limits<float>::infinity();
+#pragma unroll
+  for (int k = 0; k < K; ++k) {
+    const int64_t i = threadIdx.x + int64_t(k) * blockDim.x;
+    if (i < n4) {
+      v[k] = xr[i];
+      m = v[k].x > m ? v[k].x : m;
+      m = v[k].y > m ? v[k].y : m;
+      m = v[k].z > m ? v[k].z : m;
+      m = v[k].w > m ? v[k].w : m;
+    }
+  }
+  m = block_reduce(m, MaxOp{}, sh);
+  float s = 0;
+#pragma unroll
+  for (int k = 0; k < K; ++k) {
+    if (threadIdx.x + int64_t(k) * blockDim.x < n4) {
+      const float4 e = {expf(v[k].x - m), expf(v[k].y - m), expf(v[k].z - m), expf(v[k].w - m)};
+      s += e.x + e.y + e.z + e.w;
+      if (!kLog) v[k] = e;
+    }
+  }
+  s = block_reduce(s, SumOp{}, sh);
+  float4* yr = reinterpret_cast<float4*>(y) + row * n4;
+  const float ls = kLog ? logf(s) : 0.f, inv = kLog ? 0.f : 1.f / s;
+#pragma unroll
+  for (int k = 0; k < K; ++k) {
+    const int64_t i = threadIdx.x + int64_t(k) * blockDim.x;
+    if (i < n4) {
+      const float4 a = v[k];
+      yr[i] = kLog ? float4{a.x - m - ls, a.y - m - ls, a.z - m - ls, a.w - m - ls}
+                   : float4{a.x * inv, a.y * inv, a.z * inv, a.w * inv};
+    }
+  }
+}
+
 template <class T>
 __global__ void softmax_inner_kernel(const T* __restrict__ x, T* __restrict__ y, int64_t outer,
                                      int64_t n, int64_t inner, bool log) {
@@ -87,6 +133,20 @@ __global__ void softmax_inner_kernel(const T* __restrict__ x, T* __restrict__ y,
 template <class T>
 void launch_softmax(const T* x, T* y, int64_t outer, int64_t n, int64_t inner, bool log) {
   cudaStream_t stream = current_raw_stream();
+  if constexpr (std::is_same_v<T, float>) {
+    const VecRows vr = vec_rows(n / 4);
+    if (inner == 1 && n >= 512 && n % 4 == 0 && vr.k && outer < (int64_t(1) << 31) &&
+        aligned16({x, y})) {
+      with_vec_k(vr.k, [&](auto k) {
+        if (log)
+          softmax_rows_vec<k(), true><<<unsigned(outer), vr.threads, 0, stream>>>(x, y, n / 4);
+        else
+          softmax_rows_vec<k(), false><<<unsigned(outer), vr.threads, 0, stream>>>(x, y, n / 4);
+      });
+      check_launch("softmax");
+      return;
+    }
+  }
   if (inner == 1) {
     // Rows of up to 1024 elements get a warp each (4 rows per block), longer rows a block.
     const unsigned bx = n <= 1024 ? 32 : 512, by = n <= 1024 ? 4 : 1;
