@@ -1,17 +1,19 @@
 // CUDA workloads of ember, one line each: `name value unit`. bench/cuda_side_by_side.py runs
 // this program next to the same workloads on PyTorch and prints ratios.
 //
-//   cuda_bench [--data DIR] [--only PREFIX]
+//   cuda_bench [--data DIR] [--only PREFIX] [--profile-step N]
 //
 // Rows: GEMM in fp32, TF32 and bf16 (TFLOP/s); the device-to-device copy bandwidth and
 // elementwise add/mul/gelu on 64M float32 elements (GB/s moved); softmax and layer_norm on
 // 4096x4096 (us); the launch overhead of a one-element add (us); host<->device copies; a
 // Fashion-MNIST CNN training epoch (the dataset from --data, or synthetic data of the same
 // shape: the `fmnist_data` line says which); one training step eager and replayed from a CUDA
-// Graph (us).
+// Graph (us). --profile-step N profiles N eager training steps with the op profiler and prints
+// its table (to stderr, so the rows stay machine-readable).
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <functional>
@@ -25,6 +27,7 @@
 #include "ember/nn.h"
 #include "ember/nn_ops.h"
 #include "ember/optim.h"
+#include "ember/profiler.h"
 
 using namespace ember;
 namespace nn = ember::nn;
@@ -32,6 +35,7 @@ namespace nn = ember::nn;
 namespace {
 
 std::string g_only;
+int g_profile_steps = 0;
 
 bool wanted(const std::string& name) { return g_only.empty() || name.rfind(g_only, 0) == 0; }
 
@@ -201,6 +205,18 @@ void epoch_rows(const std::string& root) {
       },
       50);
   row("fmnist_step_eager", eager, "us");
+  if (g_profile_steps > 0) {
+    cuda::synchronize();
+    profiler::Profile prof;
+    for (int i = 0; i < g_profile_steps; ++i) {
+      sgd.zero_grad();
+      step();
+    }
+    cuda::synchronize();
+    prof.stop();
+    std::fprintf(stderr, "%d eager steps:\n%s\n", g_profile_steps,
+                 prof.key_averages().table("self_cpu_time_total", 40).c_str());
+  }
   cuda::Stream side = cuda::getStreamFromPool();
   cuda::synchronize();
   {
@@ -232,6 +248,8 @@ int main(int argc, char** argv) {
       root = argv[i + 1];
     else if (std::strcmp(argv[i], "--only") == 0)
       g_only = argv[i + 1];
+    else if (std::strcmp(argv[i], "--profile-step") == 0)
+      g_profile_steps = std::atoi(argv[i + 1]);
   }
   if (!cuda_is_available()) {
     std::printf("no CUDA device\n");

@@ -221,8 +221,8 @@ TEST(CudaConv, BackwardMatchesCpu) {
       Tensor grads[2][3];
       for (int dev = 0; dev < 2; ++dev) {
         const Device d = dev ? kCuda : Device(kCPU);
-        Tensor xl = x.to(d).requires_grad_(), wl = w.to(d).requires_grad_(),
-               bl = b.to(d).requires_grad_();
+        Tensor xl = x.to(d).detach().requires_grad_(), wl = w.to(d).detach().requires_grad_(),
+               bl = b.to(d).detach().requires_grad_();
         std::optional<Tensor> bo;
         if (c.bias) bo = bl;
         Tensor y = convolution(xl, wl, bo, c.stride, c.pad, c.dil, false, {}, c.groups);
@@ -287,7 +287,7 @@ TEST(CudaConv, TransposedMatchesCpuWithGradients) {
     Tensor gx[2], gw[2], y[2];
     for (int dev = 0; dev < 2; ++dev) {
       const Device d = dev ? kCuda : Device(kCPU);
-      Tensor xl = x.to(d).requires_grad_(), wl = w.to(d).requires_grad_();
+      Tensor xl = x.to(d).detach().requires_grad_(), wl = w.to(d).detach().requires_grad_();
       y[dev] = conv_transpose2d(xl, wl, b.to(d), c.stride, c.pad, c.out_pad, c.groups, c.dil);
       y[dev].backward(vals(y[dev].sizes(), kDouble, 34).to(d));
       gx[dev] = xl.grad(), gw[dev] = wl.grad();
@@ -389,7 +389,7 @@ TEST(CudaPool, MaxPoolBackwardMatchesCpu) {
       Tensor g[2];
       for (int dev = 0; dev < 2; ++dev) {
         const Device d = dev ? kCuda : Device(kCPU);
-        Tensor xl = x.to(d).requires_grad_();
+        Tensor xl = x.to(d).detach().requires_grad_();
         // Overlapping windows: several outputs add into one input.
         Tensor y = max_pool2d(xl, 3, 1, 1);
         y.backward(vals(y.sizes(), dt, 9).to(d));
@@ -500,7 +500,7 @@ TEST(CudaFft, GradientsMatchCpu) {
   Tensor gr[2], gc[2];
   for (int dev = 0; dev < 2; ++dev) {
     const Device d = dev ? kCuda : Device(kCPU);
-    Tensor rl = r.to(d).requires_grad_(), cl = c.to(d).requires_grad_();
+    Tensor rl = r.to(d).detach().requires_grad_(), cl = c.to(d).detach().requires_grad_();
     Tensor y = fft::rfft(rl, std::nullopt, -1, "ortho");
     y.backward(cvals(y.sizes(), kComplexDouble, 10).to(d));
     Tensor z = fft::irfft(cl);
