@@ -393,7 +393,7 @@ Tensor where_impl(const Tensor& condition, const Tensor& a, const Tensor& b) {
   auto tidy = [&](const Tensor& t, ScalarType dt) {
     Tensor r = t.dtype() == dt ? t : t.to(dt);
     if (r.is_conj()) r = r.resolve_conj();
-    return operand_on_device(r, device);
+    return r.device() == device ? r : operand_on_device(r, device);
   };
   Tensor c = tidy(condition, kBool);
   Tensor x = tidy(a, rt), y = tidy(b, rt);

@@ -84,6 +84,19 @@ Tensor wrap_scalar_as(const Scalar& s, ScalarType dtype) {
 
 Tensor wrap_scalar(const Scalar& s) { return wrap_scalar_as(s, s.type()); }
 
+Tensor wrap_scalar_like(const Scalar& s, const Tensor& other) {
+  const ScalarType dt = other.dtype();
+  // The categories bool < integer < floating < complex: a wrapped number of a lower or equal one
+  // leaves the result dtype to `other` (result_type below, Note [Type promotion]).
+  auto category = [](ScalarType t) {
+    return t == kBool ? 0 : isIntegralType(t, false) ? 1 : isComplexType(t) ? 3 : 2;
+  };
+  // A bool number stays bool: sub's check refuses bool operands by their dtype.
+  const bool same_result =
+      other.defined() && dt != kBool && s.type() != kBool && category(s.type()) <= category(dt);
+  return wrap_scalar_as(s, same_result ? dt : s.type());
+}
+
 Tensor operand_on_device(const Tensor& t, Device device) {
   if (t.device() == device) return t;
   if (t.dim() != 0 || !t.is_cpu() || device.is_cpu() || t.requires_grad()) return t.to(device);
@@ -551,7 +564,7 @@ Tensor elementwise(OpId op, std::initializer_list<Tensor> inputs_il, const OpPar
         t = t.to(kernel_dtype);
     }
     if (t.is_conj()) t = t.resolve_conj();
-    t = operand_on_device(t, device);
+    if (t.device() != device) t = operand_on_device(t, device);
   }
 
   Tensor result;

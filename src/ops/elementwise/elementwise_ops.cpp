@@ -48,7 +48,8 @@ Tensor binary_scalar(OpId op, const Tensor& a, const Scalar& b, OutMode mode = O
                 t.dtype(), " but the operation's result requires dtype ", dt);
     return pow_tensor_scalar(mode == OutMode::InPlace ? a : a.to(dt), b, mode, out);
   }
-  return elementwise(op, {a, wrap_scalar(b)}, {}, mode, out);
+  const bool like = op == OpId::mul || op == OpId::add || op == OpId::sub;
+  return elementwise(op, {a, like ? wrap_scalar_like(b, a) : wrap_scalar(b)}, {}, mode, out);
 }
 }  // namespace
 
@@ -107,7 +108,7 @@ OpParams alpha_params(const Tensor& a, const Tensor& b, const Scalar& alpha, con
     return elementwise(OpId::op, {a, b}, alpha_params(a, b, alpha, #op));                        \
   }                                                                                              \
   Tensor op(const Tensor& a, const Scalar& b, const Scalar& alpha) {                             \
-    Tensor w = wrap_scalar(b);                                                                   \
+    Tensor w = wrap_scalar_like(b, a);                                                           \
     return elementwise(OpId::op, {a, w}, alpha_params(a, w, alpha, #op));                        \
   }                                                                                              \
   Tensor& op##_out(Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alpha) {         \
@@ -126,7 +127,7 @@ OpParams alpha_params(const Tensor& a, const Tensor& b, const Scalar& alpha, con
     return *this;                                                                                \
   }                                                                                              \
   Tensor& Tensor::op##_(const Scalar& other, const Scalar& alpha) {                              \
-    Tensor w = wrap_scalar(other);                                                               \
+    Tensor w = wrap_scalar_like(other, *this);                                                   \
     elementwise(OpId::op, {*this, w}, alpha_params(*this, w, alpha, #op "_"), OutMode::InPlace); \
     return *this;                                                                                \
   }
