@@ -5,7 +5,7 @@ Workloads: float32 GEMM (square n = 64 ... 2048, 4096 with --full; skinny 64x409
 4096x64x4096, 4096x4096x64; nn.Linear's x @ W^T as gemm/linear/MxNxK), bmm 64x128x128, sum over
 all / dim 0 / dim 1, max along dim 1 with indices, softmax and log_softmax along the last dim
 (4096x4096 float32, fresh output and out=), sort and topk (k=10) along the last dim,
-index_select (int64 and int32 indices) and gather on 1M elements, integer GEMM (int8, int32,
+index_select (int64 and int32 indices), gather and x[idx] on 1M elements, integer GEMM (int8, int32,
 int64 at n = 256 and 512) and bmm (64x128x128 int8 and int32), max_pool2d(2) of the
 Fashion-MNIST CNN's activations (64x32x26x26 and 64x64x11x11 float32; forward without grad, and
 forward + backward by autograd.grad), and the CNN's two 3x3 convolutions (64x1x28x28 to 32
@@ -105,6 +105,8 @@ def workloads(full):
                   d(L, "vec"), d(L, "idx32"))))
     w.append(("gather/1M", "GB/s", 4.0 * m + 8.0 * m + 4.0 * m,
               lambda L, d: (lambda x, i: lambda: L.gather(x, 0, i))(d(L, "vec"), d(L, "idx"))))
+    w.append(("x[idx]/1M", "GB/s", 4.0 * m + 8.0 * m + 4.0 * m,
+              lambda L, d: (lambda x, i: lambda: x[i])(d(L, "vec"), d(L, "idx"))))
     for shape in ((64, 32, 26, 26), (64, 64, 11, 11)):
         n = float(np.prod(shape))
         o = n / shape[2] / shape[3] * (shape[2] // 2) * (shape[3] // 2)

@@ -196,3 +196,31 @@ def test_gather_index_dtype_and_grad():
     tb = torch.arange(12.0).reshape(3, 4).requires_grad_()
     tb.index_select(1, torch.tensor([3, 3, 0], dtype=torch.int32)).sum().backward()
     np.testing.assert_array_equal(b.grad.numpy(), tb.grad.numpy())
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64", "bool", "complex64"])
+def test_single_tensor_index_runs_as_index_select(dtype, threads):
+    """x[i] with one int64 index tensor takes index_select's fused loop; negative indices (which
+    index_select refuses) fall back to the general path, and bad ones raise as torch does. (An
+    int32 index raises IndexError in both, as torch 1.13 takes only long, byte or bool.)"""
+    itype = np.int64
+    raises_like(lambda L, a, i: a[i], data((5,), dtype), pair(np.array([1, 2], np.int32)))
+    x = data((23, 9, 5), dtype)
+    for dim in range(3):
+        size = x[0].shape[dim]
+        key = (slice(None),) * dim
+        # 1-D, 2-D and 0-dim index tensors; all entries in range
+        check(lambda L, a, i: a[key + (i,)], x, indices(40, size, dim, itype))
+        check(lambda L, a, i: a[key + (i,)], x,
+              pair(np.random.default_rng(dim).integers(0, size, (3, 4)).astype(itype)))
+        check(lambda L, a, i: a[key + (i,)], x, pair(np.array(size - 1, dtype=itype)))
+        # negative entries, past the first check block, and a non-contiguous source
+        neg = np.random.default_rng(7).integers(-size, size, 1300).astype(itype)
+        check(lambda L, a, i: a[key + (i,)], x, pair(neg))
+        check(lambda L, a, i: a.transpose(0, 2)[key + (i,)], x,
+              pair(np.random.default_rng(8).integers(-5, 5, 30).astype(itype)))
+        # out of range, above and below, after good entries: the same exception type as torch
+        for bad in (size, -size - 1):
+            v = np.concatenate([np.zeros(700, itype), np.array([bad], itype)])
+            e = raises_like(lambda L, a, i: a[key + (i,)], x, pair(v))
+            assert f"index {bad} is out of bounds for dimension {dim} with size {size}" in str(e)

@@ -141,8 +141,40 @@ Tensor advanced_index(const Tensor& view_in, const std::vector<Tensor>& adv) {
   return out;
 }
 
+namespace {
+// x[i] with one int64/int32 index tensor on the CPU is index_select along its dim, whose kernel
+// checks each index as it copies (Note [Fused index checks]): one pass instead of check,
+// offsets and copy. Its range is [0, size); a negative index (wrapped here) makes it raise, and
+// the general path then runs from the start. Undefined when the fast path does not apply.
+Tensor single_index_select(const Tensor& view, const std::vector<Tensor>& adv) {
+  int64_t d = -1;
+  for (size_t k = 0; k < adv.size(); ++k) {
+    if (!adv[k].defined()) continue;
+    if (d >= 0) return Tensor();
+    d = int64_t(k);
+  }
+  if (d < 0 || !view.is_cpu()) return Tensor();
+  const Tensor& ix = adv[size_t(d)];
+  if (!ix.is_cpu() || (ix.dtype() != kLong && ix.dtype() != kInt)) return Tensor();
+  const Tensor flat = ix.contiguous().view({-1});
+  DimVector out_sizes(view.sizes()), result_sizes;
+  out_sizes[size_t(d)] = flat.numel();
+  for (int64_t k = 0; k < d; ++k) result_sizes.push_back(view.size(k));
+  for (int64_t s : ix.sizes()) result_sizes.push_back(s);
+  for (int64_t k = d + 1; k < view.dim(); ++k) result_sizes.push_back(view.size(k));
+  Tensor out = empty_tensor(out_sizes, view.dtype());
+  try {
+    index_select_stub(kCPU, out, view, d, flat);
+  } catch (const IndexError&) {
+    return Tensor();
+  }
+  return out.view(result_sizes);
+}
+}  // namespace
+
 Tensor advanced_index_impl(const Tensor& view_in, const std::vector<Tensor>& adv) {
   Tensor view = view_in.resolve_conj();
+  if (Tensor r = single_index_select(view, adv); r.defined()) return r;
   AdvancedPlan p = make_plan(view, adv, "index");
   Tensor out = empty(p.result_sizes, TensorOptions(view.dtype()).device(view.device()));
   advanced_index_stub(view.device().type(), out, view, p.indices, p.block_pos);
