@@ -215,6 +215,13 @@ void register_elementwise() {
         sink(c);
       };
     });
+    // A Python-number operand (`a + 1`): the number is wrapped as a 0-dim tensor on the way.
+    reg<B>("add_scalar_1elem/1/fresh" + suffix, nt, 2 * f, [] {
+      return [a = B::randn({1})] {
+        T c = a + 1;
+        sink(c);
+      };
+    });
     reg<B>("add_1elem/1/out" + suffix, nt, 3 * f, [] {
       return [a = B::randn({1}), b = B::randn({1}), c = B::randn({1})]() mutable {
         add_out(c, a, b);

@@ -51,6 +51,7 @@ def workload_bytes():
     w[f"add_bcast/{M}x{M}+{M}/out"] = (2 * M * M + M) * 4
     w[f"add_transposed/{M}x{M}/fresh"] = 3 * M * M * 4
     w["add_1elem/1/fresh"] = 12
+    w["add_scalar_1elem/1/fresh"] = 8
     w["add_1elem/1/out"] = 12
     # Autograd (bench/autograd_workloads.h): time per step, no byte count.
     w["autograd_xwb_1elem/1/fresh"] = 0
@@ -99,6 +100,7 @@ def python_workloads(torch):
     w[f"add_transposed/{M}x{M}/fresh"] = lambda: (
         lambda a, b: lambda: a.t() + b.t())(rn(M, M), rn(M, M))
     w["add_1elem/1/fresh"] = lambda: (lambda a, b: lambda: torch.add(a, b))(rn(1), rn(1))
+    w["add_scalar_1elem/1/fresh"] = lambda: (lambda a: lambda: a + 1)(rn(1))
     w["add_1elem/1/out"] = lambda: (
         lambda a, b, c: lambda: torch.add(a, b, out=c))(rn(1), rn(1), rn(1))
     w.update(python_autograd_workloads(torch))
@@ -283,7 +285,7 @@ def median(xs):
 def fmt_cell(name, t):
     if t is None:
         return "-"
-    if name.startswith(("add_1elem", "autograd_", "mlp_step")):
+    if name.startswith(("add_1elem", "add_scalar_1elem", "autograd_", "mlp_step")):
         return f"{t * 1e6:.3f} us"
     return f"{bytes_of(name) / t / 1e9:.1f}"
 

@@ -91,9 +91,10 @@ Tensor wrap_scalar_like(const Scalar& s, const Tensor& other) {
   auto category = [](ScalarType t) {
     return t == kBool ? 0 : isIntegralType(t, false) ? 1 : isComplexType(t) ? 3 : 2;
   };
-  // A bool number stays bool: sub's check refuses bool operands by their dtype.
-  const bool same_result =
-      other.defined() && dt != kBool && s.type() != kBool && category(s.type()) <= category(dt);
+  // A bool number stays bool: sub's check refuses bool operands by their dtype. complex32
+  // computes in complex64, and its wrapped numbers are read back (item) on the way.
+  const bool same_result = other.defined() && dt != kBool && dt != kComplexHalf &&
+                           s.type() != kBool && category(s.type()) <= category(dt);
   return wrap_scalar_as(s, same_result ? dt : s.type());
 }
 

@@ -33,9 +33,9 @@ Tensor pow_tensor_scalar(const Tensor& base, const Scalar& exp, OutMode mode, Te
 /// A 0-dim tensor holding `s` that promotes like a Python number (a "wrapped number").
 Tensor wrap_scalar(const Scalar& s);
 /// wrap_scalar(s), stored in `other`'s dtype when that is the dtype `other op s` computes in
-/// (s an integer, floating or complex number of `other`'s category or a lower one, `other` not
-/// bool): for add, sub and mul, whose kernels run in the result dtype, this is the one
-/// conversion the op would make of it later.
+/// (s an integer, floating or complex number of `other`'s category or a lower one, `other`
+/// neither bool nor complex32): for add, sub and mul, whose kernels run in the result dtype, this
+/// is the one conversion the op would make of it later.
 Tensor wrap_scalar_like(const Scalar& s, const Tensor& other);
 
 /// `t` on `device`. A 0-dim CPU tensor (a scalar operand) is filled in on the device, by a
