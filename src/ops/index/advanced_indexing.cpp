@@ -144,8 +144,9 @@ Tensor advanced_index(const Tensor& view_in, const std::vector<Tensor>& adv) {
 namespace {
 // x[i] with one int64/int32 index tensor on the CPU is index_select along its dim, whose kernel
 // checks each index as it copies (Note [Fused index checks]): one pass instead of check,
-// offsets and copy. Its range is [0, size); a negative index (wrapped here) makes it raise, and
-// the general path then runs from the start. Undefined when the fast path does not apply.
+// offsets and copy. Its range is [0, size): a negative index (which advanced indexing wraps)
+// makes it raise, and the general path then runs from the start, wrapping and raising as
+// before. Undefined when the fast path does not apply.
 Tensor single_index_select(const Tensor& view, const std::vector<Tensor>& adv) {
   int64_t d = -1;
   for (size_t k = 0; k < adv.size(); ++k) {
